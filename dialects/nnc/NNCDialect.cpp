@@ -1,0 +1,73 @@
+//===- NNCDialect.cpp - nnc dialect ---------------------------------------===//
+//
+// Dialect registration, the `nnc.param` argument attribute and constant
+// materialization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace nnc;
+
+#include "nnc/NNCDialect.cpp.inc"
+#include "nnc/NNCEnums.cpp.inc"
+#include "nnc/NNCInterfaces.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "nnc/NNCAttrs.cpp.inc"
+
+void NNCDialect::initialize() {
+  registerAttributes();
+  registerElementwiseOps();
+  registerLinalgOps();
+  registerNNOps();
+  registerReductionOps();
+  registerShapeOps();
+}
+
+void NNCDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "nnc/NNCAttrs.cpp.inc"
+      >();
+}
+
+Operation *NNCDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != getParamAttrName())
+    return op->emitError() << "unknown nnc argument attribute '"
+                           << attr.getName().getValue() << "' on argument "
+                           << argIndex;
+  if (!isa<ParamKindAttr>(attr.getValue()))
+    return op->emitError() << "'" << getParamAttrName() << "' on argument "
+                           << argIndex
+                           << " must be #nnc.param<trainable|frozen|buffer>";
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << getParamAttrName()
+                           << "' is only valid on function arguments";
+  Region &region = op->getRegion(regionIndex);
+  // External declarations have no entry block; use the function type then.
+  Type argType =
+      region.empty()
+          ? cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex]
+          : region.getArgument(argIndex).getType();
+  if (!isa<RankedTensorType>(argType))
+    return op->emitError() << "parameter argument " << argIndex
+                           << " must be a ranked tensor, got " << argType;
+  return success();
+}

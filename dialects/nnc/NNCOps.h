@@ -1,0 +1,34 @@
+//===- NNCOps.h - nnc operations --------------------------------*- C++ -*-===//
+//
+// Declarations of every nnc op, one generated header per op family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_DIALECT_NNCOPS_H
+#define NNC_DIALECT_NNCOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "nnc/NNCDialect.h"
+#include "nnc/ShapeUtils.h"
+
+#include "nnc/NNCInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "nnc/NNCElementwiseOps.h.inc"
+#define GET_OP_CLASSES
+#include "nnc/NNCLinalgOps.h.inc"
+#define GET_OP_CLASSES
+#include "nnc/NNCNNOps.h.inc"
+#define GET_OP_CLASSES
+#include "nnc/NNCReductionOps.h.inc"
+#define GET_OP_CLASSES
+#include "nnc/NNCShapeOps.h.inc"
+
+#endif // NNC_DIALECT_NNCOPS_H

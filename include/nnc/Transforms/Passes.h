@@ -1,0 +1,31 @@
+//===- Passes.h - nnc transformation passes ---------------------*- C++ -*-===//
+//
+// Entry points of the nnc passes declared in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_TRANSFORMS_PASSES_H
+#define NNC_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace mlir {
+class ModuleOp;
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
+} // namespace mlir
+
+namespace nnc {
+
+#define GEN_PASS_DECL
+#include "nnc/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "nnc/Transforms/Passes.h.inc"
+
+} // namespace nnc
+
+#endif // NNC_TRANSFORMS_PASSES_H

@@ -1,0 +1,56 @@
+//===- Passes.td - nnc transformation passes -----------------*- tablegen -*-===//
+//
+// Declarations of the nnc passes, grouped by pipeline stage.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_TRANSFORMS_PASSES_TD
+#define NNC_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Shape analysis
+//===----------------------------------------------------------------------===//
+
+def ShapeInferencePass : Pass<"nnc-shape-inference", "mlir::ModuleOp"> {
+  let summary = "Refine dynamic dimensions from known input shapes";
+  let description = [{
+    Propagates shapes through every function of the module in program order:
+    each nnc op's result type is re-inferred from its (possibly refined)
+    operand types, and ops whose result type is spelled out (`nnc.reshape`,
+    `nnc.expand`, `nnc.cast`) have their `?` dimensions filled in where the
+    operands determine them. Function result types follow the returned values.
+
+    `input-shapes` specializes arguments first, e.g. for the batch dimension:
+
+    ```mlir
+    // nnc-opt --nnc-shape-inference="input-shapes=0:32x784"
+    func.func @f(%x: tensor<?x784xf32>) -> tensor<?x784xf32> {
+      %0 = nnc.relu %x : tensor<?x784xf32>
+      return %0 : tensor<?x784xf32>
+    }
+    // becomes
+    func.func @f(%x: tensor<32x784xf32>) -> tensor<32x784xf32> {
+      %0 = nnc.relu %x : tensor<32x784xf32>
+      return %0 : tensor<32x784xf32>
+    }
+    ```
+
+    Functions that are called from elsewhere keep their signatures: their
+    arguments are not specialized and refined results are cast back to the
+    declared type with `tensor.cast`. A value used by an op that cannot take a
+    refined type is cast back the same way.
+  }];
+  let options = [
+    ListOption<"inputShapes", "input-shapes", "std::string",
+               "Argument shapes as 'index:dims', dims separated by 'x' "
+               "('?' keeps a dimension dynamic), e.g. '0:32x784'">,
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Only specialize the arguments of this function (default: every "
+           "function that is not called)">
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+#endif // NNC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,48 @@
+//===- DynamicLibrary.h - dlopen with clear errors --------------*- C++ -*-===//
+//
+// A shared library opened at run time. GPU libraries (libcuda, NVRTC, cuBLAS,
+// NCCL) are reached only through this, so a missing one is a status naming
+// it, never a loader failure at start-up.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_RUNTIME_DYNAMICLIBRARY_H
+#define NNC_RUNTIME_DYNAMICLIBRARY_H
+
+#include "nnc/runtime/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace nnc::runtime {
+
+class DynamicLibrary {
+public:
+  DynamicLibrary() = default;
+  DynamicLibrary(const DynamicLibrary &) = delete;
+  DynamicLibrary &operator=(const DynamicLibrary &) = delete;
+  DynamicLibrary(DynamicLibrary &&other) noexcept;
+  DynamicLibrary &operator=(DynamicLibrary &&other) noexcept;
+  ~DynamicLibrary();
+
+  /// Opens the first of `candidates` that loads. `purpose` names what the
+  /// library is for in the error, e.g. "the CUDA driver".
+  static Status open(const std::vector<std::string> &candidates,
+                     const std::string &purpose, DynamicLibrary &out);
+
+  /// Resolves `symbol`; fails naming the symbol and the library.
+  Status lookup(const char *symbol, void **out) const;
+
+  bool isOpen() const { return handle_ != nullptr; }
+  const std::string &path() const { return path_; }
+
+private:
+  void close();
+
+  void *handle_ = nullptr;
+  std::string path_;
+};
+
+} // namespace nnc::runtime
+
+#endif // NNC_RUNTIME_DYNAMICLIBRARY_H

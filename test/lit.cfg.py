@@ -1,0 +1,31 @@
+# -*- Python -*-
+# lit configuration for the nnc test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "nnc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nnc_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+# FileCheck, not, count from LLVM; nnc tools from the build.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.nnc_tools_dir, append_path=True)
+tool_dirs = [config.nnc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["nnc-opt"], tool_dirs)
+
+if config.nnc_sanitizers:
+    # libMLIR.so is not instrumented; its std containers lack annotations.
+    config.environment["ASAN_OPTIONS"] = "detect_container_overflow=0:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
