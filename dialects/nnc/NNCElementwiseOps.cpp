@@ -128,20 +128,26 @@ OpFoldResult ClipOp::fold(FoldAdaptor) {
 }
 
 LogicalResult IsNanOp::inferReturnTypes(MLIRContext *ctx,
-                                        std::optional<Location>,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
-  types.push_back(type.clone(IntegerType::get(ctx, 1)));
+  FailureOr<RankedTensorType> type =
+      getRankedTensor(loc, adaptor.getInput().getType(), "input");
+  if (failed(type))
+    return failure();
+  types.push_back(type->clone(IntegerType::get(ctx, 1)));
   return success();
 }
 
 LogicalResult IsInfOp::inferReturnTypes(MLIRContext *ctx,
-                                        std::optional<Location>,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
-  types.push_back(type.clone(IntegerType::get(ctx, 1)));
+  FailureOr<RankedTensorType> type =
+      getRankedTensor(loc, adaptor.getInput().getType(), "input");
+  if (failed(type))
+    return failure();
+  types.push_back(type->clone(IntegerType::get(ctx, 1)));
   return success();
 }
 
@@ -227,9 +233,11 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());
-  auto lhs = cast<RankedTensorType>(adaptor.getTrueValue().getType());
-  auto rhs = cast<RankedTensorType>(adaptor.getFalseValue().getType());
+  auto cond = dyn_cast<RankedTensorType>(adaptor.getCondition().getType());
+  auto lhs = dyn_cast<RankedTensorType>(adaptor.getTrueValue().getType());
+  auto rhs = dyn_cast<RankedTensorType>(adaptor.getFalseValue().getType());
+  if (!cond || !lhs || !rhs)
+    return emitOptionalError(loc, "expects ranked tensor operands");
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, "expects true and false values of one "
                                   "element type, got ",
@@ -295,6 +303,8 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
+  if (!adaptor.getValueAttr())
+    return emitOptionalError(loc, "requires a 'value' attribute");
   auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
     return emitOptionalError(loc, "value must be a ranked tensor, got ",

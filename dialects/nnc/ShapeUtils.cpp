@@ -100,13 +100,22 @@ std::optional<int64_t> getNumElements(ArrayRef<int64_t> shape) {
   return dynamic ? ShapedType::kDynamic : n;
 }
 
+FailureOr<RankedTensorType> getRankedTensor(std::optional<Location> loc,
+                                           Type type, StringRef what) {
+  if (auto ranked = dyn_cast<RankedTensorType>(type))
+    return ranked;
+  return emitOptionalError(loc, "expects ", what, " to be a ranked tensor, got ",
+                           type);
+}
+
 LogicalResult inferBroadcastBinary(std::optional<Location> loc, Type lhs,
                                    Type rhs, Type resultElementType,
                                    SmallVectorImpl<Type> &inferred) {
   auto lhsType = dyn_cast<RankedTensorType>(lhs);
   auto rhsType = dyn_cast<RankedTensorType>(rhs);
   if (!lhsType || !rhsType)
-    return emitOptionalError(loc, "expects ranked tensor operands");
+    return emitOptionalError(loc, "expects ranked tensor operands, got ", lhs,
+                             " and ", rhs);
   if (lhsType.getElementType() != rhsType.getElementType())
     return emitOptionalError(loc, "expects operands of one element type, got ",
                              lhsType.getElementType(), " and ",

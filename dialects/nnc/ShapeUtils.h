@@ -54,6 +54,14 @@ mlir::LogicalResult normalizeAxes(std::optional<mlir::Location> loc,
 /// std::nullopt if the product overflows int64.
 std::optional<int64_t> getNumElements(llvm::ArrayRef<int64_t> shape);
 
+/// Returns `type` as a ranked tensor type, or emits "expects <what> to be a
+/// ranked tensor" at `loc`. Type inference runs before the ODS type
+/// constraints are verified (while parsing and building), so it must check
+/// operand types itself rather than cast<>.
+mlir::FailureOr<mlir::RankedTensorType>
+getRankedTensor(std::optional<mlir::Location> loc, mlir::Type type,
+                llvm::StringRef what);
+
 /// Infers the result type of a broadcasting binary op from its operand types.
 /// The operands must be ranked tensors of one element type; the result has
 /// the broadcast shape and `resultElementType`, or the operands' element type
