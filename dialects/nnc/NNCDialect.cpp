@@ -57,15 +57,14 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError() << "'" << getParamAttrName() << "' on argument "
                            << argIndex
                            << " must be #nnc.param<trainable|frozen|buffer>";
-  if (!isa<FunctionOpInterface>(op))
-    return op->emitError() << "'" << getParamAttrName()
-                           << "' is only valid on function arguments";
-  Region &region = op->getRegion(regionIndex);
-  // External declarations have no entry block; use the function type then.
-  Type argType =
-      region.empty()
-          ? cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex]
-          : region.getArgument(argIndex).getType();
+  // Functions know their argument types even when they are declarations.
+  Type argType;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    argType = function.getArgumentTypes()[argIndex];
+  else if (!op->getRegion(regionIndex).empty())
+    argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  else
+    return success();
   if (!isa<RankedTensorType>(argType))
     return op->emitError() << "parameter argument " << argIndex
                            << " must be a ranked tensor, got " << argType;

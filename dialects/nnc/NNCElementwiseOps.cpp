@@ -277,16 +277,6 @@ bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
   return in && out && in.getShape() == out.getShape();
 }
 
-LogicalResult CastOp::verify() {
-  auto in = getInput().getType();
-  auto out = getType();
-  if (in.getShape() != out.getShape())
-    return emitOpError("result shape ")
-           << formatShape(out.getShape()) << " differs from input shape "
-           << formatShape(in.getShape());
-  return success();
-}
-
 LogicalResult CastOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   refined.push_back(
       getInput().getType().clone(getType().getElementType()));

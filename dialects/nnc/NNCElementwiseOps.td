@@ -293,7 +293,6 @@ def NNC_CastOp : NNC_Op<"cast", [Pure,
   let arguments = (ins NNC_Tensor:$input);
   let results = (outs NNC_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 

@@ -1,0 +1,166 @@
+// RUN: nnc-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// Double negation and double logical not cancel.
+// CHECK-LABEL: func @neg_neg
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xi1>)
+// CHECK-NEXT: return %[[X]], %[[B]]
+func.func @neg_neg(%x: tensor<4xf32>, %b: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xi1>) {
+  %0 = nnc.neg %x : tensor<4xf32>
+  %1 = nnc.neg %0 : tensor<4xf32>
+  %2 = nnc.not %b : tensor<4xi1>
+  %3 = nnc.not %2 : tensor<4xi1>
+  return %1, %3 : tensor<4xf32>, tensor<4xi1>
+}
+
+// -----
+
+// Adding a zero splat on either side, subtracting zero, multiplying or
+// dividing by one are identities when broadcasting does not widen x.
+// CHECK-LABEL: func @identities
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>)
+// CHECK-NOT: nnc.add
+// CHECK-NOT: nnc.sub
+// CHECK-NOT: nnc.mul
+// CHECK-NOT: nnc.div
+// CHECK: return %[[X]] : tensor<2x4xf32>
+func.func @identities(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %zero = nnc.constant dense<0.0> : tensor<4xf32>
+  %one = nnc.constant dense<1.0> : tensor<f32>
+  %0 = nnc.add %x, %zero : tensor<2x4xf32>, tensor<4xf32>
+  %1 = nnc.add %zero, %0 : tensor<4xf32>, tensor<2x4xf32>
+  %2 = nnc.sub %1, %zero : tensor<2x4xf32>, tensor<4xf32>
+  %3 = nnc.mul %2, %one : tensor<2x4xf32>, tensor<f32>
+  %4 = nnc.mul %one, %3 : tensor<f32>, tensor<2x4xf32>
+  %5 = nnc.div %4, %one : tensor<2x4xf32>, tensor<f32>
+  return %5 : tensor<2x4xf32>
+}
+
+// -----
+
+// An identity that broadcasts x to a larger shape must stay.
+// CHECK-LABEL: func @identity_widens
+// CHECK: %[[R:.*]] = nnc.add
+// CHECK: return %[[R]] : tensor<3x4xf32>
+func.func @identity_widens(%x: tensor<4xf32>) -> tensor<3x4xf32> {
+  %zero = nnc.constant dense<0.0> : tensor<3x4xf32>
+  %0 = nnc.add %x, %zero : tensor<4xf32>, tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Subtracting zero from the left is not an identity.
+// CHECK-LABEL: func @zero_minus_x
+// CHECK: nnc.sub
+func.func @zero_minus_x(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = nnc.constant dense<0.0> : tensor<4xf32>
+  %0 = nnc.sub %zero, %x : tensor<4xf32>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Constant operands of one type fold, floats and integers (integer division
+// truncates toward zero).
+// CHECK-LABEL: func @const_fold
+// CHECK-DAG: %[[F:.*]] = nnc.constant dense<[-3.000000e+00, -5.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[I:.*]] = nnc.constant dense<[3, -2]> : tensor<2xi32>
+// CHECK: return %[[F]], %[[I]]
+func.func @const_fold() -> (tensor<2xf32>, tensor<2xi32>) {
+  %a = nnc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = nnc.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %0 = nnc.add %a, %b : tensor<2xf32>, tensor<2xf32>
+  // (a - (a + b) * a) / a = [(1 - 4) / 1, (2 - 12) / 2] = [-3, -5]
+  %1 = nnc.mul %0, %a : tensor<2xf32>, tensor<2xf32>
+  %2 = nnc.sub %a, %1 : tensor<2xf32>, tensor<2xf32>
+  %3 = nnc.div %2, %a : tensor<2xf32>, tensor<2xf32>
+  %i = nnc.constant dense<[7, -5]> : tensor<2xi32>
+  %j = nnc.constant dense<[2, 2]> : tensor<2xi32>
+  %4 = nnc.div %i, %j : tensor<2xi32>, tensor<2xi32>
+  %5 = nnc.neg %3 : tensor<2xf32>
+  %6 = nnc.neg %5 : tensor<2xf32>
+  return %6, %4 : tensor<2xf32>, tensor<2xi32>
+}
+
+// -----
+
+// Integer division by zero is left for run time.
+// CHECK-LABEL: func @div_by_zero
+// CHECK: nnc.div
+func.func @div_by_zero() -> tensor<2xi32> {
+  %i = nnc.constant dense<[7, 5]> : tensor<2xi32>
+  %z = nnc.constant dense<[1, 0]> : tensor<2xi32>
+  %0 = nnc.div %i, %z : tensor<2xi32>, tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// Negating a constant folds.
+// CHECK-LABEL: func @neg_const
+// CHECK: nnc.constant dense<[-1, 2]> : tensor<2xi64>
+// CHECK-NOT: nnc.neg
+func.func @neg_const() -> tensor<2xi64> {
+  %c = nnc.constant dense<[1, -2]> : tensor<2xi64>
+  %0 = nnc.neg %c : tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// x + (-y) -> x - y and (-x) + y -> y - x.
+// CHECK-LABEL: func @add_neg
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<3xf32>)
+// CHECK: %[[A:.*]] = nnc.sub %[[X]], %[[Y]] : tensor<2x3xf32>, tensor<3xf32>
+// CHECK: %[[B:.*]] = nnc.sub %[[X]], %[[Y]] : tensor<2x3xf32>, tensor<3xf32>
+// CHECK: return %[[A]], %[[B]]
+func.func @add_neg(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %n = nnc.neg %y : tensor<3xf32>
+  %0 = nnc.add %x, %n : tensor<2x3xf32>, tensor<3xf32>
+  %1 = nnc.add %n, %x : tensor<3xf32>, tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// x - (-y) -> x + y and -(x - y) -> y - x.
+// CHECK-LABEL: func @sub_neg
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK-DAG: %[[A:.*]] = nnc.add %[[X]], %[[Y]]
+// CHECK-DAG: %[[B:.*]] = nnc.sub %[[Y]], %[[X]]
+// CHECK: return %[[A]], %[[B]]
+func.func @sub_neg(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %n = nnc.neg %y : tensor<4xf32>
+  %0 = nnc.sub %x, %n : tensor<4xf32>, tensor<4xf32>
+  %d = nnc.sub %x, %y : tensor<4xf32>, tensor<4xf32>
+  %1 = nnc.neg %d : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// clip without bounds, a cast to the same type and where with a constant
+// condition are identities.
+// CHECK-LABEL: func @trivial
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]], %[[Y]], %[[X]]
+func.func @trivial(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = nnc.clip %x : tensor<4xf32>
+  %t = nnc.constant dense<true> : tensor<4xi1>
+  %f = nnc.constant dense<false> : tensor<i1>
+  %1 = nnc.where %f, %x, %y : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  %2 = nnc.where %t, %0, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  %3 = nnc.cast %2 : tensor<4xf32> to tensor<4xf32>
+  return %3, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// where with a constant condition that would change the type stays.
+// CHECK-LABEL: func @where_widens
+// CHECK: nnc.where
+func.func @where_widens(%x: tensor<4xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %t = nnc.constant dense<true> : tensor<i1>
+  %0 = nnc.where %t, %x, %y : tensor<i1>, tensor<4xf32>, tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
