@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+#===- utils/test.sh - run the whole nnc test suite ------------------------===#
+#
+# Usage: utils/test.sh [--no-sanitizers]
+#
+# Runs every test through CTest (the lit suite, the compiler unit tests and
+# the runtime unit tests) on the build made by utils/setup.sh, then builds the
+# ASan/UBSan configuration (build-asan) and runs the same suite under it.
+# Also checks that runtime/ configures and builds on its own, without MLIR.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sanitizers=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitizers) sanitizers=0 ;;
+    -h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+jobs=$(nproc)
+
+build_dir=${NNC_BUILD_DIR:-$root/build}
+echo "== test suite ($build_dir)"
+cmake --build "$build_dir"
+ctest --test-dir "$build_dir" --output-on-failure -j"$jobs"
+
+echo "== runtime builds on its own, without MLIR"
+runtime_dir=$root/build-runtime
+cmake -S "$root/runtime" -B "$runtime_dir" -G Ninja \
+  -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache > "$runtime_dir.configure.log" 2>&1 || {
+  cat "$runtime_dir.configure.log" >&2; exit 1; }
+cmake --build "$runtime_dir"
+ctest --test-dir "$runtime_dir" --output-on-failure -j"$jobs"
+
+if ((sanitizers)); then
+  echo "== test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
+  NNC_BUILD_DIR=$root/build-asan "$root/utils/setup.sh" --sanitize
+  ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"
+fi
