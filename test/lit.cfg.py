@@ -2,6 +2,7 @@
 # lit configuration for the nnc test suite.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -9,12 +10,14 @@ from lit.llvm import llvm_config
 config.name = "nnc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
+                   "Inputs"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nnc_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", sys.executable))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
