@@ -113,7 +113,7 @@ def NNC_GeluOp : NNC_UnaryFloatOp<"gelu", "x * Phi(x)"> {
     `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
 
     ```mlir
-    %y = nnc.gelu %x {approximation = tanh} : tensor<8x768xf32>
+    %y = nnc.gelu %x approximation = tanh : tensor<8x768xf32>
     ```
   }];
   let arguments = (ins NNC_FloatTensor:$input,
