@@ -18,6 +18,7 @@ config.test_exec_root = os.path.join(config.nnc_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%nnc_src_root", config.nnc_src_root))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
