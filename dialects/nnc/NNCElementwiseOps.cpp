@@ -45,8 +45,8 @@ static bool isSplatOf(Attribute attr, double value) {
 
 /// Folds `x op c` to `x` when `c` is the op's identity and broadcasting does
 /// not change `x`'s type.
-static OpFoldResult foldRightIdentity(Value lhs, Attribute rhs,
-                                      Type resultType, double identity) {
+static OpFoldResult foldRightIdentity(Value lhs, Attribute rhs, Type resultType,
+                                      double identity) {
   if (lhs.getType() == resultType && isSplatOf(rhs, identity))
     return lhs;
   return {};
@@ -69,7 +69,8 @@ static OpFoldResult constFoldBinary(ArrayRef<Attribute> operands,
   if (isa<FloatType>(elementType))
     return constFoldBinaryOp<FloatAttr, APFloat, void>(operands, floatFn);
   if (isa<IntegerType>(elementType) && !elementType.isInteger(1))
-    return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(operands, intFn);
+    return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(operands,
+                                                                  intFn);
   return {};
 }
 
@@ -82,17 +83,17 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
     return inner.getInput();
   Type elementType = getType().getElementType();
   if (isa<FloatType>(elementType))
-    return constFoldUnaryOp<FloatAttr, APFloat, void>(adaptor.getOperands(),
-                                       [](const APFloat &a) { return -a; });
-  return constFoldUnaryOp<IntegerAttr, APInt, void>(adaptor.getOperands(),
-                                       [](const APInt &a) { return -a; });
+    return constFoldUnaryOp<FloatAttr, APFloat, void>(
+        adaptor.getOperands(), [](const APFloat &a) { return -a; });
+  return constFoldUnaryOp<IntegerAttr, APInt, void>(
+      adaptor.getOperands(), [](const APInt &a) { return -a; });
 }
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<NotOp>())
     return inner.getInput();
-  return constFoldUnaryOp<IntegerAttr, APInt, void>(adaptor.getOperands(),
-                                       [](const APInt &a) { return ~a; });
+  return constFoldUnaryOp<IntegerAttr, APInt, void>(
+      adaptor.getOperands(), [](const APInt &a) { return ~a; });
 }
 
 LogicalResult CeluOp::verify() {
@@ -104,9 +105,9 @@ LogicalResult CeluOp::verify() {
 LogicalResult ClipOp::verify() {
   std::optional<APFloat> min = getMin(), max = getMax();
   if (min && max && min->convertToDouble() > max->convertToDouble())
-    return emitOpError("min ") << min->convertToDouble()
-                               << " is greater than max "
-                               << max->convertToDouble();
+    return emitOpError("min ")
+           << min->convertToDouble() << " is greater than max "
+           << max->convertToDouble();
   if (isa<IntegerType>(getType().getElementType())) {
     for (std::optional<APFloat> bound : {min, max}) {
       if (!bound)
@@ -156,11 +157,11 @@ LogicalResult IsInfOp::inferReturnTypes(MLIRContext *ctx,
 //===----------------------------------------------------------------------===//
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldRightIdentity(getLhs(), adaptor.getRhs(),
-                                         getType(), 0.0))
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
     return r;
-  if (OpFoldResult r = foldRightIdentity(getRhs(), adaptor.getLhs(),
-                                         getType(), 0.0))
+  if (OpFoldResult r =
+          foldRightIdentity(getRhs(), adaptor.getLhs(), getType(), 0.0))
     return r;
   return constFoldBinary(
       adaptor.getOperands(), getType(),
@@ -171,8 +172,8 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldRightIdentity(getLhs(), adaptor.getRhs(),
-                                         getType(), 0.0))
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
     return r;
   return constFoldBinary(
       adaptor.getOperands(), getType(),
@@ -183,11 +184,11 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldRightIdentity(getLhs(), adaptor.getRhs(),
-                                         getType(), 1.0))
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
-  if (OpFoldResult r = foldRightIdentity(getRhs(), adaptor.getLhs(),
-                                         getType(), 1.0))
+  if (OpFoldResult r =
+          foldRightIdentity(getRhs(), adaptor.getLhs(), getType(), 1.0))
     return r;
   return constFoldBinary(
       adaptor.getOperands(), getType(),
@@ -198,8 +199,8 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldRightIdentity(getLhs(), adaptor.getRhs(),
-                                         getType(), 1.0))
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
   return constFoldBinary(
       adaptor.getOperands(), getType(),
@@ -230,7 +231,8 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext *ctx,
                               IntegerType::get(ctx, 1), types);
 }
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   auto cond = dyn_cast<RankedTensorType>(adaptor.getCondition().getType());
@@ -239,8 +241,9 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   if (!cond || !lhs || !rhs)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOptionalError(loc, "expects true and false values of one "
-                                  "element type, got ",
+    return emitOptionalError(loc,
+                             "expects true and false values of one "
+                             "element type, got ",
                              lhs.getElementType(), " and ",
                              rhs.getElementType());
   SmallVector<int64_t> values, all;
@@ -249,8 +252,7 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     return emitOptionalError(loc, "condition, true and false shapes ",
                              formatShape(cond.getShape()), ", ",
                              formatShape(lhs.getShape()), " and ",
-                             formatShape(rhs.getShape()),
-                             " do not broadcast");
+                             formatShape(rhs.getShape()), " do not broadcast");
   types.push_back(RankedTensorType::get(all, lhs.getElementType()));
   return success();
 }
@@ -278,8 +280,7 @@ bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
 }
 
 LogicalResult CastOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
-  refined.push_back(
-      getInput().getType().clone(getType().getElementType()));
+  refined.push_back(getInput().getType().clone(getType().getElementType()));
   return success();
 }
 

@@ -62,8 +62,7 @@ static LogicalResult checkChannelInput(std::optional<Location> loc,
 static FailureOr<RankedTensorType>
 checkChannelParam(std::optional<Location> loc, StringRef what, Type type,
                   int64_t &channels, StringRef &channelsFrom,
-                  Type elementType = nullptr,
-                  StringRef elementTypeFrom = "") {
+                  Type elementType = nullptr, StringRef elementTypeFrom = "") {
   FailureOr<RankedTensorType> param = getRankedTensor(loc, type, what);
   if (failed(param))
     return failure();
@@ -73,8 +72,7 @@ checkChannelParam(std::optional<Location> loc, StringRef what, Type type,
   int64_t size = param->getDimSize(0);
   if (!dimsCompatible(size, channels))
     return emitOptionalError(loc, "expects ", what, " to have ", channels,
-                             " elements (C of ", channelsFrom, "), got ",
-                             size);
+                             " elements (C of ", channelsFrom, "), got ", size);
   if (isDynamicDim(channels) && !isDynamicDim(size)) {
     channels = size;
     channelsFrom = what;
@@ -94,9 +92,8 @@ static LogicalResult checkSameElementType(std::optional<Location> loc,
                                           RankedTensorType rhs) {
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, "expects ", lhsName, " and ", rhsName,
-                             " of one element type, got ",
-                             lhs.getElementType(), " and ",
-                             rhs.getElementType());
+                             " of one element type, got ", lhs.getElementType(),
+                             " and ", rhs.getElementType());
   return success();
 }
 
@@ -104,15 +101,12 @@ static LogicalResult checkSameElementType(std::optional<Location> loc,
 /// scale/bias/mean/var `[C]` with agreeing sizes, scale and bias of one
 /// element type, mean and var of one element type. Returns C (possibly
 /// dynamic) and the statistics' element type.
-static LogicalResult checkBatchNormOperands(std::optional<Location> loc,
-                                            Type inputType, Type scaleType,
-                                            Type biasType, Type meanType,
-                                            Type varType, StringRef meanName,
-                                            StringRef varName,
-                                            int64_t &channels,
-                                            Type &statsElementType) {
-  FailureOr<RankedTensorType> input =
-      getRankedTensor(loc, inputType, "input");
+static LogicalResult
+checkBatchNormOperands(std::optional<Location> loc, Type inputType,
+                       Type scaleType, Type biasType, Type meanType,
+                       Type varType, StringRef meanName, StringRef varName,
+                       int64_t &channels, Type &statsElementType) {
+  FailureOr<RankedTensorType> input = getRankedTensor(loc, inputType, "input");
   if (failed(input) || failed(checkChannelInput(loc, *input, 2)))
     return failure();
   channels = input->getDimSize(1);
@@ -148,9 +142,8 @@ static LogicalResult checkAffineParams(std::optional<Location> loc,
   channels = input.getDimSize(1);
   StringRef channelsFrom = "input";
   Type elementType = input.getElementType();
-  if (failed(checkChannelParam(loc, "scale", scaleType, channels,
-                               channelsFrom, elementType,
-                               "the input's")) ||
+  if (failed(checkChannelParam(loc, "scale", scaleType, channels, channelsFrom,
+                               elementType, "the input's")) ||
       failed(checkChannelParam(loc, "bias", biasType, channels, channelsFrom,
                                elementType, "the input's")))
     return failure();
@@ -161,13 +154,12 @@ static LogicalResult checkAffineParams(std::optional<Location> loc,
 // Softmax
 //===----------------------------------------------------------------------===//
 
-template <typename OpT>
-static LogicalResult verifySoftmaxAxis(OpT op) {
+template <typename OpT> static LogicalResult verifySoftmaxAxis(OpT op) {
   int64_t rank = op.getType().getRank();
   int64_t axis = op.getAxisAttr().getInt();
   if (!normalizeAxis(axis, rank))
-    return op.emitOpError("axis ") << axis << " is out of range for rank "
-                                   << rank;
+    return op.emitOpError("axis ")
+           << axis << " is out of range for rank " << rank;
   return success();
 }
 
@@ -198,9 +190,10 @@ LogicalResult BatchNormOp::verify() {
   return verifyEpsilon(*this, getEpsilon());
 }
 
-LogicalResult BatchNormTrainOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult BatchNormTrainOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
   int64_t channels;
   Type statsElementType;
   if (failed(checkBatchNormOperands(
@@ -388,8 +381,7 @@ void DropoutOp::getEffects(
   if (!isRandom())
     return;
   effects.emplace_back(MemoryEffects::Read::get(), RandomStateResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       RandomStateResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), RandomStateResource::get());
 }
 
 LogicalResult DropoutOp::fold(FoldAdaptor,
@@ -482,8 +474,7 @@ static LogicalResult inferClassLoss(std::optional<Location> loc,
     StringRef channelsFrom = inputName;
     std::string from = ("the " + inputName + "'s").str();
     if (failed(checkChannelParam(loc, "weight", weight.getType(), channels,
-                                 channelsFrom, input->getElementType(),
-                                 from)))
+                                 channelsFrom, input->getElementType(), from)))
       return failure();
   }
   types.push_back(getLossType(reduction, shape, input->getElementType()));
@@ -502,8 +493,7 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
 LogicalResult CrossEntropyOp::verify() {
   double smoothing = getLabelSmoothing().convertToDouble();
   if (!(smoothing >= 0.0 && smoothing <= 1.0))
-    return emitOpError("label_smoothing must be in [0, 1], got ")
-           << smoothing;
+    return emitOpError("label_smoothing must be in [0, 1], got ") << smoothing;
   return success();
 }
 
@@ -531,16 +521,15 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
   if (failed(checkSameElementType(loc, "input", *input, "target", *target)))
     return failure();
   if (!shapesCompatible(input->getShape(), target->getShape()))
-    return emitOptionalError(loc, "expects target shape ",
-                             formatShape(target->getShape()),
-                             " to equal input shape ",
-                             formatShape(input->getShape()));
+    return emitOptionalError(
+        loc, "expects target shape ", formatShape(target->getShape()),
+        " to equal input shape ", formatShape(input->getShape()));
   SmallVector<int64_t> shape(input->getShape());
   for (auto [dim, targetDim] : llvm::zip_equal(shape, target->getShape()))
     if (isDynamicDim(dim))
       dim = targetDim;
-  types.push_back(getLossType(adaptor.getReductionAttr(), shape,
-                              input->getElementType()));
+  types.push_back(
+      getLossType(adaptor.getReductionAttr(), shape, input->getElementType()));
   return success();
 }
 

@@ -66,10 +66,10 @@ static bool isIdentityPermutation(ArrayRef<int64_t> values) {
 
 /// Whether `type` is one of the nnc element types.
 static bool isNNCElementType(Type type) {
-  return type && (type.isF16() || type.isBF16() || type.isF32() ||
-                  type.isF64() || type.isSignlessInteger(1) ||
-                  type.isSignlessInteger(8) || type.isSignlessInteger(32) ||
-                  type.isSignlessInteger(64));
+  return type &&
+         (type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
+          type.isSignlessInteger(1) || type.isSignlessInteger(8) ||
+          type.isSignlessInteger(32) || type.isSignlessInteger(64));
 }
 
 /// The product of the static dimensions of `shape` and the number of dynamic
@@ -115,8 +115,8 @@ static LogicalResult checkReshapeCounts(Operation *op, ArrayRef<int64_t> from,
 
 /// Checks that the f64 attribute value `value` named `name` is representable
 /// in `elementType`: integral and in range for integers, 0 or 1 for i1.
-static LogicalResult checkFillValue(Operation *op, StringRef name,
-                                    double value, Type elementType) {
+static LogicalResult checkFillValue(Operation *op, StringRef name, double value,
+                                    Type elementType) {
   auto intType = dyn_cast<IntegerType>(elementType);
   if (!intType)
     return success();
@@ -124,8 +124,8 @@ static LogicalResult checkFillValue(Operation *op, StringRef name,
   double lo = width == 1 ? 0.0 : -std::ldexp(1.0, width - 1);
   double hi = width == 1 ? 1.0 : std::ldexp(1.0, width - 1);
   // `hi` is exclusive except for i1, where it is the value 1 itself.
-  bool inRange = width == 1 ? (value >= lo && value <= hi)
-                            : (value >= lo && value < hi);
+  bool inRange =
+      width == 1 ? (value >= lo && value <= hi) : (value >= lo && value < hi);
   if (value != std::trunc(value) || !inRange)
     return op->emitOpError() << name << " " << value
                              << " is not representable in " << elementType;
@@ -173,7 +173,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
-  if (auto constant = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
+  if (auto constant =
+          dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
     if (type.hasStaticShape())
       return constant.reshape(type);
   return {};
@@ -190,18 +191,18 @@ LogicalResult ExpandOp::verify() {
            << out.getElementType() << " differs from input element type "
            << in.getElementType();
   if (!isBroadcastableTo(in.getShape(), out.getShape()))
-    return emitOpError("input shape ")
-           << formatShape(in.getShape()) << " does not broadcast to result shape "
-           << formatShape(out.getShape());
+    return emitOpError("input shape ") << formatShape(in.getShape())
+                                       << " does not broadcast to result shape "
+                                       << formatShape(out.getShape());
   return success();
 }
 
 LogicalResult ExpandOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   RankedTensorType in = getInput().getType(), out = getType();
   if (!isBroadcastableTo(in.getShape(), out.getShape()))
-    return emitOpError("input shape ")
-           << formatShape(in.getShape()) << " does not broadcast to result shape "
-           << formatShape(out.getShape());
+    return emitOpError("input shape ") << formatShape(in.getShape())
+                                       << " does not broadcast to result shape "
+                                       << formatShape(out.getShape());
   SmallVector<int64_t> dims(out.getShape());
   int64_t offset = out.getRank() - in.getRank();
   for (auto [i, d] : llvm::enumerate(in.getShape()))
@@ -280,8 +281,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "requires at least one input");
   SmallVector<RankedTensorType> ins;
   for (auto [i, value] : llvm::enumerate(inputs)) {
-    FailureOr<RankedTensorType> in = getRankedTensor(
-        loc, value.getType(), ("input " + Twine(i)).str());
+    FailureOr<RankedTensorType> in =
+        getRankedTensor(loc, value.getType(), ("input " + Twine(i)).str());
     if (failed(in))
       return failure();
     ins.push_back(*in);
@@ -316,11 +317,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
         continue;
       }
       if (!dimsCompatible(shape[d], size))
-        return emitOptionalError(loc, "input ", i, " has shape ",
-                                 formatShape(in.getShape()),
-                                 ", incompatible with ",
-                                 formatShape(first.getShape()),
-                                 " outside axis ", *axis);
+        return emitOptionalError(
+            loc, "input ", i, " has shape ", formatShape(in.getShape()),
+            ", incompatible with ", formatShape(first.getShape()),
+            " outside axis ", *axis);
       if (isDynamicDim(shape[d]))
         shape[d] = size;
     }
@@ -409,9 +409,8 @@ static int64_t sliceSize(int64_t start, int64_t end, int64_t step,
     return 0;
   // -step may not be representable (INT64_MIN): divide as unsigned.
   uint64_t magnitude = 0 - static_cast<uint64_t>(step);
-  return static_cast<int64_t>(static_cast<uint64_t>(start - end - 1) /
-                                  magnitude +
-                              1);
+  return static_cast<int64_t>(
+      static_cast<uint64_t>(start - end - 1) / magnitude + 1);
 }
 
 /// Normalized axes and steps of a slice; emits an error at `loc` if the
@@ -483,9 +482,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (in != getType())
     return {};
   SmallVector<int64_t> axes, steps;
-  if (failed(getSliceParams(std::nullopt, getStarts(), getEnds(),
-                            getAxesAttr(), getStepsAttr(), in.getRank(), axes,
-                            steps)))
+  if (failed(getSliceParams(std::nullopt, getStarts(), getEnds(), getAxesAttr(),
+                            getStepsAttr(), in.getRank(), axes, steps)))
     return {};
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t dim = in.getDimSize(axes[i]);
@@ -627,8 +625,9 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
     }
   } else {
     if (!in->hasStaticShape())
-      return emitOptionalError(loc, "squeeze without axes needs a static "
-                                    "input shape, got ",
+      return emitOptionalError(loc,
+                               "squeeze without axes needs a static "
+                               "input shape, got ",
                                formatShape(in->getShape()));
     for (auto [i, d] : llvm::enumerate(in->getShape()))
       removed[i] = d == 1;
@@ -645,15 +644,14 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
   auto unsqueeze = getInput().getDefiningOp<UnsqueezeOp>();
-  if (!unsqueeze || !getAxes() ||
-      unsqueeze.getInput().getType() != getType())
+  if (!unsqueeze || !getAxes() || unsqueeze.getInput().getType() != getType())
     return {};
   int64_t rank = getInput().getType().getRank();
   SmallVector<int64_t> squeezed, inserted;
-  if (failed(normalizeAxes(std::nullopt, "squeeze", *getAxes(), rank,
-                           squeezed)) ||
-      failed(normalizeAxes(std::nullopt, "unsqueeze", unsqueeze.getAxes(),
-                           rank, inserted)))
+  if (failed(
+          normalizeAxes(std::nullopt, "squeeze", *getAxes(), rank, squeezed)) ||
+      failed(normalizeAxes(std::nullopt, "unsqueeze", unsqueeze.getAxes(), rank,
+                           inserted)))
     return {};
   llvm::sort(squeezed);
   llvm::sort(inserted);
@@ -713,14 +711,15 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
                              ", ", rank, "]");
   if (axis < 0)
     axis += rank;
-  std::optional<int64_t> outer = getNumElements(in->getShape().take_front(axis));
-  std::optional<int64_t> inner = getNumElements(in->getShape().drop_front(axis));
+  std::optional<int64_t> outer =
+      getNumElements(in->getShape().take_front(axis));
+  std::optional<int64_t> inner =
+      getNumElements(in->getShape().drop_front(axis));
   if (!outer || !inner)
     return emitOptionalError(loc, "flattening shape ",
-                             formatShape(in->getShape()),
-                             " overflows int64");
-  types.push_back(RankedTensorType::get({*outer, *inner},
-                                        in->getElementType()));
+                             formatShape(in->getShape()), " overflows int64");
+  types.push_back(
+      RankedTensorType::get({*outer, *inner}, in->getElementType()));
   return success();
 }
 
@@ -851,8 +850,7 @@ LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *,
   }
   if (!scaleDim(shape[1], *area, shape[1]))
     return emitOptionalError(loc, "channels ", in->getDimSize(1),
-                             " times blocksize^2 = ", *area,
-                             " overflow int64");
+                             " times blocksize^2 = ", *area, " overflow int64");
   types.push_back(in->clone(shape));
   return success();
 }
@@ -899,8 +897,7 @@ static FailureOr<int64_t> checkElementsIndices(std::optional<Location> loc,
   std::optional<int64_t> axis = normalizeAxis(axisValue, data.getRank());
   if (!axis)
     return emitOptionalError(loc, "axis ", axisValue,
-                             " is out of range for data rank ",
-                             data.getRank());
+                             " is out of range for data rank ", data.getRank());
   for (int64_t d = 0; d < data.getRank(); ++d) {
     int64_t i = indices.getDimSize(d), n = data.getDimSize(d);
     if (d != *axis && !isDynamicDim(i) && !isDynamicDim(n) && i > n)
@@ -910,9 +907,10 @@ static FailureOr<int64_t> checkElementsIndices(std::optional<Location> loc,
   return *axis;
 }
 
-LogicalResult GatherElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
   FailureOr<RankedTensorType> data =
       getRankedTensor(loc, adaptor.getData().getType(), "data");
   if (failed(data))
@@ -934,21 +932,20 @@ static LogicalResult checkUpdates(std::optional<Location> loc,
                                   RankedTensorType updates,
                                   ArrayRef<int64_t> expected) {
   if (updates.getElementType() != data.getElementType())
-    return emitOptionalError(loc, "updates element type ",
-                             updates.getElementType(),
-                             " differs from data element type ",
-                             data.getElementType());
+    return emitOptionalError(
+        loc, "updates element type ", updates.getElementType(),
+        " differs from data element type ", data.getElementType());
   if (!shapesCompatible(updates.getShape(), expected))
-    return emitOptionalError(loc, "updates shape ",
-                             formatShape(updates.getShape()),
-                             " is incompatible with the expected ",
-                             formatShape(expected));
+    return emitOptionalError(
+        loc, "updates shape ", formatShape(updates.getShape()),
+        " is incompatible with the expected ", formatShape(expected));
   return success();
 }
 
-LogicalResult ScatterElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult
+ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
   FailureOr<RankedTensorType> data =
       getRankedTensor(loc, adaptor.getData().getType(), "data");
   if (failed(data))
@@ -961,7 +958,8 @@ LogicalResult ScatterElementsOp::inferReturnTypes(
       getRankedTensor(loc, adaptor.getUpdates().getType(), "updates");
   if (failed(updates))
     return failure();
-  if (failed(checkElementsIndices(loc, *data, *indices, adaptor.getAxisAttr())) ||
+  if (failed(
+          checkElementsIndices(loc, *data, *indices, adaptor.getAxisAttr())) ||
       failed(checkUpdates(loc, *data, *updates, indices->getShape())))
     return failure();
   types.push_back(*data);
@@ -986,8 +984,9 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
     return failure();
   int64_t r = data->getRank(), q = indices->getRank();
   if (r < 1 || q < 1)
-    return emitOptionalError(loc, "expects data and indices of rank at least "
-                                  "1, got ",
+    return emitOptionalError(loc,
+                             "expects data and indices of rank at least "
+                             "1, got ",
                              r, " and ", q);
   int64_t k = indices->getDimSize(q - 1);
   if (isDynamicDim(k)) {
@@ -995,8 +994,8 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
     k = q - 1 + r - updates->getRank();
     if (k < 1 || k > r)
       return emitOptionalError(loc, "updates rank ", updates->getRank(),
-                               " implies an index length ", k,
-                               " outside [1, ", r, "]");
+                               " implies an index length ", k, " outside [1, ",
+                               r, "]");
   } else if (k < 1 || k > r) {
     return emitOptionalError(loc, "index length ", k, " is outside [1, ", r,
                              "] for data rank ", r);
@@ -1024,8 +1023,7 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *,
   TypeAttr elementType = adaptor.getElementTypeAttr();
   if (!elementType || !isNNCElementType(elementType.getValue()))
     return emitOptionalError(loc, "element type ",
-                             elementType ? Attribute(elementType)
-                                         : Attribute(),
+                             elementType ? Attribute(elementType) : Attribute(),
                              " is not an nnc element type");
   int64_t depth = intOr(adaptor.getDepthAttr(), 0);
   if (depth <= 0)
@@ -1045,10 +1043,10 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *,
 
 LogicalResult OneHotOp::verify() {
   Type elementType = getType().getElementType();
-  if (failed(checkFillValue(*this, "on_value",
-                            getOnValue().convertToDouble(), elementType)) ||
-      failed(checkFillValue(*this, "off_value",
-                            getOffValue().convertToDouble(), elementType)))
+  if (failed(checkFillValue(*this, "on_value", getOnValue().convertToDouble(),
+                            elementType)) ||
+      failed(checkFillValue(*this, "off_value", getOffValue().convertToDouble(),
+                            elementType)))
     return failure();
   return success();
 }

@@ -101,11 +101,11 @@ std::optional<int64_t> getNumElements(ArrayRef<int64_t> shape) {
 }
 
 FailureOr<RankedTensorType> getRankedTensor(std::optional<Location> loc,
-                                           Type type, StringRef what) {
+                                            Type type, StringRef what) {
   if (auto ranked = dyn_cast<RankedTensorType>(type))
     return ranked;
-  return emitOptionalError(loc, "expects ", what, " to be a ranked tensor, got ",
-                           type);
+  return emitOptionalError(loc, "expects ", what,
+                           " to be a ranked tensor, got ", type);
 }
 
 LogicalResult inferBroadcastBinary(std::optional<Location> loc, Type lhs,
@@ -122,10 +122,9 @@ LogicalResult inferBroadcastBinary(std::optional<Location> loc, Type lhs,
                              rhsType.getElementType());
   SmallVector<int64_t> shape;
   if (!broadcastShapes(lhsType.getShape(), rhsType.getShape(), shape))
-    return emitOptionalError(loc, "operand shapes ",
-                             formatShape(lhsType.getShape()), " and ",
-                             formatShape(rhsType.getShape()),
-                             " do not broadcast");
+    return emitOptionalError(
+        loc, "operand shapes ", formatShape(lhsType.getShape()), " and ",
+        formatShape(rhsType.getShape()), " do not broadcast");
   Type elementType =
       resultElementType ? resultElementType : lhsType.getElementType();
   inferred.push_back(RankedTensorType::get(shape, elementType));

@@ -30,7 +30,8 @@ bool broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
 
 /// Whether `from` can be broadcast to exactly `to` (unidirectional, as in
 /// ONNX Expand's output or a bias broadcast to an activation).
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to);
 
 /// Whether two dimensions may be equal at run time.
 inline bool dimsCompatible(int64_t a, int64_t b) {

@@ -38,7 +38,8 @@ static FailureOr<ArgShape> parseArgShape(StringRef spec, std::string &error) {
   auto [indexStr, dimsStr] = spec.split(':');
   ArgShape result;
   if (!spec.contains(':') || indexStr.trim().getAsInteger(10, result.index)) {
-    error = ("input shape '" + spec + "' is not of the form 'index:dims'").str();
+    error =
+        ("input shape '" + spec + "' is not of the form 'index:dims'").str();
     return failure();
   }
   dimsStr = dimsStr.trim();
@@ -54,9 +55,9 @@ static FailureOr<ArgShape> parseArgShape(StringRef spec, std::string &error) {
     } else if (!part.getAsInteger(10, dim) && dim >= 0) {
       result.dims.push_back(dim);
     } else {
-      error = ("input shape '" + spec + "' has an invalid dimension '" + part +
-               "'")
-                  .str();
+      error =
+          ("input shape '" + spec + "' has an invalid dimension '" + part + "'")
+              .str();
       return failure();
     }
   }
@@ -131,8 +132,7 @@ LogicalResult ShapeInferencePass::refineOp(Operation *op) {
   for (auto [result, type] : llvm::zip_equal(op->getResults(), types)) {
     if (!isRefinementOf(type, result.getType()))
       return op->emitOpError("refined operand types give result type ")
-             << type << ", which contradicts the declared "
-             << result.getType();
+             << type << ", which contradicts the declared " << result.getType();
     setType(result, type);
   }
   return success();
@@ -192,8 +192,8 @@ void ShapeInferencePass::runOnOperation() {
       continue;
     // A function with callers keeps its signature so the calls stay valid.
     bool hasCallers = !SymbolTable::symbolKnownUseEmpty(func, module);
-    bool selected = function.empty() ? !hasCallers
-                                     : func.getSymName() == function;
+    bool selected =
+        function.empty() ? !hasCallers : func.getSymName() == function;
     namedFunctionSeen |= selected && !function.empty();
     if (selected && hasCallers && !shapes.empty()) {
       func.emitError("cannot specialize the arguments of @")

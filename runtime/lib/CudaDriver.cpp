@@ -34,8 +34,8 @@ Status CudaDriver::check(CUresult result, const char *call) const {
     cuGetErrorString(result, &text);
   return Status(StatusCode::Internal,
                 std::string(call) + " failed with CUDA error " +
-                    std::to_string(result) + (text ? std::string(": ") + text
-                                                   : std::string()));
+                    std::to_string(result) +
+                    (text ? std::string(": ") + text : std::string()));
 }
 
 } // namespace nnc::runtime

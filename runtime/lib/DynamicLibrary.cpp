@@ -53,9 +53,8 @@ Status DynamicLibrary::open(const std::vector<std::string> &candidates,
 Status DynamicLibrary::lookup(const char *symbol, void **out) const {
   *out = nullptr;
   if (!handle_)
-    return Status(StatusCode::Internal,
-                  std::string("lookup of '") + symbol +
-                      "' in a library that is not open");
+    return Status(StatusCode::Internal, std::string("lookup of '") + symbol +
+                                            "' in a library that is not open");
   dlerror();
   void *address = dlsym(handle_, symbol);
   if (!address) {

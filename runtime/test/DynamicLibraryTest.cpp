@@ -1,7 +1,7 @@
 //===- DynamicLibraryTest.cpp - dlopen with clear errors ------------------===//
 
-#include "nnc/runtime/CudaDriver.h"
 #include "nnc/runtime/DynamicLibrary.h"
+#include "nnc/runtime/CudaDriver.h"
 
 #include <gtest/gtest.h>
 

@@ -46,8 +46,8 @@ TEST_F(DialectTest, BuilderInfersBroadcastType) {
                                    b.getFunctionType({lhsType, rhsType}, {}));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  auto add = nnc::AddOp::create(b, loc, entry->getArgument(0),
-                                entry->getArgument(1));
+  auto add =
+      nnc::AddOp::create(b, loc, entry->getArgument(0), entry->getArgument(1));
   EXPECT_EQ(add.getType(),
             RankedTensorType::get({ShapedType::kDynamic, 5, 6}, f32));
   auto cmp = nnc::CmpOp::create(b, loc, nnc::CmpPredicate::lt,

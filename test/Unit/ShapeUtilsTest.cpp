@@ -54,9 +54,11 @@ TEST(Axes, Normalize) {
   EXPECT_EQ(normalizeAxis(4, 4), std::nullopt);
   EXPECT_EQ(normalizeAxis(-5, 4), std::nullopt);
   SmallVector<int64_t> out;
-  EXPECT_TRUE(mlir::succeeded(normalizeAxes(std::nullopt, "reduce", {-1, 0}, 3, out)));
+  EXPECT_TRUE(
+      mlir::succeeded(normalizeAxes(std::nullopt, "reduce", {-1, 0}, 3, out)));
   EXPECT_EQ(out, (SmallVector<int64_t>{2, 0}));
-  EXPECT_TRUE(mlir::failed(normalizeAxes(std::nullopt, "reduce", {1, -2}, 3, out)));
+  EXPECT_TRUE(
+      mlir::failed(normalizeAxes(std::nullopt, "reduce", {1, -2}, 3, out)));
   EXPECT_TRUE(mlir::failed(normalizeAxes(std::nullopt, "reduce", {3}, 3, out)));
 }
 
