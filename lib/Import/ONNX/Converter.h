@@ -1,0 +1,288 @@
+//===- Converter.h - ONNX node conversion API -------------------*- C++ -*-===//
+//
+// What an op converter sees of the importer: a NodeContext per ONNX node
+// (inputs as nnc values, attributes with their defaults, constant values
+// known at import time, result binding, diagnostics naming the node) and the
+// OpRegistry, keyed by op name and the opset version the converter is valid
+// from. The op table is split alphabetically across DefaultDomain*.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_LIB_IMPORT_ONNX_CONVERTER_H
+#define NNC_LIB_IMPORT_ONNX_CONVERTER_H
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <type_traits>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+class TensorProto;
+} // namespace onnx
+
+namespace nnc::onnx_import {
+
+class GraphImporter;
+
+/// Maps an ONNX TensorProto data type to an nnc element type; null with
+/// `reason` set when the type is not supported.
+mlir::Type convertDataType(mlir::MLIRContext *context, int dataType,
+                           std::string &reason);
+
+/// Name of an ONNX TensorProto data type, e.g. "FLOAT16".
+llvm::StringRef dataTypeName(int dataType);
+
+/// Decodes a TensorProto (typed fields, raw data or external data) into an
+/// attribute, checking every size. `what` names the tensor in errors.
+mlir::FailureOr<mlir::DenseElementsAttr>
+convertTensor(mlir::MLIRContext *context, const onnx::TensorProto &tensor,
+              llvm::StringRef modelDirectory, std::string &error);
+
+/// One ONNX node being converted.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
+              int64_t opset, mlir::Location loc);
+
+  const onnx::NodeProto &node() const { return node_; }
+  llvm::StringRef opType() const;
+  /// The default domain's opset version the model imports.
+  int64_t opset() const { return opset_; }
+  mlir::Location loc() const { return loc_; }
+  mlir::OpBuilder &builder();
+  mlir::MLIRContext *context();
+
+  //===--- Inputs ---------------------------------------------------------===//
+
+  /// Number of inputs the node lists (absent optional inputs included).
+  unsigned numInputs() const;
+  /// Whether input `i` is listed with a non-empty name.
+  bool hasInput(unsigned i) const;
+  /// Input `i`, or null when absent.
+  mlir::Value input(unsigned i) const;
+  /// Input `i` as a ranked tensor type, or null when absent.
+  mlir::RankedTensorType inputType(unsigned i) const;
+  /// Fails (naming the input) unless input `i` is present.
+  mlir::FailureOr<mlir::Value> requireInput(unsigned i, llvm::StringRef what);
+  /// The value of input `i` when it is known at import time (a constant, an
+  /// initializer, a bound constant input or a folded shape computation).
+  std::optional<mlir::DenseElementsAttr> constantInput(unsigned i) const;
+  /// The integer values of input `i`, which must be known at import time;
+  /// fails naming `what` otherwise.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i,
+                                                           llvm::StringRef what);
+  /// The floating-point values of input `i`, known at import time.
+  mlir::FailureOr<llvm::SmallVector<double>>
+  constantFloats(unsigned i, llvm::StringRef what);
+
+  //===--- Attributes -----------------------------------------------------===//
+
+  bool hasAttr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t defaultValue) const;
+  std::optional<int64_t> getOptionalInt(llvm::StringRef name) const;
+  double getFloat(llvm::StringRef name, double defaultValue) const;
+  std::optional<double> getOptionalFloat(llvm::StringRef name) const;
+  std::string getString(llvm::StringRef name,
+                        llvm::StringRef defaultValue) const;
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name,
+                                     llvm::ArrayRef<int64_t> defaultValue) const;
+  std::optional<llvm::SmallVector<int64_t>>
+  getOptionalInts(llvm::StringRef name) const;
+  llvm::SmallVector<double> getFloats(llvm::StringRef name) const;
+  /// A TENSOR attribute decoded to an attribute.
+  mlir::FailureOr<mlir::DenseElementsAttr> getTensor(llvm::StringRef name);
+  /// Fails naming the attribute when a present attribute has the wrong
+  /// ONNX attribute type; checked for every attribute before conversion.
+  const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+
+  //===--- Results --------------------------------------------------------===//
+
+  /// Number of outputs the node lists (absent optional outputs included).
+  unsigned numOutputs() const;
+  bool hasOutput(unsigned i) const;
+  /// Binds the node's outputs, in order; outputs beyond `values` must be
+  /// absent. Fails naming the output otherwise.
+  mlir::LogicalResult setResults(mlir::ValueRange values);
+  mlir::LogicalResult setResult(mlir::Value value) {
+    return setResults(mlir::ValueRange(value));
+  }
+
+  /// Creates an nnc op from operands and attributes. Result types are
+  /// inferred (or taken from `resultTypes` for ops that spell them), and the
+  /// op is verified; a failure becomes a diagnostic at this node instead of
+  /// a fatal error in an ODS builder, and null is returned.
+  template <typename OpTy>
+  OpTy create(mlir::ValueRange operands,
+              llvm::ArrayRef<mlir::NamedAttribute> attributes = {},
+              std::optional<mlir::TypeRange> resultTypes = std::nullopt) {
+    mlir::OperationState state(loc_, OpTy::getOperationName());
+    state.addOperands(operands);
+    mlir::DictionaryAttr dict =
+        mlir::DictionaryAttr::get(context(), attributes);
+    DiagnosticCapture capture(*this);
+    auto &properties = state.getOrAddProperties<typename OpTy::Properties>();
+    if (mlir::failed(OpTy::setPropertiesFromAttr(
+            properties, dict, [&] { return mlir::emitError(loc_); })))
+      return capture.fail();
+    llvm::SmallVector<mlir::Type> types;
+    if (resultTypes) {
+      types.assign(resultTypes->begin(), resultTypes->end());
+    } else if constexpr (std::is_base_of_v<
+                             mlir::InferTypeOpInterface::Trait<OpTy>, OpTy>) {
+      if (mlir::failed(OpTy::inferReturnTypes(context(), loc_, state.operands,
+                                              dict, state.getRawProperties(),
+                                              state.regions, types)))
+        return capture.fail();
+    }
+    state.addTypes(types);
+    mlir::Operation *op = capture.finish(state);
+    return op ? llvm::cast<OpTy>(op) : OpTy();
+  }
+
+  /// A constant tensor.
+  mlir::Value constant(mlir::DenseElementsAttr value);
+  /// A 1-D i64 constant (or of `shape` when given).
+  mlir::Value intConstant(llvm::ArrayRef<int64_t> values,
+                          std::optional<llvm::ArrayRef<int64_t>> shape = {});
+  /// A rank-0 constant of `elementType` holding `value`.
+  mlir::Value scalarConstant(mlir::Type elementType, double value);
+
+  /// An error at the node, prefixed with its name and op type.
+  mlir::InFlightDiagnostic emitError();
+  /// The standard error for an attribute value nnc does not support.
+  mlir::LogicalResult unsupported(const llvm::Twine &what);
+
+private:
+  /// Collects the diagnostics of building one op and re-emits them at the
+  /// node, prefixed with its name, if building fails.
+  class DiagnosticCapture {
+  public:
+    explicit DiagnosticCapture(NodeContext &node);
+    ~DiagnosticCapture();
+    /// Emits what was captured as the node's error; returns a null op.
+    std::nullptr_t fail();
+    /// Creates and verifies the op; null (after fail()) on error.
+    mlir::Operation *finish(mlir::OperationState &state);
+
+  private:
+    NodeContext &node;
+    std::string messages;
+    std::optional<mlir::ScopedDiagnosticHandler> handler;
+  };
+
+  GraphImporter &importer_;
+  const onnx::NodeProto &node_;
+  int64_t opset_;
+  mlir::Location loc_;
+};
+
+/// Converts a unary op that maps onto one nnc op without attributes.
+template <typename OpTy>
+mlir::LogicalResult convertUnary(NodeContext &ctx) {
+  mlir::FailureOr<mlir::Value> x = ctx.requireInput(0, "X");
+  if (mlir::failed(x))
+    return mlir::failure();
+  OpTy op = ctx.create<OpTy>(*x);
+  return op ? ctx.setResult(op) : mlir::failure();
+}
+
+/// Converts a binary op with multidirectional (numpy) broadcasting.
+template <typename OpTy>
+mlir::LogicalResult convertBinary(NodeContext &ctx) {
+  mlir::FailureOr<mlir::Value> a = ctx.requireInput(0, "A");
+  mlir::FailureOr<mlir::Value> b = ctx.requireInput(1, "B");
+  if (mlir::failed(a) || mlir::failed(b))
+    return mlir::failure();
+  OpTy op = ctx.create<OpTy>(mlir::ValueRange{*a, *b});
+  return op ? ctx.setResult(op) : mlir::failure();
+}
+
+/// Window attributes of Conv, ConvTranspose and the pools, with ONNX's
+/// `auto_pad` resolved into explicit pads.
+struct WindowParams {
+  llvm::SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+/// Reads kernel_shape (or takes `kernel` when the op gets it from its
+/// weight), strides, dilations, pads and auto_pad for `spatialRank` spatial
+/// dims of `input` ([N, C, spatial...]). SAME_UPPER/SAME_LOWER need static
+/// spatial dims. `transposed` uses ConvTranspose's output-size rule.
+mlir::FailureOr<WindowParams>
+getWindowParams(NodeContext &ctx, mlir::RankedTensorType input,
+                std::optional<llvm::ArrayRef<int64_t>> kernel,
+                bool transposed = false);
+
+/// Named attributes for nnc ops, built with the node's context.
+class AttrList {
+public:
+  explicit AttrList(NodeContext &ctx) : b(ctx.context()) {}
+  AttrList &i64(llvm::StringRef name, int64_t v) {
+    list.emplace_back(b.getStringAttr(name), b.getI64IntegerAttr(v));
+    return *this;
+  }
+  AttrList &f64(llvm::StringRef name, double v) {
+    list.emplace_back(b.getStringAttr(name), b.getF64FloatAttr(v));
+    return *this;
+  }
+  AttrList &boolean(llvm::StringRef name, bool v) {
+    list.emplace_back(b.getStringAttr(name), b.getBoolAttr(v));
+    return *this;
+  }
+  AttrList &i64s(llvm::StringRef name, llvm::ArrayRef<int64_t> v) {
+    list.emplace_back(b.getStringAttr(name), b.getDenseI64ArrayAttr(v));
+    return *this;
+  }
+  AttrList &attr(llvm::StringRef name, mlir::Attribute v) {
+    list.emplace_back(b.getStringAttr(name), v);
+    return *this;
+  }
+  operator llvm::ArrayRef<mlir::NamedAttribute>() const { return list; }
+
+private:
+  mlir::Builder b;
+  llvm::SmallVector<mlir::NamedAttribute> list;
+};
+
+/// Converts one node; emits a diagnostic and fails on error.
+using ConvertFn = std::function<mlir::LogicalResult(NodeContext &)>;
+
+/// The op table: for each op name, converters by the opset they apply from.
+class OpRegistry {
+public:
+  /// Registers `fn` for `opType` from opset `sinceVersion` on (until a later
+  /// registration of the same op takes over).
+  void onOp(llvm::StringRef opType, int64_t sinceVersion, ConvertFn fn);
+  /// Marks an op as deliberately unsupported, with the category named in
+  /// errors ("control flow", "sequences", ...).
+  void unsupported(llvm::StringRef opType, llvm::StringRef category);
+
+  /// The converter for `opType` at `opset`, or null.
+  const ConvertFn *lookup(llvm::StringRef opType, int64_t opset) const;
+  /// The unsupported category of `opType`, if declared.
+  std::optional<llvm::StringRef> unsupportedCategory(llvm::StringRef opType) const;
+
+  static const OpRegistry &get();
+
+private:
+  llvm::StringMap<std::vector<std::pair<int64_t, ConvertFn>>> converters;
+  llvm::StringMap<std::string> unsupportedOps;
+};
+
+void populateDefaultDomainAtoF(OpRegistry &registry);
+void populateDefaultDomainGtoM(OpRegistry &registry);
+void populateDefaultDomainNtoR(OpRegistry &registry);
+void populateDefaultDomainStoZ(OpRegistry &registry);
+
+} // namespace nnc::onnx_import
+
+#endif // NNC_LIB_IMPORT_ONNX_CONVERTER_H

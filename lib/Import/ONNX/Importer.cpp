@@ -1,0 +1,825 @@
+//===- Importer.cpp - ONNX to nnc import ----------------------------------===//
+//
+// Reads a ModelProto and builds one func.func of nnc ops: graph inputs and
+// floating-point initializers become arguments, integer initializers and
+// Constant nodes become constants, and each node goes through the op table.
+// Every failure is a diagnostic naming the node, input or tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Import/ONNX/Importer.h"
+
+#include "Converter.h"
+
+#include "nnc/InitAll.h"
+#include "nnc/ShapeUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <limits>
+
+using namespace mlir;
+
+namespace nnc::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &context, StringRef bufferName,
+                const ImportOptions &options)
+      : context(context), builder(&context), bufferName(bufferName.str()),
+        options(options) {}
+
+  OwningOpRef<ModuleOp> import(const onnx::ModelProto &model);
+
+  MLIRContext &context;
+  OpBuilder builder;
+  std::string bufferName;
+  const ImportOptions &options;
+  /// ONNX value name -> nnc value.
+  llvm::StringMap<Value> values;
+  /// Initializers and bound inputs whose data is known at import time but
+  /// that were not materialized as constants (parameters).
+  llvm::StringMap<const onnx::TensorProto *> knownTensors;
+  /// Decoded values of knownTensors, filled on demand.
+  llvm::StringMap<DenseElementsAttr> decoded;
+  /// Bound constant inputs, parsed from options.constantInputs.
+  std::vector<std::unique_ptr<onnx::TensorProto>> boundInputs;
+
+  Location modelLoc() {
+    return FileLineColLoc::get(&context, bufferName, 0, 0);
+  }
+  InFlightDiagnostic emitModelError() { return mlir::emitError(modelLoc()); }
+
+  std::optional<DenseElementsAttr> knownValue(StringRef name);
+
+private:
+  LogicalResult importGraph(const onnx::GraphProto &graph, int64_t opset,
+                            ModuleOp module);
+  FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &info,
+                                               StringRef role);
+  LogicalResult convertNode(const onnx::NodeProto &node, unsigned index,
+                            int64_t opset);
+};
+
+std::optional<DenseElementsAttr> GraphImporter::knownValue(StringRef name) {
+  auto it = values.find(name);
+  if (it != values.end()) {
+    DenseElementsAttr attr;
+    if (matchPattern(it->second, m_Constant(&attr)))
+      return attr;
+  }
+  auto known = knownTensors.find(name);
+  if (known == knownTensors.end())
+    return std::nullopt;
+  auto cached = decoded.find(name);
+  if (cached != decoded.end())
+    return cached->second;
+  std::string error;
+  FailureOr<DenseElementsAttr> attr = convertTensor(
+      &context, *known->second, options.modelDirectory, error);
+  if (failed(attr))
+    return std::nullopt; // Reported when the tensor was first checked.
+  decoded[name] = *attr;
+  return *attr;
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::convertValueInfo(const onnx::ValueInfoProto &info,
+                                StringRef role) {
+  if (!info.type().has_tensor_type())
+    return emitModelError() << role << " '" << info.name()
+                            << "' is not a tensor (sequences, maps and "
+                               "optionals are not supported)";
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  std::string reason;
+  Type elementType = convertDataType(&context, tensor.elem_type(), reason);
+  if (!elementType)
+    return emitModelError() << role << " '" << info.name() << "': " << reason;
+  if (!tensor.has_shape())
+    return emitModelError() << role << " '" << info.name()
+                            << "' has no shape; nnc needs at least its rank";
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        return emitModelError() << role << " '" << info.name()
+                                << "' has a negative dimension "
+                                << dim.dim_value();
+      shape.push_back(dim.dim_value());
+    } else {
+      // Symbolic (dim_param) and unknown dimensions stay dynamic.
+      shape.push_back(ShapedType::kDynamic);
+    }
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
+                                         unsigned index, int64_t opset) {
+  std::string name =
+      node.name().empty() ? (node.op_type() + "_" + Twine(index)).str()
+                          : node.name();
+  Location loc = NameLoc::get(StringAttr::get(&context, name), modelLoc());
+  auto nodeError = [&]() {
+    return mlir::emitError(loc)
+           << "node '" << name << "' (" << node.op_type() << "): ";
+  };
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return nodeError() << "operator domain '" << node.domain()
+                       << "' is not supported";
+  const OpRegistry &registry = OpRegistry::get();
+  if (std::optional<StringRef> category =
+          registry.unsupportedCategory(node.op_type()))
+    return nodeError() << "unsupported: " << *category
+                       << " are not supported yet";
+  const ConvertFn *convert = registry.lookup(node.op_type(), opset);
+  if (!convert)
+    return nodeError() << "unsupported: no converter for " << node.op_type()
+                       << " at opset " << opset;
+  for (const std::string &input : node.input()) {
+    if (input.empty() || values.count(input))
+      continue;
+    return nodeError() << "input '" << input
+                       << "' is not a graph input, an initializer or an "
+                          "output of an earlier node";
+  }
+  llvm::StringSet<> seen;
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (!seen.insert(attr.name()).second)
+      return nodeError() << "attribute '" << attr.name() << "' is repeated";
+  NodeContext ctx(*this, node, opset, loc);
+  if (failed((*convert)(ctx)))
+    return failure();
+  for (unsigned i = 0, e = node.output_size(); i < e; ++i)
+    if (!node.output(i).empty() && !values.count(node.output(i)))
+      return nodeError() << "output " << i << " ('" << node.output(i)
+                         << "') is not produced by nnc's conversion";
+  return success();
+}
+
+LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
+                                         int64_t opset, ModuleOp module) {
+  // Initializers: check every one now, whether or not it is used.
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (init.name().empty())
+      return emitModelError() << "an initializer has no name";
+    if (!initializers.insert({init.name(), &init}).second)
+      return emitModelError()
+             << "initializer '" << init.name() << "' is defined twice";
+  }
+  if (graph.sparse_initializer_size())
+    return emitModelError() << "sparse initializers are not supported";
+
+  // Bound constant inputs.
+  llvm::StringMap<const onnx::TensorProto *> bound;
+  for (const auto &[name, bytes] : options.constantInputs) {
+    auto tensor = std::make_unique<onnx::TensorProto>();
+    if (!tensor->ParseFromString(bytes))
+      return emitModelError() << "the value bound to input '" << name
+                              << "' is not a serialized TensorProto";
+    bound[name] = tensor.get();
+    boundInputs.push_back(std::move(tensor));
+  }
+
+  if (!options.integerInputsDirectory.empty()) {
+    int k = 0;
+    for (const onnx::ValueInfoProto &input : graph.input()) {
+      if (initializers.count(input.name()))
+        continue;
+      int index = k++;
+      if (bound.count(input.name()) || !input.type().has_tensor_type())
+        continue;
+      std::string reason;
+      Type type = convertDataType(
+          &context, input.type().tensor_type().elem_type(), reason);
+      if (!type || !isa<IntegerType>(type))
+        continue;
+      SmallString<256> path(options.integerInputsDirectory);
+      llvm::sys::path::append(path, "input_" + Twine(index) + ".pb");
+      auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+      if (!buffer)
+        return emitModelError() << "cannot read '" << path << "' to bind input '"
+                                << input.name()
+                                << "': " << buffer.getError().message();
+      auto tensor = std::make_unique<onnx::TensorProto>();
+      if (!tensor->ParseFromArray((*buffer)->getBufferStart(),
+                                  (*buffer)->getBufferSize()))
+        return emitModelError() << "'" << path
+                                << "' is not a serialized TensorProto";
+      bound[input.name()] = tensor.get();
+      boundInputs.push_back(std::move(tensor));
+    }
+  }
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  SmallVector<bool> argIsParam;
+  llvm::StringSet<> inputNames;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (!inputNames.insert(input.name()).second)
+      return emitModelError()
+             << "graph input '" << input.name() << "' is listed twice";
+    // Older models list initializers among the inputs as defaults.
+    if (initializers.count(input.name()) || bound.count(input.name()))
+      continue;
+    FailureOr<RankedTensorType> type = convertValueInfo(input, "graph input");
+    if (failed(type))
+      return failure();
+    argTypes.push_back(*type);
+    argNames.push_back(input.name());
+    argIsParam.push_back(false);
+  }
+  for (const auto &[name, _] : options.constantInputs)
+    if (!inputNames.count(name))
+      return emitModelError()
+             << "a value is bound to '" << name << "', which is not a graph input";
+
+  // Floating-point initializers are parameters; the rest become constants.
+  SmallVector<std::pair<std::string, DenseElementsAttr>> constants;
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    std::string error;
+    FailureOr<DenseElementsAttr> value =
+        convertTensor(&context, init, options.modelDirectory, error);
+    if (failed(value))
+      return emitModelError() << "initializer '" << init.name() << "' "
+                              << error;
+    if (isa<FloatType>(value->getElementType())) {
+      argTypes.push_back(value->getType());
+      argNames.push_back(init.name());
+      argIsParam.push_back(true);
+      knownTensors[init.name()] = &init;
+    } else {
+      constants.push_back({init.name(), *value});
+    }
+  }
+  for (auto &[name, tensor] : bound) {
+    std::string error;
+    FailureOr<DenseElementsAttr> value =
+        convertTensor(&context, *tensor, options.modelDirectory, error);
+    if (failed(value))
+      return emitModelError() << "the value bound to input '" << name << "' "
+                              << error;
+    constants.push_back({name.str(), *value});
+  }
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(builder, modelLoc(), options.functionName,
+                                   builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  auto paramKind = options.freezeInitializers ? ParamKind::frozen
+                                              : ParamKind::trainable;
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    values[name] = entry->getArgument(i);
+    if (argIsParam[i])
+      func.setArgAttr(i, NNCDialect::getParamAttrName(),
+                      ParamKindAttr::get(&context, paramKind));
+  }
+  builder.setInsertionPointToStart(entry);
+  for (auto &[name, value] : constants)
+    values[name] = ConstantOp::create(builder, modelLoc(), value);
+
+  for (auto [index, node] : llvm::enumerate(graph.node()))
+    if (failed(convertNode(node, index, opset)))
+      return failure();
+
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    auto it = values.find(output.name());
+    if (it == values.end())
+      return emitModelError() << "graph output '" << output.name()
+                              << "' is not produced by any node";
+    Value value = it->second;
+    // A declared output type must agree with what nnc inferred.
+    if (output.type().has_tensor_type() &&
+        output.type().tensor_type().has_shape()) {
+      FailureOr<RankedTensorType> declared =
+          convertValueInfo(output, "graph output");
+      if (failed(declared))
+        return failure();
+      auto actual = cast<RankedTensorType>(value.getType());
+      if (declared->getElementType() != actual.getElementType() ||
+          !shapesCompatible(declared->getShape(), actual.getShape()))
+        return emitModelError()
+               << "graph output '" << output.name() << "' is declared "
+               << *declared << " but computes " << actual;
+    }
+    results.push_back(value);
+  }
+  func::ReturnOp::create(builder, modelLoc(), results);
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
+  if (!model.has_graph()) {
+    emitModelError() << "the model has no graph";
+    return nullptr;
+  }
+  std::optional<int64_t> opset;
+  for (const onnx::OperatorSetIdProto &id : model.opset_import())
+    if (id.domain().empty() || id.domain() == "ai.onnx")
+      opset = id.version();
+  if (!opset) {
+    emitModelError() << "the model imports no opset of the default domain";
+    return nullptr;
+  }
+  if (*opset < 7 || *opset > 21) {
+    emitModelError() << "opset " << *opset
+                     << " of the default domain is not supported (7 to 21)";
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(modelLoc());
+  if (failed(importGraph(model.graph(), *opset, *module)))
+    return nullptr;
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
+                         int64_t opset, Location loc)
+    : importer_(importer), node_(node), opset_(opset), loc_(loc) {}
+
+StringRef NodeContext::opType() const { return node_.op_type(); }
+OpBuilder &NodeContext::builder() { return importer_.builder; }
+MLIRContext *NodeContext::context() { return &importer_.context; }
+
+unsigned NodeContext::numInputs() const { return node_.input_size(); }
+
+bool NodeContext::hasInput(unsigned i) const {
+  return i < numInputs() && !node_.input(i).empty();
+}
+
+Value NodeContext::input(unsigned i) const {
+  if (!hasInput(i))
+    return nullptr;
+  return importer_.values.lookup(node_.input(i));
+}
+
+RankedTensorType NodeContext::inputType(unsigned i) const {
+  Value v = input(i);
+  return v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+}
+
+FailureOr<Value> NodeContext::requireInput(unsigned i, StringRef what) {
+  if (Value v = input(i))
+    return v;
+  return emitError() << "missing required input " << i << " (" << what << ")";
+}
+
+std::optional<DenseElementsAttr> NodeContext::constantInput(unsigned i) const {
+  if (!hasInput(i))
+    return std::nullopt;
+  return importer_.knownValue(node_.input(i));
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,
+                                                          StringRef what) {
+  std::optional<DenseElementsAttr> value = constantInput(i);
+  if (!value)
+    return emitError() << "input " << i << " (" << what
+                       << ") must be known at compile time (a constant, an "
+                          "initializer or a bound input)";
+  if (!isa<IntegerType>(value->getElementType()))
+    return emitError() << "input " << i << " (" << what
+                       << ") must hold integers, got "
+                       << value->getElementType();
+  SmallVector<int64_t> result;
+  for (const APInt &v : value->getValues<APInt>())
+    result.push_back(value->getElementType().isInteger(1) ? v.getZExtValue()
+                                                          : v.getSExtValue());
+  return result;
+}
+
+FailureOr<SmallVector<double>> NodeContext::constantFloats(unsigned i,
+                                                           StringRef what) {
+  std::optional<DenseElementsAttr> value = constantInput(i);
+  if (!value)
+    return emitError() << "input " << i << " (" << what
+                       << ") must be known at compile time (a constant, an "
+                          "initializer or a bound input)";
+  SmallVector<double> result;
+  if (isa<FloatType>(value->getElementType())) {
+    for (const APFloat &v : value->getValues<APFloat>())
+      result.push_back(v.convertToDouble());
+  } else {
+    for (const APInt &v : value->getValues<APInt>())
+      result.push_back(static_cast<double>(v.getSExtValue()));
+  }
+  return result;
+}
+
+const onnx::AttributeProto *NodeContext::findAttr(StringRef name) const {
+  for (const onnx::AttributeProto &attr : node_.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+bool NodeContext::hasAttr(StringRef name) const { return findAttr(name); }
+
+int64_t NodeContext::getInt(StringRef name, int64_t defaultValue) const {
+  return getOptionalInt(name).value_or(defaultValue);
+}
+
+std::optional<int64_t> NodeContext::getOptionalInt(StringRef name) const {
+  const onnx::AttributeProto *attr = findAttr(name);
+  if (!attr || !attr->has_i())
+    return std::nullopt;
+  return attr->i();
+}
+
+double NodeContext::getFloat(StringRef name, double defaultValue) const {
+  return getOptionalFloat(name).value_or(defaultValue);
+}
+
+std::optional<double> NodeContext::getOptionalFloat(StringRef name) const {
+  const onnx::AttributeProto *attr = findAttr(name);
+  if (!attr || !attr->has_f())
+    return std::nullopt;
+  return attr->f();
+}
+
+std::string NodeContext::getString(StringRef name,
+                                   StringRef defaultValue) const {
+  const onnx::AttributeProto *attr = findAttr(name);
+  if (!attr || !attr->has_s())
+    return defaultValue.str();
+  return attr->s();
+}
+
+SmallVector<int64_t> NodeContext::getInts(StringRef name,
+                                          ArrayRef<int64_t> defaultValue) const {
+  if (std::optional<SmallVector<int64_t>> v = getOptionalInts(name))
+    return *v;
+  return SmallVector<int64_t>(defaultValue);
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::getOptionalInts(StringRef name) const {
+  const onnx::AttributeProto *attr = findAttr(name);
+  if (!attr || (attr->ints_size() == 0 &&
+                attr->type() != onnx::AttributeProto::INTS))
+    return std::nullopt;
+  return SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
+}
+
+SmallVector<double> NodeContext::getFloats(StringRef name) const {
+  SmallVector<double> result;
+  if (const onnx::AttributeProto *attr = findAttr(name))
+    for (float f : attr->floats())
+      result.push_back(f);
+  return result;
+}
+
+FailureOr<DenseElementsAttr> NodeContext::getTensor(StringRef name) {
+  const onnx::AttributeProto *attr = findAttr(name);
+  if (!attr || !attr->has_t())
+    return emitError() << "missing tensor attribute '" << name << "'";
+  std::string error;
+  FailureOr<DenseElementsAttr> value = convertTensor(
+      context(), attr->t(), importer_.options.modelDirectory, error);
+  if (failed(value))
+    return emitError() << "tensor attribute '" << name << "' " << error;
+  return value;
+}
+
+unsigned NodeContext::numOutputs() const { return node_.output_size(); }
+
+bool NodeContext::hasOutput(unsigned i) const {
+  return i < numOutputs() && !node_.output(i).empty();
+}
+
+LogicalResult NodeContext::setResults(ValueRange values) {
+  for (unsigned i = 0, e = numOutputs(); i < e; ++i) {
+    if (!hasOutput(i))
+      continue;
+    if (i >= values.size() || !values[i])
+      return emitError() << "output " << i << " ('" << node_.output(i)
+                         << "') is not supported by nnc's conversion";
+    if (importer_.values.count(node_.output(i)))
+      return emitError() << "output '" << node_.output(i)
+                         << "' is already defined by an earlier node or input";
+    importer_.values[node_.output(i)] = values[i];
+  }
+  return success();
+}
+
+Value NodeContext::constant(DenseElementsAttr value) {
+  return ConstantOp::create(builder(), loc_, value);
+}
+
+Value NodeContext::intConstant(ArrayRef<int64_t> values,
+                               std::optional<ArrayRef<int64_t>> shape) {
+  SmallVector<int64_t> dims =
+      shape ? SmallVector<int64_t>(*shape)
+            : SmallVector<int64_t>{static_cast<int64_t>(values.size())};
+  auto type = RankedTensorType::get(dims, builder().getI64Type());
+  return constant(DenseElementsAttr::get(type, values));
+}
+
+Value NodeContext::scalarConstant(Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    APFloat f(value);
+    bool lost;
+    f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+              &lost);
+    return constant(DenseElementsAttr::get(type, f));
+  }
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  return constant(DenseElementsAttr::get(
+      type, APInt(width, static_cast<int64_t>(value), /*isSigned=*/true,
+                  /*implicitTrunc=*/true)));
+}
+
+InFlightDiagnostic NodeContext::emitError() {
+  StringRef name = node_.name();
+  if (auto nameLoc = dyn_cast<NameLoc>(loc_))
+    name = nameLoc.getName().getValue();
+  return mlir::emitError(loc_) << "node '" << name << "' (" << opType()
+                               << "): ";
+}
+
+LogicalResult NodeContext::unsupported(const Twine &what) {
+  return emitError() << "unsupported: " << what;
+}
+
+NodeContext::DiagnosticCapture::DiagnosticCapture(NodeContext &node)
+    : node(node) {
+  handler.emplace(node.context(), [this](Diagnostic &diag) {
+    if (!messages.empty())
+      messages += "; ";
+    messages += diag.str();
+    return success();
+  });
+}
+
+NodeContext::DiagnosticCapture::~DiagnosticCapture() = default;
+
+std::nullptr_t NodeContext::DiagnosticCapture::fail() {
+  handler.reset();
+  node.emitError() << (messages.empty() ? std::string("invalid operation")
+                                        : messages);
+  return nullptr;
+}
+
+Operation *NodeContext::DiagnosticCapture::finish(OperationState &state) {
+  Operation *op = node.builder().create(state);
+  if (failed(verify(op))) {
+    op->erase();
+    return fail();
+  }
+  handler.reset();
+  return op;
+}
+
+//===----------------------------------------------------------------------===//
+// OpRegistry
+//===----------------------------------------------------------------------===//
+
+void OpRegistry::onOp(StringRef opType, int64_t sinceVersion, ConvertFn fn) {
+  auto &list = converters[opType];
+  list.emplace_back(sinceVersion, std::move(fn));
+  llvm::sort(list, [](const auto &a, const auto &b) { return a.first < b.first; });
+}
+
+void OpRegistry::unsupported(StringRef opType, StringRef category) {
+  unsupportedOps[opType] = category.str();
+}
+
+const ConvertFn *OpRegistry::lookup(StringRef opType, int64_t opset) const {
+  auto it = converters.find(opType);
+  if (it == converters.end())
+    return nullptr;
+  const ConvertFn *best = nullptr;
+  for (const auto &[since, fn] : it->second)
+    if (since <= opset)
+      best = &fn;
+  return best;
+}
+
+std::optional<StringRef>
+OpRegistry::unsupportedCategory(StringRef opType) const {
+  auto it = unsupportedOps.find(opType);
+  if (it == unsupportedOps.end())
+    return std::nullopt;
+  return StringRef(it->second);
+}
+
+const OpRegistry &OpRegistry::get() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    populateDefaultDomainAtoF(r);
+    populateDefaultDomainGtoM(r);
+    populateDefaultDomainNtoR(r);
+    populateDefaultDomainStoZ(r);
+    return r;
+  }();
+  return registry;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+static void loadDialects(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}
+
+OwningOpRef<ModuleOp> importModel(MLIRContext &context, StringRef bytes,
+                                  StringRef bufferName,
+                                  const ImportOptions &options) {
+  loadDialects(context);
+  GraphImporter importer(context, bufferName, options);
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    importer.emitModelError() << "the model is larger than 2 GiB; store the "
+                                 "weights as external data";
+    return nullptr;
+  }
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(64);
+  if (!model.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage()) {
+    importer.emitModelError()
+        << "not a valid ONNX model: the protobuf does not parse (truncated, "
+           "corrupt or nested too deeply)";
+    return nullptr;
+  }
+  return importer.import(model);
+}
+
+OwningOpRef<ModuleOp> importModelText(MLIRContext &context, StringRef text,
+                                      StringRef bufferName,
+                                      const ImportOptions &options) {
+  loadDialects(context);
+  GraphImporter importer(context, bufferName, options);
+  onnx::ModelProto model;
+  struct Collector : google::protobuf::io::ErrorCollector {
+    std::string message;
+    void AddError(int line, int column, const std::string &text) override {
+      if (message.empty())
+        message = (Twine(line + 1) + ":" + Twine(column + 1) + ": " + text).str();
+    }
+  } collector;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  if (!parser.ParseFromString(text.str(), &model)) {
+    importer.emitModelError() << "not a valid ONNX text model: "
+                              << collector.message;
+    return nullptr;
+  }
+  return importer.import(model);
+}
+
+OwningOpRef<ModuleOp> importModelFile(MLIRContext &context, StringRef path,
+                                      ImportOptions options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    mlir::emitError(UnknownLoc::get(&context))
+        << "cannot read ONNX model '" << path
+        << "': " << buffer.getError().message();
+    return nullptr;
+  }
+  if (options.modelDirectory.empty()) {
+    SmallString<256> dir(path);
+    llvm::sys::path::remove_filename(dir);
+    options.modelDirectory = dir.empty() ? "." : std::string(dir);
+  }
+  return importModel(context, (*buffer)->getBuffer(), path, options);
+}
+
+//===----------------------------------------------------------------------===//
+// nnc-translate registration
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct TranslateOptions {
+  llvm::cl::opt<bool> freeze{
+      "onnx-freeze-initializers",
+      llvm::cl::desc("Mark floating-point initializers #nnc.param<frozen> "
+                     "instead of trainable")};
+  llvm::cl::opt<std::string> function{
+      "onnx-function", llvm::cl::desc("Name of the imported function"),
+      llvm::cl::init("main")};
+  llvm::cl::opt<std::string> bindDir{
+      "onnx-bind-integer-inputs",
+      llvm::cl::desc("Fix every integer graph input at compile time to "
+                     "DIR/input_<k>.pb (ONNX test data layout)"),
+      llvm::cl::value_desc("DIR")};
+  llvm::cl::list<std::string> bind{
+      "onnx-bind",
+      llvm::cl::desc("Fix a graph input at compile time: name=tensor.pb "
+                     "(a serialized TensorProto)")};
+};
+} // namespace
+
+static TranslateOptions &translateOptions() {
+  static TranslateOptions options;
+  return options;
+}
+
+static FailureOr<ImportOptions> makeOptions(MLIRContext *context,
+                                            StringRef bufferName) {
+  TranslateOptions &cl = translateOptions();
+  ImportOptions options;
+  options.freezeInitializers = cl.freeze;
+  options.functionName = cl.function;
+  options.integerInputsDirectory = cl.bindDir;
+  if (bufferName != "<stdin>" && !bufferName.empty()) {
+    SmallString<256> dir(bufferName);
+    llvm::sys::path::remove_filename(dir);
+    options.modelDirectory = dir.empty() ? "." : std::string(dir);
+  }
+  for (const std::string &binding : cl.bind) {
+    auto [name, file] = StringRef(binding).split('=');
+    if (name.empty() || file.empty()) {
+      mlir::emitError(UnknownLoc::get(context))
+          << "--onnx-bind expects name=file.pb, got '" << binding << "'";
+      return failure();
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false);
+    if (!buffer) {
+      mlir::emitError(UnknownLoc::get(context))
+          << "cannot read '" << file << "' bound to input '" << name
+          << "': " << buffer.getError().message();
+      return failure();
+    }
+    options.constantInputs[name.str()] = (*buffer)->getBuffer().str();
+  }
+  return options;
+}
+
+void registerONNXImportTranslations() {
+  translateOptions();
+  static TranslateToMLIRRegistration binary(
+      "import-onnx", "Import a binary ONNX model into the nnc dialect",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
+          -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        FailureOr<ImportOptions> options =
+            makeOptions(context, buffer->getBufferIdentifier());
+        if (failed(options))
+          return nullptr;
+        return OwningOpRef<Operation *>(
+            importModel(*context, buffer->getBuffer(),
+                        buffer->getBufferIdentifier(), *options)
+                .release());
+      },
+      [](DialectRegistry &registry) { registerAllDialects(registry); });
+  static TranslateToMLIRRegistration text(
+      "import-onnx-text",
+      "Import an ONNX model written in protobuf text format",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
+          -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        FailureOr<ImportOptions> options =
+            makeOptions(context, buffer->getBufferIdentifier());
+        if (failed(options))
+          return nullptr;
+        return OwningOpRef<Operation *>(
+            importModelText(*context, buffer->getBuffer(),
+                            buffer->getBufferIdentifier(), *options)
+                .release());
+      },
+      [](DialectRegistry &registry) { registerAllDialects(registry); });
+}
+
+} // namespace nnc::onnx_import
