@@ -101,9 +101,11 @@ public:
   llvm::SmallVector<double> getFloats(llvm::StringRef name) const;
   /// A TENSOR attribute decoded to an attribute.
   mlir::FailureOr<mlir::DenseElementsAttr> getTensor(llvm::StringRef name);
-  /// Fails naming the attribute when a present attribute has the wrong
-  /// ONNX attribute type; checked for every attribute before conversion.
+  /// The attribute `name`, or null when absent.
   const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+  /// The first attribute read with a type other than the getter's (e.g.
+  /// `strides` given as FLOAT); the importer turns it into an error.
+  const std::string &attributeError() const { return attrError_; }
 
   //===--- Results --------------------------------------------------------===//
 
@@ -180,8 +182,13 @@ private:
     std::optional<mlir::ScopedDiagnosticHandler> handler;
   };
 
+  /// Finds `name` and checks it has ONNX attribute type `type` (an
+  /// AttributeProto::AttributeType); records a mismatch in attrError_.
+  const onnx::AttributeProto *findTyped(llvm::StringRef name, int type) const;
+
   GraphImporter &importer_;
   const onnx::NodeProto &node_;
+  mutable std::string attrError_;
   int64_t opset_;
   mlir::Location loc_;
 };

@@ -149,15 +149,6 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nodeError() << "operator domain '" << node.domain()
                        << "' is not supported";
-  const OpRegistry &registry = OpRegistry::get();
-  if (std::optional<StringRef> category =
-          registry.unsupportedCategory(node.op_type()))
-    return nodeError() << "unsupported: " << *category
-                       << " are not supported yet";
-  const ConvertFn *convert = registry.lookup(node.op_type(), opset);
-  if (!convert)
-    return nodeError() << "unsupported: no converter for " << node.op_type()
-                       << " at opset " << opset;
   for (const std::string &input : node.input()) {
     if (input.empty() || values.count(input))
       continue;
@@ -169,8 +160,22 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   for (const onnx::AttributeProto &attr : node.attribute())
     if (!seen.insert(attr.name()).second)
       return nodeError() << "attribute '" << attr.name() << "' is repeated";
+  const OpRegistry &registry = OpRegistry::get();
+  if (std::optional<StringRef> category =
+          registry.unsupportedCategory(node.op_type()))
+    return nodeError() << "unsupported: " << node.op_type() << " ("
+                       << *category << ") is not supported yet";
+  const ConvertFn *convert = registry.lookup(node.op_type(), opset);
+  if (!convert)
+    return nodeError() << "unsupported: no converter for " << node.op_type()
+                       << " at opset " << opset;
   NodeContext ctx(*this, node, opset, loc);
-  if (failed((*convert)(ctx)))
+  LogicalResult converted = (*convert)(ctx);
+  // A wrongly typed attribute may have been read as absent; it is an error
+  // whether or not the conversion went on with a default.
+  if (!ctx.attributeError().empty())
+    return nodeError() << ctx.attributeError();
+  if (failed(converted))
     return failure();
   for (unsigned i = 0, e = node.output_size(); i < e; ++i)
     if (!node.output(i).empty() && !values.count(node.output(i)))
@@ -446,12 +451,31 @@ const onnx::AttributeProto *NodeContext::findAttr(StringRef name) const {
 
 bool NodeContext::hasAttr(StringRef name) const { return findAttr(name); }
 
+const onnx::AttributeProto *NodeContext::findTyped(StringRef name,
+                                                   int type) const {
+  const onnx::AttributeProto *attr = findAttr(name);
+  if (!attr)
+    return nullptr;
+  // Some old exporters leave the type unset; the payload field decides then.
+  if (attr->type() == onnx::AttributeProto::UNDEFINED || attr->type() == type)
+    return attr;
+  if (attrError_.empty())
+    attrError_ =
+        ("attribute '" + name + "' has type " +
+         onnx::AttributeProto::AttributeType_Name(attr->type()) +
+         ", expected " +
+         onnx::AttributeProto::AttributeType_Name(
+             static_cast<onnx::AttributeProto::AttributeType>(type)))
+            .str();
+  return nullptr;
+}
+
 int64_t NodeContext::getInt(StringRef name, int64_t defaultValue) const {
   return getOptionalInt(name).value_or(defaultValue);
 }
 
 std::optional<int64_t> NodeContext::getOptionalInt(StringRef name) const {
-  const onnx::AttributeProto *attr = findAttr(name);
+  const onnx::AttributeProto *attr = findTyped(name, onnx::AttributeProto::INT);
   if (!attr || !attr->has_i())
     return std::nullopt;
   return attr->i();
@@ -462,7 +486,8 @@ double NodeContext::getFloat(StringRef name, double defaultValue) const {
 }
 
 std::optional<double> NodeContext::getOptionalFloat(StringRef name) const {
-  const onnx::AttributeProto *attr = findAttr(name);
+  const onnx::AttributeProto *attr =
+      findTyped(name, onnx::AttributeProto::FLOAT);
   if (!attr || !attr->has_f())
     return std::nullopt;
   return attr->f();
@@ -470,7 +495,8 @@ std::optional<double> NodeContext::getOptionalFloat(StringRef name) const {
 
 std::string NodeContext::getString(StringRef name,
                                    StringRef defaultValue) const {
-  const onnx::AttributeProto *attr = findAttr(name);
+  const onnx::AttributeProto *attr =
+      findTyped(name, onnx::AttributeProto::STRING);
   if (!attr || !attr->has_s())
     return defaultValue.str();
   return attr->s();
@@ -485,23 +511,25 @@ SmallVector<int64_t> NodeContext::getInts(StringRef name,
 
 std::optional<SmallVector<int64_t>>
 NodeContext::getOptionalInts(StringRef name) const {
-  const onnx::AttributeProto *attr = findAttr(name);
-  if (!attr || (attr->ints_size() == 0 &&
-                attr->type() != onnx::AttributeProto::INTS))
+  const onnx::AttributeProto *attr =
+      findTyped(name, onnx::AttributeProto::INTS);
+  if (!attr)
     return std::nullopt;
   return SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
 }
 
 SmallVector<double> NodeContext::getFloats(StringRef name) const {
   SmallVector<double> result;
-  if (const onnx::AttributeProto *attr = findAttr(name))
+  if (const onnx::AttributeProto *attr =
+          findTyped(name, onnx::AttributeProto::FLOATS))
     for (float f : attr->floats())
       result.push_back(f);
   return result;
 }
 
 FailureOr<DenseElementsAttr> NodeContext::getTensor(StringRef name) {
-  const onnx::AttributeProto *attr = findAttr(name);
+  const onnx::AttributeProto *attr =
+      findTyped(name, onnx::AttributeProto::TENSOR);
   if (!attr || !attr->has_t())
     return emitError() << "missing tensor attribute '" << name << "'";
   std::string error;

@@ -48,7 +48,7 @@ def import_test(translate, test_dir):
 
 def category(reason):
     reason = re.sub(r"node '[^']*' ", "", reason)
-    m = re.search(r"unsupported: (.*?)( are not supported yet| at opset.*)?$",
+    m = re.search(r"unsupported: (.*?)( is not supported yet| at opset.*)?$",
                   reason)
     return m.group(1) if m else reason[:100]
 
