@@ -21,6 +21,7 @@ cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang \
   -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DNNC_BUILD_TESTS=OFF \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
   -DNNC_BUILD_FUZZERS=ON > "$build_dir.configure.log"
 cmake --build "$build_dir" --target nnc-onnx-import-fuzzer
 
