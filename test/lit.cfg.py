@@ -11,7 +11,7 @@ config.name = "nnc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".onnxtxt"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
-                   "Inputs"]
+                   "Inputs", "lib"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nnc_obj_root, "test")
@@ -27,7 +27,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.nnc_tools_dir, append_path=True)
 tool_dirs = [config.nnc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["nnc-opt", "nnc-translate"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["nnc-opt", "nnc-translate", "nnc-trace-examples"], tool_dirs)
 
 if config.nnc_sanitizers:
     # libMLIR.so is not instrumented: its containers lack ASan annotations, and
