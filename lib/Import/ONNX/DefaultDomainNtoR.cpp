@@ -1,4 +1,5 @@
-//===- DefaultDomainNtoR.cpp - ONNX ops N to R -----------------------------===//
+//===- DefaultDomainNtoR.cpp - ONNX ops N to R
+//-----------------------------===//
 //
 // Converters of the default-domain ONNX ops whose names start with N
 // to R, keyed by the opset they apply from.
@@ -7,11 +8,753 @@
 
 #include "Converter.h"
 
+#include "nnc/ShapeUtils.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
 using namespace mlir;
 
 namespace nnc::onnx_import {
 
+/// Largest constant that folding Range may create, in elements.
+static constexpr int64_t kMaxFoldedElements = 1 << 20;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The integer values of a constant integer tensor, sign-extended (i1 is
+/// zero-extended).
+static SmallVector<int64_t> intValues(DenseElementsAttr attr) {
+  SmallVector<int64_t> result;
+  bool isBool = attr.getElementType().isInteger(1);
+  for (const APInt &v : attr.getValues<APInt>())
+    result.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
+  return result;
+}
+
+/// A constant of `shape` and integer `elementType` holding `values`
+/// (truncated to the element width as integer arithmetic wraps).
+static DenseElementsAttr intAttr(ArrayRef<int64_t> shape, Type elementType,
+                                 ArrayRef<int64_t> values) {
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  SmallVector<APInt> data;
+  for (int64_t v : values)
+    data.push_back(APInt(width, v, /*isSigned=*/true, /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(RankedTensorType::get(shape, elementType),
+                                data);
+}
+
+/// The printed form of a type, for messages.
+static std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+/// A number as printf's %g writes it ("3", "2.5").
+static std::string formatNumber(double value) {
+  std::ostringstream os;
+  os << value;
+  return os.str();
+}
+
+/// "[1, -1, 0]", for messages about ONNX integer lists.
+static std::string formatList(ArrayRef<int64_t> values) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(values, os);
+  os << "]";
+  return s;
+}
+
+/// Casts `value` to `elementType` (same shape) unless it already has it.
+static Value castTo(NodeContext &ctx, Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  Type resultType = type.clone(elementType);
+  CastOp op = ctx.create<CastOp>(value, {}, TypeRange(resultType));
+  return op ? op.getResult() : Value();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Folds a sum/prod/max/min reduction of a constant integer tensor over the
+/// normalized, distinct `axes` (all when empty). Returns null when it does
+/// not apply.
+static DenseElementsAttr foldIntReduce(DenseElementsAttr input, ReduceKind kind,
+                                       ArrayRef<int64_t> axes, bool keepdims) {
+  if (kind != ReduceKind::sum && kind != ReduceKind::prod &&
+      kind != ReduceKind::max && kind != ReduceKind::min)
+    return nullptr;
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type || !isa<IntegerType>(type.getElementType()) ||
+      type.getElementType().isInteger(1) || type.getNumElements() == 0)
+    return nullptr;
+  int64_t rank = type.getRank();
+  SmallVector<bool> reduced(rank, axes.empty());
+  for (int64_t axis : axes)
+    reduced[axis] = true;
+  SmallVector<int64_t> keptShape, outShape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d])
+      keptShape.push_back(type.getDimSize(d));
+    if (!reduced[d] || keepdims)
+      outShape.push_back(reduced[d] ? 1 : type.getDimSize(d));
+  }
+  int64_t outCount = 1;
+  for (int64_t d : keptShape)
+    outCount *= d;
+  SmallVector<int64_t> in = intValues(input);
+  SmallVector<int64_t> out(outCount);
+  SmallVector<bool> seen(outCount, false);
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t value : in) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        o = o * type.getDimSize(d) + index[d];
+    int64_t &acc = out[o];
+    if (!seen[o]) {
+      acc = value;
+      seen[o] = true;
+    } else {
+      // Wrap like the element type does; computed unsigned to avoid UB.
+      auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+      switch (kind) {
+      case ReduceKind::sum:
+        acc = wrap(static_cast<uint64_t>(acc) + static_cast<uint64_t>(value));
+        break;
+      case ReduceKind::prod:
+        acc = wrap(static_cast<uint64_t>(acc) * static_cast<uint64_t>(value));
+        break;
+      case ReduceKind::max:
+        acc = std::max(acc, value);
+        break;
+      default:
+        acc = std::min(acc, value);
+        break;
+      }
+    }
+    // Advance the row-major multi-index.
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  return intAttr(outShape, type.getElementType(), out);
+}
+
+/// ONNX Reduce*: axes from the attribute (`axesFromInput` false) or from
+/// input 1; keepdims; noop_with_empty_axes (input form only).
+static LogicalResult convertReduce(NodeContext &ctx, ReduceKind kind,
+                                   bool axesFromInput) {
+  FailureOr<Value> data = ctx.requireInput(0, "data");
+  if (failed(data))
+    return failure();
+  SmallVector<int64_t> axes;
+  bool noop = false;
+  if (axesFromInput) {
+    if (ctx.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> values = ctx.constantInts(1, "axes");
+      if (failed(values))
+        return failure();
+      axes = *values;
+    }
+    noop = ctx.getInt("noop_with_empty_axes", 0) != 0;
+  } else {
+    axes = ctx.getInts("axes", {});
+  }
+  bool keepdims = ctx.getInt("keepdims", 1) != 0;
+  if (noop && axes.empty())
+    return ctx.setResult(*data);
+
+  // Fold integer shape computations (e.g. ReduceProd of a Shape).
+  if (std::optional<DenseElementsAttr> value = ctx.constantInput(0)) {
+    SmallVector<int64_t> normalized;
+    int64_t rank = cast<ShapedType>(value->getType()).getRank();
+    if (succeeded(normalizeAxes(std::nullopt, "", axes, rank, normalized)))
+      if (DenseElementsAttr folded =
+              foldIntReduce(*value, kind, normalized, keepdims))
+        return ctx.setResult(ctx.constant(folded));
+  }
+
+  AttrList attrs(ctx);
+  attrs.attr("kind", ReduceKindAttr::get(ctx.context(), kind))
+      .i64s("axes", axes)
+      .boolean("keepdims", keepdims)
+      .boolean("noop_with_empty_axes", noop);
+  ReduceOp op = ctx.create<ReduceOp>(*data, attrs);
+  return op ? ctx.setResult(op) : failure();
+}
+
+static void registerReduce(OpRegistry &registry, StringRef name,
+                           ReduceKind kind, int64_t axesInputSince) {
+  registry.onOp(name, 7, [kind](NodeContext &ctx) {
+    return convertReduce(ctx, kind, /*axesFromInput=*/false);
+  });
+  registry.onOp(name, axesInputSince, [kind](NodeContext &ctx) {
+    return convertReduce(ctx, kind, /*axesFromInput=*/true);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+/// Reshape-5/14: the shape input must be known; 0 copies the input dim
+/// (unless allowzero), -1 is inferred.
+static LogicalResult convertReshape(NodeContext &ctx) {
+  FailureOr<Value> data = ctx.requireInput(0, "data");
+  if (failed(data))
+    return failure();
+  RankedTensorType inType = ctx.inputType(0);
+  if (!inType)
+    return ctx.emitError() << "input 0 (data) is not a ranked tensor";
+  if (!ctx.hasInput(1))
+    return ctx.emitError() << "missing required input 1 (shape)";
+  FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(1, "shape");
+  if (failed(shape))
+    return failure();
+  bool allowZero = ctx.opset() >= 14 && ctx.getInt("allowzero", 0) != 0;
+
+  ArrayRef<int64_t> inShape = inType.getShape();
+  SmallVector<int64_t> dims(shape->size());
+  SmallVector<bool> copied(inShape.size(), false);
+  std::optional<size_t> inferred;
+  bool hasZero = false;
+  for (auto [i, d] : llvm::enumerate(*shape)) {
+    if (d == -1) {
+      if (inferred)
+        return ctx.emitError()
+               << "shape " << formatList(*shape) << " has more than one -1";
+      inferred = i;
+      dims[i] = ShapedType::kDynamic;
+    } else if (d < -1) {
+      return ctx.emitError() << "shape " << formatList(*shape)
+                             << " has the invalid entry " << d;
+    } else if (d == 0 && !allowZero) {
+      if (i >= inShape.size())
+        return ctx.emitError()
+               << "shape entry " << i << " is 0 (copy the input dimension) "
+               << "but the input has rank " << inShape.size();
+      dims[i] = inShape[i];
+      copied[i] = true;
+    } else {
+      hasZero |= d == 0;
+      dims[i] = d;
+    }
+  }
+  if (inferred && hasZero)
+    return ctx.emitError() << "shape " << formatList(*shape)
+                           << " has both 0 (with allowzero = 1) and -1";
+
+  // Dims copied by 0 appear on both sides and cancel out; when the rest of
+  // the input is static, the -1 is inferred and the counts are checked.
+  int64_t inCount = 1, outCount = 1;
+  bool known = true, overflow = false;
+  for (auto [i, d] : llvm::enumerate(inShape)) {
+    if (copied[i])
+      continue;
+    if (isDynamicDim(d)) {
+      known = false;
+      break;
+    }
+    overflow |= llvm::MulOverflow(inCount, d, inCount);
+  }
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (i != inferred && !(i < copied.size() && copied[i]))
+      overflow |= llvm::MulOverflow(outCount, d, outCount);
+  if (overflow)
+    return ctx.emitError() << "shape " << formatList(*shape)
+                           << " has too many elements";
+  if (known && inferred) {
+    if (outCount == 0 || inCount % outCount != 0)
+      return ctx.emitError()
+             << "cannot reshape " << formatShape(inShape) << " to "
+             << formatList(*shape) << ": the element counts do not divide";
+    dims[*inferred] = inCount / outCount;
+  } else if (known && inCount != outCount) {
+    return ctx.emitError() << "cannot reshape " << formatShape(inShape)
+                           << " to " << formatList(*shape)
+                           << ": the element counts differ";
+  }
+
+  auto resultType = RankedTensorType::get(dims, inType.getElementType());
+  // Fold reshapes of integer constants (shape computations).
+  if (std::optional<DenseElementsAttr> value = ctx.constantInput(0))
+    if (isa<IntegerType>(value->getElementType()) &&
+        resultType.hasStaticShape() &&
+        resultType.getNumElements() == value->getNumElements())
+      return ctx.setResult(ctx.constant(value->reshape(resultType)));
+  ReshapeOp op = ctx.create<ReshapeOp>(*data, {}, TypeRange(resultType));
+  return op ? ctx.setResult(op) : failure();
+}
+
+/// Pad-2 (attributes), Pad-11 (pads and constant_value inputs), Pad-18
+/// (axes input), Pad-19 (wrap mode).
+static LogicalResult convertPad(NodeContext &ctx) {
+  FailureOr<Value> data = ctx.requireInput(0, "data");
+  if (failed(data))
+    return failure();
+  RankedTensorType type = ctx.inputType(0);
+  if (!type)
+    return ctx.emitError() << "input 0 (data) is not a ranked tensor";
+  int64_t rank = type.getRank();
+
+  std::string modeName = ctx.getString("mode", "constant");
+  PadMode mode;
+  if (modeName == "constant")
+    mode = PadMode::constant;
+  else if (modeName == "reflect")
+    mode = PadMode::reflect;
+  else if (modeName == "edge")
+    mode = PadMode::edge;
+  else if (modeName == "wrap" && ctx.opset() >= 19)
+    mode = PadMode::wrap;
+  else
+    return ctx.unsupported("mode = '" + modeName + "' at opset " +
+                           Twine(ctx.opset()));
+
+  SmallVector<int64_t> pads;
+  double value = 0.0;
+  SmallVector<int64_t> axes;
+  bool hasAxes = false;
+  if (ctx.opset() < 11) {
+    std::optional<SmallVector<int64_t>> attr = ctx.getOptionalInts("pads");
+    if (!attr)
+      return ctx.emitError() << "missing required attribute 'pads'";
+    pads = *attr;
+    value = ctx.getFloat("value", 0.0);
+  } else {
+    if (!ctx.hasInput(1))
+      return ctx.emitError() << "missing required input 1 (pads)";
+    FailureOr<SmallVector<int64_t>> values = ctx.constantInts(1, "pads");
+    if (failed(values))
+      return failure();
+    pads = *values;
+    if (ctx.hasInput(2)) {
+      FailureOr<SmallVector<double>> v =
+          ctx.constantFloats(2, "constant_value");
+      if (failed(v))
+        return failure();
+      if (v->size() != 1)
+        return ctx.emitError() << "input 2 (constant_value) must hold one "
+                               << "value, got " << v->size();
+      value = v->front();
+    }
+    if (ctx.opset() >= 18 && ctx.hasInput(3)) {
+      FailureOr<SmallVector<int64_t>> a = ctx.constantInts(3, "axes");
+      if (failed(a))
+        return failure();
+      for (int64_t axis : *a) {
+        std::optional<int64_t> norm = normalizeAxis(axis, rank);
+        if (!norm)
+          return ctx.emitError()
+                 << "axis " << axis << " is out of range for rank " << rank;
+        if (llvm::is_contained(axes, *norm))
+          return ctx.emitError() << "axis " << axis << " is repeated";
+        axes.push_back(*norm);
+      }
+      hasAxes = true;
+    }
+  }
+
+  if (hasAxes) {
+    int64_t n = axes.size();
+    if (static_cast<int64_t>(pads.size()) != 2 * n)
+      return ctx.emitError()
+             << "pads has " << pads.size() << " entries but 2 * " << n
+             << " are needed for the given axes";
+    SmallVector<int64_t> full(2 * rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      full[axes[i]] = pads[i];
+      full[rank + axes[i]] = pads[n + i];
+    }
+    pads = full;
+  } else if (static_cast<int64_t>(pads.size()) != 2 * rank) {
+    return ctx.emitError() << "pads has " << pads.size()
+                           << " entries but the input has rank " << rank
+                           << " (2 * rank are needed)";
+  }
+
+  AttrList attrs(ctx);
+  attrs.i64s("pads", pads).attr("mode", PadModeAttr::get(ctx.context(), mode));
+  // ONNX ignores the value outside constant mode; nnc requires 0 there.
+  if (mode == PadMode::constant)
+    attrs.f64("value", value);
+  PadOp op = ctx.create<PadOp>(*data, attrs);
+  return op ? ctx.setResult(op) : failure();
+}
+
+/// Range-11: folded when start, limit and delta are known integers.
+static LogicalResult convertRange(NodeContext &ctx) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(ctx.requireInput(i, i == 0   ? "start"
+                                   : i == 1 ? "limit"
+                                            : "delta")))
+      return failure();
+  RankedTensorType type = ctx.inputType(0);
+  if (!type)
+    return ctx.emitError() << "input 0 (start) is not a ranked tensor";
+  if (!isa<IntegerType>(type.getElementType()))
+    return ctx.unsupported("Range of " +
+                           Twine(typeString(type.getElementType())) +
+                           " values (only integer ranges known at compile "
+                           "time fold; nnc has no range op)");
+  SmallVector<int64_t> scalars;
+  const char *names[] = {"start", "limit", "delta"};
+  for (unsigned i = 0; i < 3; ++i) {
+    FailureOr<SmallVector<int64_t>> v = ctx.constantInts(i, names[i]);
+    if (failed(v))
+      return failure();
+    if (v->size() != 1)
+      return ctx.emitError()
+             << "input " << i << " (" << names[i] << ") must be a scalar, got "
+             << v->size() << " values";
+    scalars.push_back(v->front());
+  }
+  int64_t start = scalars[0], limit = scalars[1], delta = scalars[2];
+  if (delta == 0)
+    return ctx.emitError() << "delta is 0";
+  // ceil((limit - start) / delta), in 128 bits to avoid overflow.
+  __int128 span = static_cast<__int128>(limit) - start;
+  __int128 n = span / delta;
+  if (n * delta != span)
+    n += 1;
+  if (n < 0)
+    n = 0;
+  if (n > kMaxFoldedElements)
+    return ctx.unsupported("Range of " + Twine(static_cast<int64_t>(n)) +
+                           " elements (at most " + Twine(kMaxFoldedElements) +
+                           " are folded)");
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i)
+    values.push_back(
+        static_cast<int64_t>(start + static_cast<__int128>(i) * delta));
+  return ctx.setResult(ctx.constant(
+      intAttr({static_cast<int64_t>(n)}, type.getElementType(), values)));
+}
+
+//===----------------------------------------------------------------------===//
+// Other ops
+//===----------------------------------------------------------------------===//
+
+/// NegativeLogLikelihoodLoss-12: reduction, ignore_index, optional weight.
+static LogicalResult convertNllLoss(NodeContext &ctx) {
+  FailureOr<Value> input = ctx.requireInput(0, "input");
+  FailureOr<Value> target = ctx.requireInput(1, "target");
+  if (failed(input) || failed(target))
+    return failure();
+  std::string reductionName = ctx.getString("reduction", "mean");
+  LossReduction reduction;
+  if (reductionName == "none")
+    reduction = LossReduction::none;
+  else if (reductionName == "mean")
+    reduction = LossReduction::mean;
+  else if (reductionName == "sum")
+    reduction = LossReduction::sum;
+  else
+    return ctx.unsupported("reduction = '" + reductionName + "'");
+  SmallVector<Value> operands = {*input, *target};
+  if (Value weight = ctx.input(2))
+    operands.push_back(weight);
+  AttrList attrs(ctx);
+  attrs.attr("reduction", LossReductionAttr::get(ctx.context(), reduction));
+  if (std::optional<int64_t> ignore = ctx.getOptionalInt("ignore_index"))
+    attrs.i64("ignore_index", *ignore);
+  NllLossOp op = ctx.create<NllLossOp>(operands, attrs);
+  return op ? ctx.setResult(op) : failure();
+}
+
+/// OneHot-9/11: depth and values must be known; indices of any numeric type
+/// (non-integers are cast to int64 as ONNX specifies).
+static LogicalResult convertOneHot(NodeContext &ctx) {
+  FailureOr<Value> indices = ctx.requireInput(0, "indices");
+  if (failed(indices))
+    return failure();
+  for (unsigned i : {1u, 2u})
+    if (!ctx.hasInput(i))
+      return ctx.emitError() << "missing required input " << i << " ("
+                             << (i == 1 ? "depth" : "values") << ")";
+  FailureOr<SmallVector<double>> depth = ctx.constantFloats(1, "depth");
+  if (failed(depth))
+    return failure();
+  if (depth->size() != 1)
+    return ctx.emitError() << "input 1 (depth) must hold one value, got "
+                           << depth->size();
+  // ONNX casts a non-integer depth to int64.
+  double d = std::trunc(depth->front());
+  if (!(d >= 1 && d <= std::numeric_limits<int32_t>::max()))
+    return ctx.emitError() << "depth " << formatNumber(depth->front())
+                           << " must be an integer from 1 to 2^31 - 1";
+  FailureOr<SmallVector<double>> values = ctx.constantFloats(2, "values");
+  if (failed(values))
+    return failure();
+  if (values->size() != 2)
+    return ctx.emitError() << "input 2 (values) must hold [off_value, "
+                           << "on_value], got " << values->size() << " values";
+  Type elementType = ctx.constantInput(2)->getElementType();
+
+  Value idx = *indices;
+  RankedTensorType idxType = ctx.inputType(0);
+  if (!idxType)
+    return ctx.emitError() << "input 0 (indices) is not a ranked tensor";
+  Type idxElement = idxType.getElementType();
+  if (!idxElement.isInteger(32) && !idxElement.isInteger(64)) {
+    idx = castTo(ctx, idx, ctx.builder().getI64Type());
+    if (!idx)
+      return failure();
+  }
+  AttrList attrs(ctx);
+  attrs.i64("depth", static_cast<int64_t>(d))
+      .i64("axis", ctx.getInt("axis", -1))
+      .f64("on_value", (*values)[1])
+      .f64("off_value", (*values)[0])
+      .attr("element_type", TypeAttr::get(elementType));
+  OneHotOp op = ctx.create<OneHotOp>(idx, attrs);
+  return op ? ctx.setResult(op) : failure();
+}
+
+/// Pow-7/12/13/15: the exponent is cast to the base's type; integer bases
+/// are computed in f64 and rounded back.
+static LogicalResult convertPow(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.requireInput(0, "X");
+  FailureOr<Value> y = ctx.requireInput(1, "Y");
+  if (failed(x) || failed(y))
+    return failure();
+  RankedTensorType xType = ctx.inputType(0), yType = ctx.inputType(1);
+  if (!xType || !yType)
+    return ctx.emitError() << "operands must be ranked tensors";
+  Type xElement = xType.getElementType();
+  if (isa<FloatType>(xElement)) {
+    Value exponent = castTo(ctx, *y, xElement);
+    if (!exponent)
+      return failure();
+    PowOp op = ctx.create<PowOp>(ValueRange{*x, exponent});
+    return op ? ctx.setResult(op) : failure();
+  }
+  if (!isa<IntegerType>(xElement) || xElement.isInteger(1))
+    return ctx.unsupported("Pow of " + Twine(typeString(xElement)));
+  Type f64 = ctx.builder().getF64Type();
+  Value base = castTo(ctx, *x, f64);
+  Value exponent = base ? castTo(ctx, *y, f64) : Value();
+  if (!exponent)
+    return failure();
+  PowOp pow = ctx.create<PowOp>(ValueRange{base, exponent});
+  if (!pow)
+    return failure();
+  RoundOp rounded = ctx.create<RoundOp>(pow.getResult());
+  if (!rounded)
+    return failure();
+  Value result = castTo(ctx, rounded, xElement);
+  return result ? ctx.setResult(result) : failure();
+}
+
+/// Resize-10/11/13/18/19 in `nearest` mode with known scales or sizes and
+/// static resized dims: one gather with constant indices per resized axis.
+/// Interpolating modes have no nnc op.
+static LogicalResult convertResize(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.requireInput(0, "X");
+  if (failed(x))
+    return failure();
+  RankedTensorType type = ctx.inputType(0);
+  if (!type)
+    return ctx.emitError() << "input 0 (X) is not a ranked tensor";
+  int64_t rank = type.getRank();
+  std::string mode = ctx.getString("mode", "nearest");
+  if (mode != "nearest")
+    return ctx.unsupported("mode = '" + mode +
+                           "' (nnc has no interpolation op; only nearest "
+                           "resizing maps onto gathers)");
+  std::string transform =
+      ctx.opset() < 11
+          ? "asymmetric"
+          : ctx.getString("coordinate_transformation_mode", "half_pixel");
+  std::string nearestMode = ctx.getString("nearest_mode", "round_prefer_floor");
+  if (transform != "half_pixel" && transform != "pytorch_half_pixel" &&
+      transform != "align_corners" && transform != "asymmetric" &&
+      transform != "tf_half_pixel_for_nn" &&
+      !(transform == "half_pixel_symmetric" && ctx.opset() >= 19))
+    return ctx.unsupported("coordinate_transformation_mode = '" + transform +
+                           "'");
+  if (nearestMode != "round_prefer_floor" &&
+      nearestMode != "round_prefer_ceil" && nearestMode != "floor" &&
+      nearestMode != "ceil")
+    return ctx.unsupported("nearest_mode = '" + nearestMode + "'");
+  if (ctx.getString("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return ctx.unsupported("keep_aspect_ratio_policy = '" +
+                           ctx.getString("keep_aspect_ratio_policy", "") + "'");
+
+  // The resized axes (opset 18 `axes`), all by default.
+  SmallVector<int64_t> axes;
+  for (int64_t axis : ctx.getInts("axes", {})) {
+    std::optional<int64_t> norm = normalizeAxis(axis, rank);
+    if (!norm || llvm::is_contained(axes, *norm))
+      return ctx.emitError() << "axes has the invalid or repeated axis " << axis
+                             << " for rank " << rank;
+    axes.push_back(*norm);
+  }
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+
+  // Scales (input 1 before opset 11, 2 after) or sizes (input 3).
+  unsigned scalesIndex = ctx.opset() < 11 ? 1 : 2;
+  SmallVector<double> scales;
+  SmallVector<int64_t> sizes;
+  std::optional<DenseElementsAttr> scalesValue = ctx.constantInput(scalesIndex);
+  bool hasScales = ctx.hasInput(scalesIndex) &&
+                   !(scalesValue && scalesValue->getNumElements() == 0);
+  if (hasScales) {
+    FailureOr<SmallVector<double>> v =
+        ctx.constantFloats(scalesIndex, "scales");
+    if (failed(v))
+      return failure();
+    scales = *v;
+    if (scales.size() != axes.size())
+      return ctx.emitError()
+             << "scales has " << scales.size() << " entries but " << axes.size()
+             << " axes are resized";
+  } else if (ctx.opset() >= 11 && ctx.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> v = ctx.constantInts(3, "sizes");
+    if (failed(v))
+      return failure();
+    sizes = *v;
+    if (sizes.size() != axes.size())
+      return ctx.emitError() << "sizes has " << sizes.size() << " entries but "
+                             << axes.size() << " axes are resized";
+  } else {
+    return ctx.emitError() << "needs scales or sizes";
+  }
+
+  Value result = *x;
+  for (auto [k, axis] : llvm::enumerate(axes)) {
+    int64_t in = type.getDimSize(axis);
+    double scale;
+    int64_t out;
+    if (hasScales) {
+      scale = scales[k];
+      if (!(scale > 0 && scale < 1e6))
+        return ctx.emitError()
+               << "scale " << formatNumber(scale) << " must be positive";
+      if (scale == 1.0)
+        continue;
+      if (isDynamicDim(in))
+        return ctx.unsupported("resizing the dynamic dimension " + Twine(axis));
+      out = static_cast<int64_t>(std::floor(in * scale));
+    } else {
+      out = sizes[k];
+      if (out < 0)
+        return ctx.emitError() << "size " << out << " is negative";
+      if (!isDynamicDim(in) && out == in)
+        continue;
+      if (isDynamicDim(in))
+        return ctx.unsupported("resizing the dynamic dimension " + Twine(axis));
+      scale = in == 0 ? 1.0 : static_cast<double>(out) / in;
+    }
+    if (in == 0 || out > kMaxFoldedElements)
+      return ctx.unsupported("resizing dimension " + Twine(axis) + " from " +
+                             Twine(in) + " to " + Twine(out));
+    SmallVector<int64_t> indices;
+    for (int64_t i = 0; i < out; ++i) {
+      double xr = static_cast<double>(i), xo;
+      if (transform == "half_pixel")
+        xo = (xr + 0.5) / scale - 0.5;
+      else if (transform == "pytorch_half_pixel")
+        xo = out > 1 ? (xr + 0.5) / scale - 0.5 : 0.0;
+      else if (transform == "align_corners")
+        xo = out == 1 ? 0.0
+                      : xr * static_cast<double>(in - 1) /
+                            static_cast<double>(out - 1);
+      else if (transform == "asymmetric")
+        xo = xr / scale;
+      else if (transform == "tf_half_pixel_for_nn")
+        xo = (xr + 0.5) / scale;
+      else { // half_pixel_symmetric
+        double adjustment = out / (scale * in);
+        double center = in / 2.0;
+        xo = center * (1 - adjustment) + (xr + 0.5) / scale - 0.5;
+      }
+      double frac = xo - std::floor(xo), n;
+      if (nearestMode == "floor")
+        n = std::floor(xo);
+      else if (nearestMode == "ceil")
+        n = std::ceil(xo);
+      else if (frac == 0.5)
+        n = nearestMode == "round_prefer_ceil" ? std::ceil(xo) : std::floor(xo);
+      else
+        n = std::round(xo);
+      indices.push_back(static_cast<int64_t>(
+          std::clamp(n, 0.0, static_cast<double>(in - 1))));
+    }
+    AttrList attrs(ctx);
+    attrs.i64("axis", axis);
+    GatherOp gather = ctx.create<GatherOp>(
+        ValueRange{result, ctx.intConstant(indices)}, attrs);
+    if (!gather)
+      return failure();
+    result = gather;
+  }
+  return ctx.setResult(result);
+}
+
+/// Ops whose output shapes depend on the input values.
+static LogicalResult convertDataDependent(NodeContext &ctx) {
+  return ctx.unsupported(ctx.opType() +
+                         " has a data-dependent output shape, which nnc's "
+                         "static shapes cannot express");
+}
+
 void populateDefaultDomainNtoR(OpRegistry &registry) {
+  registry.onOp("Neg", 7, convertUnary<NegOp>);
+  registry.onOp("NegativeLogLikelihoodLoss", 12, convertNllLoss);
+  registry.onOp("NonMaxSuppression", 10, convertDataDependent);
+  registry.onOp("NonZero", 9, convertDataDependent);
+  registry.onOp("Not", 7, convertUnary<NotOp>);
+  registry.onOp("OneHot", 9, convertOneHot);
+  registry.unsupported("Optional", "sequences");
+  registry.unsupported("OptionalGetElement", "sequences");
+  registry.unsupported("OptionalHasElement", "sequences");
+  registry.onOp("Or", 7, convertBinary<OrOp>);
+  registry.onOp("PRelu", 7, convertBinary<PReluOp>);
+  registry.onOp("Pad", 7, convertPad);
+  registry.onOp("Pow", 7, convertPow);
+  registry.unsupported("QLinearConv", "quantization");
+  registry.unsupported("QLinearMatMul", "quantization");
+  registry.unsupported("QuantizeLinear", "quantization");
+  registry.unsupported("RNN", "recurrent networks");
+  registry.unsupported("RandomNormal", "random number generation");
+  registry.unsupported("RandomNormalLike", "random number generation");
+  registry.unsupported("RandomUniform", "random number generation");
+  registry.unsupported("RandomUniformLike", "random number generation");
+  registry.onOp("Range", 11, convertRange);
+  registry.onOp("Reciprocal", 7, convertUnary<ReciprocalOp>);
+  registerReduce(registry, "ReduceL1", ReduceKind::l1, 18);
+  registerReduce(registry, "ReduceL2", ReduceKind::l2, 18);
+  registerReduce(registry, "ReduceLogSum", ReduceKind::log_sum, 18);
+  registerReduce(registry, "ReduceLogSumExp", ReduceKind::log_sum_exp, 18);
+  registerReduce(registry, "ReduceMax", ReduceKind::max, 18);
+  registerReduce(registry, "ReduceMean", ReduceKind::mean, 18);
+  registerReduce(registry, "ReduceMin", ReduceKind::min, 18);
+  registerReduce(registry, "ReduceProd", ReduceKind::prod, 18);
+  registerReduce(registry, "ReduceSum", ReduceKind::sum, 13);
+  registerReduce(registry, "ReduceSumSquare", ReduceKind::sum_square, 18);
+  registry.unsupported("RegexFullMatch", "strings");
+  registry.onOp("Relu", 7, convertUnary<ReluOp>);
+  registry.onOp("Reshape", 7, convertReshape);
+  registry.onOp("Resize", 10, convertResize);
+  registry.onOp("Round", 11, convertUnary<RoundOp>);
 }
 
 } // namespace nnc::onnx_import
