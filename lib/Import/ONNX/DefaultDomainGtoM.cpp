@@ -1,4 +1,5 @@
-//===- DefaultDomainGtoM.cpp - ONNX ops G to M -----------------------------===//
+//===- DefaultDomainGtoM.cpp - ONNX ops G to M
+//-----------------------------===//
 //
 // Converters of the default-domain ONNX ops whose names start with G
 // to M, keyed by the opset they apply from.
@@ -118,9 +119,8 @@ static Value binary(NodeContext &ctx, Value lhs, Value rhs) {
 /// at `axis` and the op runs along the second dimension, then the result is
 /// reshaped back. When `axis` is the last dimension this is the same as
 /// running along it, and no reshape is emitted.
-static LogicalResult
-convertCoerced2D(NodeContext &ctx, int64_t axisValue,
-                 function_ref<Value(Value, int64_t)> fn) {
+static LogicalResult convertCoerced2D(NodeContext &ctx, int64_t axisValue,
+                                      function_ref<Value(Value, int64_t)> fn) {
   FailureOr<Value> x = ctx.requireInput(0, "input");
   if (failed(x))
     return failure();
@@ -134,8 +134,7 @@ convertCoerced2D(NodeContext &ctx, int64_t axisValue,
     Value y = fn(*x, *axis);
     return y ? ctx.setResult(y) : failure();
   }
-  auto flat = ctx.create<FlattenOp>(
-      *x, AttrList(ctx).i64("axis", *axis));
+  auto flat = ctx.create<FlattenOp>(*x, AttrList(ctx).i64("axis", *axis));
   if (!flat)
     return failure();
   Value y = fn(flat, 1);
@@ -232,11 +231,10 @@ static LogicalResult convertHardSigmoid(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
     return failure();
-  return setOpResult(
-      ctx, ctx.create<HardSigmoidOp>(
-               *x, AttrList(ctx)
-                       .f64("alpha", ctx.getFloat("alpha", 0.2))
-                       .f64("beta", ctx.getFloat("beta", 0.5))));
+  return setOpResult(ctx, ctx.create<HardSigmoidOp>(
+                              *x, AttrList(ctx)
+                                      .f64("alpha", ctx.getFloat("alpha", 0.2))
+                                      .f64("beta", ctx.getFloat("beta", 0.5))));
 }
 
 static LogicalResult convertLeakyRelu(NodeContext &ctx) {
@@ -262,10 +260,10 @@ static LogicalResult convertGelu(NodeContext &ctx) {
     return ctx.emitError() << "approximate must be 'none' or 'tanh', got '"
                            << approximate << "'";
   return setOpResult(
-      ctx, ctx.create<GeluOp>(
-               *x, AttrList(ctx).attr("approximation",
-                                      GeluApproximationAttr::get(
-                                          ctx.context(), kind))));
+      ctx,
+      ctx.create<GeluOp>(
+          *x, AttrList(ctx).attr("approximation", GeluApproximationAttr::get(
+                                                      ctx.context(), kind))));
 }
 
 static LogicalResult convertIsInf(NodeContext &ctx) {
@@ -353,10 +351,87 @@ static LogicalResult convertGatherElements(NodeContext &ctx) {
   FailureOr<Value> indices = ctx.requireInput(1, "indices");
   if (failed(data) || failed(indices))
     return failure();
+  return setOpResult(ctx,
+                     ctx.create<GatherElementsOp>(
+                         ValueRange{*data, *indices},
+                         AttrList(ctx).i64("axis", ctx.getInt("axis", 0))));
+}
+
+/// GatherND with batch_dims = 0, as a Gather along the flattened leading
+/// dimensions: each index tuple (i_0, ..., i_{k-1}) (negative entries wrapped
+/// by a floor-mod with the dimension) becomes the linear index
+/// sum(i_j * stride_j) into data reshaped to [d_0 * ... * d_{k-1}, d_k, ...].
+/// Needs static d_0..d_{k-1} and a static k.
+static LogicalResult convertGatherND(NodeContext &ctx) {
+  FailureOr<Value> data = ctx.requireInput(0, "data");
+  FailureOr<Value> indices = ctx.requireInput(1, "indices");
+  if (failed(data) || failed(indices))
+    return failure();
+  int64_t batchDims = ctx.getInt("batch_dims", 0);
+  if (batchDims != 0)
+    return ctx.unsupported("batch_dims = " + Twine(batchDims));
+  RankedTensorType dataType = ctx.inputType(0);
+  RankedTensorType indicesType = ctx.inputType(1);
+  Type indexType = indicesType.getElementType();
+  if (!indexType.isInteger(64) && !indexType.isInteger(32))
+    return ctx.emitError() << "expects i32 or i64 indices, got " << indexType;
+  if (indicesType.getRank() < 1)
+    return ctx.emitError() << "expects indices of rank >= 1";
+  int64_t k = indicesType.getShape().back();
+  if (isDynamicDim(k))
+    return ctx.unsupported("a dynamic last dimension of the indices");
+  if (k < 1 || k > dataType.getRank())
+    return ctx.emitError() << "the last dimension of the indices (" << k
+                           << ") must lie in [1, " << dataType.getRank()
+                           << "], the data's rank";
+  ArrayRef<int64_t> lead = dataType.getShape().take_front(k);
+  if (llvm::any_of(lead, isDynamicDim))
+    return ctx.unsupported("GatherND over dynamic data dimensions (the first " +
+                           Twine(k) + " of " +
+                           formatShape(dataType.getShape()) + ")");
+  std::optional<int64_t> flatSize = getNumElements(lead);
+  unsigned width = indexType.getIntOrFloatBitWidth();
+  if (!flatSize || (width == 32 && *flatSize > INT32_MAX))
+    return ctx.emitError() << "the data's leading dimensions "
+                           << formatShape(lead) << " are too large";
+  SmallVector<APInt> dims, strides(k, APInt(width, 0));
+  int64_t stride = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    strides[j] = APInt(width, stride, /*isSigned=*/true);
+    stride *= lead[j];
+  }
+  for (int64_t d : lead)
+    dims.push_back(APInt(width, d, /*isSigned=*/true));
+  auto vectorType = RankedTensorType::get({k}, indexType);
+  Value dimsConst = ctx.constant(DenseElementsAttr::get(vectorType, dims));
+  Value stridesConst =
+      ctx.constant(DenseElementsAttr::get(vectorType, strides));
+  Value wrapped = binary<RemOp>(ctx, *indices, dimsConst);
+  Value scaled = wrapped ? binary<MulOp>(ctx, wrapped, stridesConst) : Value();
+  if (!scaled)
+    return failure();
+  auto linear = ctx.create<ReduceOp>(
+      scaled,
+      AttrList(ctx)
+          .attr("kind", ReduceKindAttr::get(ctx.context(), ReduceKind::sum))
+          .i64s("axes", {-1})
+          .boolean("keepdims", false));
+  if (!linear)
+    return failure();
+  Value source = *data;
+  if (k > 1) {
+    SmallVector<int64_t> shape{*flatSize};
+    llvm::append_range(shape, dataType.getShape().drop_front(k));
+    auto flat = ctx.create<ReshapeOp>(
+        source, {},
+        TypeRange{RankedTensorType::get(shape, dataType.getElementType())});
+    if (!flat)
+      return failure();
+    source = flat;
+  }
   return setOpResult(
-      ctx, ctx.create<GatherElementsOp>(
-               ValueRange{*data, *indices},
-               AttrList(ctx).i64("axis", ctx.getInt("axis", 0))));
+      ctx, ctx.create<GatherOp>(ValueRange{source, linear.getResult()},
+                                AttrList(ctx).i64("axis", 0)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -374,12 +449,13 @@ static LogicalResult convertGemm(NodeContext &ctx) {
   else if (ctx.opset() < 11)
     return ctx.emitError() << "input 2 (C) is required before opset 11";
   return setOpResult(
-      ctx, ctx.create<GemmOp>(
-               operands, AttrList(ctx)
-                             .f64("alpha", ctx.getFloat("alpha", 1.0))
-                             .f64("beta", ctx.getFloat("beta", 1.0))
-                             .boolean("trans_a", ctx.getInt("transA", 0) != 0)
-                             .boolean("trans_b", ctx.getInt("transB", 0) != 0)));
+      ctx,
+      ctx.create<GemmOp>(
+          operands, AttrList(ctx)
+                        .f64("alpha", ctx.getFloat("alpha", 1.0))
+                        .f64("beta", ctx.getFloat("beta", 1.0))
+                        .boolean("trans_a", ctx.getInt("transA", 0) != 0)
+                        .boolean("trans_b", ctx.getInt("transB", 0) != 0)));
 }
 
 static LogicalResult convertMaxPool(NodeContext &ctx) {
@@ -437,8 +513,8 @@ static Value hardmax(NodeContext &ctx, Value x, int64_t axis) {
   }
   auto argmax = ctx.create<ArgReduceOp>(
       x, AttrList(ctx)
-             .attr("kind", ArgReduceKindAttr::get(ctx.context(),
-                                                  ArgReduceKind::argmax))
+             .attr("kind",
+                   ArgReduceKindAttr::get(ctx.context(), ArgReduceKind::argmax))
              .i64("axis", axis)
              .boolean("keepdims", false));
   if (!argmax)
@@ -490,13 +566,12 @@ static LogicalResult convertInstanceNorm(NodeContext &ctx) {
 static Value expandPerGroup(NodeContext &ctx, Value param, int64_t groups,
                             int64_t channels) {
   auto type = cast<RankedTensorType>(param.getType());
-  auto column =
-      ctx.create<UnsqueezeOp>(param, AttrList(ctx).i64s("axes", {1}));
+  auto column = ctx.create<UnsqueezeOp>(param, AttrList(ctx).i64s("axes", {1}));
   if (!column)
     return {};
-  auto tiled = ctx.create<TileOp>(
-      column.getResult(),
-      AttrList(ctx).i64s("repeats", {1, channels / groups}));
+  auto tiled =
+      ctx.create<TileOp>(column.getResult(),
+                         AttrList(ctx).i64s("repeats", {1, channels / groups}));
   if (!tiled)
     return {};
   auto flat = ctx.create<ReshapeOp>(
@@ -538,8 +613,8 @@ static LogicalResult convertGroupNorm(NodeContext &ctx) {
       return ctx.unsupported("GroupNormalization before opset 21 (per-group "
                              "scale and bias) with a dynamic channel count");
     if (channels % *groups != 0)
-      return ctx.emitError() << "num_groups " << *groups
-                             << " does not divide C = " << channels;
+      return ctx.emitError()
+             << "num_groups " << *groups << " does not divide C = " << channels;
     if (channels != *groups) {
       s = expandPerGroup(ctx, s, *groups, channels);
       b = s ? expandPerGroup(ctx, b, *groups, channels) : Value();
@@ -547,12 +622,12 @@ static LogicalResult convertGroupNorm(NodeContext &ctx) {
         return failure();
     }
   }
-  return setOpResult(
-      ctx, ctx.create<GroupNormOp>(
-               ValueRange{*x, s, b},
-               AttrList(ctx)
-                   .i64("num_groups", *groups)
-                   .f64("epsilon", ctx.getFloat("epsilon", 1e-5))));
+  return setOpResult(ctx,
+                     ctx.create<GroupNormOp>(
+                         ValueRange{*x, s, b},
+                         AttrList(ctx)
+                             .i64("num_groups", *groups)
+                             .f64("epsilon", ctx.getFloat("epsilon", 1e-5))));
 }
 
 static LogicalResult convertLayerNorm(NodeContext &ctx) {
@@ -566,12 +641,11 @@ static LogicalResult convertLayerNorm(NodeContext &ctx) {
     operands.push_back(bias);
   Builder b(ctx.context());
   auto op = ctx.create<LayerNormOp>(
-      operands,
-      AttrList(ctx)
-          .i64("axis", ctx.getInt("axis", -1))
-          .f64("epsilon", ctx.getFloat("epsilon", 1e-5))
-          .attr("operandSegmentSizes",
-                b.getDenseI32ArrayAttr({1, 1, bias ? 1 : 0})));
+      operands, AttrList(ctx)
+                    .i64("axis", ctx.getInt("axis", -1))
+                    .f64("epsilon", ctx.getFloat("epsilon", 1e-5))
+                    .attr("operandSegmentSizes",
+                          b.getDenseI32ArrayAttr({1, 1, bias ? 1 : 0})));
   if (!op)
     return failure();
   SmallVector<Value> results(op->getResults());
@@ -581,14 +655,14 @@ static LogicalResult convertLayerNorm(NodeContext &ctx) {
     std::string reason;
     Type stash = convertDataType(ctx.context(), stashType, reason);
     if (!stash || !isa<FloatType>(stash))
-      return ctx.emitError() << "stash_type " << stashType
-                             << " is not a floating-point type";
+      return ctx.emitError()
+             << "stash_type " << stashType << " is not a floating-point type";
     for (unsigned i : {1u, 2u}) {
       auto type = cast<RankedTensorType>(results[i].getType());
       if (!ctx.hasOutput(i) || type.getElementType() == stash)
         continue;
-      auto cast = ctx.create<CastOp>(results[i], {},
-                                     TypeRange{type.clone(stash)});
+      auto cast =
+          ctx.create<CastOp>(results[i], {}, TypeRange{type.clone(stash)});
       if (!cast)
         return failure();
       results[i] = cast.getResult();
@@ -606,9 +680,9 @@ static LogicalResult convertLpNormalization(NodeContext &ctx) {
     return ctx.emitError() << "p must be 1 or 2, got " << p;
   auto norm = ctx.create<ReduceOp>(
       *x, AttrList(ctx)
-              .attr("kind", ReduceKindAttr::get(ctx.context(),
-                                                p == 1 ? ReduceKind::l1
-                                                       : ReduceKind::l2))
+              .attr("kind",
+                    ReduceKindAttr::get(ctx.context(), p == 1 ? ReduceKind::l1
+                                                              : ReduceKind::l2))
               .i64s("axes", {ctx.getInt("axis", -1)})
               .boolean("keepdims", true));
   if (!norm)
@@ -624,11 +698,11 @@ static LogicalResult convertMeanVarianceNorm(NodeContext &ctx) {
   SmallVector<int64_t> axes = ctx.getInts("axes", {0, 2, 3});
   auto reduceMean = [&](Value v) -> Value {
     auto op = ctx.create<ReduceOp>(
-        v, AttrList(ctx)
-               .attr("kind",
-                     ReduceKindAttr::get(ctx.context(), ReduceKind::mean))
-               .i64s("axes", axes)
-               .boolean("keepdims", true));
+        v,
+        AttrList(ctx)
+            .attr("kind", ReduceKindAttr::get(ctx.context(), ReduceKind::mean))
+            .i64s("axes", axes)
+            .boolean("keepdims", true));
     return op ? op.getResult() : Value();
   };
   // (x - mean) / (sqrt(mean((x - mean)^2)) + 1e-9), as ONNX's function body
@@ -644,8 +718,7 @@ static LogicalResult convertMeanVarianceNorm(NodeContext &ctx) {
   auto stddev = ctx.create<SqrtOp>(variance);
   if (!stddev)
     return failure();
-  Value denominator =
-      binary<AddOp>(ctx, stddev, scalarLike(ctx, stddev, 1e-9));
+  Value denominator = binary<AddOp>(ctx, stddev, scalarLike(ctx, stddev, 1e-9));
   Value y = denominator ? binary<DivOp>(ctx, centered, denominator) : Value();
   return y ? ctx.setResult(y) : failure();
 }
@@ -690,8 +763,8 @@ static LogicalResult convertLRN(NodeContext &ctx) {
                                           .boolean("count_include_pad", true));
   if (!pooled)
     return failure();
-  auto windowMean =
-      ctx.create<SqueezeOp>(pooled.getResult(), AttrList(ctx).i64s("axes", {1}));
+  auto windowMean = ctx.create<SqueezeOp>(pooled.getResult(),
+                                          AttrList(ctx).i64s("axes", {1}));
   if (!windowMean)
     return failure();
   Value m = windowMean.getResult();
@@ -712,6 +785,7 @@ void populateDefaultDomainGtoM(OpRegistry &registry) {
   // Gather and linear algebra.
   registry.onOp("Gather", 7, convertGather);
   registry.onOp("GatherElements", 11, convertGatherElements);
+  registry.onOp("GatherND", 11, convertGatherND);
   registry.onOp("Gemm", 7, convertGemm);
   registry.onOp("MatMul", 7, convertBinary<MatMulOp>);
 
