@@ -746,7 +746,7 @@ void populateDefaultDomainAtoF(OpRegistry &registry) {
   registry.onOp("Erf", 9, convertUnary<ErfOp>);
   registry.onOp("Exp", 7, convertUnary<ExpOp>);
   registry.onOp("Floor", 7, convertUnary<FloorOp>);
-  registry.onOp("Elu", 7, convertElu);
+  registry.onOp("Elu", 6, convertElu);
   registry.onOp("Celu", 12, convertCelu);
   registry.onOp("Clip", 7, convertClipAttrs);
   registry.onOp("Clip", 11, convertClipInputs);

@@ -790,13 +790,13 @@ void populateDefaultDomainGtoM(OpRegistry &registry) {
   registry.onOp("MatMul", 7, convertBinary<MatMulOp>);
 
   // Pooling.
-  registry.onOp("GlobalAveragePool", 7, convertUnary<GlobalAvgPoolOp>);
-  registry.onOp("GlobalMaxPool", 7, convertUnary<GlobalMaxPoolOp>);
+  registry.onOp("GlobalAveragePool", 1, convertUnary<GlobalAvgPoolOp>);
+  registry.onOp("GlobalMaxPool", 1, convertUnary<GlobalMaxPoolOp>);
   registry.onOp("MaxPool", 7, convertMaxPool);
 
   // Elementwise.
   registry.onOp("Gelu", 20, convertGelu);
-  registry.onOp("HardSigmoid", 7, convertHardSigmoid);
+  registry.onOp("HardSigmoid", 6, convertHardSigmoid);
   registry.onOp("HardSwish", 14, convertUnary<HardSwishOp>);
   registry.onOp("Identity", 7, convertIdentity);
   registry.onOp("IsInf", 10, convertIsInf);
@@ -822,7 +822,7 @@ void populateDefaultDomainGtoM(OpRegistry &registry) {
 
   // Normalization.
   registry.onOp("GroupNormalization", 18, convertGroupNorm);
-  registry.onOp("InstanceNormalization", 7, convertInstanceNorm);
+  registry.onOp("InstanceNormalization", 6, convertInstanceNorm);
   registry.onOp("LayerNormalization", 17, convertLayerNorm);
   registry.onOp("LpNormalization", 7, convertLpNormalization);
   registry.onOp("LRN", 7, convertLRN);

@@ -200,7 +200,9 @@ static LogicalResult convertReduce(NodeContext &ctx, ReduceKind kind,
 
 static void registerReduce(OpRegistry &registry, StringRef name,
                            ReduceKind kind, int64_t axesInputSince) {
-  registry.onOp(name, 7, [kind](NodeContext &ctx) {
+  // Reductions kept their semantics from opset 1 (negative axes came at 11
+  // and are a superset).
+  registry.onOp(name, 1, [kind](NodeContext &ctx) {
     return convertReduce(ctx, kind, /*axesFromInput=*/false);
   });
   registry.onOp(name, axesInputSince, [kind](NodeContext &ctx) {
@@ -721,7 +723,7 @@ void populateDefaultDomainNtoR(OpRegistry &registry) {
   registry.onOp("NegativeLogLikelihoodLoss", 12, convertNllLoss);
   registry.onOp("NonMaxSuppression", 10, convertDataDependent);
   registry.onOp("NonZero", 9, convertDataDependent);
-  registry.onOp("Not", 7, convertUnary<NotOp>);
+  registry.onOp("Not", 1, convertUnary<NotOp>);
   registry.onOp("OneHot", 9, convertOneHot);
   registry.unsupported("Optional", "sequences");
   registry.unsupported("OptionalGetElement", "sequences");

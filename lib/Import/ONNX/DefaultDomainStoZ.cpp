@@ -845,13 +845,13 @@ static LogicalResult convertTopK(NodeContext &ctx) {
 
 void populateDefaultDomainStoZ(OpRegistry &registry) {
   // Elementwise.
-  registry.onOp("Selu", 7, unaryWithParams<SeluOp>({"alpha", "gamma"}));
+  registry.onOp("Selu", 6, unaryWithParams<SeluOp>({"alpha", "gamma"}));
   registry.onOp("Sigmoid", 7, convertUnary<SigmoidOp>);
   registry.onOp("Sign", 9, convertUnary<SignOp>);
   registry.onOp("Sin", 7, convertUnary<SinOp>);
   registry.onOp("Sinh", 9, convertUnary<SinhOp>);
-  registry.onOp("Softplus", 7, convertUnary<SoftplusOp>);
-  registry.onOp("Softsign", 7, convertUnary<SoftsignOp>);
+  registry.onOp("Softplus", 1, convertUnary<SoftplusOp>);
+  registry.onOp("Softsign", 1, convertUnary<SoftsignOp>);
   registry.onOp("Sqrt", 7, convertUnary<SqrtOp>);
   registry.onOp("Tan", 7, convertUnary<TanOp>);
   registry.onOp("Tanh", 7, convertUnary<TanhOp>);

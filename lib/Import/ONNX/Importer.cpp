@@ -352,9 +352,11 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     emitModelError() << "the model imports no opset of the default domain";
     return nullptr;
   }
-  if (*opset < 7 || *opset > 21) {
+  // Opsets 7 to 21 are the supported range; older models import where every
+  // op they use has a converter registered for their opset.
+  if (*opset < 1 || *opset > 21) {
     emitModelError() << "opset " << *opset
-                     << " of the default domain is not supported (7 to 21)";
+                     << " of the default domain is not supported (1 to 21)";
     return nullptr;
   }
   OwningOpRef<ModuleOp> module = ModuleOp::create(modelLoc());
@@ -546,7 +548,47 @@ bool NodeContext::hasOutput(unsigned i) const {
   return i < numOutputs() && !node_.output(i).empty();
 }
 
-LogicalResult NodeContext::setResults(ValueRange values) {
+/// Folds the op defining `values` when all its operands are constants, so
+/// that shape computations the converters emit as ops (a Neg of a constant
+/// axis, say) stay known at import time. Returns the possibly replaced values.
+static SmallVector<Value> foldConstantOperands(OpBuilder &builder,
+                                               ValueRange values) {
+  SmallVector<Value> result(values.begin(), values.end());
+  if (values.empty() || !values.front())
+    return result;
+  Operation *op = values.front().getDefiningOp();
+  if (!op || !isa<NNCDialect>(op->getDialect()) || isa<ConstantOp>(op) ||
+      op->getNumOperands() == 0 ||
+      !llvm::all_of(values, [&](Value v) { return v && v.getDefiningOp() == op; }) ||
+      !llvm::all_of(op->getOperands(),
+                    [](Value v) { return matchPattern(v, m_Constant()); }))
+    return result;
+  SmallVector<Attribute> operands;
+  for (Value v : op->getOperands()) {
+    Attribute attr;
+    matchPattern(v, m_Constant(&attr));
+    operands.push_back(attr);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(op->fold(operands, folded)) || folded.empty())
+    return result;
+  for (auto [i, value] : llvm::enumerate(values)) {
+    OpFoldResult r = folded[cast<OpResult>(value).getResultNumber()];
+    auto attr = dyn_cast_if_present<DenseElementsAttr>(dyn_cast<Attribute>(r));
+    if (attr && attr.getType() == value.getType())
+      result[i] = ConstantOp::create(builder, op->getLoc(), attr);
+    else if (auto v = dyn_cast<Value>(r))
+      result[i] = v;
+  }
+  if (op->use_empty() && llvm::none_of(result, [&](Value v) {
+        return v.getDefiningOp() == op;
+      }))
+    op->erase();
+  return result;
+}
+
+LogicalResult NodeContext::setResults(ValueRange rawValues) {
+  SmallVector<Value> values = foldConstantOperands(builder(), rawValues);
   for (unsigned i = 0, e = numOutputs(); i < e; ++i) {
     if (!hasOutput(i))
       continue;

@@ -1,6 +1,7 @@
 //===- Importer.h - ONNX to nnc import --------------------------*- C++ -*-===//
 //
-// Imports an ONNX model (ModelProto, opsets 7 to 21 of the default domain)
+// Imports an ONNX model (ModelProto, opsets 7 to 21 of the default domain,
+// and older ones where the ops they use kept their meaning)
 // into a module holding one func.func in the nnc dialect: arguments are the
 // graph inputs followed by the floating-point initializers as parameters,
 // results are the graph outputs. Errors are emitted as MLIR diagnostics that
