@@ -223,7 +223,8 @@ struct WindowParams {
 /// Reads kernel_shape (or takes `kernel` when the op gets it from its
 /// weight), strides, dilations, pads and auto_pad for `spatialRank` spatial
 /// dims of `input` ([N, C, spatial...]). SAME_UPPER/SAME_LOWER need static
-/// spatial dims. `transposed` uses ConvTranspose's output-size rule.
+/// spatial dims. With `transposed` (ConvTranspose), SAME leaves the pads at
+/// zero for the caller to resolve from the output size.
 mlir::FailureOr<WindowParams>
 getWindowParams(NodeContext &ctx, mlir::RankedTensorType input,
                 std::optional<llvm::ArrayRef<int64_t>> kernel,

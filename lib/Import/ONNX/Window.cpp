@@ -56,24 +56,22 @@ FailureOr<WindowParams> getWindowParams(NodeContext &ctx,
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
     return ctx.emitError() << "unknown auto_pad '" << autoPad << "'";
   p.pads.assign(2 * rank, 0);
+  // ConvTranspose's SAME pads depend on output_padding and may turn into
+  // extra output padding; its converter resolves them from the target size.
+  if (transposed)
+    return p;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t in = input.getDimSize(i + 2);
     if (isDynamicDim(in))
       return ctx.emitError() << "auto_pad " << autoPad
                              << " needs static spatial dims, dim " << i + 2
                              << " is dynamic";
+    if (p.strides[i] <= 0)
+      return ctx.emitError() << "strides must be positive";
     int64_t effective = (p.kernel[i] - 1) * p.dilations[i] + 1;
-    int64_t total;
-    if (transposed) {
-      // Output is in * stride; pads make up the difference.
-      total = std::max<int64_t>(
-          0, p.strides[i] * (in - 1) + effective - in * p.strides[i]);
-    } else {
-      if (p.strides[i] <= 0)
-        return ctx.emitError() << "strides must be positive";
-      int64_t out = (in + p.strides[i] - 1) / p.strides[i];
-      total = std::max<int64_t>(0, (out - 1) * p.strides[i] + effective - in);
-    }
+    int64_t out = (in + p.strides[i] - 1) / p.strides[i];
+    int64_t total =
+        std::max<int64_t>(0, (out - 1) * p.strides[i] + effective - in);
     int64_t small = total / 2, large = total - small;
     bool upper = autoPad == "SAME_UPPER";
     p.pads[i] = upper ? small : large;
