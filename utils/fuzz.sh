@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- utils/fuzz.sh - fuzz the ONNX importer -------------------------------===#
 #
-# Usage: utils/fuzz.sh [SECONDS] [extra libFuzzer flags...]
+# Usage: utils/fuzz.sh [SECONDS] [extra libFuzzer flags...]   (SECONDS 0: no time limit)
 #
 # Builds build-fuzz (clang, libFuzzer coverage, ASan) and runs the ONNX
 # importer fuzzer for SECONDS (default 600) on one core, with a corpus seeded

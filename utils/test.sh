@@ -5,8 +5,10 @@
 #
 # Runs every test through CTest (the lit suite, the compiler unit tests and
 # the runtime unit tests) on the build made by utils/setup.sh, then builds the
-# ASan/UBSan configuration (build-asan) and runs the same suite under it.
-# Also checks that runtime/ configures and builds on its own, without MLIR.
+# ASan/UBSan configuration (build-asan) and runs the same suite under it, and
+# replays the ONNX importer fuzzer's seed corpus (every ONNX test model) once
+# under ASan. Also checks that runtime/ configures and builds on its own,
+# without MLIR.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -40,6 +42,8 @@ cmake --build "$runtime_dir"
 ctest --test-dir "$runtime_dir" --output-on-failure -j"$jobs"
 
 if ((sanitizers)); then
+  echo "== ONNX importer fuzzer: replay of the seed corpus under ASan"
+  "$root/utils/fuzz.sh" 0 -runs=0
   echo "== test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
   NNC_BUILD_DIR=$root/build-asan "$root/utils/setup.sh" --sanitize
   ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"

@@ -96,7 +96,8 @@ def NNC_BatchNormTrainOp : NNC_Op<"batch_norm_train",
     - `new_running_var = running_var * momentum
                          + batch_var * M / (M - 1) * (1 - momentum)`
       (the running variance is updated with the unbiased estimate, as
-      PyTorch does).
+      PyTorch does); with `unbiased_running_var = false` the biased
+      `batch_var` is used instead, as ONNX BatchNormalization specifies.
 
     `momentum` follows the ONNX convention (the weight of the old running
     value, default 0.9), which is `1 - momentum` in PyTorch's convention; it
@@ -117,7 +118,8 @@ def NNC_BatchNormTrainOp : NNC_Op<"batch_norm_train",
                        NNC_FloatTensor:$bias, NNC_FloatTensor:$running_mean,
                        NNC_FloatTensor:$running_var,
                        DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
-                       DefaultValuedAttr<F64Attr, "0.9">:$momentum);
+                       DefaultValuedAttr<F64Attr, "0.9">:$momentum,
+                       DefaultValuedAttr<BoolAttr, "true">:$unbiased_running_var);
   let results = (outs NNC_FloatTensor:$result, NNC_FloatTensor:$batch_mean,
                       NNC_FloatTensor:$batch_var,
                       NNC_FloatTensor:$new_running_mean,

@@ -225,9 +225,12 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
   double momentum = getFloatAttr(ctx, "momentum", 0.9);
   bool training = ctx.opset() >= 14 && ctx.getInt("training_mode", 0) != 0;
   if (training) {
+    // ONNX updates the running variance with the biased batch variance.
     auto op = ctx.create<BatchNormTrainOp>(
-        operands,
-        AttrList(ctx).f64("epsilon", epsilon).f64("momentum", momentum));
+        operands, AttrList(ctx)
+                      .f64("epsilon", epsilon)
+                      .f64("momentum", momentum)
+                      .boolean("unbiased_running_var", false));
     if (!op)
       return failure();
     return ctx.setResults(

@@ -38,8 +38,8 @@ func.func @batch_norm(%x: tensor<?x16x?x?xf16>, %p: tensor<16xf32>, %x2: tensor<
 // CHECK-LABEL: func @batch_norm_train
 func.func @batch_norm_train(%x: tensor<?x?x8xbf16>, %s: tensor<?xf32>, %m: tensor<4xf32>)
     -> (tensor<?x?x8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
-  // CHECK: nnc.batch_norm_train %{{.*}} epsilon = 1.000000e-03 momentum = 5.000000e-01 : tensor<?x?x8xbf16>, tensor<?xf32>, tensor<?xf32>, tensor<4xf32>, tensor<4xf32>
-  %y, %bm, %bv, %rm, %rv = nnc.batch_norm_train %x, %s, %s, %m, %m epsilon = 1.0e-3 momentum = 0.5
+  // CHECK: nnc.batch_norm_train %{{.*}} epsilon = 1.000000e-03 momentum = 5.000000e-01 {unbiased_running_var = false} : tensor<?x?x8xbf16>, tensor<?xf32>, tensor<?xf32>, tensor<4xf32>, tensor<4xf32>
+  %y, %bm, %bv, %rm, %rv = nnc.batch_norm_train %x, %s, %s, %m, %m epsilon = 1.0e-3 momentum = 0.5 {unbiased_running_var = false}
       : tensor<?x?x8xbf16>, tensor<?xf32>, tensor<?xf32>, tensor<4xf32>, tensor<4xf32>
   return %y, %bm, %bv, %rm, %rv : tensor<?x?x8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
