@@ -23,9 +23,12 @@ REPLACEMENTS = ["0", "-1", "1", "-7", "9223372036854775807", "4294967296",
                 "-9223372036854775808", "3", "?"]
 
 
-def chunks(paths):
+def chunks(paths, suffix):
     for path in paths:
         text = path.read_text()
+        if suffix != ".mlir":
+            yield path, text
+            continue
         for chunk in text.split("// -----"):
             if "nnc." in chunk:
                 yield path, chunk
@@ -64,7 +67,7 @@ def mangle(rng, text):
 
 def run(opt, text, extra):
     env = dict(os.environ)
-    proc = subprocess.run([opt, "--allow-unregistered-dialect"] + extra,
+    proc = subprocess.run([opt] + extra,
                           input=text, capture_output=True, text=True, env=env,
                           timeout=60)
     bad = proc.returncode not in (0, 1) or any(
@@ -78,16 +81,23 @@ def main():
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--onnx", action="store_true",
+                    help="mangle *.onnxtxt models for nnc-translate instead")
     args = ap.parse_args()
-    paths = sorted(p for d in args.dirs for p in pathlib.Path(d).rglob("*.mlir")
+    suffix = ".onnxtxt" if args.onnx else ".mlir"
+    paths = sorted(p for d in args.dirs for p in pathlib.Path(d).rglob("*" + suffix)
                    if "Inputs" not in p.parts)
-    corpus = list(chunks(paths))
+    corpus = list(chunks(paths, suffix))
     if not corpus:
         print("no inputs found", file=sys.stderr)
         return 1
     rng = random.Random(args.seed)
-    pipelines = [[], ["--canonicalize"], ["--nnc-shape-inference"],
-                 ["--nnc-shape-inference=input-shapes=0:2x3"]]
+    if args.onnx:
+        pipelines = [["--import-onnx-text"]]
+    else:
+        pipelines = [["--allow-unregistered-dialect"] + p for p in
+                     [[], ["--canonicalize"], ["--nnc-shape-inference"],
+                      ["--nnc-shape-inference=input-shapes=0:2x3"]]]
     jobs = []
     for _ in range(args.count):
         path, chunk = rng.choice(corpus)
