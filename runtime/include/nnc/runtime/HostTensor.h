@@ -1,0 +1,79 @@
+//===- HostTensor.h - a dense tensor in host memory -------------*- C++ -*-===//
+//
+// A dense, row-major (C order) tensor that owns 64-byte aligned host memory.
+// It is what the runtime reads from and writes to files (.npy, .npz, CSV) and
+// what `nnc-run` hands to and takes from a compiled step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_RUNTIME_HOSTTENSOR_H
+#define NNC_RUNTIME_HOSTTENSOR_H
+
+#include "nnc/runtime/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace nnc::runtime {
+
+enum class DType : uint8_t { F32, F16, BF16, F64, I64, I32, I8, U8, Bool };
+
+/// Bytes per element of `dtype`.
+size_t dtypeSize(DType dtype);
+
+/// A stable lowercase name, e.g. "f32", "bool".
+const char *dtypeName(DType dtype);
+
+/// Alignment, in bytes, of every HostTensor's data.
+inline constexpr size_t kHostTensorAlignment = 64;
+
+/// Computes the element count of `shape`; fails on a negative dimension or
+/// when the count or the byte size (count * `elementSize`) overflows.
+Status checkedShapeSize(const std::vector<int64_t> &shape, size_t elementSize,
+                        int64_t &outElements, size_t &outBytes);
+
+class HostTensor {
+public:
+  /// A 0-d f32 tensor with no storage; call `create` to make a real one.
+  HostTensor() = default;
+  HostTensor(HostTensor &&) noexcept = default;
+  HostTensor &operator=(HostTensor &&) noexcept = default;
+  HostTensor(const HostTensor &) = delete;
+  HostTensor &operator=(const HostTensor &) = delete;
+
+  /// Allocates a zero-filled tensor. Fails, without allocating, on a negative
+  /// dimension or an overflowing size, and when the allocation fails.
+  static Status create(DType dtype, std::vector<int64_t> shape,
+                       HostTensor &out);
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t numElements() const { return numElements_; }
+  size_t sizeInBytes() const { return sizeInBytes_; }
+
+  /// 64-byte aligned; non-null once `create` succeeded, even for no elements.
+  void *data() { return data_.get(); }
+  const void *data() const { return data_.get(); }
+  template <typename T> T *dataAs() { return static_cast<T *>(data()); }
+  template <typename T> const T *dataAs() const {
+    return static_cast<const T *>(data());
+  }
+
+private:
+  struct AlignedFree {
+    void operator()(void *p) const;
+  };
+
+  DType dtype_ = DType::F32;
+  std::vector<int64_t> shape_;
+  int64_t numElements_ = 0;
+  size_t sizeInBytes_ = 0;
+  std::unique_ptr<void, AlignedFree> data_;
+};
+
+} // namespace nnc::runtime
+
+#endif // NNC_RUNTIME_HOSTTENSOR_H

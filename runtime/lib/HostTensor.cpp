@@ -1,0 +1,121 @@
+//===- HostTensor.cpp - a dense tensor in host memory ---------------------===//
+
+#include "nnc/runtime/HostTensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace nnc::runtime {
+
+size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I8:
+  case DType::U8:
+  case DType::Bool:
+    return 1;
+  }
+  return 1;
+}
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F64:
+    return "f64";
+  case DType::I64:
+    return "i64";
+  case DType::I32:
+    return "i32";
+  case DType::I8:
+    return "i8";
+  case DType::U8:
+    return "u8";
+  case DType::Bool:
+    return "bool";
+  }
+  return "unknown";
+}
+
+Status checkedShapeSize(const std::vector<int64_t> &shape, size_t elementSize,
+                        int64_t &outElements, size_t &outBytes) {
+  // A zero dimension makes the product zero however large the others are,
+  // but each dimension is still checked on its own.
+  uint64_t elements = 1;
+  bool overflow = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0)
+      return Status(StatusCode::InvalidArgument,
+                    "dimension " + std::to_string(i) + " is negative (" +
+                        std::to_string(shape[i]) + ")");
+    uint64_t dim = static_cast<uint64_t>(shape[i]);
+    if (dim != 0 && elements > std::numeric_limits<uint64_t>::max() / dim)
+      overflow = true;
+    else
+      elements *= dim;
+  }
+  bool empty = false;
+  for (int64_t dim : shape)
+    empty |= dim == 0;
+  if (empty) {
+    outElements = 0;
+    outBytes = 0;
+    return Status::ok();
+  }
+  if (overflow ||
+      elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+      (elementSize != 0 &&
+       elements > std::numeric_limits<size_t>::max() / elementSize))
+    return Status(StatusCode::OutOfRange, "the element count of the shape "
+                                          "overflows");
+  outElements = static_cast<int64_t>(elements);
+  outBytes = static_cast<size_t>(elements) * elementSize;
+  return Status::ok();
+}
+
+void HostTensor::AlignedFree::operator()(void *p) const { std::free(p); }
+
+Status HostTensor::create(DType dtype, std::vector<int64_t> shape,
+                          HostTensor &out) {
+  int64_t elements = 0;
+  size_t bytes = 0;
+  NNC_RETURN_IF_ERROR(
+      checkedShapeSize(shape, dtypeSize(dtype), elements, bytes));
+  // aligned_alloc wants a multiple of the alignment; round up, and give empty
+  // tensors one block so that data() is never null.
+  size_t rounded = bytes == 0 ? kHostTensorAlignment
+                              : (bytes + kHostTensorAlignment - 1) /
+                                    kHostTensorAlignment * kHostTensorAlignment;
+  if (rounded < bytes)
+    return Status(StatusCode::OutOfRange,
+                  "tensor of " + std::to_string(bytes) + " bytes is too large");
+  void *p = std::aligned_alloc(kHostTensorAlignment, rounded);
+  if (!p)
+    return Status(StatusCode::OutOfRange, "cannot allocate " +
+                                              std::to_string(bytes) +
+                                              " bytes for a tensor");
+  std::memset(p, 0, rounded);
+  out.dtype_ = dtype;
+  out.shape_ = std::move(shape);
+  out.numElements_ = elements;
+  out.sizeInBytes_ = bytes;
+  out.data_.reset(p);
+  return Status::ok();
+}
+
+} // namespace nnc::runtime
