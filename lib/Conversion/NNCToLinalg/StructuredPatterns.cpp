@@ -275,7 +275,10 @@ struct ArgReduceConversion : public OpConversionPattern<ArgReduceOp> {
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // I64Attr getters return uint64_t: read the signed value.
+    int64_t axis = op.getAxisAttr().getInt();
+    if (axis < 0)
+      axis += rank;
     Type t = inType.getElementType();
     bool isMax = op.getKind() == ArgReduceKind::argmax;
     bool last = op.getSelectLastIndex();
@@ -598,7 +601,10 @@ struct ConcatConversion : public OpConversionPattern<ConcatOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // I64Attr getters return uint64_t: read the signed value.
+    int64_t axis = op.getAxisAttr().getInt();
+    if (axis < 0)
+      axis += rank;
     ValueRange inputs = adaptor.getInputs();
 
     // Result sizes: those of the first input, the axis summed over inputs.
