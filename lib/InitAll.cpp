@@ -1,19 +1,50 @@
 //===- InitAll.cpp - register everything nnc uses -------------------------===//
 //
 // The single list of dialects and passes that nnc's tools and libraries
-// register.
+// register, including the upstream ones of the CPU pipeline
+// (linalg -> bufferization -> loops -> LLVM).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnc/InitAll.h"
 
+#include "nnc/Conversion/Passes.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/Transforms/Passes.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -21,6 +52,32 @@ void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<nnc::NNCDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   mlir::func::registerInlinerExtension(registry);
+
+  // The CPU pipeline: linalg on tensors, bufferized to memrefs, lowered to
+  // loops and then to the LLVM dialect.
+  registry.insert<mlir::affine::AffineDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::cf::ControlFlowDialect, mlir::index::IndexDialect,
+                  mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
+                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::scf::SCFDialect, mlir::ub::UBDialect>();
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  mlir::cf::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
+
+  // What --convert-to-llvm finds through dialect interfaces.
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::registerConvertFuncToLLVMInterface(registry);
+  mlir::index::registerConvertIndexToLLVMInterface(registry);
+  mlir::registerConvertMathToLLVMInterface(registry);
+  mlir::registerConvertMemRefToLLVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
 }
 
 void nnc::registerAllPasses() {
@@ -28,4 +85,25 @@ void nnc::registerAllPasses() {
   // symbol-dce, and the rest of the generic transforms.
   mlir::registerTransformsPasses();
   nnc::registerNNCPasses();
+  nnc::registerNNCConversionPasses();
+
+  // The upstream half of the CPU pipeline.
+  mlir::bufferization::registerOneShotBufferizePass();
+  mlir::bufferization::registerOwnershipBasedBufferDeallocationPass();
+  mlir::bufferization::registerBufferDeallocationSimplificationPass();
+  mlir::bufferization::registerLowerDeallocationsPass();
+  mlir::bufferization::registerBufferizationPipelines();
+  mlir::registerConvertLinalgToLoopsPass();
+  mlir::memref::registerExpandStridedMetadataPass();
+  mlir::registerLowerAffinePass();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerConvertMathToLibmPass();
+  mlir::registerConvertToLLVMPass();
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerConvertFuncToLLVMPass();
+  mlir::registerConvertIndexToLLVMPass();
+  mlir::registerConvertMathToLLVMPass();
+  mlir::registerFinalizeMemRefToLLVMConversionPass();
+  mlir::registerReconcileUnrealizedCastsPass();
 }

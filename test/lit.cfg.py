@@ -28,7 +28,22 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.nnc_tools_dir, append_path=True)
 tool_dirs = [config.nnc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["nnc-opt", "nnc-translate", "nnc-trace-examples"], tool_dirs)
+    ["nnc-opt", "nnc-translate", "nnc-trace-examples", "mlir-runner"],
+    tool_dirs)
+
+# JIT execution of lowered IR (test/Conversion/NNCToLinalg/run-*.mlir): the
+# runtime libraries of mlir-runner, and the CPU pipeline after
+# --nnc-convert-to-linalg.
+mlir_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+for name in ["mlir_runner_utils", "mlir_c_runner_utils"]:
+    config.substitutions.append(
+        ("%" + name, os.path.join(mlir_lib_dir, "lib" + name + ".so")))
+config.substitutions.append(
+    ("%cpu_pipeline",
+     "--one-shot-bufferize=bufferize-function-boundaries "
+     "--buffer-deallocation-pipeline --convert-linalg-to-loops "
+     "--expand-strided-metadata --lower-affine --convert-math-to-libm "
+     "--convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts"))
 
 if config.nnc_sanitizers:
     # libMLIR.so is not instrumented: its containers lack ASan annotations, and

@@ -1,0 +1,58 @@
+//===- Passes.td - nnc conversion passes ---------------------*- tablegen -*-===//
+//
+// Declarations of the passes that lower the nnc dialect to upstream dialects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_CONVERSION_PASSES_TD
+#define NNC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// NNCToLinalg
+//===----------------------------------------------------------------------===//
+
+def ConvertNNCToLinalgPass : Pass<"nnc-convert-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower nnc ops to linalg on tensors";
+  let description = [{
+    Rewrites nnc ops into upstream linalg-on-tensors IR: `linalg.generic` for
+    elementwise ops (numpy broadcasting through affine maps with constant 0
+    for size-1 dimensions), `linalg.matmul`/`linalg.batch_matmul` for
+    products, `linalg.reduce` for reductions, `linalg.transpose`, `tensor`
+    ops for shape manipulation and `arith.constant` for constants. Scalar
+    bodies use `arith` and `math`. The result is the input of the CPU
+    pipeline (one-shot bufferization, loops, LLVM).
+
+    ```mlir
+    %0 = nnc.add %x, %b : tensor<4x8xf32>, tensor<8xf32>
+    // becomes
+    %e = tensor.empty() : tensor<4x8xf32>
+    %0 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                         affine_map<(d0, d1) -> (d1)>,
+                         affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>)
+        outs(%e : tensor<4x8xf32>) {
+    ^bb0(%a: f32, %c: f32, %out: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<4x8xf32>
+    ```
+
+    A dynamic operand dimension is assumed to equal the corresponding result
+    dimension, i.e. never to be a 1 that broadcasts at run time (static
+    size-1 dimensions broadcast as usual). Every nnc op must convert: one that
+    has no pattern (or whose pattern does not apply) makes the pass fail with
+    an error naming the op.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // NNC_CONVERSION_PASSES_TD

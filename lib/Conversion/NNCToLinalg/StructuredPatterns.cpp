@@ -1,0 +1,820 @@
+//===- StructuredPatterns.cpp - nnc contractions, reductions, shapes ------===//
+//
+// Lowers nnc matmul/gemm, reductions, softmax, shape ops, constants and
+// losses to linalg named ops, linalg.reduce/generic and tensor ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::detail;
+
+namespace {
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return isFloat(t) ? floatConst(b, loc, t, 0) : intConst(b, loc, t, 0);
+}
+
+/// Reads `full`-rank-shaped loops for an operand missing `dropped` dims.
+Value broadcastBack(OpBuilder &b, Location loc, Value full, Value reduced,
+                    ArrayRef<int64_t> axes, ScalarFn body) {
+  auto type = cast<RankedTensorType>(full.getType());
+  int64_t rank = type.getRank();
+  Value init = createEmpty(b, loc, type, getDims(b, loc, full));
+  return buildParallelGeneric(b, loc, init, {full, reduced},
+                              {b.getMultiDimIdentityMap(rank),
+                               getDroppingMap(b.getContext(), rank, axes)},
+                              body);
+}
+
+/// Elementwise map over one tensor into a tensor of element type `t`.
+Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
+                ScalarFn body) {
+  auto type = cast<RankedTensorType>(inputs[0].getType());
+  auto resultType = RankedTensorType::get(type.getShape(), t);
+  Value init = createEmpty(b, loc, resultType, getDims(b, loc, inputs[0]));
+  SmallVector<AffineMap> maps(inputs.size(),
+                              b.getMultiDimIdentityMap(type.getRank()));
+  return buildParallelGeneric(b, loc, init, inputs, maps, body);
+}
+
+/// Numerically stable softmax pieces along `axis`: returns {max, exp(x-max),
+/// sum(exp(x-max))}.
+std::tuple<Value, Value, Value> softmaxParts(OpBuilder &b, Location loc,
+                                             Value x, int64_t axis) {
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  Value max = buildReduction(
+      b, loc, x, {axis}, extremeConst(b, loc, t, /*lowest=*/true),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+      });
+  Value e = broadcastBack(b, loc, x, max, {axis},
+                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                            return math::ExpOp::create(nb, l, d);
+                          });
+  Value sum =
+      buildReduction(b, loc, e, {axis}, floatConst(b, loc, t, 0),
+                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::AddFOp::create(nb, l, a[0], a[1]);
+                     });
+  return {max, e, sum};
+}
+
+Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  auto [max, e, sum] = softmaxParts(b, loc, x, axis);
+  (void)e;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Value init = createEmpty(b, loc, type, getDims(b, loc, x));
+  AffineMap drop = getDroppingMap(b.getContext(), rank, {axis});
+  return buildParallelGeneric(
+      b, loc, init, {x, max, sum}, {b.getMultiDimIdentityMap(rank), drop, drop},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+        return arith::SubFOp::create(nb, l, d,
+                                     math::LogOp::create(nb, l, a[2]));
+      });
+}
+
+/// Restores reduced dimensions as size 1 (keepdims).
+Value keepDims(OpBuilder &b, Location loc, Value reduced,
+               RankedTensorType keptType, ArrayRef<int64_t> axes) {
+  if (reduced.getType() == keptType)
+    return reduced;
+  return tensor::ExpandShapeOp::create(
+      b, loc, keptType, reduced,
+      getUnitDimReassociation(keptType.getRank(), axes));
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+struct SoftmaxConversion : public OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getNormalizedAxis();
+    auto [max, e, sum] = softmaxParts(rewriter, loc, adaptor.getInput(), axis);
+    (void)max;
+    Value result =
+        broadcastBack(rewriter, loc, e, sum, {axis},
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::DivFOp::create(nb, l, a[0], a[1]);
+                      });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LogSoftmaxConversion : public OpConversionPattern<LogSoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LogSoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, logSoftmax(rewriter, op.getLoc(), adaptor.getInput(),
+                                      op.getNormalizedAxis()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+struct ReduceConversion : public OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    SmallVector<int64_t> axes = op.getReducedAxes();
+    llvm::sort(axes);
+    if (axes.empty()) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
+    Type t = op.getInput().getType().getElementType();
+    bool fl = isFloat(t);
+    ReduceKind kind = op.getKind();
+    OpBuilder &b = rewriter;
+    auto add = [fl](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+      if (fl)
+        return arith::AddFOp::create(nb, l, x, y);
+      return arith::AddIOp::create(nb, l, x, y);
+    };
+    auto mul = [fl](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+      if (fl)
+        return arith::MulFOp::create(nb, l, x, y);
+      return arith::MulIOp::create(nb, l, x, y);
+    };
+
+    Value reduced;
+    switch (kind) {
+    case ReduceKind::sum:
+    case ReduceKind::mean:
+    case ReduceKind::log_sum:
+      reduced = buildReduction(b, loc, input, axes, zeroOf(b, loc, t),
+                               [&](OpBuilder &nb, Location l, ValueRange a) {
+                                 return add(nb, l, a[0], a[1]);
+                               });
+      break;
+    case ReduceKind::l1:
+      reduced = buildReduction(
+          b, loc, input, axes, zeroOf(b, loc, t),
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value abs = fl ? math::AbsFOp::create(nb, l, a[0]).getResult()
+                           : math::AbsIOp::create(nb, l, a[0]).getResult();
+            return add(nb, l, abs, a[1]);
+          });
+      break;
+    case ReduceKind::l2:
+    case ReduceKind::sum_square:
+      reduced =
+          buildReduction(b, loc, input, axes, zeroOf(b, loc, t),
+                         [&](OpBuilder &nb, Location l, ValueRange a) {
+                           return add(nb, l, mul(nb, l, a[0], a[0]), a[1]);
+                         });
+      break;
+    case ReduceKind::prod:
+      reduced =
+          buildReduction(b, loc, input, axes,
+                         fl ? floatConst(b, loc, t, 1) : intConst(b, loc, t, 1),
+                         [&](OpBuilder &nb, Location l, ValueRange a) {
+                           return mul(nb, l, a[0], a[1]);
+                         });
+      break;
+    case ReduceKind::max:
+    case ReduceKind::min: {
+      bool isMax = kind == ReduceKind::max;
+      reduced = buildReduction(
+          b, loc, input, axes, extremeConst(b, loc, t, /*lowest=*/isMax),
+          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            if (fl)
+              return isMax ? arith::MaximumFOp::create(nb, l, a[0], a[1])
+                                 .getResult()
+                           : arith::MinimumFOp::create(nb, l, a[0], a[1])
+                                 .getResult();
+            return isMax
+                       ? arith::MaxSIOp::create(nb, l, a[0], a[1]).getResult()
+                       : arith::MinSIOp::create(nb, l, a[0], a[1]).getResult();
+          });
+      break;
+    }
+    case ReduceKind::log_sum_exp: {
+      // log(sum(exp(x - m))) + m with m the maximum, so exp cannot overflow.
+      Value max =
+          buildReduction(b, loc, input, axes, extremeConst(b, loc, t, true),
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+                         });
+      Value e =
+          broadcastBack(b, loc, input, max, axes,
+                        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                          return math::ExpOp::create(nb, l, d);
+                        });
+      Value sum = buildReduction(b, loc, e, axes, zeroOf(b, loc, t),
+                                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                                   return add(nb, l, a[0], a[1]);
+                                 });
+      reduced = mapTensor(b, loc, {sum, max}, t,
+                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            Value lg = math::LogOp::create(nb, l, a[0]);
+                            return arith::AddFOp::create(nb, l, lg, a[1]);
+                          });
+      break;
+    }
+    }
+
+    if (kind == ReduceKind::mean) {
+      Value count = countAsScalar(b, loc, input, axes, t);
+      reduced =
+          mapTensor(b, loc, {reduced}, t,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      if (fl)
+                        return arith::DivFOp::create(nb, l, a[0], count);
+                      return arith::DivSIOp::create(nb, l, a[0], count);
+                    });
+    } else if (kind == ReduceKind::l2 || kind == ReduceKind::log_sum) {
+      bool sqrt = kind == ReduceKind::l2;
+      reduced =
+          mapTensor(b, loc, {reduced}, t,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      if (sqrt)
+                        return math::SqrtOp::create(nb, l, a[0]);
+                      return math::LogOp::create(nb, l, a[0]);
+                    });
+    }
+    rewriter.replaceOp(op, keepDims(b, loc, reduced, op.getType(), axes));
+    return success();
+  }
+};
+
+struct ArgReduceConversion : public OpConversionPattern<ArgReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArgReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    // I64Attr getters return uint64_t: read the signed value.
+    int64_t axis = op.getAxisAttr().getInt();
+    if (axis < 0)
+      axis += rank;
+    Type t = inType.getElementType();
+    bool isMax = op.getKind() == ArgReduceKind::argmax;
+    bool last = op.getSelectLastIndex();
+
+    SmallVector<OpFoldResult> inDims = getDims(b, loc, input);
+    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> dims;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i == axis)
+        continue;
+      shape.push_back(inType.getDimSize(i));
+      dims.push_back(inDims[i]);
+    }
+    Value bestInit = createFilled(b, loc, RankedTensorType::get(shape, t), dims,
+                                  extremeConst(b, loc, t, /*lowest=*/isMax));
+    Value indexInit =
+        createFilled(b, loc, RankedTensorType::get(shape, b.getI64Type()), dims,
+                     intConst(b, loc, b.getI64Type(), 0));
+    AffineMap drop = getDroppingMap(b.getContext(), rank, {axis});
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators[axis] = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{bestInit.getType(), indexInit.getType()},
+        ValueRange{input}, ValueRange{bestInit, indexInit},
+        SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), drop, drop},
+        iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value idx = linalg::IndexOp::create(nb, l, axis);
+          idx = arith::IndexCastOp::create(nb, l, nb.getI64Type(), idx);
+          Value better;
+          if (isFloat(t)) {
+            arith::CmpFPredicate p = isMax ? (last ? arith::CmpFPredicate::OGE
+                                                   : arith::CmpFPredicate::OGT)
+                                           : (last ? arith::CmpFPredicate::OLE
+                                                   : arith::CmpFPredicate::OLT);
+            better = arith::CmpFOp::create(nb, l, p, a[0], a[1]);
+          } else {
+            arith::CmpIPredicate p = isMax ? (last ? arith::CmpIPredicate::sge
+                                                   : arith::CmpIPredicate::sgt)
+                                           : (last ? arith::CmpIPredicate::sle
+                                                   : arith::CmpIPredicate::slt);
+            better = arith::CmpIOp::create(nb, l, p, a[0], a[1]);
+          }
+          Value v = arith::SelectOp::create(nb, l, better, a[0], a[1]);
+          Value i = arith::SelectOp::create(nb, l, better, idx, a[2]);
+          linalg::YieldOp::create(nb, l, ValueRange{v, i});
+        });
+    rewriter.replaceOp(
+        op, keepDims(b, loc, generic.getResult(1), op.getType(), {axis}));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+Value zeroFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                 ArrayRef<OpFoldResult> dims) {
+  return createFilled(b, loc, type, dims,
+                      zeroOf(b, loc, type.getElementType()));
+}
+
+/// [..., M, K] x [..., K, N] for operands of rank >= 2 with numpy
+/// broadcasting of the batch dimensions.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  Type et = lt.getElementType();
+  int64_t lr = lt.getRank(), rr = rt.getRank();
+  int64_t rank = std::max(lr, rr);
+  SmallVector<OpFoldResult> lDims = getDims(b, loc, lhs);
+  SmallVector<OpFoldResult> rDims = getDims(b, loc, rhs);
+
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> dims;
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    int64_t li = i - (rank - lr), ri = i - (rank - rr);
+    int64_t ld = li >= 0 ? lt.getDimSize(li) : 1;
+    int64_t rd = ri >= 0 ? rt.getDimSize(ri) : 1;
+    // Take the size from an operand that does not broadcast.
+    if (ld != 1 || ri < 0) {
+      shape.push_back(ld);
+      dims.push_back(li >= 0 ? lDims[li] : b.getIndexAttr(1));
+    } else {
+      shape.push_back(rd);
+      dims.push_back(rDims[ri]);
+    }
+  }
+  shape.push_back(lt.getDimSize(lr - 2));
+  dims.push_back(lDims[lr - 2]);
+  shape.push_back(rt.getDimSize(rr - 1));
+  dims.push_back(rDims[rr - 1]);
+  auto resultType = RankedTensorType::get(shape, et);
+  Value init = zeroFilled(b, loc, resultType, dims);
+
+  if (rank == 2)
+    return linalg::MatmulOp::create(b, loc, TypeRange{resultType},
+                                    ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+  bool sameBatch =
+      lr == 3 && rr == 3 && (lt.getDimSize(0) == 1) == (rt.getDimSize(0) == 1);
+  if (sameBatch)
+    return linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
+                                         ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+
+  // General case: a generic contraction whose operand maps broadcast the
+  // batch dimensions; loop dims are (batch..., m, n, k).
+  MLIRContext *ctx = b.getContext();
+  int64_t loops = rank + 1;
+  auto operandMap = [&](RankedTensorType t, bool isLhs) {
+    SmallVector<AffineExpr> exprs;
+    int64_t r = t.getRank();
+    for (int64_t j = 0; j < r - 2; ++j) {
+      int64_t i = j + (rank - r);
+      bool broadcast = t.getDimSize(j) == 1 && shape[i] != 1;
+      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(i, ctx));
+    }
+    if (isLhs) {
+      exprs.push_back(getAffineDimExpr(rank - 2, ctx));
+      exprs.push_back(getAffineDimExpr(rank, ctx));
+    } else {
+      exprs.push_back(getAffineDimExpr(rank, ctx));
+      exprs.push_back(getAffineDimExpr(rank - 1, ctx));
+    }
+    return AffineMap::get(loops, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps = {
+      operandMap(lt, true), operandMap(rt, false),
+      AffineMap::getMultiDimIdentityMap(rank, ctx).shiftDims(0)};
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < rank; ++i)
+    outExprs.push_back(getAffineDimExpr(i, ctx));
+  maps[2] = AffineMap::get(loops, 0, outExprs, ctx);
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  bool fl = isFloat(et);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+             ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               Value p =
+                   fl ? arith::MulFOp::create(nb, l, a[0], a[1]).getResult()
+                      : arith::MulIOp::create(nb, l, a[0], a[1]).getResult();
+               Value s = fl ? arith::AddFOp::create(nb, l, p, a[2]).getResult()
+                            : arith::AddIOp::create(nb, l, p, a[2]).getResult();
+               linalg::YieldOp::create(nb, l, s);
+             })
+      .getResult(0);
+}
+
+struct MatMulConversion : public OpConversionPattern<MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lt = cast<RankedTensorType>(lhs.getType());
+    auto rt = cast<RankedTensorType>(rhs.getType());
+    bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
+    if (lhsVector)
+      lhs = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()),
+          lhs, SmallVector<ReassociationIndices>{{0, 1}});
+    if (rhsVector)
+      rhs = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({rt.getDimSize(0), 1}, rt.getElementType()),
+          rhs, SmallVector<ReassociationIndices>{{0, 1}});
+    Value result = buildMatmul(rewriter, loc, lhs, rhs);
+    int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
+    SmallVector<int64_t> unit;
+    if (lhsVector)
+      unit.push_back(rank - 2);
+    if (rhsVector)
+      unit.push_back(rank - 1);
+    if (!unit.empty())
+      result =
+          tensor::CollapseShapeOp::create(rewriter, loc, op.getType(), result,
+                                          getUnitDimReassociation(rank, unit));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+Value transpose2D(OpBuilder &b, Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> dims = getDims(b, loc, v);
+  auto type = RankedTensorType::get({t.getDimSize(1), t.getDimSize(0)},
+                                    t.getElementType());
+  Value init = createEmpty(b, loc, type, {dims[1], dims[0]});
+  return linalg::TransposeOp::create(b, loc, v, init, ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+struct GemmConversion : public OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value a = adaptor.getA(), bm = adaptor.getB();
+    if (op.getTransA())
+      a = transpose2D(rewriter, loc, a);
+    if (op.getTransB())
+      bm = transpose2D(rewriter, loc, bm);
+    Value product = buildMatmul(rewriter, loc, a, bm);
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    Value c = adaptor.getC();
+    if (alpha == 1.0 && (!c || beta == 0.0)) {
+      rewriter.replaceOp(op, product);
+      return success();
+    }
+    Type t = op.getType().getElementType();
+    auto scalar = [&](OpBuilder &nb, Location l, double v) {
+      return isFloat(t) ? floatConst(nb, l, t, v)
+                        : intConst(nb, l, t, static_cast<int64_t>(v));
+    };
+    SmallVector<Value> inputs = {product};
+    if (c && beta != 0.0)
+      inputs.push_back(c);
+    auto resultType = cast<RankedTensorType>(product.getType());
+    std::string reason;
+    FailureOr<Value> result = buildBroadcastGeneric(
+        rewriter, loc, resultType, inputs,
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          bool fl = isFloat(t);
+          auto mul = [&](Value x, Value y) -> Value {
+            if (fl)
+              return arith::MulFOp::create(nb, l, x, y);
+            return arith::MulIOp::create(nb, l, x, y);
+          };
+          Value r = mul(args[0], scalar(nb, l, alpha));
+          if (args.size() == 2) {
+            Value cc = mul(args[1], scalar(nb, l, beta));
+            r = fl ? arith::AddFOp::create(nb, l, r, cc).getResult()
+                   : arith::AddIOp::create(nb, l, r, cc).getResult();
+          }
+          return r;
+        },
+        reason);
+    if (failed(result))
+      return op.emitOpError("cannot be lowered to linalg: ") << reason;
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+struct TransposeConversion : public OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> inDims =
+        getDims(rewriter, loc, adaptor.getInput());
+    SmallVector<OpFoldResult> dims;
+    for (int64_t p : op.getPerm())
+      dims.push_back(inDims[p]);
+    Value init = createEmpty(rewriter, loc, op.getType(), dims);
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, loc,
+                                                       adaptor.getInput(), init,
+                                                       op.getPerm())
+                               .getResult()[0]);
+    return success();
+  }
+};
+
+struct ReshapeConversion : public OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    if (!type.hasStaticShape())
+      return op.emitOpError("cannot be lowered to linalg: the result type ")
+             << type << " must be static";
+    Location loc = op.getLoc();
+    auto shapeType =
+        RankedTensorType::get({type.getRank()}, rewriter.getI64Type());
+    Value shape = arith::ConstantOp::create(
+        rewriter, loc, DenseIntElementsAttr::get(shapeType, type.getShape()));
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, type, adaptor.getInput(),
+                                                   shape);
+    return success();
+  }
+};
+
+struct ExpandConversion : public OpConversionPattern<ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string reason;
+    FailureOr<Value> result = buildBroadcastGeneric(
+        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; }, reason);
+    if (failed(result))
+      return op.emitOpError("cannot be lowered to linalg: ") << reason;
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+struct ConcatConversion : public OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    // I64Attr getters return uint64_t: read the signed value.
+    int64_t axis = op.getAxisAttr().getInt();
+    if (axis < 0)
+      axis += rank;
+    ValueRange inputs = adaptor.getInputs();
+
+    // Result sizes: those of the first input, the axis summed over inputs.
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, inputs[0]);
+    SmallVector<SmallVector<OpFoldResult>> inputDims;
+    OpFoldResult total = rewriter.getIndexAttr(0);
+    auto addIndex = [&](OpFoldResult x, OpFoldResult y) -> OpFoldResult {
+      std::optional<int64_t> cx = getConstantIntValue(x);
+      std::optional<int64_t> cy = getConstantIntValue(y);
+      if (cx && cy)
+        return rewriter.getIndexAttr(*cx + *cy);
+      return arith::AddIOp::create(
+                 rewriter, loc,
+                 getValueOrCreateConstantIndexOp(rewriter, loc, x),
+                 getValueOrCreateConstantIndexOp(rewriter, loc, y))
+          .getResult();
+    };
+    for (Value input : inputs) {
+      inputDims.push_back(getDims(rewriter, loc, input));
+      total = addIndex(total, inputDims.back()[axis]);
+    }
+    dims[axis] = total;
+    Value result = createEmpty(rewriter, loc, type, dims);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    for (auto [input, sizes] : llvm::zip(inputs, inputDims)) {
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      offsets[axis] = offset;
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
+                                             offsets, sizes, strides);
+      offset = addIndex(offset, sizes[axis]);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceConversion : public OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, input);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    ArrayRef<int64_t> starts = op.getStarts();
+    SmallVector<int64_t> axes;
+    if (auto a = op.getAxes())
+      axes.assign(a->begin(), a->end());
+    else
+      for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i)
+        axes.push_back(i);
+    for (auto [i, axisAttr] : llvm::enumerate(axes)) {
+      int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
+      int64_t step = op.getSteps() ? (*op.getSteps())[i] : 1;
+      int64_t dim = inType.getDimSize(axis);
+      int64_t size = op.getType().getDimSize(axis);
+      if (step < 0)
+        return op.emitOpError("cannot be lowered to linalg: negative step ")
+               << step << " on axis " << axis << " is not supported";
+      if (ShapedType::isDynamic(dim) || ShapedType::isDynamic(size))
+        return op.emitOpError("cannot be lowered to linalg: sliced axis ")
+               << axis << " must have a static size";
+      int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+      start = std::clamp<int64_t>(start, 0, dim);
+      offsets[axis] = rewriter.getIndexAttr(start);
+      sizes[axis] = rewriter.getIndexAttr(size);
+      strides[axis] = rewriter.getIndexAttr(step);
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), input, offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct PadConversion : public OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getMode() != PadMode::constant)
+      return op.emitOpError("cannot be lowered to linalg: only constant "
+                            "padding is supported, not ")
+             << stringifyPadMode(op.getMode());
+    ArrayRef<int64_t> pads = op.getPads();
+    if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+      return op.emitOpError(
+          "cannot be lowered to linalg: negative pads (cropping) are not "
+          "supported");
+    Location loc = op.getLoc();
+    int64_t rank = op.getType().getRank();
+    SmallVector<OpFoldResult> low, high;
+    for (int64_t i = 0; i < rank; ++i) {
+      low.push_back(rewriter.getIndexAttr(pads[i]));
+      high.push_back(rewriter.getIndexAttr(pads[i + rank]));
+    }
+    Type t = op.getType().getElementType();
+    double v = op.getValue().convertToDouble();
+    Value fill = isFloat(t)
+                     ? floatConst(rewriter, loc, t, v)
+                     : intConst(rewriter, loc, t, static_cast<int64_t>(v));
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(
+        op, op.getType(), adaptor.getInput(), low, high, fill);
+    return success();
+  }
+};
+
+struct ConstantConversion : public OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return op.emitOpError("cannot be lowered to linalg: value is not a "
+                            "typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// Sum of all elements of `v` as a rank-0 tensor, divided by the element
+/// count when `mean`.
+Value reduceAll(OpBuilder &b, Location loc, Value v, bool mean) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Type t = type.getElementType();
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  Value sum =
+      buildReduction(b, loc, v, axes, floatConst(b, loc, t, 0),
+                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::AddFOp::create(nb, l, a[0], a[1]);
+                     });
+  if (!mean)
+    return sum;
+  Value count = countAsScalar(b, loc, v, axes, t);
+  return mapTensor(b, loc, {sum}, t,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return arith::DivFOp::create(nb, l, a[0], count);
+                   });
+}
+
+struct MseLossConversion : public OpConversionPattern<MseLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MseLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type t = op.getType().getElementType();
+    Value sq =
+        mapTensor(rewriter, loc, {adaptor.getInput(), adaptor.getTarget()}, t,
+                  [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                    Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                    return arith::MulFOp::create(nb, l, d, d);
+                  });
+    if (op.getReduction() != LossReduction::none)
+      sq = reduceAll(rewriter, loc, sq,
+                     op.getReduction() == LossReduction::mean);
+    rewriter.replaceOp(op, sq);
+    return success();
+  }
+};
+
+struct CrossEntropyConversion : public OpConversionPattern<CrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto logitsType = op.getLogits().getType();
+    if (logitsType.getRank() != 2 || op.getWeight() || op.getIgnoreIndex() ||
+        op.getLabelSmoothing().convertToDouble() != 0.0)
+      return op.emitOpError(
+          "cannot be lowered to linalg: only [N, C] logits without weight, "
+          "ignore_index or label_smoothing are supported");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type t = logitsType.getElementType();
+    Value logp = logSoftmax(b, loc, adaptor.getLogits(), /*axis=*/1);
+    Value labels = adaptor.getLabels();
+    // -logp[n, labels[n]] for every n.
+    Value picked = mapTensor(
+        b, loc, {labels}, t, [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value n = linalg::IndexOp::create(nb, l, 0);
+          Value c = arith::IndexCastOp::create(nb, l, nb.getIndexType(), a[0]);
+          Value v = tensor::ExtractOp::create(nb, l, logp, ValueRange{n, c});
+          return arith::NegFOp::create(nb, l, v).getResult();
+        });
+    if (op.getReduction() != LossReduction::none)
+      picked =
+          reduceAll(b, loc, picked, op.getReduction() == LossReduction::mean);
+    rewriter.replaceOp(op, picked);
+    return success();
+  }
+};
+
+} // namespace
+
+void nnc::detail::populateStructuredPatterns(RewritePatternSet &patterns) {
+  patterns.add<ArgReduceConversion, ConcatConversion, ConstantConversion,
+               CrossEntropyConversion, ExpandConversion, GemmConversion,
+               LogSoftmaxConversion, MatMulConversion, MseLossConversion,
+               PadConversion, ReduceConversion, ReshapeConversion,
+               SliceConversion, SoftmaxConversion, TransposeConversion>(
+      patterns.getContext());
+}
