@@ -298,6 +298,10 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
                                               : ParamKind::trainable;
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = entry->getArgument(i);
+    // Arguments carry their ONNX name as the tracer's do, so that clients
+    // (the C API's signature queries) can tell inputs apart.
+    entry->getArgument(i).setLoc(
+        NameLoc::get(StringAttr::get(&context, name), modelLoc()));
     if (argIsParam[i])
       func.setArgAttr(i, NNCDialect::getParamAttrName(),
                       ParamKindAttr::get(&context, paramKind));
