@@ -8,9 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc-c/nnc.h"
-// The runtime defines its own NNC_RETURN_IF_ERROR for C++ statuses; this
-// file uses neither, so drop the C one before including it.
-#undef NNC_RETURN_IF_ERROR
 
 #include "nnc/Import/ONNX/Importer.h"
 #include "nnc/InitAll.h"

@@ -13,12 +13,12 @@ Status CudaDriver::load(CudaDriver &out) {
   else
     candidates = {"libcuda.so.1", "libcuda.so"};
   CudaDriver driver;
-  NNC_RETURN_IF_ERROR(DynamicLibrary::open(
+  NNC_RUNTIME_RETURN_IF_ERROR(DynamicLibrary::open(
       candidates, "the CUDA driver (libcuda; is an NVIDIA driver installed?)",
       driver.library));
   void *address = nullptr;
 #define NNC_CU_PFN(name, ...)                                                  \
-  NNC_RETURN_IF_ERROR(driver.library.lookup(#name, &address));                 \
+  NNC_RUNTIME_RETURN_IF_ERROR(driver.library.lookup(#name, &address));                 \
   driver.name = reinterpret_cast<decltype(driver.name)>(address);
 #include "nnc/runtime/CudaDriverSymbols.def"
 #undef NNC_CU_PFN

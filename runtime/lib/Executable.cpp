@@ -182,7 +182,7 @@ Status ExecutableWriter::addSection(SectionKind kind, std::string name,
   if (!isKnownKind(uint32_t(kind)))
     return Status(StatusCode::InvalidArgument,
                   "unknown section kind " + std::to_string(uint32_t(kind)));
-  NNC_RETURN_IF_ERROR(validateName(name));
+  NNC_RUNTIME_RETURN_IF_ERROR(validateName(name));
   for (const PendingSection &s : sections_)
     if (s.name == name)
       return Status(StatusCode::InvalidArgument,
@@ -268,7 +268,7 @@ Status ExecutableWriter::serialize(std::vector<uint8_t> &out) const {
 
 Status ExecutableWriter::writeFile(const std::string &path) const {
   std::vector<uint8_t> bytes;
-  NNC_RETURN_IF_ERROR(serialize(bytes));
+  NNC_RUNTIME_RETURN_IF_ERROR(serialize(bytes));
 
   std::string tempPath = path + ".tmp.XXXXXX";
   int fd = mkostemp(tempPath.data(), O_CLOEXEC);
@@ -405,7 +405,7 @@ Status ExecutableReader::fromBytes(const void *data, size_t size,
   reader.size_ = size;
   if (size > 0)
     std::memcpy(reader.data_, data, size);
-  NNC_RETURN_IF_ERROR(reader.verify(source));
+  NNC_RUNTIME_RETURN_IF_ERROR(reader.verify(source));
   out = std::move(reader);
   return Status::ok();
 }
@@ -473,7 +473,7 @@ Status ExecutableReader::openFile(const std::string &path,
     }
     ::close(fd);
   }
-  NNC_RETURN_IF_ERROR(reader.verify(path));
+  NNC_RUNTIME_RETURN_IF_ERROR(reader.verify(path));
   out = std::move(reader);
   return Status::ok();
 }

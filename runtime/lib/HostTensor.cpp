@@ -94,7 +94,7 @@ Status HostTensor::create(DType dtype, std::vector<int64_t> shape,
                           HostTensor &out) {
   int64_t elements = 0;
   size_t bytes = 0;
-  NNC_RETURN_IF_ERROR(
+  NNC_RUNTIME_RETURN_IF_ERROR(
       checkedShapeSize(shape, dtypeSize(dtype), elements, bytes));
   // aligned_alloc wants a multiple of the alignment; round up, and give empty
   // tensors one block so that data() is never null.

@@ -162,7 +162,7 @@ Status crcOfRange(const ByteSource &source, uint64_t offset, uint64_t n,
   std::vector<uint8_t> buffer(std::min<uint64_t>(n, 1 << 20));
   while (n > 0) {
     size_t chunk = static_cast<size_t>(std::min<uint64_t>(n, buffer.size()));
-    NNC_RETURN_IF_ERROR(source.read(offset, chunk, buffer.data()));
+    NNC_RUNTIME_RETURN_IF_ERROR(source.read(offset, chunk, buffer.data()));
     crc = crc32(buffer.data(), chunk, crc);
     offset += chunk;
     n -= chunk;
@@ -462,7 +462,7 @@ Status interpretHeaderDict(const PyValue &dict, const std::string &name,
   if (descr->kind != PyValue::Kind::Str)
     return fail(StatusCode::InvalidArgument, name,
                 "header 'descr' is not a string");
-  NNC_RETURN_IF_ERROR(dtypeForDescr(descr->str, name, out.dtype));
+  NNC_RUNTIME_RETURN_IF_ERROR(dtypeForDescr(descr->str, name, out.dtype));
   if (fortran->kind != PyValue::Kind::Bool)
     return fail(StatusCode::InvalidArgument, name,
                 "header 'fortran_order' is not True or False");
@@ -499,7 +499,7 @@ Status readNpyHeader(const ByteSource &source, uint64_t base, uint64_t size,
     return fail(StatusCode::InvalidArgument, name,
                 "truncated: " + std::to_string(size) +
                     " bytes is shorter than the .npy preamble");
-  NNC_RETURN_IF_ERROR(source.read(base, 10, preamble));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.read(base, 10, preamble));
   if (std::memcmp(preamble, kNpyMagic, kNpyMagicLen) != 0)
     return fail(StatusCode::InvalidArgument, name,
                 "not a .npy file (bad magic)");
@@ -514,7 +514,7 @@ Status readNpyHeader(const ByteSource &source, uint64_t base, uint64_t size,
                 "truncated: " + std::to_string(size) +
                     " bytes is shorter than the .npy preamble");
   if (preambleLen == 12)
-    NNC_RETURN_IF_ERROR(source.read(base + 10, 2, preamble + 10));
+    NNC_RUNTIME_RETURN_IF_ERROR(source.read(base + 10, 2, preamble + 10));
   uint64_t headerLen = major == 1 ? load16(preamble + 8) : load32(preamble + 8);
   if (headerLen > size - preambleLen)
     return fail(StatusCode::InvalidArgument, name,
@@ -522,7 +522,7 @@ Status readNpyHeader(const ByteSource &source, uint64_t base, uint64_t size,
                     " bytes but only " + std::to_string(size - preambleLen) +
                     " follow");
   std::string header(static_cast<size_t>(headerLen), '\0');
-  NNC_RETURN_IF_ERROR(
+  NNC_RUNTIME_RETURN_IF_ERROR(
       source.read(base + preambleLen, header.size(), header.data()));
   if (crc) {
     *crc = crc32(preamble, preambleLen, *crc);
@@ -535,7 +535,7 @@ Status readNpyHeader(const ByteSource &source, uint64_t base, uint64_t size,
   if (!parser.parseTop(dict))
     return fail(StatusCode::InvalidArgument, name,
                 "bad header: " + parser.errorMessage());
-  NNC_RETURN_IF_ERROR(interpretHeaderDict(dict, name, out));
+  NNC_RUNTIME_RETURN_IF_ERROR(interpretHeaderDict(dict, name, out));
   out.dataOffset = preambleLen + headerLen;
   uint64_t available = size - out.dataOffset;
   if (available != out.dataBytes)
@@ -579,12 +579,12 @@ void fortranToC(const uint8_t *src, uint8_t *dst,
 Status readNpyImage(const ByteSource &source, uint64_t base, uint64_t size,
                     const std::string &name, HostTensor &out, uint32_t *crc) {
   NpyHeader header;
-  NNC_RETURN_IF_ERROR(readNpyHeader(source, base, size, name, header, crc));
+  NNC_RUNTIME_RETURN_IF_ERROR(readNpyHeader(source, base, size, name, header, crc));
   HostTensor tensor;
   Status s = HostTensor::create(header.dtype, header.shape, tensor);
   if (!s.isOk())
     return fail(s.code(), name, s.message());
-  NNC_RETURN_IF_ERROR(
+  NNC_RUNTIME_RETURN_IF_ERROR(
       source.read(base + header.dataOffset, header.dataBytes, tensor.data()));
   if (crc)
     *crc = crc32(tensor.data(), header.dataBytes, *crc);
@@ -716,7 +716,7 @@ private:
 
 Status writeNpyTo(const HostTensor &tensor, ByteSink &sink) {
   std::vector<uint8_t> header = npyHeaderBytes(tensor);
-  NNC_RETURN_IF_ERROR(sink.write(header.data(), header.size()));
+  NNC_RUNTIME_RETURN_IF_ERROR(sink.write(header.data(), header.size()));
   return sink.write(tensor.data(), tensor.sizeInBytes());
 }
 
@@ -761,7 +761,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
   uint64_t searchEnd = searchStart > 0xffff ? searchStart - 0xffff : 0;
   size_t tailLen = static_cast<size_t>(fileSize - searchEnd);
   std::vector<uint8_t> tail(tailLen);
-  NNC_RETURN_IF_ERROR(source.read(searchEnd, tailLen, tail.data()));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.read(searchEnd, tailLen, tail.data()));
   uint64_t endOffset = 0;
   bool found = false;
   for (uint64_t pos = searchStart + 1; pos-- > searchEnd;) {
@@ -784,7 +784,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
     if (endOffset < kZip64LocatorLen)
       return notZip("ZIP64 locator missing");
     uint8_t locator[kZip64LocatorLen];
-    NNC_RETURN_IF_ERROR(
+    NNC_RUNTIME_RETURN_IF_ERROR(
         source.read(endOffset - kZip64LocatorLen, kZip64LocatorLen, locator));
     if (load32(locator) != kZip64LocatorSig)
       return notZip("ZIP64 locator missing");
@@ -795,7 +795,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
         endOffset - kZip64LocatorLen - zip64Offset < kZip64EndLen)
       return notZip("ZIP64 end record out of bounds");
     uint8_t rec[kZip64EndLen];
-    NNC_RETURN_IF_ERROR(source.read(zip64Offset, kZip64EndLen, rec));
+    NNC_RUNTIME_RETURN_IF_ERROR(source.read(zip64Offset, kZip64EndLen, rec));
     if (load32(rec) != kZip64EndSig)
       return notZip("bad ZIP64 end record signature");
     disk = load32(rec + 16) != 0 ? 1 : 0;
@@ -816,7 +816,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
     return notZip("central directory too small for " + std::to_string(entries) +
                   " entries");
   std::vector<uint8_t> cd(static_cast<size_t>(cdSize));
-  NNC_RETURN_IF_ERROR(source.read(cdOffset, cd.size(), cd.data()));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.read(cdOffset, cd.size(), cd.data()));
 
   members.clear();
   members.reserve(static_cast<size_t>(entries));
@@ -913,7 +913,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
         cdOffset - member.localOffset < kLocalHeaderLen)
       return notZip(where + " has its local header out of bounds");
     uint8_t local[kLocalHeaderLen];
-    NNC_RETURN_IF_ERROR(
+    NNC_RUNTIME_RETURN_IF_ERROR(
         source.read(member.localOffset, kLocalHeaderLen, local));
     if (load32(local) != kLocalHeaderSig)
       return notZip(where + " has a bad local header signature");
@@ -928,7 +928,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
     if (cdOffset - headerEnd < nameLen + extraLen)
       return notZip(where + " has its local header out of bounds");
     std::string localName(static_cast<size_t>(nameLen), '\0');
-    NNC_RETURN_IF_ERROR(
+    NNC_RUNTIME_RETURN_IF_ERROR(
         source.read(headerEnd, localName.size(), localName.data()));
     if (localName != member.fileName)
       return notZip(where + " has local header name " + quoted(localName));
@@ -950,7 +950,7 @@ Status readCentralDirectory(const ByteSource &source, const std::string &name,
 Status readNpzFrom(const ByteSource &source, const std::string &name,
                    std::vector<NpzEntry> &out) {
   std::vector<ZipMember> members;
-  NNC_RETURN_IF_ERROR(readCentralDirectory(source, name, members));
+  NNC_RUNTIME_RETURN_IF_ERROR(readCentralDirectory(source, name, members));
   std::vector<std::string> keys;
   for (const ZipMember &member : members) {
     std::string_view file = member.fileName;
@@ -977,7 +977,7 @@ Status readNpzFrom(const ByteSource &source, const std::string &name,
       // A corrupted member is reported as such rather than by whichever
       // check its damage happened to trip.
       uint32_t full = 0;
-      NNC_RETURN_IF_ERROR(
+      NNC_RUNTIME_RETURN_IF_ERROR(
           crcOfRange(source, member.dataOffset, member.size, full));
       if (full != member.crc)
         crc = full;
@@ -1081,9 +1081,9 @@ Status writeNpzTo(const std::vector<NpzEntry> &entries, ByteSink &sink,
       central.insert(central.end(), zip64Extra.begin(), zip64Extra.end());
     }
 
-    NNC_RETURN_IF_ERROR(sink.write(local.data(), local.size()));
-    NNC_RETURN_IF_ERROR(sink.write(npyHeader.data(), npyHeader.size()));
-    NNC_RETURN_IF_ERROR(
+    NNC_RUNTIME_RETURN_IF_ERROR(sink.write(local.data(), local.size()));
+    NNC_RUNTIME_RETURN_IF_ERROR(sink.write(npyHeader.data(), npyHeader.size()));
+    NNC_RUNTIME_RETURN_IF_ERROR(
         sink.write(entry.tensor.data(), entry.tensor.sizeInBytes()));
     offset += local.size() + size;
   }
@@ -1188,7 +1188,7 @@ uint32_t crc32(const void *bytes, size_t size, uint32_t crc) {
 
 Status readNpy(const std::string &path, HostTensor &out) {
   FileSource source;
-  NNC_RETURN_IF_ERROR(source.open(path));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.open(path));
   return readNpyImage(source, 0, source.size(), path, out, nullptr);
 }
 
@@ -1200,8 +1200,8 @@ Status parseNpy(const void *bytes, size_t size, const std::string &name,
 
 Status writeNpy(const std::string &path, const HostTensor &tensor) {
   FileSink sink;
-  NNC_RETURN_IF_ERROR(sink.open(path));
-  NNC_RETURN_IF_ERROR(writeNpyTo(tensor, sink));
+  NNC_RUNTIME_RETURN_IF_ERROR(sink.open(path));
+  NNC_RUNTIME_RETURN_IF_ERROR(writeNpyTo(tensor, sink));
   return sink.commit();
 }
 
@@ -1212,7 +1212,7 @@ Status serializeNpy(const HostTensor &tensor, std::vector<uint8_t> &out) {
 
 Status readNpz(const std::string &path, std::vector<NpzEntry> &out) {
   FileSource source;
-  NNC_RETURN_IF_ERROR(source.open(path));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.open(path));
   return readNpzFrom(source, path, out);
 }
 
@@ -1225,8 +1225,8 @@ Status parseNpz(const void *bytes, size_t size, const std::string &name,
 Status writeNpz(const std::string &path, const std::vector<NpzEntry> &entries,
                 const NpzWriteOptions &options) {
   FileSink sink;
-  NNC_RETURN_IF_ERROR(sink.open(path));
-  NNC_RETURN_IF_ERROR(writeNpzTo(entries, sink, options, path));
+  NNC_RUNTIME_RETURN_IF_ERROR(sink.open(path));
+  NNC_RUNTIME_RETURN_IF_ERROR(writeNpzTo(entries, sink, options, path));
   return sink.commit();
 }
 
@@ -1299,7 +1299,7 @@ Status parseCsv(const std::string &text, const std::string &name,
     ++rows;
   }
   HostTensor tensor;
-  NNC_RETURN_IF_ERROR(HostTensor::create(
+  NNC_RUNTIME_RETURN_IF_ERROR(HostTensor::create(
       DType::F32,
       {static_cast<int64_t>(rows), static_cast<int64_t>(rows ? columns : 0)},
       tensor));
@@ -1312,11 +1312,11 @@ Status parseCsv(const std::string &text, const std::string &name,
 Status readCsv(const std::string &path, const CsvOptions &options,
                HostTensor &out, std::vector<std::string> *headerNames) {
   FileSource source;
-  NNC_RETURN_IF_ERROR(source.open(path));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.open(path));
   if (source.size() > std::numeric_limits<size_t>::max() / 2)
     return fail(StatusCode::OutOfRange, path, "file is too large");
   std::string text(static_cast<size_t>(source.size()), '\0');
-  NNC_RETURN_IF_ERROR(source.read(0, text.size(), text.data()));
+  NNC_RUNTIME_RETURN_IF_ERROR(source.read(0, text.size(), text.data()));
   return parseCsv(text, path, options, out, headerNames);
 }
 

@@ -15,7 +15,7 @@ Status failIfNegative(int x) {
 }
 
 Status chain(int x, bool &reachedEnd) {
-  NNC_RETURN_IF_ERROR(failIfNegative(x));
+  NNC_RUNTIME_RETURN_IF_ERROR(failIfNegative(x));
   reachedEnd = true;
   return Status::ok();
 }

@@ -50,7 +50,7 @@ private:
 } // namespace nnc::runtime
 
 /// Returns the status of `expr` from the enclosing function if it failed.
-#define NNC_RETURN_IF_ERROR(expr)                                              \
+#define NNC_RUNTIME_RETURN_IF_ERROR(expr)                                              \
   do {                                                                         \
     ::nnc::runtime::Status nnc_status_ = (expr);                               \
     if (!nnc_status_.isOk())                                                   \
