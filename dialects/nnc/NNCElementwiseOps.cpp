@@ -52,25 +52,87 @@ static OpFoldResult foldRightIdentity(Value lhs, Attribute rhs, Type resultType,
   return {};
 }
 
-/// Folds a binary op on two constants of the result's type. Integer division
-/// by zero and overflowing signed division are left unfolded.
+/// Constant folding materializes every element; it is meant for shape
+/// computations and small constants, not for weights.
+static constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// The flat index into an operand of `inShape` that numpy broadcasting reads
+/// for the flat index `flat` of a result of `outShape`.
+static int64_t broadcastIndex(int64_t flat, ArrayRef<int64_t> outShape,
+                              ArrayRef<int64_t> inShape) {
+  int64_t index = 0, stride = 1;
+  int64_t offset = outShape.size() - inShape.size();
+  for (int64_t d = outShape.size() - 1; d >= 0; --d) {
+    int64_t coord = flat % outShape[d];
+    flat /= outShape[d];
+    if (d < offset)
+      continue;
+    int64_t in = inShape[d - offset];
+    if (in != 1)
+      index += coord * stride;
+    stride *= in;
+  }
+  return index;
+}
+
+/// The constant operands of an elementwise fold, or empty when one is not a
+/// constant or the static result is too large to materialize.
+static SmallVector<DenseElementsAttr> foldOperands(ArrayRef<Attribute> operands,
+                                                   Type resultType) {
+  auto type = dyn_cast<RankedTensorType>(resultType);
+  if (!type || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldElements)
+    return {};
+  SmallVector<DenseElementsAttr> attrs;
+  for (Attribute operand : operands) {
+    auto attr = dyn_cast_if_present<DenseElementsAttr>(operand);
+    if (!attr)
+      return {};
+    attrs.push_back(attr);
+  }
+  return attrs;
+}
+
+/// Evaluates `fn` on every element of the broadcast of two constants of
+/// element values T (APInt or APFloat); `fn` returns std::nullopt where the
+/// result is undefined, which leaves the op unfolded.
+template <typename T, typename Fn>
+static Attribute foldBroadcast(DenseElementsAttr lhs, DenseElementsAttr rhs,
+                               RankedTensorType type, Fn fn) {
+  using R = typename std::invoke_result_t<Fn, const T &, const T &>::value_type;
+  auto lhsValues = lhs.getValues<T>();
+  auto rhsValues = rhs.getValues<T>();
+  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> lhsShape = cast<ShapedType>(lhs.getType()).getShape();
+  ArrayRef<int64_t> rhsShape = cast<ShapedType>(rhs.getType()).getShape();
+  SmallVector<R> result;
+  result.reserve(type.getNumElements());
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    std::optional<R> r = fn(lhsValues[broadcastIndex(i, shape, lhsShape)],
+                            rhsValues[broadcastIndex(i, shape, rhsShape)]);
+    if (!r)
+      return {};
+    result.push_back(std::move(*r));
+  }
+  return DenseElementsAttr::get(type, result);
+}
+
+/// Folds a broadcasting binary op on two constants: `floatFn` on float
+/// elements, `intFn` on integer ones (never i1).
 template <typename FloatFn, typename IntFn>
-static OpFoldResult constFoldBinary(ArrayRef<Attribute> operands,
-                                    Type resultType, FloatFn floatFn,
-                                    IntFn intFn) {
-  if (operands.size() != 2 || !operands[0] || !operands[1])
+static OpFoldResult foldBinaryConstants(ArrayRef<Attribute> operands,
+                                        Type resultType, FloatFn floatFn,
+                                        IntFn intFn) {
+  SmallVector<DenseElementsAttr> attrs = foldOperands(operands, resultType);
+  if (attrs.size() != 2 ||
+      attrs[0].getElementType() != attrs[1].getElementType())
     return {};
-  auto lhs = dyn_cast<TypedAttr>(operands[0]);
-  auto rhs = dyn_cast<TypedAttr>(operands[1]);
-  if (!lhs || !rhs || lhs.getType() != resultType ||
-      rhs.getType() != resultType)
-    return {};
-  Type elementType = cast<ShapedType>(resultType).getElementType();
+  auto type = cast<RankedTensorType>(resultType);
+  Type elementType = attrs[0].getElementType();
   if (isa<FloatType>(elementType))
-    return constFoldBinaryOp<FloatAttr, APFloat, void>(operands, floatFn);
+    return foldBroadcast<APFloat>(attrs[0], attrs[1], type, floatFn);
   if (isa<IntegerType>(elementType) && !elementType.isInteger(1))
-    return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(operands,
-                                                                  intFn);
+    return foldBroadcast<APInt>(attrs[0], attrs[1], type, intFn);
   return {};
 }
 
@@ -163,9 +225,11 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r =
           foldRightIdentity(getRhs(), adaptor.getLhs(), getType(), 0.0))
     return r;
-  return constFoldBinary(
+  return foldBinaryConstants(
       adaptor.getOperands(), getType(),
-      [](const APFloat &a, const APFloat &b) { return a + b; },
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a + b;
+      },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
         return a + b;
       });
@@ -175,9 +239,11 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r =
           foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
     return r;
-  return constFoldBinary(
+  return foldBinaryConstants(
       adaptor.getOperands(), getType(),
-      [](const APFloat &a, const APFloat &b) { return a - b; },
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a - b;
+      },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
         return a - b;
       });
@@ -190,9 +256,11 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r =
           foldRightIdentity(getRhs(), adaptor.getLhs(), getType(), 1.0))
     return r;
-  return constFoldBinary(
+  return foldBinaryConstants(
       adaptor.getOperands(), getType(),
-      [](const APFloat &a, const APFloat &b) { return a * b; },
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a * b;
+      },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
         return a * b;
       });
@@ -202,9 +270,11 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r =
           foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
-  return constFoldBinary(
+  return foldBinaryConstants(
       adaptor.getOperands(), getType(),
-      [](const APFloat &a, const APFloat &b) { return a / b; },
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a / b;
+      },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
         bool overflow = false;
         if (b.isZero())
@@ -213,6 +283,28 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
         if (overflow)
           return std::nullopt;
         return q;
+      });
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldBinaryConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return llvm::maximum(a, b);
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a.sge(b) ? a : b;
+      });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  return foldBinaryConstants(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return llvm::minimum(a, b);
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a.sle(b) ? a : b;
       });
 }
 
@@ -229,6 +321,54 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext *ctx,
   return inferBroadcastBinary(loc, adaptor.getLhs().getType(),
                               adaptor.getRhs().getType(),
                               IntegerType::get(ctx, 1), types);
+}
+
+OpFoldResult CmpOp::fold(FoldAdaptor adaptor) {
+  SmallVector<DenseElementsAttr> attrs =
+      foldOperands(adaptor.getOperands(), getType());
+  if (attrs.size() != 2 ||
+      attrs[0].getElementType() != attrs[1].getElementType())
+    return {};
+  CmpPredicate predicate = getPredicate();
+  auto type = cast<RankedTensorType>(getType());
+  auto fromOrder = [&](bool lt, bool eq, bool unordered) {
+    bool r = false;
+    switch (predicate) {
+    case CmpPredicate::eq:
+      r = eq;
+      break;
+    case CmpPredicate::ne:
+      r = !eq || unordered;
+      break;
+    case CmpPredicate::lt:
+      r = lt;
+      break;
+    case CmpPredicate::le:
+      r = lt || eq;
+      break;
+    case CmpPredicate::gt:
+      r = !lt && !eq && !unordered;
+      break;
+    case CmpPredicate::ge:
+      r = !lt && !unordered;
+      break;
+    }
+    return std::optional<APInt>(APInt(1, r));
+  };
+  Type elementType = attrs[0].getElementType();
+  if (isa<FloatType>(elementType))
+    return foldBroadcast<APFloat>(
+        attrs[0], attrs[1], type, [&](const APFloat &a, const APFloat &b) {
+          APFloat::cmpResult c = a.compare(b);
+          return fromOrder(c == APFloat::cmpLessThan, c == APFloat::cmpEqual,
+                           c == APFloat::cmpUnordered);
+        });
+  // Integers compare as signed; i1 as 0 < 1.
+  bool isBool = elementType.isInteger(1);
+  return foldBroadcast<APInt>(
+      attrs[0], attrs[1], type, [&](const APInt &a, const APInt &b) {
+        return fromOrder(isBool ? a.ult(b) : a.slt(b), a == b, false);
+      });
 }
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
@@ -258,6 +398,27 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  // All three constant: select elementwise with broadcasting.
+  SmallVector<DenseElementsAttr> attrs =
+      foldOperands(adaptor.getOperands(), getType());
+  if (attrs.size() == 3) {
+    auto type = cast<RankedTensorType>(getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    auto cond = attrs[0].getValues<bool>();
+    auto onTrue = attrs[1].getValues<Attribute>();
+    auto onFalse = attrs[2].getValues<Attribute>();
+    auto shapeOf = [](DenseElementsAttr a) {
+      return cast<ShapedType>(a.getType()).getShape();
+    };
+    SmallVector<Attribute> result;
+    result.reserve(type.getNumElements());
+    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+      result.push_back(
+          cond[broadcastIndex(i, shape, shapeOf(attrs[0]))]
+              ? onTrue[broadcastIndex(i, shape, shapeOf(attrs[1]))]
+              : onFalse[broadcastIndex(i, shape, shapeOf(attrs[2]))]);
+    return DenseElementsAttr::get(type, result);
+  }
   auto cond = dyn_cast_if_present<SplatElementsAttr>(adaptor.getCondition());
   if (!cond)
     return {};

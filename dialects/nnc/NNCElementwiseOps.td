@@ -217,9 +217,13 @@ def NNC_DivOp : NNC_BinaryOp<"div", NNC_NumericTensor,
 }
 def NNC_PowOp : NNC_BinaryOp<"pow", NNC_FloatTensor, "x ^ y">;
 def NNC_MaxOp : NNC_BinaryOp<"max", NNC_NumericTensor, "max(x, y)",
-    [Commutative]>;
+    [Commutative]> {
+  let hasFolder = 1;
+}
 def NNC_MinOp : NNC_BinaryOp<"min", NNC_NumericTensor, "min(x, y)",
-    [Commutative]>;
+    [Commutative]> {
+  let hasFolder = 1;
+}
 def NNC_RemOp : NNC_BinaryOp<"rem", NNC_NumericTensor,
     "x mod y (sign of y; with fmod, sign of x)"> {
   let arguments = (ins NNC_NumericTensor:$lhs, NNC_NumericTensor:$rhs,
@@ -251,6 +255,7 @@ def NNC_CmpOp : NNC_Op<"cmp", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
   }];
+  let hasFolder = 1;
 }
 
 def NNC_WhereOp : NNC_Op<"where", [Pure, InferTypeOpAdaptor]> {

@@ -101,37 +101,6 @@ SmallVector<int64_t> broadcastIndices(ArrayRef<int64_t> shape,
   return result;
 }
 
-/// Folds a broadcasting binary op on two known integer constants of one
-/// element type. `fn` returns nullopt where the result is not defined (the
-/// op is then emitted instead). `resultElement` null keeps the operands'.
-std::optional<DenseElementsAttr>
-foldIntBinary(NodeContext &ctx, Type resultElement,
-              function_ref<std::optional<int64_t>(int64_t, int64_t)> fn) {
-  std::optional<DenseElementsAttr> lhs = foldableIntInput(ctx, 0);
-  std::optional<DenseElementsAttr> rhs = foldableIntInput(ctx, 1);
-  if (!lhs || !rhs || lhs->getElementType() != rhs->getElementType())
-    return std::nullopt;
-  ArrayRef<int64_t> lhsShape = lhs->getType().getShape();
-  ArrayRef<int64_t> rhsShape = rhs->getType().getShape();
-  SmallVector<int64_t> shape;
-  if (!broadcastShapes(lhsShape, rhsShape, shape))
-    return std::nullopt;
-  std::optional<int64_t> count = getNumElements(shape);
-  if (!count || *count > kMaxFoldElements)
-    return std::nullopt;
-  SmallVector<int64_t> a = intValues(*lhs), b = intValues(*rhs);
-  SmallVector<int64_t> ai = broadcastIndices(lhsShape, shape);
-  SmallVector<int64_t> bi = broadcastIndices(rhsShape, shape);
-  SmallVector<int64_t> values;
-  for (int64_t n = 0; n < *count; ++n) {
-    std::optional<int64_t> v = fn(a[ai[n]], b[bi[n]]);
-    if (!v)
-      return std::nullopt;
-    values.push_back(*v);
-  }
-  Type element = resultElement ? resultElement : lhs->getElementType();
-  return intAttr(RankedTensorType::get(shape, element), values);
-}
 
 } // namespace
 
@@ -229,40 +198,9 @@ template <typename OpTy> LogicalResult setOp(NodeContext &ctx, OpTy op) {
 // Elementwise and folding converters
 //===----------------------------------------------------------------------===//
 
-std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r))
-    return std::nullopt;
-  return r;
-}
-
-std::optional<int64_t> checkedDiv(int64_t a, int64_t b) {
-  if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
-    return std::nullopt;
-  return a / b;
-}
-
-LogicalResult convertAdd(NodeContext &ctx) {
-  if (std::optional<DenseElementsAttr> folded =
-          foldIntBinary(ctx, nullptr, checkedAdd))
-    return ctx.setResult(ctx.constant(*folded));
-  return convertBinary<AddOp>(ctx);
-}
-
-LogicalResult convertDiv(NodeContext &ctx) {
-  if (std::optional<DenseElementsAttr> folded =
-          foldIntBinary(ctx, nullptr, checkedDiv))
-    return ctx.setResult(ctx.constant(*folded));
-  return convertBinary<DivOp>(ctx);
-}
-
+// Add, Div and Equal on constants fold through the nnc ops' folders (see
+// NodeContext::setResults), broadcasting included.
 LogicalResult convertEqual(NodeContext &ctx) {
-  Type i1 = IntegerType::get(ctx.context(), 1);
-  if (std::optional<DenseElementsAttr> folded = foldIntBinary(
-          ctx, i1, [](int64_t a, int64_t b) -> std::optional<int64_t> {
-            return a == b;
-          }))
-    return ctx.setResult(ctx.constant(*folded));
   FailureOr<Value> a = ctx.requireInput(0, "A");
   FailureOr<Value> b = ctx.requireInput(1, "B");
   if (failed(a) || failed(b))
@@ -752,8 +690,8 @@ void populateDefaultDomainAtoF(OpRegistry &registry) {
   registry.onOp("Clip", 11, convertClipInputs);
 
   // Binary elementwise ops; integer constants fold.
-  registry.onOp("Add", 7, convertAdd);
-  registry.onOp("Div", 7, convertDiv);
+  registry.onOp("Add", 7, convertBinary<AddOp>);
+  registry.onOp("Div", 7, convertBinary<DivOp>);
   registry.onOp("Equal", 7, convertEqual);
   registry.onOp("And", 7, convertBinary<AndOp>);
   registry.onOp("BitwiseAnd", 18, convertBinary<AndOp>);

@@ -39,52 +39,6 @@ static std::optional<DenseElementsAttr> intConstantInput(NodeContext &ctx,
   return value;
 }
 
-/// The flat index into a tensor of `inShape` that numpy broadcasting reads
-/// for the flat index `flat` of a result of `outShape`.
-static int64_t broadcastIndex(int64_t flat, ArrayRef<int64_t> outShape,
-                              ArrayRef<int64_t> inShape) {
-  int64_t index = 0, stride = 1;
-  int64_t offset = outShape.size() - inShape.size();
-  for (int64_t d = outShape.size() - 1; d >= 0; --d) {
-    int64_t coord = flat % outShape[d];
-    flat /= outShape[d];
-    if (d < offset)
-      continue;
-    int64_t in = inShape[d - offset];
-    if (in != 1)
-      index += coord * stride;
-    stride *= in;
-  }
-  return index;
-}
-
-/// Folds a broadcasting binary op on two integer constants of one element
-/// type; std::nullopt when the shapes do not broadcast or the result is
-/// too large to fold.
-static std::optional<DenseElementsAttr>
-foldIntBinary(DenseElementsAttr lhs, DenseElementsAttr rhs,
-              function_ref<APInt(const APInt &, const APInt &)> fn) {
-  auto lhsType = cast<RankedTensorType>(lhs.getType());
-  auto rhsType = cast<RankedTensorType>(rhs.getType());
-  if (lhsType.getElementType() != rhsType.getElementType())
-    return std::nullopt;
-  SmallVector<int64_t> shape;
-  if (!broadcastShapes(lhsType.getShape(), rhsType.getShape(), shape))
-    return std::nullopt;
-  std::optional<int64_t> count = getNumElements(shape);
-  if (!count || *count > kMaxFoldElements)
-    return std::nullopt;
-  SmallVector<APInt> a(lhs.getValues<APInt>());
-  SmallVector<APInt> b(rhs.getValues<APInt>());
-  SmallVector<APInt> result;
-  result.reserve(*count);
-  for (int64_t i = 0; i < *count; ++i)
-    result.push_back(fn(a[broadcastIndex(i, shape, lhsType.getShape())],
-                        b[broadcastIndex(i, shape, rhsType.getShape())]));
-  return DenseElementsAttr::get(
-      RankedTensorType::get(shape, lhsType.getElementType()), result);
-}
-
 /// Requires every listed input of a variadic op; fails naming the first
 /// absent one, or when there is none.
 static FailureOr<SmallVector<Value>> variadicInputs(NodeContext &ctx) {
@@ -159,20 +113,6 @@ static LogicalResult convertCompare(NodeContext &ctx) {
       AttrList(ctx).attr("predicate",
                          CmpPredicateAttr::get(ctx.context(), predicate)));
   return setOpResult(ctx, op);
-}
-
-static LogicalResult convertMul(NodeContext &ctx) {
-  FailureOr<Value> a = ctx.requireInput(0, "A");
-  FailureOr<Value> b = ctx.requireInput(1, "B");
-  if (failed(a) || failed(b))
-    return failure();
-  std::optional<DenseElementsAttr> lhs = intConstantInput(ctx, 0);
-  std::optional<DenseElementsAttr> rhs = intConstantInput(ctx, 1);
-  if (lhs && rhs)
-    if (std::optional<DenseElementsAttr> folded = foldIntBinary(
-            *lhs, *rhs, [](const APInt &x, const APInt &y) { return x * y; }))
-      return ctx.setResult(ctx.constant(*folded));
-  return setOpResult(ctx, ctx.create<MulOp>(ValueRange{*a, *b}));
 }
 
 static LogicalResult convertMod(NodeContext &ctx) {
@@ -808,7 +748,7 @@ void populateDefaultDomainGtoM(OpRegistry &registry) {
   registry.onOp("Min", 7, convertVariadic<MinOp>);
   registry.onOp("Mish", 18, convertUnary<MishOp>);
   registry.onOp("Mod", 10, convertMod);
-  registry.onOp("Mul", 7, convertMul);
+  registry.onOp("Mul", 7, convertBinary<MulOp>);
 
   // Comparisons.
   registry.onOp("Greater", 7, convertCompare<CmpPredicate::gt>);

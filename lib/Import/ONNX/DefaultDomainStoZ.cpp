@@ -75,56 +75,6 @@ static SmallVector<int64_t> getStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-/// Evaluates `fn` elementwise over integer constants broadcast together as
-/// numpy does; the result has `elementType`. Fails (without a diagnostic)
-/// when the shapes do not broadcast or the result is too large, leaving the
-/// op to report or compute it.
-static FailureOr<std::pair<RankedTensorType, SmallVector<int64_t>>>
-foldBroadcast(ArrayRef<const IntConstant *> operands, Type elementType,
-              function_ref<int64_t(ArrayRef<int64_t>)> fn) {
-  SmallVector<int64_t> shape;
-  for (const IntConstant *operand : operands) {
-    SmallVector<int64_t> next;
-    if (!broadcastShapes(shape, operand->type.getShape(), next))
-      return failure();
-    shape = std::move(next);
-  }
-  std::optional<int64_t> count = getNumElements(shape);
-  if (!count || *count > kMaxFoldElements)
-    return failure();
-  int64_t rank = shape.size();
-  // Per-operand strides over the result's dimensions, 0 where broadcast.
-  SmallVector<SmallVector<int64_t>> strides;
-  for (const IntConstant *operand : operands) {
-    ArrayRef<int64_t> opShape = operand->type.getShape();
-    SmallVector<int64_t> own = getStrides(opShape);
-    SmallVector<int64_t> s(rank, 0);
-    int64_t offset = rank - static_cast<int64_t>(opShape.size());
-    for (int64_t d = 0, e = opShape.size(); d < e; ++d)
-      s[offset + d] = opShape[d] == 1 ? 0 : own[d];
-    strides.push_back(std::move(s));
-  }
-  SmallVector<int64_t> index(rank, 0), args(operands.size());
-  SmallVector<int64_t> values;
-  values.reserve(*count);
-  for (int64_t n = 0; n < *count; ++n) {
-    for (auto [k, operand] : llvm::enumerate(operands)) {
-      int64_t pos = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        pos += index[d] * strides[k][d];
-      args[k] = operand->values[pos];
-    }
-    values.push_back(fn(args));
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return std::make_pair(RankedTensorType::get(shape, elementType),
-                        std::move(values));
-}
-
 //===----------------------------------------------------------------------===//
 // Attribute helpers
 //===----------------------------------------------------------------------===//
@@ -192,22 +142,6 @@ static ConvertFn unaryWithParams(SmallVector<StringRef> params) {
   };
 }
 
-static LogicalResult convertSub(NodeContext &ctx) {
-  std::optional<IntConstant> a = getIntConstant(ctx, 0);
-  std::optional<IntConstant> b = getIntConstant(ctx, 1);
-  if (a && b && a->type.getElementType() == b->type.getElementType() &&
-      !a->type.getElementType().isInteger(1)) {
-    auto folded = foldBroadcast(
-        {&*a, &*b}, a->type.getElementType(), [](ArrayRef<int64_t> v) {
-          return static_cast<int64_t>(static_cast<uint64_t>(v[0]) -
-                                      static_cast<uint64_t>(v[1]));
-        });
-    if (succeeded(folded))
-      return setIntResult(ctx, folded->first, folded->second);
-  }
-  return convertBinary<SubOp>(ctx);
-}
-
 static LogicalResult convertSum(NodeContext &ctx) {
   if (ctx.numInputs() == 0)
     return ctx.emitError() << "expects at least one input";
@@ -227,18 +161,8 @@ static LogicalResult convertSum(NodeContext &ctx) {
   return ctx.setResult(result);
 }
 
+/// Where on constants folds through nnc.where's folder.
 static LogicalResult convertWhere(NodeContext &ctx) {
-  std::optional<IntConstant> c = getIntConstant(ctx, 0);
-  std::optional<IntConstant> x = getIntConstant(ctx, 1);
-  std::optional<IntConstant> y = getIntConstant(ctx, 2);
-  if (c && x && y && c->type.getElementType().isInteger(1) &&
-      x->type.getElementType() == y->type.getElementType()) {
-    auto folded =
-        foldBroadcast({&*c, &*x, &*y}, x->type.getElementType(),
-                      [](ArrayRef<int64_t> v) { return v[0] ? v[1] : v[2]; });
-    if (succeeded(folded))
-      return setIntResult(ctx, folded->first, folded->second);
-  }
   FailureOr<Value> cond = ctx.requireInput(0, "condition");
   FailureOr<Value> tv = ctx.requireInput(1, "X");
   FailureOr<Value> fv = ctx.requireInput(2, "Y");
@@ -858,7 +782,7 @@ void populateDefaultDomainStoZ(OpRegistry &registry) {
   registry.onOp("ThresholdedRelu", 10,
                 unaryWithParams<ThresholdedReluOp>({"alpha"}));
   registry.onOp("Shrink", 9, convertShrink);
-  registry.onOp("Sub", 7, convertSub);
+  registry.onOp("Sub", 7, convertBinary<SubOp>);
   registry.onOp("Sum", 7, convertSum);
   registry.onOp("Where", 9, convertWhere);
   registry.onOp("Xor", 7, convertBinary<XorOp>);

@@ -164,3 +164,61 @@ func.func @where_widens(%x: tensor<4xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf3
   %0 = nnc.where %t, %x, %y : tensor<i1>, tensor<4xf32>, tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Constants of different shapes fold through broadcasting, integers and
+// floats, for the arithmetic ops and max/min.
+// CHECK-LABEL: func @broadcast_fold
+// CHECK-DAG: %[[I:.*]] = nnc.constant dense<{{\[}}[11, 22], [13, 24]]> : tensor<2x2xi64>
+// CHECK-DAG: %[[F:.*]] = nnc.constant dense<[2.000000e+00, 0x7FC00000, 5.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[G:.*]] = nnc.constant dense<[1.000000e+00, 0x7FC00000, 3.000000e+00]> : tensor<3xf32>
+// CHECK: return %[[I]], %[[F]], %[[G]]
+func.func @broadcast_fold() -> (tensor<2x2xi64>, tensor<3xf32>, tensor<3xf32>) {
+  %a = nnc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %b = nnc.constant dense<[10, 20]> : tensor<2xi64>
+  %0 = nnc.add %a, %b : tensor<2x2xi64>, tensor<2xi64>
+  %x = nnc.constant dense<[1.0, 0x7FC00000, 5.0]> : tensor<3xf32>
+  %y = nnc.constant dense<2.0> : tensor<f32>
+  %z = nnc.constant dense<[1.0, 1.0, 3.0]> : tensor<3xf32>
+  %1 = nnc.max %x, %y : tensor<3xf32>, tensor<f32>
+  %2 = nnc.min %x, %z : tensor<3xf32>, tensor<3xf32>
+  return %0, %1, %2 : tensor<2x2xi64>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Comparisons fold (NaN is unordered: only ne holds), and so does where on
+// three constants.
+// CHECK-LABEL: func @cmp_where_fold
+// CHECK-DAG: %[[LT:.*]] = nnc.constant dense<[true, false, false]> : tensor<3xi1>
+// CHECK-DAG: %[[NE:.*]] = nnc.constant dense<[true, true, false]> : tensor<3xi1>
+// CHECK-DAG: %[[GE:.*]] = nnc.constant dense<[false, true, true]> : tensor<3xi1>
+// CHECK-DAG: %[[W:.*]] = nnc.constant dense<{{\[}}[1, 9, 9], [1, 9, 9]]> : tensor<2x3xi64>
+// CHECK: return %[[LT]], %[[NE]], %[[GE]], %[[W]]
+func.func @cmp_where_fold() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xi64>) {
+  %x = nnc.constant dense<[1.0, 0x7FC00000, 3.0]> : tensor<3xf32>
+  %y = nnc.constant dense<3.0> : tensor<f32>
+  %0 = nnc.cmp lt, %x, %y : tensor<3xf32>, tensor<f32>
+  %1 = nnc.cmp ne, %x, %y : tensor<3xf32>, tensor<f32>
+  %i = nnc.constant dense<[-1, 5, 7]> : tensor<3xi64>
+  %j = nnc.constant dense<5> : tensor<i64>
+  %2 = nnc.cmp ge, %i, %j : tensor<3xi64>, tensor<i64>
+  %c = nnc.constant dense<[true, false, false]> : tensor<3xi1>
+  %one = nnc.constant dense<1> : tensor<2x1xi64>
+  %nine = nnc.constant dense<9> : tensor<i64>
+  %3 = nnc.where %c, %one, %nine : tensor<3xi1>, tensor<2x1xi64>, tensor<i64>
+  return %0, %1, %2, %3 : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xi64>
+}
+
+// -----
+
+// Results larger than the folding limit (65536 elements) stay ops.
+// CHECK-LABEL: func @fold_limit
+// CHECK: nnc.add
+func.func @fold_limit() -> tensor<256x257xf32> {
+  %a = nnc.constant dense<1.0> : tensor<256x257xf32>
+  %b = nnc.constant dense<2.0> : tensor<f32>
+  %0 = nnc.add %a, %b : tensor<256x257xf32>, tensor<f32>
+  return %0 : tensor<256x257xf32>
+}
