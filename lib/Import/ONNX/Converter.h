@@ -79,8 +79,8 @@ public:
   std::optional<mlir::DenseElementsAttr> constantInput(unsigned i) const;
   /// The integer values of input `i`, which must be known at import time;
   /// fails naming `what` otherwise.
-  mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i,
-                                                           llvm::StringRef what);
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  constantInts(unsigned i, llvm::StringRef what);
   /// The floating-point values of input `i`, known at import time.
   mlir::FailureOr<llvm::SmallVector<double>>
   constantFloats(unsigned i, llvm::StringRef what);
@@ -94,8 +94,8 @@ public:
   std::optional<double> getOptionalFloat(llvm::StringRef name) const;
   std::string getString(llvm::StringRef name,
                         llvm::StringRef defaultValue) const;
-  llvm::SmallVector<int64_t> getInts(llvm::StringRef name,
-                                     llvm::ArrayRef<int64_t> defaultValue) const;
+  llvm::SmallVector<int64_t>
+  getInts(llvm::StringRef name, llvm::ArrayRef<int64_t> defaultValue) const;
   std::optional<llvm::SmallVector<int64_t>>
   getOptionalInts(llvm::StringRef name) const;
   llvm::SmallVector<double> getFloats(llvm::StringRef name) const;
@@ -117,6 +117,11 @@ public:
   mlir::LogicalResult setResults(mlir::ValueRange values);
   mlir::LogicalResult setResult(mlir::Value value) {
     return setResults(mlir::ValueRange(value));
+  }
+  /// Binds the first result of `op`, an op from create<>() that is null when
+  /// building it failed (the error is already reported).
+  template <typename OpTy> mlir::LogicalResult setResultOf(OpTy op) {
+    return op ? setResult(op->getResult(0)) : mlir::failure();
   }
 
   /// Creates an nnc op from operands and attributes. Result types are
@@ -194,8 +199,7 @@ private:
 };
 
 /// Converts a unary op that maps onto one nnc op without attributes.
-template <typename OpTy>
-mlir::LogicalResult convertUnary(NodeContext &ctx) {
+template <typename OpTy> mlir::LogicalResult convertUnary(NodeContext &ctx) {
   mlir::FailureOr<mlir::Value> x = ctx.requireInput(0, "X");
   if (mlir::failed(x))
     return mlir::failure();
@@ -204,8 +208,7 @@ mlir::LogicalResult convertUnary(NodeContext &ctx) {
 }
 
 /// Converts a binary op with multidirectional (numpy) broadcasting.
-template <typename OpTy>
-mlir::LogicalResult convertBinary(NodeContext &ctx) {
+template <typename OpTy> mlir::LogicalResult convertBinary(NodeContext &ctx) {
   mlir::FailureOr<mlir::Value> a = ctx.requireInput(0, "A");
   mlir::FailureOr<mlir::Value> b = ctx.requireInput(1, "B");
   if (mlir::failed(a) || mlir::failed(b))
@@ -277,7 +280,8 @@ public:
   /// The converter for `opType` at `opset`, or null.
   const ConvertFn *lookup(llvm::StringRef opType, int64_t opset) const;
   /// The unsupported category of `opType`, if declared.
-  std::optional<llvm::StringRef> unsupportedCategory(llvm::StringRef opType) const;
+  std::optional<llvm::StringRef>
+  unsupportedCategory(llvm::StringRef opType) const;
 
   static const OpRegistry &get();
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Converter.h"
+#include "DefaultDomainAtoF.h"
 
 #include "nnc/ShapeUtils.h"
 
@@ -101,7 +101,6 @@ SmallVector<int64_t> broadcastIndices(ArrayRef<int64_t> shape,
   return result;
 }
 
-
 } // namespace
 
 namespace atof {
@@ -122,29 +121,6 @@ rankedInput(NodeContext &ctx, unsigned i, StringRef what) {
   return std::make_pair(*v, type);
 }
 
-/// ONNX float attributes are float32: `v` as the shortest decimal that
-/// reads back as the same float32, so that 0.001f becomes 1e-3, not
-/// 0.0010000000474974513.
-double fromFloat32(double v) {
-  float f = static_cast<float>(v);
-  if (!std::isfinite(f))
-    return f;
-  char text[32];
-  for (int digits = 1; digits < 9; ++digits) {
-    std::snprintf(text, sizeof(text), "%.*g", digits, f);
-    double shortest = std::strtod(text, nullptr);
-    if (static_cast<float>(shortest) == f)
-      return shortest;
-  }
-  return f;
-}
-
-/// A float attribute (float32 in ONNX) with its default.
-double getFloatAttr(NodeContext &ctx, StringRef name, double defaultValue) {
-  std::optional<double> v = ctx.getOptionalFloat(name);
-  return v ? fromFloat32(*v) : defaultValue;
-}
-
 /// A single value known at import time from optional input `i`; `fallback`
 /// when the input is absent.
 FailureOr<std::optional<double>>
@@ -157,10 +133,7 @@ optionalScalarFloat(NodeContext &ctx, unsigned i, StringRef what) {
   if (values->size() != 1)
     return ctx.emitError() << "input " << i << " (" << what
                            << ") must hold one value, got " << values->size();
-  double v = (*values)[0];
-  if (ctx.constantInput(i)->getElementType().isF32())
-    v = fromFloat32(v);
-  return std::optional<double>(v);
+  return std::optional<double>((*values)[0]);
 }
 
 /// Reshapes `value` to `shape` unless it already has it; fails (with an
@@ -189,11 +162,6 @@ FailureOr<Value> reshapeTo(NodeContext &ctx, Value value,
 namespace {
 using namespace atof;
 
-/// Binds the result of `op`, or fails when building it failed.
-template <typename OpTy> LogicalResult setOp(NodeContext &ctx, OpTy op) {
-  return op ? ctx.setResult(op->getResult(0)) : failure();
-}
-
 //===----------------------------------------------------------------------===//
 // Elementwise and folding converters
 //===----------------------------------------------------------------------===//
@@ -205,11 +173,10 @@ LogicalResult convertEqual(NodeContext &ctx) {
   FailureOr<Value> b = ctx.requireInput(1, "B");
   if (failed(a) || failed(b))
     return failure();
-  return setOp(ctx, ctx.create<CmpOp>(ValueRange{*a, *b},
-                                      AttrList(ctx).attr(
-                                          "predicate", CmpPredicateAttr::get(
-                                                           ctx.context(),
-                                                           CmpPredicate::eq))));
+  return ctx.setResultOf(ctx.create<CmpOp>(
+      ValueRange{*a, *b},
+      AttrList(ctx).attr("predicate", CmpPredicateAttr::get(
+                                          ctx.context(), CmpPredicate::eq))));
 }
 
 /// BitwiseNot: x ^ -1 (all bits set).
@@ -221,27 +188,23 @@ LogicalResult convertBitwiseNot(NodeContext &ctx) {
   if (!isa<IntegerType>(element) || element.isInteger(1))
     return ctx.emitError() << "expects an integer input, got " << element;
   Value allOnes = ctx.scalarConstant(element, -1);
-  return setOp(ctx, ctx.create<XorOp>(ValueRange{x->first, allOnes}));
+  return ctx.setResultOf(ctx.create<XorOp>(ValueRange{x->first, allOnes}));
 }
 
 LogicalResult convertElu(NodeContext &ctx) {
   auto x = rankedInput(ctx, 0, "X");
   if (failed(x))
     return failure();
-  return setOp(
-      ctx, ctx.create<EluOp>(
-               x->first,
-               AttrList(ctx).f64("alpha", getFloatAttr(ctx, "alpha", 1.0))));
+  return ctx.setResultOf(ctx.create<EluOp>(
+      x->first, AttrList(ctx).f64("alpha", ctx.getFloat("alpha", 1.0))));
 }
 
 LogicalResult convertCelu(NodeContext &ctx) {
   auto x = rankedInput(ctx, 0, "X");
   if (failed(x))
     return failure();
-  return setOp(
-      ctx, ctx.create<CeluOp>(
-               x->first,
-               AttrList(ctx).f64("alpha", getFloatAttr(ctx, "alpha", 1.0))));
+  return ctx.setResultOf(ctx.create<CeluOp>(
+      x->first, AttrList(ctx).f64("alpha", ctx.getFloat("alpha", 1.0))));
 }
 
 /// Clip before opset 11: bounds are attributes (absent means unbounded).
@@ -251,10 +214,10 @@ LogicalResult convertClipAttrs(NodeContext &ctx) {
     return failure();
   AttrList attrs(ctx);
   if (ctx.hasAttr("min"))
-    attrs.f64("min", getFloatAttr(ctx, "min", 0.0));
+    attrs.f64("min", ctx.getFloat("min", 0.0));
   if (ctx.hasAttr("max"))
-    attrs.f64("max", getFloatAttr(ctx, "max", 0.0));
-  return setOp(ctx, ctx.create<ClipOp>(x->first, attrs));
+    attrs.f64("max", ctx.getFloat("max", 0.0));
+  return ctx.setResultOf(ctx.create<ClipOp>(x->first, attrs));
 }
 
 /// Clip from opset 11: bounds are optional inputs. Known bounds become
@@ -306,7 +269,7 @@ LogicalResult convertClipInputs(NodeContext &ctx) {
   }
   if (!allKnown)
     return ctx.setResult(result);
-  return setOp(ctx, ctx.create<ClipOp>(result, attrs));
+  return ctx.setResultOf(ctx.create<ClipOp>(result, attrs));
 }
 
 /// Converts `value` (an integer constant) to `element`.
@@ -336,7 +299,7 @@ LogicalResult castTo(NodeContext &ctx, Type element) {
   if (std::optional<DenseElementsAttr> value = foldableIntInput(ctx, 0))
     return ctx.setResult(ctx.constant(castIntConstant(*value, element)));
   auto type = RankedTensorType::get(x->second.getShape(), element);
-  return setOp(ctx, ctx.create<CastOp>(x->first, {}, TypeRange{type}));
+  return ctx.setResultOf(ctx.create<CastOp>(x->first, {}, TypeRange{type}));
 }
 
 LogicalResult convertCast(NodeContext &ctx) {
@@ -524,8 +487,8 @@ LogicalResult convertConcat(NodeContext &ctx) {
           RankedTensorType::get(shape, first.getElementType()), result)));
     }
   }
-  return setOp(ctx,
-               ctx.create<ConcatOp>(inputs, AttrList(ctx).i64("axis", *axis)));
+  return ctx.setResultOf(
+      ctx.create<ConcatOp>(inputs, AttrList(ctx).i64("axis", *axis)));
 }
 
 LogicalResult convertExpand(NodeContext &ctx) {
@@ -554,7 +517,7 @@ LogicalResult convertExpand(NodeContext &ctx) {
       return ctx.setResult(ctx.constant(intAttr(type, out)));
     }
   }
-  return setOp(ctx, ctx.create<ExpandOp>(x->first, {}, TypeRange{type}));
+  return ctx.setResultOf(ctx.create<ExpandOp>(x->first, {}, TypeRange{type}));
 }
 
 LogicalResult convertFlatten(NodeContext &ctx) {
@@ -565,8 +528,8 @@ LogicalResult convertFlatten(NodeContext &ctx) {
   if (ctx.opset() < 11 && axis < 0)
     return ctx.emitError() << "axis " << axis
                            << " must be non-negative before opset 11";
-  return setOp(
-      ctx, ctx.create<FlattenOp>(x->first, AttrList(ctx).i64("axis", axis)));
+  return ctx.setResultOf(
+      ctx.create<FlattenOp>(x->first, AttrList(ctx).i64("axis", axis)));
 }
 
 LogicalResult convertDepthToSpace(NodeContext &ctx) {
@@ -580,10 +543,10 @@ LogicalResult convertDepthToSpace(NodeContext &ctx) {
   if (mode != "DCR" && mode != "CRD")
     return ctx.unsupported("mode '" + Twine(mode) + "'");
   Builder b(ctx.context());
-  return setOp(ctx, ctx.create<DepthToSpaceOp>(
-                        x->first, AttrList(ctx)
-                                      .i64("blocksize", *blocksize)
-                                      .attr("mode", b.getStringAttr(mode))));
+  return ctx.setResultOf(ctx.create<DepthToSpaceOp>(
+      x->first, AttrList(ctx)
+                    .i64("blocksize", *blocksize)
+                    .attr("mode", b.getStringAttr(mode))));
 }
 
 /// CenterCropPad: one nnc.pad whose negative amounts crop.
@@ -625,8 +588,8 @@ LogicalResult convertCenterCropPad(NodeContext &ctx) {
     pads[axis] = diff < 0 ? -half : half;
     pads[axis + rank] = diff - pads[axis];
   }
-  return setOp(ctx,
-               ctx.create<PadOp>(x->first, AttrList(ctx).i64s("pads", pads)));
+  return ctx.setResultOf(
+      ctx.create<PadOp>(x->first, AttrList(ctx).i64s("pads", pads)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -642,7 +605,7 @@ LogicalResult convertArgReduce(NodeContext &ctx, ArgReduceKind kind) {
       .i64("axis", ctx.getInt("axis", 0))
       .boolean("keepdims", ctx.getInt("keepdims", 1) != 0)
       .boolean("select_last_index", ctx.getInt("select_last_index", 0) != 0);
-  return setOp(ctx, ctx.create<ArgReduceOp>(x->first, attrs));
+  return ctx.setResultOf(ctx.create<ArgReduceOp>(x->first, attrs));
 }
 
 LogicalResult convertCumSum(NodeContext &ctx) {
@@ -655,19 +618,14 @@ LogicalResult convertCumSum(NodeContext &ctx) {
   if (axis->size() != 1)
     return ctx.emitError() << "input 1 (axis) must hold one value, got "
                            << axis->size();
-  return setOp(
-      ctx,
-      ctx.create<CumSumOp>(
-          x->first, AttrList(ctx)
-                        .i64("axis", (*axis)[0])
-                        .boolean("exclusive", ctx.getInt("exclusive", 0) != 0)
-                        .boolean("reverse", ctx.getInt("reverse", 0) != 0)));
+  return ctx.setResultOf(ctx.create<CumSumOp>(
+      x->first, AttrList(ctx)
+                    .i64("axis", (*axis)[0])
+                    .boolean("exclusive", ctx.getInt("exclusive", 0) != 0)
+                    .boolean("reverse", ctx.getInt("reverse", 0) != 0)));
 }
 
 } // namespace
-
-/// Defined in DefaultDomainAtoFNN.cpp.
-void populateDefaultDomainAtoFNN(OpRegistry &registry);
 
 void populateDefaultDomainAtoF(OpRegistry &registry) {
   // Unary elementwise ops (registered from 7 or their introduction).

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Converter.h"
+#include "DefaultDomainAtoF.h"
 
 #include "nnc/ShapeUtils.h"
 
@@ -20,25 +20,8 @@ using namespace mlir;
 
 namespace nnc::onnx_import {
 
-// Helpers shared with DefaultDomainAtoF.cpp, which defines them.
-namespace atof {
-FailureOr<std::pair<Value, RankedTensorType>>
-rankedInput(NodeContext &ctx, unsigned i, StringRef what);
-double fromFloat32(double v);
-double getFloatAttr(NodeContext &ctx, StringRef name, double defaultValue);
-FailureOr<std::optional<double>>
-optionalScalarFloat(NodeContext &ctx, unsigned i, StringRef what);
-FailureOr<Value> reshapeTo(NodeContext &ctx, Value value,
-                           ArrayRef<int64_t> shape, StringRef why);
-} // namespace atof
-
 namespace {
 using namespace atof;
-
-/// Binds the result of `op`, or fails when building it failed.
-template <typename OpTy> LogicalResult setOp(NodeContext &ctx, OpTy op) {
-  return op ? ctx.setResult(op->getResult(0)) : failure();
-}
 
 //===----------------------------------------------------------------------===//
 // Convolution and pooling
@@ -107,7 +90,7 @@ LogicalResult convertConv(NodeContext &ctx) {
   int64_t group = ctx.getInt("group", 1);
   if (group != 1)
     attrs.i64("groups", group);
-  return setOp(ctx, ctx.create<ConvOp>(operands, attrs));
+  return ctx.setResultOf(ctx.create<ConvOp>(operands, attrs));
 }
 
 LogicalResult convertConvTranspose(NodeContext &ctx) {
@@ -184,7 +167,7 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
   int64_t group = ctx.getInt("group", 1);
   if (group != 1)
     attrs.i64("groups", group);
-  return setOp(ctx, ctx.create<ConvTransposeOp>(operands, attrs));
+  return ctx.setResultOf(ctx.create<ConvTransposeOp>(operands, attrs));
 }
 
 LogicalResult convertAveragePool(NodeContext &ctx) {
@@ -201,7 +184,7 @@ LogicalResult convertAveragePool(NodeContext &ctx) {
     attrs.boolean("ceil_mode", true);
   if (ctx.getInt("count_include_pad", 0))
     attrs.boolean("count_include_pad", true);
-  return setOp(ctx, ctx.create<AvgPoolOp>(x->first, attrs));
+  return ctx.setResultOf(ctx.create<AvgPoolOp>(x->first, attrs));
 }
 
 //===----------------------------------------------------------------------===//
@@ -221,8 +204,8 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
   if (ctx.opset() < 9 && ctx.getInt("spatial", 1) != 1)
     return ctx.unsupported("attribute spatial = " +
                            Twine(ctx.getInt("spatial", 1)));
-  double epsilon = getFloatAttr(ctx, "epsilon", 1e-5);
-  double momentum = getFloatAttr(ctx, "momentum", 0.9);
+  double epsilon = ctx.getFloat("epsilon", 1e-5);
+  double momentum = ctx.getFloat("momentum", 0.9);
   bool training = ctx.opset() >= 14 && ctx.getInt("training_mode", 0) != 0;
   if (training) {
     // ONNX updates the running variance with the biased batch variance.
@@ -258,7 +241,7 @@ LogicalResult convertDropout(NodeContext &ctx) {
   bool training = false;
   AttrList attrs(ctx);
   if (ctx.opset() < 12) {
-    ratio = getFloatAttr(ctx, "ratio", 0.5);
+    ratio = ctx.getFloat("ratio", 0.5);
   } else {
     if (ctx.hasInput(2)) {
       FailureOr<SmallVector<int64_t>> mode =

@@ -22,13 +22,6 @@ namespace nnc::onnx_import {
 /// computations are left to the nnc ops.
 static constexpr int64_t kMaxFoldElements = 1 << 16;
 
-/// Converts the result of `ctx.create<>` (null on failure) into the node's
-/// single result.
-template <typename OpTy>
-static LogicalResult setOpResult(NodeContext &ctx, OpTy op) {
-  return op ? ctx.setResult(op->getResult(0)) : failure();
-}
-
 /// An integer (not i1) constant input, if known at import time.
 static std::optional<DenseElementsAttr> intConstantInput(NodeContext &ctx,
                                                          unsigned i) {
@@ -95,7 +88,7 @@ static LogicalResult convertCoerced2D(NodeContext &ctx, int64_t axisValue,
   if (!y)
     return failure();
   auto back = ctx.create<ReshapeOp>(y, {}, TypeRange{type});
-  return setOpResult(ctx, back);
+  return ctx.setResultOf(back);
 }
 
 //===----------------------------------------------------------------------===//
@@ -112,7 +105,7 @@ static LogicalResult convertCompare(NodeContext &ctx) {
       ValueRange{*a, *b},
       AttrList(ctx).attr("predicate",
                          CmpPredicateAttr::get(ctx.context(), predicate)));
-  return setOpResult(ctx, op);
+  return ctx.setResultOf(op);
 }
 
 static LogicalResult convertMod(NodeContext &ctx) {
@@ -127,9 +120,8 @@ static LogicalResult convertMod(NodeContext &ctx) {
     return ctx.emitError()
            << "fmod = 0 is only defined for integer inputs; floating-point "
               "Mod needs fmod = 1";
-  return setOpResult(
-      ctx, ctx.create<RemOp>(ValueRange{*a, *b},
-                             AttrList(ctx).boolean("fmod", fmod == 1)));
+  return ctx.setResultOf(ctx.create<RemOp>(
+      ValueRange{*a, *b}, AttrList(ctx).boolean("fmod", fmod == 1)));
 }
 
 /// Max and Min: variadic with broadcasting, folded pairwise.
@@ -171,19 +163,18 @@ static LogicalResult convertHardSigmoid(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
     return failure();
-  return setOpResult(ctx, ctx.create<HardSigmoidOp>(
-                              *x, AttrList(ctx)
-                                      .f64("alpha", ctx.getFloat("alpha", 0.2))
-                                      .f64("beta", ctx.getFloat("beta", 0.5))));
+  return ctx.setResultOf(ctx.create<HardSigmoidOp>(
+      *x, AttrList(ctx)
+              .f64("alpha", ctx.getFloat("alpha", 0.2))
+              .f64("beta", ctx.getFloat("beta", 0.5))));
 }
 
 static LogicalResult convertLeakyRelu(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
     return failure();
-  return setOpResult(
-      ctx, ctx.create<LeakyReluOp>(
-               *x, AttrList(ctx).f64("alpha", ctx.getFloat("alpha", 0.01))));
+  return ctx.setResultOf(ctx.create<LeakyReluOp>(
+      *x, AttrList(ctx).f64("alpha", ctx.getFloat("alpha", 0.01))));
 }
 
 static LogicalResult convertGelu(NodeContext &ctx) {
@@ -199,24 +190,20 @@ static LogicalResult convertGelu(NodeContext &ctx) {
   else
     return ctx.emitError() << "approximate must be 'none' or 'tanh', got '"
                            << approximate << "'";
-  return setOpResult(
-      ctx,
-      ctx.create<GeluOp>(
-          *x, AttrList(ctx).attr("approximation", GeluApproximationAttr::get(
-                                                      ctx.context(), kind))));
+  return ctx.setResultOf(ctx.create<GeluOp>(
+      *x, AttrList(ctx).attr("approximation",
+                             GeluApproximationAttr::get(ctx.context(), kind))));
 }
 
 static LogicalResult convertIsInf(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
     return failure();
-  return setOpResult(
-      ctx, ctx.create<IsInfOp>(
-               *x, AttrList(ctx)
-                       .boolean("detect_positive",
-                                ctx.getInt("detect_positive", 1) != 0)
-                       .boolean("detect_negative",
-                                ctx.getInt("detect_negative", 1) != 0)));
+  return ctx.setResultOf(ctx.create<IsInfOp>(
+      *x,
+      AttrList(ctx)
+          .boolean("detect_positive", ctx.getInt("detect_positive", 1) != 0)
+          .boolean("detect_negative", ctx.getInt("detect_negative", 1) != 0)));
 }
 
 static LogicalResult convertIdentity(NodeContext &ctx) {
@@ -281,9 +268,8 @@ static LogicalResult convertGather(NodeContext &ctx) {
   int64_t axis = ctx.getInt("axis", 0);
   if (std::optional<LogicalResult> folded = foldGather(ctx, axis))
     return *folded;
-  return setOpResult(ctx,
-                     ctx.create<GatherOp>(ValueRange{*data, *indices},
-                                          AttrList(ctx).i64("axis", axis)));
+  return ctx.setResultOf(ctx.create<GatherOp>(ValueRange{*data, *indices},
+                                              AttrList(ctx).i64("axis", axis)));
 }
 
 static LogicalResult convertGatherElements(NodeContext &ctx) {
@@ -291,10 +277,9 @@ static LogicalResult convertGatherElements(NodeContext &ctx) {
   FailureOr<Value> indices = ctx.requireInput(1, "indices");
   if (failed(data) || failed(indices))
     return failure();
-  return setOpResult(ctx,
-                     ctx.create<GatherElementsOp>(
-                         ValueRange{*data, *indices},
-                         AttrList(ctx).i64("axis", ctx.getInt("axis", 0))));
+  return ctx.setResultOf(ctx.create<GatherElementsOp>(
+      ValueRange{*data, *indices},
+      AttrList(ctx).i64("axis", ctx.getInt("axis", 0))));
 }
 
 /// GatherND with batch_dims = 0, as a Gather along the flattened leading
@@ -369,9 +354,8 @@ static LogicalResult convertGatherND(NodeContext &ctx) {
       return failure();
     source = flat;
   }
-  return setOpResult(
-      ctx, ctx.create<GatherOp>(ValueRange{source, linear.getResult()},
-                                AttrList(ctx).i64("axis", 0)));
+  return ctx.setResultOf(ctx.create<GatherOp>(
+      ValueRange{source, linear.getResult()}, AttrList(ctx).i64("axis", 0)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -388,14 +372,12 @@ static LogicalResult convertGemm(NodeContext &ctx) {
     operands.push_back(c);
   else if (ctx.opset() < 11)
     return ctx.emitError() << "input 2 (C) is required before opset 11";
-  return setOpResult(
-      ctx,
-      ctx.create<GemmOp>(
-          operands, AttrList(ctx)
-                        .f64("alpha", ctx.getFloat("alpha", 1.0))
-                        .f64("beta", ctx.getFloat("beta", 1.0))
-                        .boolean("trans_a", ctx.getInt("transA", 0) != 0)
-                        .boolean("trans_b", ctx.getInt("transB", 0) != 0)));
+  return ctx.setResultOf(ctx.create<GemmOp>(
+      operands, AttrList(ctx)
+                    .f64("alpha", ctx.getFloat("alpha", 1.0))
+                    .f64("beta", ctx.getFloat("beta", 1.0))
+                    .boolean("trans_a", ctx.getInt("transA", 0) != 0)
+                    .boolean("trans_b", ctx.getInt("transB", 0) != 0)));
 }
 
 static LogicalResult convertMaxPool(NodeContext &ctx) {
@@ -415,13 +397,13 @@ static LogicalResult convertMaxPool(NodeContext &ctx) {
       getWindowParams(ctx, ctx.inputType(0), std::nullopt);
   if (failed(window))
     return failure();
-  return setOpResult(
-      ctx, ctx.create<MaxPoolOp>(*x, AttrList(ctx)
-                                         .i64s("kernel_shape", window->kernel)
-                                         .i64s("strides", window->strides)
-                                         .i64s("pads", window->pads)
-                                         .i64s("dilations", window->dilations)
-                                         .boolean("ceil_mode", ceilMode == 1)));
+  return ctx.setResultOf(
+      ctx.create<MaxPoolOp>(*x, AttrList(ctx)
+                                    .i64s("kernel_shape", window->kernel)
+                                    .i64s("strides", window->strides)
+                                    .i64s("pads", window->pads)
+                                    .i64s("dilations", window->dilations)
+                                    .boolean("ceil_mode", ceilMode == 1)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -495,10 +477,9 @@ static LogicalResult convertInstanceNorm(NodeContext &ctx) {
   FailureOr<Value> bias = ctx.requireInput(2, "B");
   if (failed(x) || failed(scale) || failed(bias))
     return failure();
-  return setOpResult(
-      ctx, ctx.create<InstanceNormOp>(
-               ValueRange{*x, *scale, *bias},
-               AttrList(ctx).f64("epsilon", ctx.getFloat("epsilon", 1e-5))));
+  return ctx.setResultOf(ctx.create<InstanceNormOp>(
+      ValueRange{*x, *scale, *bias},
+      AttrList(ctx).f64("epsilon", ctx.getFloat("epsilon", 1e-5))));
 }
 
 /// Expands a per-group parameter `[G]` to per-channel `[C]` (each entry
@@ -562,12 +543,11 @@ static LogicalResult convertGroupNorm(NodeContext &ctx) {
         return failure();
     }
   }
-  return setOpResult(ctx,
-                     ctx.create<GroupNormOp>(
-                         ValueRange{*x, s, b},
-                         AttrList(ctx)
-                             .i64("num_groups", *groups)
-                             .f64("epsilon", ctx.getFloat("epsilon", 1e-5))));
+  return ctx.setResultOf(ctx.create<GroupNormOp>(
+      ValueRange{*x, s, b},
+      AttrList(ctx)
+          .i64("num_groups", *groups)
+          .f64("epsilon", ctx.getFloat("epsilon", 1e-5))));
 }
 
 static LogicalResult convertLayerNorm(NodeContext &ctx) {

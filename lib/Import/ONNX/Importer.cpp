@@ -34,6 +34,9 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 using namespace mlir;
@@ -97,8 +100,8 @@ std::optional<DenseElementsAttr> GraphImporter::knownValue(StringRef name) {
   if (cached != decoded.end())
     return cached->second;
   std::string error;
-  FailureOr<DenseElementsAttr> attr = convertTensor(
-      &context, *known->second, options.modelDirectory, error);
+  FailureOr<DenseElementsAttr> attr =
+      convertTensor(&context, *known->second, options.modelDirectory, error);
   if (failed(attr))
     return std::nullopt; // Reported when the tensor was first checked.
   decoded[name] = *attr;
@@ -124,9 +127,9 @@ GraphImporter::convertValueInfo(const onnx::ValueInfoProto &info,
   for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
     if (dim.has_dim_value()) {
       if (dim.dim_value() < 0)
-        return emitModelError() << role << " '" << info.name()
-                                << "' has a negative dimension "
-                                << dim.dim_value();
+        return emitModelError()
+               << role << " '" << info.name() << "' has a negative dimension "
+               << dim.dim_value();
       shape.push_back(dim.dim_value());
     } else {
       // Symbolic (dim_param) and unknown dimensions stay dynamic.
@@ -138,9 +141,9 @@ GraphImporter::convertValueInfo(const onnx::ValueInfoProto &info,
 
 LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                                          unsigned index, int64_t opset) {
-  std::string name =
-      node.name().empty() ? (node.op_type() + "_" + Twine(index)).str()
-                          : node.name();
+  std::string name = node.name().empty()
+                         ? (node.op_type() + "_" + Twine(index)).str()
+                         : node.name();
   Location loc = NameLoc::get(StringAttr::get(&context, name), modelLoc());
   auto nodeError = [&]() {
     return mlir::emitError(loc)
@@ -163,8 +166,8 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   const OpRegistry &registry = OpRegistry::get();
   if (std::optional<StringRef> category =
           registry.unsupportedCategory(node.op_type()))
-    return nodeError() << "unsupported: " << node.op_type() << " ("
-                       << *category << ") is not supported yet";
+    return nodeError() << "unsupported: " << node.op_type() << " (" << *category
+                       << ") is not supported yet";
   const ConvertFn *convert = registry.lookup(node.op_type(), opset);
   if (!convert)
     return nodeError() << "unsupported: no converter for " << node.op_type()
@@ -226,14 +229,14 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
       llvm::sys::path::append(path, "input_" + Twine(index) + ".pb");
       auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
       if (!buffer)
-        return emitModelError() << "cannot read '" << path << "' to bind input '"
-                                << input.name()
-                                << "': " << buffer.getError().message();
+        return emitModelError()
+               << "cannot read '" << path << "' to bind input '" << input.name()
+               << "': " << buffer.getError().message();
       auto tensor = std::make_unique<onnx::TensorProto>();
       if (!tensor->ParseFromArray((*buffer)->getBufferStart(),
                                   (*buffer)->getBufferSize()))
-        return emitModelError() << "'" << path
-                                << "' is not a serialized TensorProto";
+        return emitModelError()
+               << "'" << path << "' is not a serialized TensorProto";
       bound[input.name()] = tensor.get();
       boundInputs.push_back(std::move(tensor));
     }
@@ -259,8 +262,8 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
   }
   for (const auto &[name, _] : options.constantInputs)
     if (!inputNames.count(name))
-      return emitModelError()
-             << "a value is bound to '" << name << "', which is not a graph input";
+      return emitModelError() << "a value is bound to '" << name
+                              << "', which is not a graph input";
 
   // Floating-point initializers are parameters; the rest become constants.
   SmallVector<std::pair<std::string, DenseElementsAttr>> constants;
@@ -269,8 +272,8 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     FailureOr<DenseElementsAttr> value =
         convertTensor(&context, init, options.modelDirectory, error);
     if (failed(value))
-      return emitModelError() << "initializer '" << init.name() << "' "
-                              << error;
+      return emitModelError()
+             << "initializer '" << init.name() << "' " << error;
     if (isa<FloatType>(value->getElementType())) {
       argTypes.push_back(value->getType());
       argNames.push_back(init.name());
@@ -285,8 +288,8 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     FailureOr<DenseElementsAttr> value =
         convertTensor(&context, *tensor, options.modelDirectory, error);
     if (failed(value))
-      return emitModelError() << "the value bound to input '" << name << "' "
-                              << error;
+      return emitModelError()
+             << "the value bound to input '" << name << "' " << error;
     constants.push_back({name.str(), *value});
   }
 
@@ -294,8 +297,8 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
   auto func = func::FuncOp::create(builder, modelLoc(), options.functionName,
                                    builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
-  auto paramKind = options.freezeInitializers ? ParamKind::frozen
-                                              : ParamKind::trainable;
+  auto paramKind =
+      options.freezeInitializers ? ParamKind::frozen : ParamKind::trainable;
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = entry->getArgument(i);
     // Arguments carry their ONNX name as the tracer's do, so that clients
@@ -412,6 +415,22 @@ std::optional<DenseElementsAttr> NodeContext::constantInput(unsigned i) const {
   return importer_.knownValue(node_.input(i));
 }
 
+/// ONNX float attributes are float32: `f` as the shortest decimal that reads
+/// back as the same float32, so that 0.001f becomes 1e-3 in the IR rather
+/// than 0.0010000000474974513.
+static double fromFloat32(float f) {
+  if (!std::isfinite(f))
+    return f;
+  char text[32];
+  for (int digits = 1; digits < 9; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, f);
+    double shortest = std::strtod(text, nullptr);
+    if (static_cast<float>(shortest) == f)
+      return shortest;
+  }
+  return f;
+}
+
 FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,
                                                           StringRef what) {
   std::optional<DenseElementsAttr> value = constantInput(i);
@@ -439,8 +458,10 @@ FailureOr<SmallVector<double>> NodeContext::constantFloats(unsigned i,
                           "initializer or a bound input)";
   SmallVector<double> result;
   if (isa<FloatType>(value->getElementType())) {
+    bool isF32 = value->getElementType().isF32();
     for (const APFloat &v : value->getValues<APFloat>())
-      result.push_back(v.convertToDouble());
+      result.push_back(isF32 ? fromFloat32(v.convertToFloat())
+                             : v.convertToDouble());
   } else {
     for (const APInt &v : value->getValues<APInt>())
       result.push_back(static_cast<double>(v.getSExtValue()));
@@ -466,13 +487,12 @@ const onnx::AttributeProto *NodeContext::findTyped(StringRef name,
   if (attr->type() == onnx::AttributeProto::UNDEFINED || attr->type() == type)
     return attr;
   if (attrError_.empty())
-    attrError_ =
-        ("attribute '" + name + "' has type " +
-         onnx::AttributeProto::AttributeType_Name(attr->type()) +
-         ", expected " +
-         onnx::AttributeProto::AttributeType_Name(
-             static_cast<onnx::AttributeProto::AttributeType>(type)))
-            .str();
+    attrError_ = ("attribute '" + name + "' has type " +
+                  onnx::AttributeProto::AttributeType_Name(attr->type()) +
+                  ", expected " +
+                  onnx::AttributeProto::AttributeType_Name(
+                      static_cast<onnx::AttributeProto::AttributeType>(type)))
+                     .str();
   return nullptr;
 }
 
@@ -496,7 +516,7 @@ std::optional<double> NodeContext::getOptionalFloat(StringRef name) const {
       findTyped(name, onnx::AttributeProto::FLOAT);
   if (!attr || !attr->has_f())
     return std::nullopt;
-  return attr->f();
+  return fromFloat32(attr->f());
 }
 
 std::string NodeContext::getString(StringRef name,
@@ -508,8 +528,8 @@ std::string NodeContext::getString(StringRef name,
   return attr->s();
 }
 
-SmallVector<int64_t> NodeContext::getInts(StringRef name,
-                                          ArrayRef<int64_t> defaultValue) const {
+SmallVector<int64_t>
+NodeContext::getInts(StringRef name, ArrayRef<int64_t> defaultValue) const {
   if (std::optional<SmallVector<int64_t>> v = getOptionalInts(name))
     return *v;
   return SmallVector<int64_t>(defaultValue);
@@ -529,7 +549,7 @@ SmallVector<double> NodeContext::getFloats(StringRef name) const {
   if (const onnx::AttributeProto *attr =
           findTyped(name, onnx::AttributeProto::FLOATS))
     for (float f : attr->floats())
-      result.push_back(f);
+      result.push_back(fromFloat32(f));
   return result;
 }
 
@@ -563,7 +583,8 @@ static SmallVector<Value> foldConstantOperands(OpBuilder &builder,
   Operation *op = values.front().getDefiningOp();
   if (!op || !isa<NNCDialect>(op->getDialect()) || isa<ConstantOp>(op) ||
       op->getNumOperands() == 0 ||
-      !llvm::all_of(values, [&](Value v) { return v && v.getDefiningOp() == op; }) ||
+      !llvm::all_of(values,
+                    [&](Value v) { return v && v.getDefiningOp() == op; }) ||
       !llvm::all_of(op->getOperands(),
                     [](Value v) { return matchPattern(v, m_Constant()); }))
     return result;
@@ -584,9 +605,8 @@ static SmallVector<Value> foldConstantOperands(OpBuilder &builder,
     else if (auto v = dyn_cast<Value>(r))
       result[i] = v;
   }
-  if (op->use_empty() && llvm::none_of(result, [&](Value v) {
-        return v.getDefiningOp() == op;
-      }))
+  if (op->use_empty() &&
+      llvm::none_of(result, [&](Value v) { return v.getDefiningOp() == op; }))
     op->erase();
   return result;
 }
@@ -639,8 +659,8 @@ InFlightDiagnostic NodeContext::emitError() {
   StringRef name = node_.name();
   if (auto nameLoc = dyn_cast<NameLoc>(loc_))
     name = nameLoc.getName().getValue();
-  return mlir::emitError(loc_) << "node '" << name << "' (" << opType()
-                               << "): ";
+  return mlir::emitError(loc_)
+         << "node '" << name << "' (" << opType() << "): ";
 }
 
 LogicalResult NodeContext::unsupported(const Twine &what) {
@@ -683,7 +703,8 @@ Operation *NodeContext::DiagnosticCapture::finish(OperationState &state) {
 void OpRegistry::onOp(StringRef opType, int64_t sinceVersion, ConvertFn fn) {
   auto &list = converters[opType];
   list.emplace_back(sinceVersion, std::move(fn));
-  llvm::sort(list, [](const auto &a, const auto &b) { return a.first < b.first; });
+  llvm::sort(list,
+             [](const auto &a, const auto &b) { return a.first < b.first; });
 }
 
 void OpRegistry::unsupported(StringRef opType, StringRef category) {
@@ -747,8 +768,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, StringRef bytes,
       reinterpret_cast<const uint8_t *>(bytes.data()),
       static_cast<int>(bytes.size()));
   stream.SetRecursionLimit(64);
-  if (!model.ParseFromCodedStream(&stream) ||
-      !stream.ConsumedEntireMessage()) {
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
     importer.emitModelError()
         << "not a valid ONNX model: the protobuf does not parse (truncated, "
            "corrupt or nested too deeply)";
@@ -767,14 +787,15 @@ OwningOpRef<ModuleOp> importModelText(MLIRContext &context, StringRef text,
     std::string message;
     void AddError(int line, int column, const std::string &text) override {
       if (message.empty())
-        message = (Twine(line + 1) + ":" + Twine(column + 1) + ": " + text).str();
+        message =
+            (Twine(line + 1) + ":" + Twine(column + 1) + ": " + text).str();
     }
   } collector;
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&collector);
   if (!parser.ParseFromString(text.str(), &model)) {
-    importer.emitModelError() << "not a valid ONNX text model: "
-                              << collector.message;
+    importer.emitModelError()
+        << "not a valid ONNX text model: " << collector.message;
     return nullptr;
   }
   return importer.import(model);
@@ -863,8 +884,8 @@ void registerONNXImportTranslations() {
   translateOptions();
   static TranslateToMLIRRegistration binary(
       "import-onnx", "Import a binary ONNX model into the nnc dialect",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
-          -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         FailureOr<ImportOptions> options =
@@ -880,8 +901,8 @@ void registerONNXImportTranslations() {
   static TranslateToMLIRRegistration text(
       "import-onnx-text",
       "Import an ONNX model written in protobuf text format",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
-          -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         FailureOr<ImportOptions> options =
