@@ -1,9 +1,9 @@
 /*===- nnc-c/nnc.h - the public C API of nnc ----------------------*- C -*-===*\
 |*                                                                            *|
-|* The C interface programs use to embed nnc: contexts, ONNX import, model    *|
-|* signatures, host tensors and .npy files. This first slice covers what the  *|
-|* compiler can do today; compiling, running and saving executables join it   *|
-|* with the CPU backend. docs/CAPI.md has a worked example.                   *|
+|* The C interface programs use to embed nnc: contexts, ONNX import, graph    *|
+|* tracing, compilation to executables, sessions that specialize on input     *|
+|* shapes, running, saving and loading executables, host tensors and NumPy    *|
+|* files. docs/CAPI.md has a worked example.                                  *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -83,6 +83,9 @@ typedef enum nnc_status_code_t {
   NNC_STATUS_INTERNAL = 6,
   /* Memory ran out. */
   NNC_STATUS_RESOURCE_EXHAUSTED = 7,
+  /* The request is valid but nnc cannot do it (an op the backend cannot
+   * compile yet, a device or library that is absent). */
+  NNC_STATUS_UNIMPLEMENTED = 8,
 } nnc_status_code_t;
 
 /* NULL on success. Opaque otherwise. */
@@ -350,6 +353,264 @@ NNC_API_EXPORT nnc_status_t nnc_tensor_read_npy(const char *path,
  * the data). */
 NNC_API_EXPORT nnc_status_t nnc_tensor_write_npy(const nnc_tensor_t *tensor,
                                                  const char *path);
+
+/* Reads a serialized ONNX TensorProto (the `input_0.pb` files of the ONNX
+ * test data) at `path` (borrowed) into a new owned tensor. `out_name`
+ * (optional; owned by the caller, release with nnc_string_destroy) receives
+ * the tensor's name, "" when it has none. External data and element types
+ * without an nnc_dtype_t are rejected (UNIMPLEMENTED). Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_read_onnx(const char *path,
+                                                 nnc_tensor_t **out_tensor,
+                                                 char **out_name);
+
+/* Releases a string returned by nnc (owned; NULL is a no-op). Thread-safe. */
+NNC_API_EXPORT void nnc_string_destroy(char *string);
+
+/* Reads every array of the .npz archive at `path` (borrowed). On success
+ * `*out_count` is the number of arrays and `*out_names` / `*out_tensors`
+ * (owned by the caller: destroy each tensor and name, then release both
+ * arrays with nnc_array_destroy) hold them in archive order, names without
+ * the ".npy" suffix. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_npz_read(const char *path, size_t *out_count,
+                                         char ***out_names,
+                                         nnc_tensor_t ***out_tensors);
+
+/* Writes `count` tensors (borrowed) named by `names` (borrowed,
+ * NUL-terminated, unique, stored as "<name>.npy") to the .npz archive
+ * `path`, through a temporary file and a rename. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_npz_write(const char *path, size_t count,
+                                          const char *const *names,
+                                          const nnc_tensor_t *const *tensors);
+
+/* Releases an array returned by nnc_npz_read (owned; NULL is a no-op); its
+ * elements must have been released first. Thread-safe. */
+NNC_API_EXPORT void nnc_array_destroy(void *array);
+
+/*===----------------------------------------------------------------------===*
+ * Tracing
+ *===----------------------------------------------------------------------===*/
+
+/* A graph under construction: a function in the nnc dialect built op by op,
+ * as the C++ tracing API (nnc/Trace/Tracer.h) does. Values are small
+ * integers (nnc_value_t) valid within their graph. A graph belongs to its
+ * context and follows its threading rule. */
+typedef struct nnc_graph_s nnc_graph_t;
+typedef int32_t nnc_value_t;
+
+/* Starts a graph named `name` (borrowed; NULL means "main") in `context`
+ * (borrowed). `out_graph` (owned by the caller) receives it. Context
+ * threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_create(nnc_context_t *context,
+                                             const char *name,
+                                             nnc_graph_t **out_graph);
+
+/* Adds a graph input (kind NNC_VALUE_INPUT) or a parameter (TRAINABLE,
+ * FROZEN or BUFFER) of `dtype` and shape `dims[0, rank)` (-1 for a dynamic
+ * dimension) named `name` (borrowed, may be NULL). Parameters may carry an
+ * initial value: `initial` (borrowed during the call, may be NULL) with
+ * exactly that dtype and shape, which a compiled executable then embeds in
+ * its weights. `out_value` receives the value. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_add_argument(
+    nnc_graph_t *graph, nnc_value_kind_t kind, const char *name,
+    nnc_dtype_t dtype, size_t rank, const int64_t *dims,
+    const nnc_tensor_t *initial, nnc_value_t *out_value);
+
+/* Adds a constant holding a copy of `tensor` (borrowed). Context threading
+ * rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_add_constant(nnc_graph_t *graph,
+                                                   const nnc_tensor_t *tensor,
+                                                   nnc_value_t *out_value);
+
+/* Adds the nnc op `op_name` (borrowed, e.g. "nnc.matmul" or "matmul") with
+ * `num_operands` operands and the attributes `attributes` (borrowed, NULL or
+ * an MLIR attribute dictionary in text, e.g. "{perm = array<i64: 1, 0>}").
+ * Result types are inferred, so only ops that infer them (every op whose
+ * assembly format lists no result type) are accepted. Up to `max_results`
+ * result values are written to `out_results` and their number to
+ * `*out_num_results`. An invalid op is rejected with the verifier's message
+ * (INVALID_ARGUMENT) and leaves the graph unchanged. Context threading
+ * rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_add_op(
+    nnc_graph_t *graph, const char *op_name, size_t num_operands,
+    const nnc_value_t *operands, const char *attributes, size_t max_results,
+    nnc_value_t *out_results, size_t *out_num_results);
+
+/* Finishes `graph` (consumed: destroyed even on failure) with the results
+ * `outputs[0, num_outputs)`, verifies it and turns it into a model
+ * (owned by the caller). Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_finish(nnc_graph_t *graph,
+                                             size_t num_outputs,
+                                             const nnc_value_t *outputs,
+                                             nnc_model_t **out_model);
+
+/* Releases an unfinished graph (owned; NULL is a no-op). Context threading
+ * rule. */
+NNC_API_EXPORT void nnc_graph_destroy(nnc_graph_t *graph);
+
+/* Parses a module in MLIR text (borrowed, `size` bytes; `name` borrowed, may
+ * be NULL, names it in messages) holding one nnc function and makes it a
+ * model. Parameter arguments may carry their values as an `nnc.value`
+ * argument attribute (the ONNX importer writes them so). Context threading
+ * rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_parse_mlir(nnc_context_t *context,
+                                                 const char *text, size_t size,
+                                                 const char *name,
+                                                 nnc_model_t **out_model);
+
+/*===----------------------------------------------------------------------===*
+ * Compilation and executables
+ *===----------------------------------------------------------------------===*/
+
+typedef enum nnc_precision_t {
+  NNC_PRECISION_F32 = 0, /* compute in the model's own types */
+} nnc_precision_t;
+
+typedef struct nnc_compile_options_t {
+  /* Stamped by nnc_compile_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* What to compile for (borrowed during the call): NULL, "" or "cpu" is the
+   * host CPU; anything else is UNIMPLEMENTED today. */
+  const char *target;
+  nnc_precision_t precision;
+  /* The on-disk compile cache (borrowed during the call). NULL: the
+   * environment variable NNC_CACHE_DIR, else $XDG_CACHE_HOME/nnc, else
+   * $HOME/.cache/nnc. "" turns the disk cache off. */
+  const char *cache_dir;
+  /* LLVM optimization level 0..3; default 2. */
+  int32_t opt_level;
+  /* Threads a run may use; 0 (the default) means every core. */
+  int32_t num_threads;
+} nnc_compile_options_t;
+
+/* Fills `options` (borrowed, written) with the defaults and stamps the size
+ * and ABI version. Thread-safe. */
+static inline void
+nnc_compile_options_initialize(nnc_compile_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->target = NULL;
+  options->precision = NNC_PRECISION_F32;
+  options->cache_dir = NULL;
+  options->opt_level = 2;
+  options->num_threads = 0;
+}
+
+/* A compiled model for fixed input shapes, loaded and ready to run: native
+ * code, the plan that calls it and the weights. Its inputs are the model's
+ * arguments that have no compile-time value (graph inputs, and parameters
+ * without an initial value), in argument order; its outputs the model's
+ * results. Independent of contexts once created. Every function on an
+ * executable is thread-safe; runs on one executable may overlap. */
+typedef struct nnc_executable_s nnc_executable_t;
+
+/* A concrete shape for one input. */
+typedef struct nnc_shape_t {
+  size_t rank;
+  const int64_t *dims; /* borrowed; NULL when rank is 0 */
+} nnc_shape_t;
+
+/* Compiles `model` (borrowed) for concrete input shapes: `shapes` (borrowed)
+ * holds one shape per executable input (see nnc_executable_t), or is NULL
+ * with `num_shapes` 0 when every input shape is static. `options` (borrowed)
+ * may be NULL for the defaults. Looks in the compile cache first and fills
+ * it after a compile. `out_executable` (owned by the caller) receives the
+ * loaded executable. UNIMPLEMENTED names the first op the backend cannot
+ * compile. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_compile(
+    nnc_model_t *model, const nnc_compile_options_t *options,
+    size_t num_shapes, const nnc_shape_t *shapes,
+    nnc_executable_t **out_executable);
+
+/* Loads and verifies the executable file at `path` / the bytes
+ * `data[0, size)` (borrowed during the call). DATA_LOSS for a corrupt or
+ * truncated file, naming what is wrong; INVALID_ARGUMENT for one built for
+ * another target. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_load_file(
+    const char *path, nnc_executable_t **out_executable);
+NNC_API_EXPORT nnc_status_t nnc_executable_load_memory(
+    const void *data, size_t size, nnc_executable_t **out_executable);
+
+/* Writes `executable` (borrowed) to `path` (borrowed) atomically (temporary
+ * file, fsync, rename). Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_save(
+    const nnc_executable_t *executable, const char *path);
+
+/* The inputs and outputs of `executable` (borrowed); counts are 0 for NULL.
+ * The info structs live as long as the executable; dims are concrete.
+ * Thread-safe. */
+NNC_API_EXPORT size_t nnc_executable_input_count(
+    const nnc_executable_t *executable);
+NNC_API_EXPORT size_t nnc_executable_output_count(
+    const nnc_executable_t *executable);
+NNC_API_EXPORT nnc_status_t nnc_executable_input_info(
+    const nnc_executable_t *executable, size_t index,
+    const nnc_value_info_t **out_info);
+NNC_API_EXPORT nnc_status_t nnc_executable_output_info(
+    const nnc_executable_t *executable, size_t index,
+    const nnc_value_info_t **out_info);
+
+/* Figures about an executable, deterministic except the compile time. */
+typedef struct nnc_executable_stats_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_executable_stats_t) */
+  uint32_t kernel_count;      /* kernel calls in the plan */
+  uint32_t library_calls;     /* calls into GEMM/conv libraries per run */
+  uint64_t code_bytes;        /* native code section */
+  uint64_t weight_bytes;      /* embedded weights */
+  uint64_t peak_memory_bytes; /* inputs + outputs + weights + temporaries */
+  double compile_seconds;     /* 0 when loaded from a file */
+  int32_t from_cache;         /* nonzero when the compile cache supplied it */
+} nnc_executable_stats_t;
+
+/* Fills `*out_stats` (caller sets struct_size first). Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_stats(
+    const nnc_executable_t *executable, nnc_executable_stats_t *out_stats);
+
+/* Runs `executable` (borrowed) on `inputs[0, num_inputs)` (borrowed; one per
+ * executable input, in order, each with exactly that dtype and shape, else
+ * INVALID_ARGUMENT naming the input, the expected and the given). On success
+ * `outputs[0, num_outputs)` (num_outputs must equal the output count)
+ * receive new tensors owned by the caller. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_run(
+    nnc_executable_t *executable, size_t num_inputs,
+    const nnc_tensor_t *const *inputs, size_t num_outputs,
+    nnc_tensor_t **outputs);
+
+/* Releases `executable` (owned; NULL is a no-op). Not thread-safe with
+ * other uses of the same executable. */
+NNC_API_EXPORT void nnc_executable_destroy(nnc_executable_t *executable);
+
+/*===----------------------------------------------------------------------===*
+ * Sessions: shape specialization at run time
+ *===----------------------------------------------------------------------===*/
+
+/* A model plus compile options that compiles on first use for each set of
+ * input shapes it is run with and keeps every specialization (and the disk
+ * cache) for later runs. Follows its model's context threading rule. */
+typedef struct nnc_session_s nnc_session_t;
+
+/* Creates a session over `model` (borrowed; must outlive the session) with
+ * `options` (borrowed, copied; NULL for the defaults). */
+NNC_API_EXPORT nnc_status_t nnc_session_create(
+    nnc_model_t *model, const nnc_compile_options_t *options,
+    nnc_session_t **out_session);
+
+/* Finds or compiles the executable for the shapes of `inputs`, then runs it
+ * as nnc_executable_run does. `out_executable` (optional, borrowed from the
+ * session, valid until it is destroyed) receives the executable used. */
+NNC_API_EXPORT nnc_status_t nnc_session_run(
+    nnc_session_t *session, size_t num_inputs,
+    const nnc_tensor_t *const *inputs, size_t num_outputs,
+    nnc_tensor_t **outputs, nnc_executable_t **out_executable);
+
+/* The number of specializations compiled or loaded so far. */
+NNC_API_EXPORT size_t nnc_session_specialization_count(
+    const nnc_session_t *session);
+
+/* Releases `session` (owned; NULL is a no-op) and its executables. */
+NNC_API_EXPORT void nnc_session_destroy(nnc_session_t *session);
 
 #ifdef __cplusplus
 }

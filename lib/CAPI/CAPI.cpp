@@ -9,6 +9,8 @@
 
 #include "nnc-c/nnc.h"
 
+#include "Internal.h"
+
 #include "nnc/Import/ONNX/Importer.h"
 #include "nnc/InitAll.h"
 #include "nnc/NNCDialect.h"
@@ -37,18 +39,13 @@
 #include <vector>
 
 using namespace mlir;
-namespace rt = nnc::runtime;
+using namespace nnc::capi;
 
 //===----------------------------------------------------------------------===//
 // Status
 //===----------------------------------------------------------------------===//
 
-struct nnc_status_s {
-  nnc_status_code_t code;
-  std::string message;
-};
-
-namespace {
+namespace nnc::capi {
 
 /// Returned when even a status cannot be allocated; never freed.
 nnc_status_s &outOfMemoryStatus() {
@@ -101,41 +98,7 @@ nnc_status_t convertStatus(const char *function, const rt::Status &status) {
   return makeStatus(convertCode(status.code()), function, status.message());
 }
 
-/// Runs `body`, turning any exception into a status: nothing may unwind
-/// into C callers.
-template <typename Fn>
-nnc_status_t guarded(const char *function, Fn &&body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return &outOfMemoryStatus();
-  } catch (const std::exception &e) {
-    return makeStatus(NNC_STATUS_INTERNAL, function,
-                      std::string("unexpected C++ exception: ") + e.what());
-  } catch (...) {
-    return makeStatus(NNC_STATUS_INTERNAL, function,
-                      "unexpected C++ exception");
-  }
-}
-
-/// Options structs must come from the _initialize functions of this ABI.
-template <typename Options>
-nnc_status_t checkOptions(const char *function, const char *argument,
-                          const Options *options) {
-  if (options->struct_size != sizeof(Options) ||
-      options->abi_version != NNC_ABI_VERSION)
-    return invalidArgument(
-        function,
-        std::string("argument '") + argument + "' has struct_size " +
-            std::to_string(options->struct_size) + " and abi_version " +
-            std::to_string(options->abi_version) + "; this library expects " +
-            std::to_string(sizeof(Options)) + " and " +
-            std::to_string(NNC_ABI_VERSION) +
-            " (initialize it with its _initialize function)");
-  return nullptr;
-}
-
-} // namespace
+} // namespace nnc::capi
 
 extern "C" {
 
@@ -165,6 +128,8 @@ const char *nnc_status_code_name(nnc_status_code_t code) {
     return "data loss";
   case NNC_STATUS_INTERNAL:
     return "internal";
+  case NNC_STATUS_UNIMPLEMENTED:
+    return "unimplemented";
   case NNC_STATUS_RESOURCE_EXHAUSTED:
     return "resource exhausted";
   }
@@ -182,7 +147,7 @@ void nnc_status_destroy(nnc_status_t status) {
 // Element types
 //===----------------------------------------------------------------------===//
 
-namespace {
+namespace nnc::capi {
 
 bool isValidDType(nnc_dtype_t dtype) {
   switch (dtype) {
@@ -279,7 +244,7 @@ nnc_dtype_t fromMLIR(Type type) {
   }
 }
 
-} // namespace
+} // namespace nnc::capi
 
 extern "C" {
 
@@ -297,14 +262,7 @@ const char *nnc_dtype_name(nnc_dtype_t dtype) {
 // Context
 //===----------------------------------------------------------------------===//
 
-/// Shared by the user's handle and every model created in it, so that models
-/// may outlive nnc_context_destroy.
-struct nnc_context_s {
-  std::unique_ptr<MLIRContext> mlir;
-  std::atomic<int> references{1};
-};
-
-namespace {
+namespace nnc::capi {
 
 void retain(nnc_context_s *context) {
   context->references.fetch_add(1, std::memory_order_relaxed);
@@ -315,55 +273,7 @@ void release(nnc_context_s *context) {
     delete context;
 }
 
-/// Collects the diagnostics MLIR raises during one API call, so that none
-/// reach MLIR's default handler (stderr).
-class DiagnosticCapture {
-public:
-  explicit DiagnosticCapture(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diag) {
-          record(diag);
-          return success();
-        }) {}
-
-  /// The errors seen, one per line, each with its notes.
-  std::string errors() const {
-    return text.empty() ? "failed without a diagnostic" : text;
-  }
-
-private:
-  static void printLocation(llvm::raw_ostream &os, Location loc) {
-    if (auto name = dyn_cast<NameLoc>(loc))
-      return printLocation(os, name.getChildLoc());
-    if (auto file = dyn_cast<FileLineColLoc>(loc)) {
-      os << file.getFilename().getValue();
-      if (file.getLine() != 0)
-        os << ":" << file.getLine() << ":" << file.getColumn();
-      os << ": ";
-      return;
-    }
-    if (auto fused = dyn_cast<FusedLoc>(loc))
-      if (!fused.getLocations().empty())
-        return printLocation(os, fused.getLocations().front());
-  }
-
-  void record(Diagnostic &diag) {
-    // Warnings and remarks are dropped: a status only reports failure.
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return;
-    llvm::raw_string_ostream os(text);
-    if (!text.empty())
-      os << "\n";
-    printLocation(os, diag.getLocation());
-    os << diag;
-    for (Diagnostic &note : diag.getNotes())
-      os << "\n  note: " << note;
-  }
-
-  std::string text;
-  ScopedDiagnosticHandler handler;
-};
-
-} // namespace
+} // namespace nnc::capi
 
 extern "C" {
 
@@ -406,14 +316,7 @@ void nnc_context_destroy(nnc_context_t *context) {
 // Models
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// One argument's or result's signature with the storage its pointers use.
-struct ValueInfo {
-  nnc_value_info_t info;
-  std::string name;
-  std::vector<int64_t> dims;
-};
+namespace nnc::capi {
 
 std::unique_ptr<ValueInfo> describe(Type type, Location loc,
                                     nnc_value_kind_t kind) {
@@ -453,23 +356,9 @@ nnc_value_kind_t argumentKind(func::FuncOp func, unsigned index) {
   return NNC_VALUE_INPUT;
 }
 
-} // namespace
+} // namespace nnc::capi
 
-struct nnc_model_s {
-  nnc_context_s *context = nullptr;
-  OwningOpRef<ModuleOp> module;
-  std::vector<std::unique_ptr<ValueInfo>> inputs;
-  std::vector<std::unique_ptr<ValueInfo>> outputs;
-
-  ~nnc_model_s() {
-    // The module must go before the context it lives in.
-    module = nullptr;
-    if (context)
-      release(context);
-  }
-};
-
-namespace {
+namespace nnc::capi {
 
 /// Wraps an imported module into a model, reading its signature.
 nnc_status_t makeModel(const char *fn, nnc_context_s *context,
@@ -545,7 +434,7 @@ private:
   uint64_t position = 0;
 };
 
-} // namespace
+} // namespace nnc::capi
 
 extern "C" {
 
@@ -672,16 +561,7 @@ void nnc_model_destroy(nnc_model_t *model) { delete model; }
 // Host tensors
 //===----------------------------------------------------------------------===//
 
-struct nnc_tensor_s {
-  nnc_dtype_t dtype = NNC_DTYPE_F32;
-  std::vector<int64_t> dims;
-  void *data = nullptr;
-  size_t byteSize = 0;
-  /// The storage of an owned tensor; empty for a view.
-  rt::HostTensor storage;
-};
-
-namespace {
+namespace nnc::capi {
 
 /// Checks dtype, rank and dims and computes the byte size.
 nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
@@ -708,7 +588,7 @@ nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
   return nullptr;
 }
 
-} // namespace
+} // namespace nnc::capi
 
 extern "C" {
 
