@@ -214,6 +214,14 @@ typedef struct nnc_import_options_t {
    * nnc_model_import_onnx_file; external data is rejected for
    * nnc_model_import_onnx_memory. */
   const char *model_directory;
+  /* Folder of serialized TensorProtos (borrowed during the call) that bind
+   * every integer graph input to a compile-time value: the input at
+   * position k among the graph inputs takes the value in
+   * `<dir>/input_<k>.pb` (the layout of the ONNX backend test data), becomes
+   * a constant and leaves the signature. This lets shapes given as inputs
+   * (a Reshape's target shape) be known at compile time. NULL or "" (the
+   * default): none are bound. */
+  const char *integer_inputs_directory;
 } nnc_import_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -227,6 +235,7 @@ nnc_import_options_initialize(nnc_import_options_t *options) {
   options->function_name = NULL;
   options->freeze_initializers = 0;
   options->model_directory = NULL;
+  options->integer_inputs_directory = NULL;
 }
 
 /* Reads and imports the binary ONNX model (ModelProto) at `path` (borrowed,

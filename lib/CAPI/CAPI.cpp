@@ -399,6 +399,8 @@ nnc_status_t convertImportOptions(const char *fn,
   out.freezeInitializers = options->freeze_initializers != 0;
   if (options->model_directory)
     out.modelDirectory = options->model_directory;
+  if (options->integer_inputs_directory)
+    out.integerInputsDirectory = options->integer_inputs_directory;
   return nullptr;
 }
 

@@ -1,8 +1,9 @@
 /*===- capi_test.c - tests of the nnc C API -----------------------*- C -*-===*\
 |*                                                                            *|
 |* A plain C99 client of libnnc: imports a small ONNX model from memory,      *|
-|* checks its signature and IR, round-trips a tensor through .npy, and        *|
-|* checks that every misuse returns the right status code with a message.     *|
+|* checks its signature and IR, round-trips tensors through .npy, .npz and    *|
+|* ONNX TensorProtos, traces and parses models, and checks that every misuse  *|
+|* returns the right status code with a message.                              *|
 |* Prints "N passed, M failed" and exits non-zero on a failure.               *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -116,6 +117,7 @@ static void test_basics(void) {
   nnc_import_options_initialize(&import_options);
   CHECK(import_options.struct_size == sizeof(import_options));
   CHECK(import_options.function_name == NULL);
+  CHECK(import_options.integer_inputs_directory == NULL);
 
   /* The destroy functions accept NULL. */
   nnc_context_destroy(NULL);
@@ -437,6 +439,739 @@ static void test_tensors(const char *dir) {
   nnc_tensor_destroy(tensor);
 }
 
+/*===----------------------------------------------------------------------===*
+ * ONNX tensors, .npz archives
+ *===----------------------------------------------------------------------===*/
+
+/* Writes `size` bytes to `dir`/`name` and the path to `path`. */
+static int write_file(const char *dir, const char *name, const void *bytes,
+                      size_t size, char *path, size_t path_size) {
+  FILE *file;
+  snprintf(path, path_size, "%s/%s", dir, name);
+  file = fopen(path, "wb");
+  if (!file)
+    return 0;
+  if (size && fwrite(bytes, 1, size, file) != size) {
+    fclose(file);
+    return 0;
+  }
+  return fclose(file) == 0;
+}
+
+/* Serialized TensorProtos, written field by field: dims = 1, data_type = 2,
+ * int32_data = 5, int64_data = 7, name = 8, raw_data = 9,
+ * data_location = 14. */
+/* clang-format off */
+static const unsigned char pb_f32_raw[] = {
+    0x08, 0x02, 0x08, 0x03, /* dims [2, 3] */
+    0x10, 0x01,             /* FLOAT */
+    0x42, 0x01, 'x',        /* name "x" */
+    0x4a, 0x18,             /* raw_data, 24 bytes: 1..6 */
+    0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x40,
+    0x00, 0x00, 0x80, 0x40, 0x00, 0x00, 0xa0, 0x40, 0x00, 0x00, 0xc0, 0x40};
+static const unsigned char pb_i64_typed[] = {
+    0x08, 0x03,                  /* dims [3] */
+    0x10, 0x07,                  /* INT64 */
+    0x3a, 0x0d,                  /* int64_data packed: 5, -1, 300 */
+    0x05, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0xac,
+    0x02};
+static const unsigned char pb_bool_typed[] = {
+    0x08, 0x04,                  /* dims [4] */
+    0x10, 0x09,                  /* BOOL */
+    0x2a, 0x04, 0x01, 0x00, 0x07, 0x00}; /* int32_data 1 0 7 0 */
+static const unsigned char pb_f16_typed[] = {
+    0x08, 0x02,                 /* dims [2] */
+    0x10, 0x0a,                 /* FLOAT16 */
+    0x2a, 0x05, 0x80, 0x78, 0x80, 0x80, 0x03}; /* 0x3c00, 0xc000 */
+static const unsigned char pb_u8_raw[] = {
+    0x10, 0x02,                 /* UINT8, rank 0 */
+    0x4a, 0x01, 0xfe};          /* raw_data 254 */
+static const unsigned char pb_raw_short[] = {
+    0x08, 0x02, 0x10, 0x01, 0x4a, 0x04, 0x00, 0x00, 0x80, 0x3f};
+static const unsigned char pb_typed_short[] = {
+    0x08, 0x03, 0x10, 0x07, 0x3a, 0x01, 0x05};
+static const unsigned char pb_string[] = {
+    0x08, 0x01, 0x10, 0x08, 0x32, 0x01, 'a'};  /* STRING */
+static const unsigned char pb_external[] = {
+    0x08, 0x01, 0x10, 0x01, 0x70, 0x01};       /* data_location EXTERNAL */
+static const unsigned char pb_negative[] = {
+    0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+    0x10, 0x01};
+/* dims [2^40, 2^20] and no data: rejected before anything is allocated. */
+static const unsigned char pb_huge[] = {
+    0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x08, 0x80, 0x80, 0x40,
+    0x10, 0x01};
+static const unsigned char pb_garbage[] = {0x0a, 0xff, 0xff, 0xff, 0x7f, 0x01};
+/* clang-format on */
+
+static void test_onnx_tensors(const char *dir) {
+  char path[4096];
+  nnc_tensor_t *tensor = NULL;
+  char *name = NULL;
+
+  CHECK(write_file(dir, "f32.pb", pb_f32_raw, sizeof(pb_f32_raw), path,
+                   sizeof(path)));
+  EXPECT_OK(nnc_tensor_read_onnx(path, &tensor, &name));
+  if (tensor) {
+    const float *data = (const float *)nnc_tensor_data(tensor);
+    CHECK(nnc_tensor_dtype(tensor) == NNC_DTYPE_F32);
+    CHECK(nnc_tensor_rank(tensor) == 2);
+    CHECK(nnc_tensor_dims(tensor)[0] == 2 && nnc_tensor_dims(tensor)[1] == 3);
+    CHECK(data[0] == 1.0f && data[5] == 6.0f);
+  }
+  CHECK(name && strcmp(name, "x") == 0);
+  nnc_string_destroy(name);
+  nnc_tensor_destroy(tensor);
+  tensor = NULL;
+  /* The name is optional. */
+  EXPECT_OK(nnc_tensor_read_onnx(path, &tensor, NULL));
+  nnc_tensor_destroy(tensor);
+  tensor = NULL;
+  remove(path);
+
+  CHECK(write_file(dir, "i64.pb", pb_i64_typed, sizeof(pb_i64_typed), path,
+                   sizeof(path)));
+  EXPECT_OK(nnc_tensor_read_onnx(path, &tensor, &name));
+  if (tensor) {
+    const int64_t *data = (const int64_t *)nnc_tensor_data(tensor);
+    CHECK(nnc_tensor_dtype(tensor) == NNC_DTYPE_I64);
+    CHECK(nnc_tensor_rank(tensor) == 1 && nnc_tensor_dims(tensor)[0] == 3);
+    CHECK(data[0] == 5 && data[1] == -1 && data[2] == 300);
+  }
+  CHECK(name && strcmp(name, "") == 0);
+  nnc_string_destroy(name);
+  name = NULL;
+  nnc_tensor_destroy(tensor);
+  tensor = NULL;
+  remove(path);
+
+  CHECK(write_file(dir, "bool.pb", pb_bool_typed, sizeof(pb_bool_typed), path,
+                   sizeof(path)));
+  EXPECT_OK(nnc_tensor_read_onnx(path, &tensor, NULL));
+  if (tensor) {
+    const unsigned char *data = (const unsigned char *)nnc_tensor_data(tensor);
+    CHECK(nnc_tensor_dtype(tensor) == NNC_DTYPE_BOOL);
+    CHECK(nnc_tensor_byte_size(tensor) == 4);
+    CHECK(data[0] == 1 && data[1] == 0 && data[2] == 1 && data[3] == 0);
+  }
+  nnc_tensor_destroy(tensor);
+  tensor = NULL;
+  remove(path);
+
+  CHECK(write_file(dir, "f16.pb", pb_f16_typed, sizeof(pb_f16_typed), path,
+                   sizeof(path)));
+  EXPECT_OK(nnc_tensor_read_onnx(path, &tensor, NULL));
+  if (tensor) {
+    const uint16_t *data = (const uint16_t *)nnc_tensor_data(tensor);
+    CHECK(nnc_tensor_dtype(tensor) == NNC_DTYPE_F16);
+    CHECK(data[0] == 0x3c00 && data[1] == 0xc000);
+  }
+  nnc_tensor_destroy(tensor);
+  tensor = NULL;
+  remove(path);
+
+  CHECK(write_file(dir, "u8.pb", pb_u8_raw, sizeof(pb_u8_raw), path,
+                   sizeof(path)));
+  EXPECT_OK(nnc_tensor_read_onnx(path, &tensor, NULL));
+  if (tensor) {
+    CHECK(nnc_tensor_dtype(tensor) == NNC_DTYPE_U8);
+    CHECK(nnc_tensor_rank(tensor) == 0 && nnc_tensor_byte_size(tensor) == 1);
+    CHECK(*(const unsigned char *)nnc_tensor_data(tensor) == 254);
+  }
+  nnc_tensor_destroy(tensor);
+  tensor = NULL;
+  remove(path);
+
+  /* Malformed and unsupported files. */
+  CHECK(write_file(dir, "bad.pb", pb_raw_short, sizeof(pb_raw_short), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
+               "raw_data holds 4 bytes");
+  CHECK(write_file(dir, "bad.pb", pb_typed_short, sizeof(pb_typed_short), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
+               "int64_data holds 1");
+  CHECK(write_file(dir, "bad.pb", pb_string, sizeof(pb_string), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name),
+               NNC_STATUS_UNIMPLEMENTED, "STRING");
+  CHECK(write_file(dir, "bad.pb", pb_external, sizeof(pb_external), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name),
+               NNC_STATUS_UNIMPLEMENTED, "external");
+  CHECK(write_file(dir, "bad.pb", pb_negative, sizeof(pb_negative), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
+               "negative");
+  CHECK(
+      write_file(dir, "bad.pb", pb_huge, sizeof(pb_huge), path, sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
+               "float_data holds 0");
+  CHECK(write_file(dir, "bad.pb", pb_garbage, sizeof(pb_garbage), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
+               "not a valid ONNX TensorProto");
+  remove(path);
+  EXPECT_ERROR(
+      nnc_tensor_read_onnx("/nonexistent/nnc-capi/t.pb", &tensor, &name),
+      NNC_STATUS_NOT_FOUND, "/nonexistent/nnc-capi/t.pb");
+  EXPECT_ERROR(nnc_tensor_read_onnx(dir, &tensor, &name),
+               NNC_STATUS_UNAVAILABLE, dir);
+  EXPECT_ERROR(nnc_tensor_read_onnx(NULL, &tensor, &name),
+               NNC_STATUS_INVALID_ARGUMENT, "'path'");
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, NULL, &name),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_tensor'");
+  CHECK(tensor == NULL && name == NULL);
+  nnc_string_destroy(NULL);
+}
+
+static void test_npz(const char *dir) {
+  char path[4096];
+  char bad[4096];
+  int64_t dims[2] = {2, 3};
+  float values[6] = {1, 2, 3, 4, 5, 6};
+  nnc_tensor_t *view = NULL;
+  nnc_tensor_t *scalar = NULL;
+  const nnc_tensor_t *tensors[2];
+  const char *names[2] = {"logits", "step"};
+  const char *dup_names[2] = {"a", "a"};
+  const char *empty_names[2] = {"a", ""};
+  const char *null_names[2] = {"a", NULL};
+  const nnc_tensor_t *null_tensors[2];
+  size_t count = 99;
+  char **read_names = NULL;
+  nnc_tensor_t **read_tensors = NULL;
+  size_t i;
+
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, values,
+                                   sizeof(values), &view));
+  EXPECT_OK(nnc_tensor_create(NNC_DTYPE_I64, 0, NULL, &scalar));
+  if (!view || !scalar)
+    return;
+  *(int64_t *)nnc_tensor_data(scalar) = 7;
+  tensors[0] = view;
+  tensors[1] = scalar;
+  null_tensors[0] = view;
+  null_tensors[1] = NULL;
+  snprintf(path, sizeof(path), "%s/t.npz", dir);
+  EXPECT_OK(nnc_npz_write(path, 2, names, tensors));
+  EXPECT_OK(nnc_npz_read(path, &count, &read_names, &read_tensors));
+  CHECK(count == 2);
+  if (count == 2 && read_names && read_tensors) {
+    CHECK(strcmp(read_names[0], "logits") == 0);
+    CHECK(strcmp(read_names[1], "step") == 0);
+    CHECK(nnc_tensor_dtype(read_tensors[0]) == NNC_DTYPE_F32);
+    CHECK(nnc_tensor_rank(read_tensors[0]) == 2);
+    CHECK(nnc_tensor_dims(read_tensors[0])[1] == 3);
+    CHECK(memcmp(nnc_tensor_data(read_tensors[0]), values, sizeof(values)) ==
+          0);
+    CHECK(nnc_tensor_dtype(read_tensors[1]) == NNC_DTYPE_I64);
+    CHECK(nnc_tensor_rank(read_tensors[1]) == 0);
+    CHECK(*(const int64_t *)nnc_tensor_data(read_tensors[1]) == 7);
+  }
+  for (i = 0; read_names && read_tensors && i < count; ++i) {
+    nnc_string_destroy(read_names[i]);
+    nnc_tensor_destroy(read_tensors[i]);
+  }
+  nnc_array_destroy(read_names);
+  nnc_array_destroy(read_tensors);
+  nnc_array_destroy(NULL);
+
+  /* An empty archive. */
+  EXPECT_OK(nnc_npz_write(path, 0, NULL, NULL));
+  count = 99;
+  read_names = NULL;
+  read_tensors = NULL;
+  EXPECT_OK(nnc_npz_read(path, &count, &read_names, &read_tensors));
+  CHECK(count == 0);
+  nnc_array_destroy(read_names);
+  nnc_array_destroy(read_tensors);
+  remove(path);
+
+  /* Misuse. */
+  read_names = NULL;
+  read_tensors = NULL;
+  EXPECT_ERROR(nnc_npz_write(NULL, 2, names, tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'path'");
+  EXPECT_ERROR(nnc_npz_write(path, 2, NULL, tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'names'");
+  EXPECT_ERROR(nnc_npz_write(path, 2, names, NULL), NNC_STATUS_INVALID_ARGUMENT,
+               "'tensors'");
+  EXPECT_ERROR(nnc_npz_write(path, 2, dup_names, tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "not unique");
+  EXPECT_ERROR(nnc_npz_write(path, 2, empty_names, tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'names[1]' is empty");
+  EXPECT_ERROR(nnc_npz_write(path, 2, null_names, tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'names[1]'");
+  EXPECT_ERROR(nnc_npz_write(path, 2, names, null_tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'tensors[1]'");
+  EXPECT_ERROR(nnc_npz_write("/nonexistent/nnc-capi/t.npz", 2, names, tensors),
+               NNC_STATUS_UNAVAILABLE, "/nonexistent/nnc-capi");
+  EXPECT_ERROR(nnc_npz_read(NULL, &count, &read_names, &read_tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'path'");
+  EXPECT_ERROR(nnc_npz_read(path, NULL, &read_names, &read_tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_count'");
+  EXPECT_ERROR(nnc_npz_read(path, &count, NULL, &read_tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_names'");
+  EXPECT_ERROR(nnc_npz_read(path, &count, &read_names, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_tensors'");
+  EXPECT_ERROR(nnc_npz_read("/nonexistent/nnc-capi/t.npz", &count, &read_names,
+                            &read_tensors),
+               NNC_STATUS_NOT_FOUND, "t.npz");
+  /* Not a ZIP; a .npy is not an .npz either. */
+  CHECK(write_file(dir, "bad.npz", "hello, world", 12, bad, sizeof(bad)));
+  EXPECT_ERROR(nnc_npz_read(bad, &count, &read_names, &read_tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "bad.npz");
+  remove(bad);
+  snprintf(bad, sizeof(bad), "%s/t.npy", dir);
+  EXPECT_OK(nnc_tensor_write_npy(view, bad));
+  EXPECT_ERROR(nnc_npz_read(bad, &count, &read_names, &read_tensors),
+               NNC_STATUS_INVALID_ARGUMENT, "t.npy");
+  remove(bad);
+  CHECK(read_names == NULL && read_tensors == NULL);
+  nnc_tensor_destroy(view);
+  nnc_tensor_destroy(scalar);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Tracing and MLIR text
+ *===----------------------------------------------------------------------===*/
+
+/* Counts the occurrences of `needle` in `text`. */
+static int count_of(const char *text, const char *needle) {
+  int n = 0;
+  while (text && (text = strstr(text, needle)) != NULL) {
+    ++n;
+    text += strlen(needle);
+  }
+  return n;
+}
+
+static void test_graph(void) {
+  nnc_context_t *context = NULL;
+  nnc_graph_t *graph = NULL;
+  nnc_model_t *model = NULL;
+  nnc_tensor_t *w_init = NULL;
+  nnc_tensor_t *c_tensor = NULL;
+  nnc_tensor_t *bad_init = NULL;
+  const nnc_value_info_t *info = NULL;
+  text_buffer ir = {NULL, 0, 0};
+  int64_t x_dims[2] = {-1, 4};
+  int64_t w_dims[2] = {4, 3};
+  int64_t b_dims[1] = {3};
+  int64_t bad_dims[2] = {4, -2};
+  int64_t dyn_dims[2] = {-1, 3};
+  int64_t many_dims[NNC_MAX_RANK + 1];
+  nnc_value_t x = -1, w = -1, b = -1, c = -1, mm = -1, sum = -1, t = -1;
+  nnc_value_t parts[2] = {-1, -1};
+  nnc_value_t results[4];
+  nnc_value_t operands[2];
+  nnc_value_t outputs[2];
+  nnc_value_t unused = -1;
+  size_t num_results = 0;
+  size_t i;
+
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(nnc_graph_create(context, "linear", &graph));
+  if (!graph) {
+    nnc_context_destroy(context);
+    return;
+  }
+  /* The graph keeps its context alive. */
+  nnc_context_destroy(context);
+
+  EXPECT_OK(nnc_tensor_create(NNC_DTYPE_F32, 2, w_dims, &w_init));
+  EXPECT_OK(nnc_tensor_create(NNC_DTYPE_F32, 1, b_dims, &c_tensor));
+  for (i = 0; w_init && i < 12; ++i)
+    ((float *)nnc_tensor_data(w_init))[i] = (float)i;
+  for (i = 0; c_tensor && i < 3; ++i)
+    ((float *)nnc_tensor_data(c_tensor))[i] = 0.5f;
+
+  /* A parameter first: inputs still come first in the signature. */
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_TRAINABLE, "w",
+                                   NNC_DTYPE_F32, 2, w_dims, w_init, &w));
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "x", NNC_DTYPE_F32,
+                                   2, x_dims, NULL, &x));
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_FROZEN, "b", NNC_DTYPE_F32,
+                                   1, b_dims, NULL, &b));
+  EXPECT_OK(nnc_graph_add_constant(graph, c_tensor, &c));
+  CHECK(w == 0 && x == 1 && b == 2 && c == 3);
+
+  operands[0] = x;
+  operands[1] = w;
+  EXPECT_OK(nnc_graph_add_op(graph, "nnc.matmul", 2, operands, NULL, 1, &mm,
+                             &num_results));
+  CHECK(num_results == 1 && mm == 4);
+  operands[0] = mm;
+  operands[1] = b;
+  EXPECT_OK(
+      nnc_graph_add_op(graph, "add", 2, operands, "", 1, &sum, &num_results));
+  operands[0] = sum;
+  EXPECT_OK(nnc_graph_add_op(graph, "transpose", 1, operands,
+                             " {perm = array<i64: 1, 0>} ", 4, results,
+                             &num_results));
+  CHECK(num_results == 1);
+  t = results[0];
+  operands[0] = w;
+  EXPECT_OK(nnc_graph_add_op(graph, "nnc.split", 1, operands,
+                             "{axis = 1 : i64, sizes = array<i64: 1, 2>}", 2,
+                             parts, &num_results));
+  CHECK(num_results == 2 && parts[0] >= 0 && parts[1] == parts[0] + 1);
+  /* Optional operands through operandSegmentSizes: a scale, no bias. */
+  operands[0] = mm;
+  operands[1] = c;
+  EXPECT_OK(nnc_graph_add_op(graph, "layer_norm", 2, operands,
+                             "{operandSegmentSizes = array<i32: 1, 1, 0>, "
+                             "epsilon = 1.0e-3 : f64}",
+                             4, results, &num_results));
+  CHECK(num_results == 3);
+
+  /* Misuse of arguments. */
+  EXPECT_ERROR(nnc_graph_add_argument(NULL, NNC_VALUE_INPUT, "y", NNC_DTYPE_F32,
+                                      2, x_dims, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'graph'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      NNC_DTYPE_F32, 2, x_dims, NULL, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_value'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_OUTPUT, "y",
+                                      NNC_DTYPE_F32, 2, x_dims, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'kind'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, (nnc_value_kind_t)42, "y",
+                                      NNC_DTYPE_F32, 2, x_dims, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'kind'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      (nnc_dtype_t)99, 2, x_dims, NULL,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'dtype'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      NNC_DTYPE_UNKNOWN, 2, x_dims, NULL,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'dtype'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y", NNC_DTYPE_U8,
+                                      2, x_dims, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "u8");
+  for (i = 0; i < NNC_MAX_RANK + 1; ++i)
+    many_dims[i] = 1;
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      NNC_DTYPE_F32, NNC_MAX_RANK + 1,
+                                      many_dims, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'rank'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      NNC_DTYPE_F32, 2, NULL, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'dims'");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      NNC_DTYPE_F32, 2, bad_dims, NULL,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "dimension 1 is -2");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_TRAINABLE, "v",
+                                      NNC_DTYPE_F32, 2, dyn_dims, NULL,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "static");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "x",
+                                      NNC_DTYPE_F32, 2, x_dims, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'x' is already declared");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, "y",
+                                      NNC_DTYPE_F32, 2, w_dims, w_init,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "no initial value");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_TRAINABLE, "v",
+                                      NNC_DTYPE_F32, 1, b_dims, w_init,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT,
+               "is f32 [4, 3] but the parameter "
+               "is f32 [3]");
+  EXPECT_ERROR(nnc_graph_add_argument(graph, NNC_VALUE_TRAINABLE, "v",
+                                      NNC_DTYPE_F64, 2, w_dims, w_init,
+                                      &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "f64");
+  CHECK(unused == -1);
+
+  /* Misuse of constants. */
+  EXPECT_ERROR(nnc_graph_add_constant(NULL, c_tensor, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'graph'");
+  EXPECT_ERROR(nnc_graph_add_constant(graph, NULL, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "'tensor'");
+  EXPECT_ERROR(nnc_graph_add_constant(graph, c_tensor, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_value'");
+  EXPECT_OK(nnc_tensor_create(NNC_DTYPE_U8, 1, b_dims, &bad_init));
+  EXPECT_ERROR(nnc_graph_add_constant(graph, bad_init, &unused),
+               NNC_STATUS_INVALID_ARGUMENT, "u8");
+  nnc_tensor_destroy(bad_init);
+
+  /* Misuse of ops: each leaves the graph as it was. */
+  operands[0] = x;
+  operands[1] = w;
+  EXPECT_ERROR(nnc_graph_add_op(NULL, "matmul", 2, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "'graph'");
+  EXPECT_ERROR(nnc_graph_add_op(graph, NULL, 2, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "'op_name'");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "matmul", 2, NULL, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "'operands'");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "matmul", 2, operands, NULL, 1, NULL,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_results'");
+  EXPECT_ERROR(
+      nnc_graph_add_op(graph, "matmul", 2, operands, NULL, 1, results, NULL),
+      NNC_STATUS_INVALID_ARGUMENT, "'out_num_results'");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "nnc.frobnicate", 2, operands, NULL, 1,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "unknown op 'nnc.frobnicate'");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "func.return", 1, operands, NULL, 1,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "not an nnc op");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "reshape", 1, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "does not infer");
+  operands[1] = 99;
+  EXPECT_ERROR(nnc_graph_add_op(graph, "matmul", 2, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "operand 1 is value 99");
+  operands[1] = -1;
+  EXPECT_ERROR(nnc_graph_add_op(graph, "matmul", 2, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "operand 1 is value -1");
+  /* Shapes that do not fit: [?, 4] x [3]. */
+  operands[1] = b;
+  EXPECT_ERROR(nnc_graph_add_op(graph, "matmul", 2, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "'nnc.matmul'");
+  /* Operand counts are checked before inference reads the operands. */
+  EXPECT_ERROR(nnc_graph_add_op(graph, "matmul", 1, operands, NULL, 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "takes 2 operands, got 1");
+  EXPECT_ERROR(
+      nnc_graph_add_op(graph, "relu", 0, NULL, NULL, 1, results, &num_results),
+      NNC_STATUS_INVALID_ARGUMENT, "takes 1 operands, got 0");
+  operands[0] = x;
+  operands[1] = b;
+  EXPECT_ERROR(nnc_graph_add_op(graph, "layer_norm", 2, operands, NULL, 3,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "operandSegmentSizes");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "layer_norm", 2, operands,
+                                "{operandSegmentSizes = array<i32: 1, 1, 1>}",
+                                3, results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "adding up to the 2 operands");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "layer_norm", 2, operands,
+                                "{operandSegmentSizes = array<i32: 2, -1, 1>}",
+                                3, results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "non-negative");
+  operands[0] = sum;
+  EXPECT_ERROR(nnc_graph_add_op(graph, "transpose", 1, operands, "{perm = }", 1,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "cannot parse");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "transpose", 1, operands, "[1, 0]", 1,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "attribute dictionary");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "transpose", 1, operands,
+                                "{perm = array<i64: 1, 0>} x", 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "trailing");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "transpose", 1, operands,
+                                "{perm = 3 : i64}", 1, results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "perm");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "transpose", 1, operands, NULL, 1,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "perm");
+  EXPECT_ERROR(nnc_graph_add_op(graph, "transpose", 1, operands,
+                                "{perm = array<i64: 0, 0>}", 1, results,
+                                &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "permutation");
+  operands[0] = w;
+  EXPECT_ERROR(nnc_graph_add_op(graph, "split", 1, operands,
+                                "{axis = 1 : i64, sizes = array<i64: 1, 2>}", 1,
+                                results, &num_results),
+               NNC_STATUS_INVALID_ARGUMENT, "'max_results' is 1");
+
+  /* The graph is intact: finish it and look at the model. */
+  outputs[0] = t;
+  outputs[1] = parts[1];
+  EXPECT_OK(nnc_graph_finish(graph, 2, outputs, &model));
+  graph = NULL;
+  if (model) {
+    CHECK(nnc_model_input_count(model) == 3);
+    CHECK(nnc_model_output_count(model) == 2);
+    EXPECT_OK(nnc_model_input_info(model, 0, &info));
+    CHECK(info && info->name && strcmp(info->name, "x") == 0 &&
+          info->kind == NNC_VALUE_INPUT && info->dims[0] == -1);
+    EXPECT_OK(nnc_model_input_info(model, 1, &info));
+    CHECK(info && info->name && strcmp(info->name, "w") == 0 &&
+          info->kind == NNC_VALUE_TRAINABLE);
+    EXPECT_OK(nnc_model_input_info(model, 2, &info));
+    CHECK(info && info->name && strcmp(info->name, "b") == 0 &&
+          info->kind == NNC_VALUE_FROZEN);
+    EXPECT_OK(nnc_model_output_info(model, 0, &info));
+    CHECK(info && info->rank == 2 && info->dims[0] == 3 && info->dims[1] == -1);
+    EXPECT_OK(nnc_model_output_info(model, 1, &info));
+    CHECK(info && info->rank == 2 && info->dims[0] == 4 && info->dims[1] == 2);
+    EXPECT_OK(nnc_model_print(model, append_text, &ir));
+    CHECK(count_of(ir.text, "nnc.matmul") == 1);
+    CHECK(count_of(ir.text, "nnc.transpose") == 1);
+    CHECK(count_of(ir.text, "nnc.split") == 1);
+    CHECK(count_of(ir.text, "nnc.constant") == 1);
+    CHECK(count_of(ir.text, "nnc.layer_norm") == 1);
+    CHECK(count_of(ir.text, "scale(") == 1);
+    CHECK(count_of(ir.text, "func.func @linear") == 1);
+    CHECK(count_of(ir.text, "nnc.value = dense_resource<nnc_value_w>") == 1);
+    CHECK(count_of(ir.text, "#nnc.param<frozen>") == 1);
+    /* The initial value travels with the IR, little-endian f32 0..11. */
+    CHECK(count_of(ir.text, "nnc_value_w: \"0x40000000000000000000803F") == 1);
+    free(ir.text);
+    ir.text = NULL;
+    ir.length = 0;
+  }
+  nnc_model_destroy(model);
+  model = NULL;
+
+  /* Finishing consumes the graph even when it fails. */
+  EXPECT_ERROR(nnc_graph_finish(NULL, 1, outputs, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "'graph'");
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  EXPECT_OK(nnc_graph_create(context, NULL, &graph));
+  EXPECT_ERROR(nnc_graph_finish(graph, 0, outputs, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "'num_outputs' is 0");
+  EXPECT_OK(nnc_graph_create(context, NULL, &graph));
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, NULL, NNC_DTYPE_I64,
+                                   0, NULL, NULL, &x));
+  EXPECT_ERROR(nnc_graph_finish(graph, 1, NULL, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "'outputs'");
+  EXPECT_OK(nnc_graph_create(context, NULL, &graph));
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, NULL, NNC_DTYPE_I64,
+                                   0, NULL, NULL, &x));
+  outputs[0] = 1;
+  EXPECT_ERROR(nnc_graph_finish(graph, 1, outputs, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "outputs[0] is value 1");
+  EXPECT_OK(nnc_graph_create(context, NULL, &graph));
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, NULL, NNC_DTYPE_I64,
+                                   0, NULL, NULL, &x));
+  outputs[0] = x;
+  EXPECT_ERROR(nnc_graph_finish(graph, 1, outputs, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_model'");
+  CHECK(model == NULL);
+  /* An unnamed input passed straight through; main by default. */
+  EXPECT_OK(nnc_graph_create(context, NULL, &graph));
+  EXPECT_OK(nnc_graph_add_argument(graph, NNC_VALUE_INPUT, NULL, NNC_DTYPE_BOOL,
+                                   0, NULL, NULL, &x));
+  EXPECT_OK(nnc_graph_finish(graph, 1, &x, &model));
+  EXPECT_OK(nnc_model_input_info(model, 0, &info));
+  CHECK(info && info->name == NULL && info->dtype == NNC_DTYPE_BOOL);
+  EXPECT_OK(nnc_model_print(model, append_text, &ir));
+  CHECK(count_of(ir.text, "func.func @main") == 1);
+  free(ir.text);
+  nnc_model_destroy(model);
+  /* An unfinished graph with ops is destroyed whole. */
+  EXPECT_OK(nnc_graph_create(context, NULL, &graph));
+  EXPECT_OK(nnc_graph_add_constant(graph, c_tensor, &c));
+  operands[0] = c;
+  EXPECT_OK(nnc_graph_add_op(graph, "relu", 1, operands, NULL, 1, results,
+                             &num_results));
+  nnc_graph_destroy(graph);
+  nnc_graph_destroy(NULL);
+  EXPECT_ERROR(nnc_graph_create(NULL, NULL, &graph),
+               NNC_STATUS_INVALID_ARGUMENT, "'context'");
+  EXPECT_ERROR(nnc_graph_create(context, NULL, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_graph'");
+  nnc_context_destroy(context);
+  nnc_tensor_destroy(w_init);
+  nnc_tensor_destroy(c_tensor);
+}
+
+static const char linear_mlir[] =
+    "func.func @f(%x: tensor<?x2xf32>,\n"
+    "             %w: tensor<2xf32> {nnc.param = #nnc.param<frozen>,\n"
+    "                                nnc.value = dense<[1.0, 2.0]> : "
+    "tensor<2xf32>})\n"
+    "    -> tensor<?x2xf32> {\n"
+    "  %0 = nnc.mul %x, %w : tensor<?x2xf32>, tensor<2xf32>\n"
+    "  return %0 : tensor<?x2xf32>\n"
+    "}\n"
+    "GARBAGE AFTER THE GIVEN SIZE";
+
+static void test_parse_mlir(void) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  const nnc_value_info_t *info = NULL;
+  size_t size = strlen(linear_mlir) - strlen("GARBAGE AFTER THE GIVEN SIZE");
+  static const char two_funcs[] =
+      "func.func @a(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }"
+      "func.func @b(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> "
+      "}";
+  static const char bad_syntax[] =
+      "func.func @a(%x: tensor<f32>) -> tensor<f32> {\n  return %y\n}";
+  static const char bad_op[] =
+      "func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = nnc.transpose %x perm = [1, 0] : tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n}";
+  static const char value_on_input[] =
+      "func.func @a(%x: tensor<2xf32> {nnc.value = dense<1.0> : "
+      "tensor<2xf32>}) -> tensor<2xf32> { return %x : tensor<2xf32> }";
+  static const char value_wrong_type[] =
+      "func.func @a(%x: tensor<2xf32> {nnc.param = #nnc.param<trainable>, "
+      "nnc.value = dense<1.0> : tensor<3xf32>}) -> tensor<2xf32> "
+      "{ return %x : tensor<2xf32> }";
+  static const char resource[] =
+      "func.func @a(%x: tensor<2xf32>, %w: tensor<2xf32> {nnc.param = "
+      "#nnc.param<trainable>, nnc.value = dense_resource<blob> : "
+      "tensor<2xf32>}) -> tensor<2xf32> {\n"
+      "  %0 = nnc.add %x, %w : tensor<2xf32>, tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n}\n"
+      "{-#\n  dialect_resources: {\n    builtin: {\n"
+      "      blob: \"0x040000000000803F00000040\"\n    }\n  }\n#-}\n";
+
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(
+      nnc_model_parse_mlir(context, linear_mlir, size, "linear.mlir", &model));
+  if (model) {
+    CHECK(nnc_model_input_count(model) == 2);
+    EXPECT_OK(nnc_model_input_info(model, 1, &info));
+    CHECK(info && info->kind == NNC_VALUE_FROZEN && info->dims[0] == 2);
+    EXPECT_OK(nnc_model_output_info(model, 0, &info));
+    CHECK(info && info->dims[0] == -1 && info->dims[1] == 2);
+  }
+  nnc_model_destroy(model);
+  model = NULL;
+  EXPECT_OK(nnc_model_parse_mlir(context, resource, sizeof(resource) - 1, NULL,
+                                 &model));
+  CHECK(nnc_model_input_count(model) == 2);
+  nnc_model_destroy(model);
+  model = NULL;
+
+  EXPECT_ERROR(nnc_model_parse_mlir(context, linear_mlir, sizeof(linear_mlir),
+                                    "linear.mlir", &model),
+               NNC_STATUS_INVALID_ARGUMENT, "linear.mlir:8:");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, bad_syntax, sizeof(bad_syntax) - 1,
+                                    "bad.mlir", &model),
+               NNC_STATUS_INVALID_ARGUMENT, "bad.mlir:2:");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, bad_op, sizeof(bad_op) - 1,
+                                    "bad.mlir", &model),
+               NNC_STATUS_INVALID_ARGUMENT, "perm");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, two_funcs, sizeof(two_funcs) - 1,
+                                    NULL, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "exactly one function");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, "", 0, "empty.mlir", &model),
+               NNC_STATUS_INVALID_ARGUMENT, "holds no function");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, value_on_input,
+                                    sizeof(value_on_input) - 1, NULL, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "nnc.param");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, value_wrong_type,
+                                    sizeof(value_wrong_type) - 1, NULL, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "tensor<2xf32>");
+  EXPECT_ERROR(nnc_model_parse_mlir(NULL, two_funcs, 10, NULL, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "'context'");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, NULL, 10, NULL, &model),
+               NNC_STATUS_INVALID_ARGUMENT, "'text'");
+  EXPECT_ERROR(nnc_model_parse_mlir(context, two_funcs, 10, NULL, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "'out_model'");
+  CHECK(model == NULL);
+  nnc_context_destroy(context);
+}
+
 int main(void) {
   char dir[4096];
   const char *tmp = getenv("TMPDIR");
@@ -451,6 +1186,10 @@ int main(void) {
   test_import_errors();
   test_model_file(dir);
   test_tensors(dir);
+  test_onnx_tensors(dir);
+  test_npz(dir);
+  test_graph();
+  test_parse_mlir();
   rmdir(dir);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
