@@ -11,7 +11,7 @@
 //    channel dimension 1 (the Caffe2 semantics the op came from, which the
 //    ONNX tests converted from PyTorch rely on);
 //  - Tile-1, which repeats along one `axis` given as an input;
-//  - Upsample-7/9 in nearest mode.
+//  - Upsample-7/9 in nearest mode with integer scales.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
+#include <string>
 
 using namespace mlir;
 
@@ -170,9 +171,10 @@ LogicalResult convertTile1(NodeContext &ctx) {
 }
 
 /// Upsample-7 (`scales` attribute) and Upsample-9 (`scales` input) in
-/// nearest mode: output dim = floor(input dim * scale), and output index o
-/// reads input index floor(o / scale). One gather with constant indices
-/// per scaled axis; the scaled dims must be static.
+/// nearest mode with integer scales, which repeat each element `scale`
+/// times along its axis (non-integer scales are left undefined by the ONNX
+/// reference implementation). One gather with constant indices per scaled
+/// axis; the scaled dims must be static.
 LogicalResult convertUpsample(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
@@ -186,9 +188,9 @@ LogicalResult convertUpsample(NodeContext &ctx) {
                            "' (nnc has no interpolating resize)");
   SmallVector<double> scales;
   if (ctx.opset() < 9) {
-    scales = ctx.getFloats("scales");
     if (!ctx.hasAttr("scales"))
       return ctx.emitError() << "missing attribute 'scales'";
+    scales = ctx.getFloats("scales");
   } else {
     FailureOr<SmallVector<double>> s = ctx.constantFloats(1, "scales");
     if (failed(s))
@@ -199,27 +201,28 @@ LogicalResult convertUpsample(NodeContext &ctx) {
     return ctx.emitError() << "scales has " << scales.size()
                            << " entries but the input has rank "
                            << type.getRank();
+  constexpr int64_t kMaxOutput = int64_t(1) << 24;
   Value result = *x;
   for (auto [axis, scale] : llvm::enumerate(scales)) {
-    if (!(scale >= 1.0) || !std::isfinite(scale))
+    if (!std::isfinite(scale) || scale < 1.0)
       return ctx.emitError() << "scale " << scale << " of dimension " << axis
                              << " must be >= 1";
+    if (scale != std::floor(scale))
+      return ctx.unsupported("non-integer scale " + std::to_string(scale) +
+                             " in nearest mode");
     if (scale == 1.0)
       continue;
     int64_t in = type.getDimSize(axis);
     if (isDynamicDim(in))
       return ctx.unsupported("upsampling the dynamic dimension " + Twine(axis));
-    double outSize = std::floor(static_cast<double>(in) * scale);
-    constexpr double kMaxOutput = 1 << 24;
-    if (outSize > kMaxOutput)
-      return ctx.unsupported("upsampling dimension " + Twine(axis) + " to " +
-                             Twine(static_cast<int64_t>(outSize)) +
-                             " elements (more than 2^24)");
+    if (scale > static_cast<double>(kMaxOutput) ||
+        in * static_cast<int64_t>(scale) > kMaxOutput)
+      return ctx.unsupported("upsampling dimension " + Twine(axis) +
+                             " to more than 2^24 elements");
+    int64_t factor = static_cast<int64_t>(scale);
     SmallVector<int64_t> indices;
-    for (int64_t o = 0, e = static_cast<int64_t>(outSize); o < e; ++o)
-      indices.push_back(std::min<int64_t>(
-          static_cast<int64_t>(std::floor(static_cast<double>(o) / scale)),
-          in - 1));
+    for (int64_t o = 0, e = in * factor; o < e; ++o)
+      indices.push_back(o / factor);
     auto gather =
         ctx.create<GatherOp>(ValueRange{result, ctx.intConstant(indices)},
                              AttrList(ctx).i64("axis", axis));
