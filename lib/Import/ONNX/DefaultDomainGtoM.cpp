@@ -382,8 +382,9 @@ static LogicalResult convertGemm(NodeContext &ctx) {
     return failure();
   // Before opset 7, C broadcasts only with broadcast = 1 (as it always does
   // from 7); otherwise it has the result's shape.
-  if (ctx.opset() < 7 && ctx.getInt("broadcast", 0) == 0) {
-    ArrayRef<int64_t> c = ctx.inputType(2).getShape();
+  RankedTensorType cType = ctx.inputType(2);
+  if (ctx.opset() < 7 && ctx.getInt("broadcast", 0) == 0 && cType) {
+    ArrayRef<int64_t> c = cType.getShape();
     ArrayRef<int64_t> y = gemm.getType().getShape();
     if (!shapesCompatible(c, y))
       return ctx.emitError()

@@ -135,6 +135,8 @@ LogicalResult convertLegacyPRelu(NodeContext &ctx) {
 
 /// A single integer from input `i`, known at import time.
 FailureOr<int64_t> scalarInt(NodeContext &ctx, unsigned i, StringRef what) {
+  if (failed(ctx.requireInput(i, what)))
+    return failure();
   FailureOr<SmallVector<int64_t>> values = ctx.constantInts(i, what);
   if (failed(values))
     return failure();
@@ -215,7 +217,7 @@ LogicalResult convertUpsample(NodeContext &ctx) {
     int64_t in = type.getDimSize(axis);
     if (isDynamicDim(in))
       return ctx.unsupported("upsampling the dynamic dimension " + Twine(axis));
-    if (scale > static_cast<double>(kMaxOutput) ||
+    if (scale > static_cast<double>(kMaxOutput) || in > kMaxOutput ||
         in * static_cast<int64_t>(scale) > kMaxOutput)
       return ctx.unsupported("upsampling dimension " + Twine(axis) +
                              " to more than 2^24 elements");
