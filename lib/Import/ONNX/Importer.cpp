@@ -743,6 +743,7 @@ const OpRegistry &OpRegistry::get() {
     populateDefaultDomainGtoM(r);
     populateDefaultDomainNtoR(r);
     populateDefaultDomainStoZ(r);
+    populateDefaultDomainLegacy(r);
     return r;
   }();
   return registry;
