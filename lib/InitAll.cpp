@@ -40,6 +40,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -55,12 +56,12 @@ void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
 
   // The CPU pipeline: linalg on tensors, bufferized to memrefs, lowered to
   // loops and then to the LLVM dialect.
-  registry.insert<mlir::affine::AffineDialect,
-                  mlir::bufferization::BufferizationDialect,
-                  mlir::cf::ControlFlowDialect, mlir::index::IndexDialect,
-                  mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
-                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect, mlir::ub::UBDialect>();
+  registry.insert<
+      mlir::affine::AffineDialect, mlir::bufferization::BufferizationDialect,
+      mlir::cf::ControlFlowDialect, mlir::index::IndexDialect,
+      mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
+      mlir::math::MathDialect, mlir::memref::MemRefDialect,
+      mlir::omp::OpenMPDialect, mlir::scf::SCFDialect, mlir::ub::UBDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
@@ -88,11 +89,11 @@ void nnc::registerAllPasses() {
   nnc::registerNNCConversionPasses();
 
   // The upstream half of the CPU pipeline.
-  mlir::bufferization::registerOneShotBufferizePass();
-  mlir::bufferization::registerOwnershipBasedBufferDeallocationPass();
-  mlir::bufferization::registerBufferDeallocationSimplificationPass();
-  mlir::bufferization::registerLowerDeallocationsPass();
+  mlir::bufferization::registerBufferizationPasses();
   mlir::bufferization::registerBufferizationPipelines();
+  mlir::registerLinalgPasses();
+  mlir::registerConvertSCFToOpenMPPass();
+  mlir::registerConvertOpenMPToLLVMPass();
   mlir::registerConvertLinalgToLoopsPass();
   mlir::memref::registerExpandStridedMetadataPass();
   mlir::registerLowerAffinePass();

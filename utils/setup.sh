@@ -29,12 +29,15 @@ packages=(
   # sanitizer and fuzzer builds
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   clang-22 libclang-rt-22-dev
+  # the CPU backend: lld links kernels into shared objects in process; the
+  # OpenMP runtime runs them on every core
+  liblld-22-dev libomp-22-dev
   # build tools
   cmake ninja-build ccache
   # ONNX schema and test data, protobuf
   protobuf-compiler libprotobuf-dev libonnx-dev libonnx-testdata
   # tests
-  libgtest-dev python3
+  libgtest-dev python3 python3-numpy
 )
 
 missing=()

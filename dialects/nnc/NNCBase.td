@@ -55,6 +55,12 @@ def NNC_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getParamAttrName() {
       return ::llvm::StringLiteral("nnc.param");
     }
+    /// The argument attribute holding a parameter's value (an ElementsAttr
+    /// of the argument's type): what a compiled executable embeds as its
+    /// weights.
+    static constexpr ::llvm::StringLiteral getValueAttrName() {
+      return ::llvm::StringLiteral("nnc.value");
+    }
 
   private:
     // Each op family registers its ops from its own translation unit.

@@ -49,14 +49,20 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
-  if (attr.getName() != getParamAttrName())
+  bool isParam = attr.getName() == getParamAttrName();
+  bool isValue = attr.getName() == getValueAttrName();
+  if (!isParam && !isValue)
     return op->emitError() << "unknown nnc argument attribute '"
                            << attr.getName().getValue() << "' on argument "
                            << argIndex;
-  if (!isa<ParamKindAttr>(attr.getValue()))
+  if (isParam && !isa<ParamKindAttr>(attr.getValue()))
     return op->emitError() << "'" << getParamAttrName() << "' on argument "
                            << argIndex
                            << " must be #nnc.param<trainable|frozen|buffer>";
+  auto value = dyn_cast<ElementsAttr>(attr.getValue());
+  if (isValue && !value)
+    return op->emitError() << "'" << getValueAttrName() << "' on argument "
+                           << argIndex << " must be an elements attribute";
   // Functions know their argument types even when they are declarations.
   Type argType;
   if (auto function = dyn_cast<FunctionOpInterface>(op))
@@ -68,5 +74,16 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
   if (!isa<RankedTensorType>(argType))
     return op->emitError() << "parameter argument " << argIndex
                            << " must be a ranked tensor, got " << argType;
+  if (isValue) {
+    if (value.getType() != argType)
+      return op->emitError() << "'" << getValueAttrName() << "' on argument "
+                             << argIndex << " has type " << value.getType()
+                             << " but the argument is " << argType;
+    if (auto function = dyn_cast<FunctionOpInterface>(op))
+      if (!function.getArgAttr(argIndex, getParamAttrName()))
+        return op->emitError()
+               << "'" << getValueAttrName() << "' on argument " << argIndex
+               << " needs '" << getParamAttrName() << "' as well";
+  }
   return success();
 }

@@ -88,6 +88,8 @@ nnc_status_code_t convertCode(rt::StatusCode code) {
     return NNC_STATUS_DATA_LOSS;
   case rt::StatusCode::Internal:
     return NNC_STATUS_INTERNAL;
+  case rt::StatusCode::Unimplemented:
+    return NNC_STATUS_UNIMPLEMENTED;
   }
   return NNC_STATUS_INTERNAL;
 }

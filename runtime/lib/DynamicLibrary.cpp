@@ -31,13 +31,15 @@ void DynamicLibrary::close() {
 }
 
 Status DynamicLibrary::open(const std::vector<std::string> &candidates,
-                            const std::string &purpose, DynamicLibrary &out) {
+                            const std::string &purpose, DynamicLibrary &out,
+                            bool global) {
   if (candidates.empty())
     return Status(StatusCode::InvalidArgument,
                   "no library names given for " + purpose);
   std::string errors;
   for (const std::string &name : candidates) {
-    if (void *handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    if (void *handle = dlopen(name.c_str(),
+                                RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL))) {
       out.close();
       out.handle_ = handle;
       out.path_ = name;

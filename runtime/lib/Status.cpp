@@ -20,6 +20,8 @@ const char *statusCodeName(StatusCode code) {
     return "data loss";
   case StatusCode::Internal:
     return "internal";
+  case StatusCode::Unimplemented:
+    return "unimplemented";
   }
   return "unknown";
 }

@@ -51,6 +51,7 @@ def ConvertNNCToLinalgPass : Pass<"nnc-convert-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect",
     "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect"
   ];
 }

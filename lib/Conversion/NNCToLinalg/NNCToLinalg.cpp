@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -209,6 +210,7 @@ Value countAsScalar(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> axes,
 void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns) {
   detail::populateElementwisePatterns(patterns);
   detail::populateStructuredPatterns(patterns);
+  detail::populateShapePatterns(patterns);
 }
 
 namespace {
@@ -220,7 +222,8 @@ struct ConvertNNCToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<nnc::NNCDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     target.addLegalOp<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>();
 
     RewritePatternSet patterns(ctx);

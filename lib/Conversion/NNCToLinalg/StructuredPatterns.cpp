@@ -650,6 +650,7 @@ struct SliceConversion : public OpConversionPattern<SliceOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
+    RankedTensorType type = op.getType();
     int64_t rank = inType.getRank();
     SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, input);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
@@ -661,57 +662,190 @@ struct SliceConversion : public OpConversionPattern<SliceOp> {
     else
       for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i)
         axes.push_back(i);
+    SmallVector<int64_t> reversed;
     for (auto [i, axisAttr] : llvm::enumerate(axes)) {
       int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
       int64_t step = op.getSteps() ? (*op.getSteps())[i] : 1;
       int64_t dim = inType.getDimSize(axis);
-      int64_t size = op.getType().getDimSize(axis);
-      if (step < 0)
-        return op.emitOpError("cannot be lowered to linalg: negative step ")
-               << step << " on axis " << axis << " is not supported";
+      int64_t size = type.getDimSize(axis);
       if (ShapedType::isDynamic(dim) || ShapedType::isDynamic(size))
         return op.emitOpError("cannot be lowered to linalg: sliced axis ")
                << axis << " must have a static size";
       int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-      start = std::clamp<int64_t>(start, 0, dim);
-      offsets[axis] = rewriter.getIndexAttr(start);
       sizes[axis] = rewriter.getIndexAttr(size);
-      strides[axis] = rewriter.getIndexAttr(step);
+      if (size == 0)
+        continue;
+      if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, dim);
+        offsets[axis] = rewriter.getIndexAttr(start);
+        strides[axis] = rewriter.getIndexAttr(step);
+        continue;
+      }
+      // A negative step reads start, start + step, ...: extract them in
+      // increasing order with the positive stride, then reverse the axis.
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      offsets[axis] = rewriter.getIndexAttr(start + (size - 1) * step);
+      strides[axis] = rewriter.getIndexAttr(-step);
+      reversed.push_back(axis);
     }
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, op.getType(), input, offsets, sizes, strides);
+    // An empty result may start at the end of an axis, an offset that
+    // extract_slice rejects: it has no elements to read anyway.
+    if (llvm::is_contained(type.getShape(), 0)) {
+      rewriter.replaceOp(op, createEmpty(rewriter, loc, type, sizes));
+      return success();
+    }
+    Value result = tensor::ExtractSliceOp::create(rewriter, loc, type, input,
+                                                  offsets, sizes, strides);
+    if (!reversed.empty()) {
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < rank; ++i) {
+        AffineExpr d = rewriter.getAffineDimExpr(i);
+        exprs.push_back(
+            llvm::is_contained(reversed, i) ? type.getDimSize(i) - 1 - d : d);
+      }
+      Value init = createEmpty(rewriter, loc, type, sizes);
+      result = buildParallelGeneric(
+          rewriter, loc, init, {result},
+          {AffineMap::get(rank, 0, exprs, rewriter.getContext())},
+          [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
 
+/// Source index along one padded dimension of size `size` for result index
+/// `i` (already shifted by the low pad) in reflect, edge or wrap mode.
+Value padSourceIndex(OpBuilder &b, Location loc, PadMode mode, Value i,
+                     Value size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::SubIOp::create(b, loc, size, one);
+  switch (mode) {
+  case PadMode::edge: {
+    Value low = arith::MaxSIOp::create(b, loc, i, zero);
+    return arith::MinSIOp::create(b, loc, low, last);
+  }
+  case PadMode::reflect: {
+    // Pads are smaller than the dimension, so one reflection suffices.
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+    Value mirrored = arith::SubIOp::create(b, loc, zero, i);
+    i = arith::SelectOp::create(b, loc, negative, mirrored, i);
+    Value beyond =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, i, last);
+    Value twice = arith::AddIOp::create(b, loc, last, last);
+    Value back = arith::SubIOp::create(b, loc, twice, i);
+    return arith::SelectOp::create(b, loc, beyond, back, i);
+  }
+  case PadMode::wrap: {
+    Value rem = arith::RemSIOp::create(b, loc, i, size);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+    Value shifted = arith::AddIOp::create(b, loc, rem, size);
+    return arith::SelectOp::create(b, loc, negative, shifted, rem);
+  }
+  case PadMode::constant:
+    break;
+  }
+  llvm_unreachable("constant padding has no source index");
+}
+
+/// pad: negative pads crop first (extract_slice); then constant padding is
+/// a tensor.pad and the other modes a generic that reads the cropped input
+/// at the mirrored, clamped or wrapped index.
 struct PadConversion : public OpConversionPattern<PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getMode() != PadMode::constant)
-      return op.emitOpError("cannot be lowered to linalg: only constant "
-                            "padding is supported, not ")
-             << stringifyPadMode(op.getMode());
     ArrayRef<int64_t> pads = op.getPads();
-    if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
-      return op.emitOpError(
-          "cannot be lowered to linalg: negative pads (cropping) are not "
-          "supported");
     Location loc = op.getLoc();
-    int64_t rank = op.getType().getRank();
-    SmallVector<OpFoldResult> low, high;
-    for (int64_t i = 0; i < rank; ++i) {
-      low.push_back(rewriter.getIndexAttr(pads[i]));
-      high.push_back(rewriter.getIndexAttr(pads[i + rank]));
+    OpBuilder &b = rewriter;
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    Value input = adaptor.getInput();
+    SmallVector<OpFoldResult> dims = getDims(b, loc, input);
+    auto sub = [&](OpFoldResult x, int64_t y) -> OpFoldResult {
+      if (y == 0)
+        return x;
+      if (std::optional<int64_t> cx = getConstantIntValue(x))
+        return b.getIndexAttr(*cx - y);
+      return arith::SubIOp::create(b, loc,
+                                   getValueOrCreateConstantIndexOp(b, loc, x),
+                                   arith::ConstantIndexOp::create(b, loc, y))
+          .getResult();
+    };
+    if (llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
+      SmallVector<OpFoldResult> offsets, strides(rank, b.getIndexAttr(1));
+      for (int64_t i = 0; i < rank; ++i) {
+        int64_t cropLow = std::max<int64_t>(0, -pads[i]);
+        int64_t cropHigh = std::max<int64_t>(0, -pads[i + rank]);
+        offsets.push_back(b.getIndexAttr(cropLow));
+        dims[i] = sub(dims[i], cropLow + cropHigh);
+      }
+      input =
+          tensor::ExtractSliceOp::create(b, loc, input, offsets, dims, strides);
     }
-    Type t = op.getType().getElementType();
-    double v = op.getValue().convertToDouble();
-    Value fill = isFloat(t)
-                     ? floatConst(rewriter, loc, t, v)
-                     : intConst(rewriter, loc, t, static_cast<int64_t>(v));
-    rewriter.replaceOpWithNewOp<tensor::PadOp>(
-        op, op.getType(), adaptor.getInput(), low, high, fill);
+    PadMode mode = op.getMode();
+    SmallVector<int64_t> low, high;
+    for (int64_t i = 0; i < rank; ++i) {
+      low.push_back(std::max<int64_t>(0, pads[i]));
+      high.push_back(std::max<int64_t>(0, pads[i + rank]));
+      // The verifier checks the modes' limits against the uncropped size.
+      std::optional<int64_t> size = getConstantIntValue(dims[i]);
+      if (!size || (low[i] == 0 && high[i] == 0))
+        continue;
+      if (mode == PadMode::reflect && (low[i] >= *size || high[i] >= *size))
+        return op.emitOpError("cannot be lowered to linalg: reflect pads (")
+               << low[i] << ", " << high[i] << ") of dimension " << i
+               << " must be smaller than its cropped size " << *size;
+      if ((mode == PadMode::edge || mode == PadMode::wrap) && *size == 0)
+        return op.emitOpError("cannot be lowered to linalg: ")
+               << stringifyPadMode(mode) << " pads of dimension " << i
+               << " need a non-empty dimension after cropping";
+    }
+    SmallVector<OpFoldResult> outDims;
+    for (int64_t i = 0; i < rank; ++i)
+      outDims.push_back(sub(dims[i], -(low[i] + high[i])));
+    Type t = type.getElementType();
+
+    if (op.getMode() == PadMode::constant) {
+      double v = op.getValue().convertToDouble();
+      Value fill = isFloat(t)
+                       ? floatConst(b, loc, t, v)
+                       : intConst(b, loc, t, static_cast<int64_t>(v));
+      SmallVector<OpFoldResult> lowAttrs, highAttrs;
+      for (int64_t i = 0; i < rank; ++i) {
+        lowAttrs.push_back(b.getIndexAttr(low[i]));
+        highAttrs.push_back(b.getIndexAttr(high[i]));
+      }
+      rewriter.replaceOpWithNewOp<tensor::PadOp>(op, type, input, lowAttrs,
+                                                 highAttrs, fill);
+      return success();
+    }
+
+    Value init = createEmpty(b, loc, type, outDims);
+    SmallVector<Value> sizes;
+    for (OpFoldResult d : dims)
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, d));
+    Value result = buildParallelGeneric(
+        b, loc, init, {}, {}, [&](OpBuilder &nb, Location l, ValueRange) {
+          SmallVector<Value> coords;
+          for (int64_t i = 0; i < rank; ++i) {
+            Value idx = linalg::IndexOp::create(nb, l, i);
+            if (low[i] == 0 && high[i] == 0) {
+              coords.push_back(idx);
+              continue;
+            }
+            if (low[i] != 0)
+              idx = arith::SubIOp::create(
+                  nb, l, idx, arith::ConstantIndexOp::create(nb, l, low[i]));
+            coords.push_back(padSourceIndex(nb, l, mode, idx, sizes[i]));
+          }
+          return tensor::ExtractOp::create(nb, l, input, coords).getResult();
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

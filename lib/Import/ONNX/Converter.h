@@ -294,6 +294,9 @@ void populateDefaultDomainAtoF(OpRegistry &registry);
 void populateDefaultDomainGtoM(OpRegistry &registry);
 void populateDefaultDomainNtoR(OpRegistry &registry);
 void populateDefaultDomainStoZ(OpRegistry &registry);
+/// The forms of ops that opset 7 replaced and no range file handles (limited
+/// broadcasting, Tile-1, PRelu-1/6) and Upsample.
+void populateDefaultDomainLegacy(OpRegistry &registry);
 
 } // namespace nnc::onnx_import
 

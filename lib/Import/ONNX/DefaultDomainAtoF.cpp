@@ -303,7 +303,21 @@ LogicalResult castTo(NodeContext &ctx, Type element) {
 }
 
 LogicalResult convertCast(NodeContext &ctx) {
-  std::optional<int64_t> to = ctx.getOptionalInt("to");
+  std::optional<int64_t> to;
+  if (ctx.opset() < 6) {
+    // Cast-1 names the type as a string, e.g. "FLOAT".
+    std::string name = ctx.getString("to", "");
+    if (name.empty())
+      return ctx.emitError() << "missing attribute 'to'";
+    for (int type = 1; type < 64 && !to; ++type)
+      if (dataTypeName(type) == name)
+        to = type;
+    if (!to)
+      return ctx.emitError()
+             << "attribute 'to' names the unknown type '" << name << "'";
+  } else {
+    to = ctx.getOptionalInt("to");
+  }
   if (!to)
     return ctx.emitError() << "missing attribute 'to'";
   std::string reason;
@@ -432,6 +446,9 @@ LogicalResult convertEyeLike(NodeContext &ctx) {
 
 LogicalResult convertConcat(NodeContext &ctx) {
   std::optional<int64_t> axis = ctx.getOptionalInt("axis");
+  // Concat-1's axis is optional and defaults to 1.
+  if (!axis && ctx.opset() < 4)
+    axis = 1;
   if (!axis)
     return ctx.emitError() << "missing attribute 'axis'";
   if (ctx.numInputs() == 0)
@@ -628,26 +645,28 @@ LogicalResult convertCumSum(NodeContext &ctx) {
 } // namespace
 
 void populateDefaultDomainAtoF(OpRegistry &registry) {
-  // Unary elementwise ops (registered from 7 or their introduction).
-  registry.onOp("Abs", 7, convertUnary<AbsOp>);
+  // Unary elementwise ops, from their introduction (opset 1 forms differ
+  // only by the ignored consumed_inputs attribute).
+  registry.onOp("Abs", 1, convertUnary<AbsOp>);
   registry.onOp("Acos", 7, convertUnary<AcosOp>);
   registry.onOp("Acosh", 9, convertUnary<AcoshOp>);
   registry.onOp("Asin", 7, convertUnary<AsinOp>);
   registry.onOp("Asinh", 9, convertUnary<AsinhOp>);
   registry.onOp("Atan", 7, convertUnary<AtanOp>);
   registry.onOp("Atanh", 9, convertUnary<AtanhOp>);
-  registry.onOp("Ceil", 7, convertUnary<CeilOp>);
+  registry.onOp("Ceil", 1, convertUnary<CeilOp>);
   registry.onOp("Cos", 7, convertUnary<CosOp>);
   registry.onOp("Cosh", 9, convertUnary<CoshOp>);
   registry.onOp("Erf", 9, convertUnary<ErfOp>);
-  registry.onOp("Exp", 7, convertUnary<ExpOp>);
-  registry.onOp("Floor", 7, convertUnary<FloorOp>);
-  registry.onOp("Elu", 6, convertElu);
+  registry.onOp("Exp", 1, convertUnary<ExpOp>);
+  registry.onOp("Floor", 1, convertUnary<FloorOp>);
+  registry.onOp("Elu", 1, convertElu);
   registry.onOp("Celu", 12, convertCelu);
-  registry.onOp("Clip", 7, convertClipAttrs);
+  registry.onOp("Clip", 1, convertClipAttrs);
   registry.onOp("Clip", 11, convertClipInputs);
 
-  // Binary elementwise ops; integer constants fold.
+  // Binary elementwise ops; integer constants fold. Their limited-broadcast
+  // forms before opset 7 are in DefaultDomainLegacy.cpp.
   registry.onOp("Add", 7, convertBinary<AddOp>);
   registry.onOp("Div", 7, convertBinary<DivOp>);
   registry.onOp("Equal", 7, convertEqual);
@@ -658,24 +677,24 @@ void populateDefaultDomainAtoF(OpRegistry &registry) {
   registry.onOp("BitwiseNot", 18, convertBitwiseNot);
 
   // Casts and constants.
-  registry.onOp("Cast", 7, convertCast);
+  registry.onOp("Cast", 1, convertCast);
   registry.onOp("CastLike", 15, convertCastLike);
-  registry.onOp("Constant", 7, convertConstant);
+  registry.onOp("Constant", 1, convertConstant);
   registry.onOp("ConstantOfShape", 9, convertConstantOfShape);
   registry.onOp("EyeLike", 9, convertEyeLike);
 
   // Shape ops.
-  registry.onOp("Concat", 7, convertConcat);
+  registry.onOp("Concat", 1, convertConcat);
   registry.onOp("Expand", 8, convertExpand);
-  registry.onOp("Flatten", 7, convertFlatten);
-  registry.onOp("DepthToSpace", 7, convertDepthToSpace);
+  registry.onOp("Flatten", 1, convertFlatten);
+  registry.onOp("DepthToSpace", 1, convertDepthToSpace);
   registry.onOp("CenterCropPad", 18, convertCenterCropPad);
 
   // Reductions.
-  registry.onOp("ArgMax", 7, [](NodeContext &ctx) {
+  registry.onOp("ArgMax", 1, [](NodeContext &ctx) {
     return convertArgReduce(ctx, ArgReduceKind::argmax);
   });
-  registry.onOp("ArgMin", 7, [](NodeContext &ctx) {
+  registry.onOp("ArgMin", 1, [](NodeContext &ctx) {
     return convertArgReduce(ctx, ArgReduceKind::argmin);
   });
   registry.onOp("CumSum", 11, convertCumSum);

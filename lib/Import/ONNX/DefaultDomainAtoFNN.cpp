@@ -201,6 +201,11 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
       return failure();
     operands.push_back(*v);
   }
+  // Before opset 7, is_test = 0 (the default) means training: Y normalized
+  // with the batch statistics and the running statistics updated.
+  if (ctx.opset() < 7 && ctx.getInt("is_test", 0) == 0)
+    return ctx.unsupported("training mode (is_test = 0) of "
+                           "BatchNormalization before opset 7");
   if (ctx.opset() < 9 && ctx.getInt("spatial", 1) != 1)
     return ctx.unsupported("attribute spatial = " +
                            Twine(ctx.getInt("spatial", 1)));
@@ -242,6 +247,8 @@ LogicalResult convertDropout(NodeContext &ctx) {
   AttrList attrs(ctx);
   if (ctx.opset() < 12) {
     ratio = ctx.getFloat("ratio", 0.5);
+    // Before opset 7, is_test = 0 (the default) drops out at random.
+    training = ctx.opset() < 7 && ctx.getInt("is_test", 0) == 0;
   } else {
     if (ctx.hasInput(2)) {
       FailureOr<SmallVector<int64_t>> mode =
@@ -483,11 +490,11 @@ LogicalResult convertEinsum(NodeContext &ctx) {
 } // namespace
 
 void populateDefaultDomainAtoFNN(OpRegistry &registry) {
-  registry.onOp("Conv", 7, convertConv);
-  registry.onOp("ConvTranspose", 7, convertConvTranspose);
-  registry.onOp("AveragePool", 7, convertAveragePool);
-  registry.onOp("BatchNormalization", 7, convertBatchNormalization);
-  registry.onOp("Dropout", 7, convertDropout);
+  registry.onOp("Conv", 1, convertConv);
+  registry.onOp("ConvTranspose", 1, convertConvTranspose);
+  registry.onOp("AveragePool", 1, convertAveragePool);
+  registry.onOp("BatchNormalization", 1, convertBatchNormalization);
+  registry.onOp("Dropout", 1, convertDropout);
   registry.onOp("Einsum", 12, convertEinsum);
 }
 

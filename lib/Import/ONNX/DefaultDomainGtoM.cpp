@@ -372,12 +372,27 @@ static LogicalResult convertGemm(NodeContext &ctx) {
     operands.push_back(c);
   else if (ctx.opset() < 11)
     return ctx.emitError() << "input 2 (C) is required before opset 11";
-  return ctx.setResultOf(ctx.create<GemmOp>(
+  auto gemm = ctx.create<GemmOp>(
       operands, AttrList(ctx)
                     .f64("alpha", ctx.getFloat("alpha", 1.0))
                     .f64("beta", ctx.getFloat("beta", 1.0))
                     .boolean("trans_a", ctx.getInt("transA", 0) != 0)
-                    .boolean("trans_b", ctx.getInt("transB", 0) != 0)));
+                    .boolean("trans_b", ctx.getInt("transB", 0) != 0));
+  if (!gemm)
+    return failure();
+  // Before opset 7, C broadcasts only with broadcast = 1 (as it always does
+  // from 7); otherwise it has the result's shape.
+  RankedTensorType cType = ctx.inputType(2);
+  if (ctx.opset() < 7 && ctx.getInt("broadcast", 0) == 0 && cType) {
+    ArrayRef<int64_t> c = cType.getShape();
+    ArrayRef<int64_t> y = gemm.getType().getShape();
+    if (!shapesCompatible(c, y))
+      return ctx.emitError()
+             << "C has shape " << formatShape(c) << " but the result has "
+             << formatShape(y)
+             << " and broadcast is 0 (before opset 7 they must be equal)";
+  }
+  return ctx.setResult(gemm);
 }
 
 static LogicalResult convertMaxPool(NodeContext &ctx) {
@@ -703,29 +718,29 @@ static LogicalResult convertLRN(NodeContext &ctx) {
 
 void populateDefaultDomainGtoM(OpRegistry &registry) {
   // Gather and linear algebra.
-  registry.onOp("Gather", 7, convertGather);
+  registry.onOp("Gather", 1, convertGather);
   registry.onOp("GatherElements", 11, convertGatherElements);
   registry.onOp("GatherND", 11, convertGatherND);
-  registry.onOp("Gemm", 7, convertGemm);
-  registry.onOp("MatMul", 7, convertBinary<MatMulOp>);
+  registry.onOp("Gemm", 1, convertGemm);
+  registry.onOp("MatMul", 1, convertBinary<MatMulOp>);
 
   // Pooling.
   registry.onOp("GlobalAveragePool", 1, convertUnary<GlobalAvgPoolOp>);
   registry.onOp("GlobalMaxPool", 1, convertUnary<GlobalMaxPoolOp>);
-  registry.onOp("MaxPool", 7, convertMaxPool);
+  registry.onOp("MaxPool", 1, convertMaxPool);
 
   // Elementwise.
   registry.onOp("Gelu", 20, convertGelu);
-  registry.onOp("HardSigmoid", 6, convertHardSigmoid);
+  registry.onOp("HardSigmoid", 1, convertHardSigmoid);
   registry.onOp("HardSwish", 14, convertUnary<HardSwishOp>);
-  registry.onOp("Identity", 7, convertIdentity);
+  registry.onOp("Identity", 1, convertIdentity);
   registry.onOp("IsInf", 10, convertIsInf);
   registry.onOp("IsNaN", 9, convertUnary<IsNanOp>);
-  registry.onOp("LeakyRelu", 7, convertLeakyRelu);
-  registry.onOp("Log", 7, convertUnary<LogOp>);
-  registry.onOp("Max", 7, convertVariadic<MaxOp>);
-  registry.onOp("Mean", 7, convertMean);
-  registry.onOp("Min", 7, convertVariadic<MinOp>);
+  registry.onOp("LeakyRelu", 1, convertLeakyRelu);
+  registry.onOp("Log", 1, convertUnary<LogOp>);
+  registry.onOp("Max", 1, convertVariadic<MaxOp>);
+  registry.onOp("Mean", 1, convertMean);
+  registry.onOp("Min", 1, convertVariadic<MinOp>);
   registry.onOp("Mish", 18, convertUnary<MishOp>);
   registry.onOp("Mod", 10, convertMod);
   registry.onOp("Mul", 7, convertBinary<MulOp>);
@@ -737,15 +752,15 @@ void populateDefaultDomainGtoM(OpRegistry &registry) {
   registry.onOp("LessOrEqual", 12, convertCompare<CmpPredicate::le>);
 
   // Softmax-like (flatten-to-2-D semantics before 13, per axis from 13).
-  registry.onOp("Hardmax", 7, convertHardmax);
-  registry.onOp("LogSoftmax", 7, convertLogSoftmax);
+  registry.onOp("Hardmax", 1, convertHardmax);
+  registry.onOp("LogSoftmax", 1, convertLogSoftmax);
 
   // Normalization.
   registry.onOp("GroupNormalization", 18, convertGroupNorm);
-  registry.onOp("InstanceNormalization", 6, convertInstanceNorm);
+  registry.onOp("InstanceNormalization", 1, convertInstanceNorm);
   registry.onOp("LayerNormalization", 17, convertLayerNorm);
-  registry.onOp("LpNormalization", 7, convertLpNormalization);
-  registry.onOp("LRN", 7, convertLRN);
+  registry.onOp("LpNormalization", 1, convertLpNormalization);
+  registry.onOp("LRN", 1, convertLRN);
   registry.onOp("MeanVarianceNormalization", 9, convertMeanVarianceNorm);
 
   // Not expressible in nnc.

@@ -214,8 +214,8 @@ static void registerReduce(OpRegistry &registry, StringRef name,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-/// Reshape-5/14: the shape input must be known; 0 copies the input dim
-/// (unless allowzero), -1 is inferred.
+/// Reshape-1 (shape attribute), Reshape-5/14 (shape input, which must be
+/// known); 0 copies the input dim (unless allowzero), -1 is inferred.
 static LogicalResult convertReshape(NodeContext &ctx) {
   FailureOr<Value> data = ctx.requireInput(0, "data");
   if (failed(data))
@@ -223,11 +223,19 @@ static LogicalResult convertReshape(NodeContext &ctx) {
   RankedTensorType inType = ctx.inputType(0);
   if (!inType)
     return ctx.emitError() << "input 0 (data) is not a ranked tensor";
-  if (!ctx.hasInput(1))
-    return ctx.emitError() << "missing required input 1 (shape)";
-  FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(1, "shape");
-  if (failed(shape))
-    return failure();
+  FailureOr<SmallVector<int64_t>> shape = failure();
+  if (ctx.opset() < 5) {
+    std::optional<SmallVector<int64_t>> attr = ctx.getOptionalInts("shape");
+    if (!attr)
+      return ctx.emitError() << "missing attribute 'shape'";
+    shape = std::move(*attr);
+  } else {
+    if (!ctx.hasInput(1))
+      return ctx.emitError() << "missing required input 1 (shape)";
+    shape = ctx.constantInts(1, "shape");
+    if (failed(shape))
+      return failure();
+  }
   bool allowZero = ctx.opset() >= 14 && ctx.getInt("allowzero", 0) != 0;
 
   ArrayRef<int64_t> inShape = inType.getShape();
@@ -303,8 +311,8 @@ static LogicalResult convertReshape(NodeContext &ctx) {
   return op ? ctx.setResult(op) : failure();
 }
 
-/// Pad-2 (attributes), Pad-11 (pads and constant_value inputs), Pad-18
-/// (axes input), Pad-19 (wrap mode).
+/// Pad-1 (`paddings` attribute), Pad-2 (attributes), Pad-11 (pads and
+/// constant_value inputs), Pad-18 (axes input), Pad-19 (wrap mode).
 static LogicalResult convertPad(NodeContext &ctx) {
   FailureOr<Value> data = ctx.requireInput(0, "data");
   if (failed(data))
@@ -333,9 +341,11 @@ static LogicalResult convertPad(NodeContext &ctx) {
   SmallVector<int64_t> axes;
   bool hasAxes = false;
   if (ctx.opset() < 11) {
-    std::optional<SmallVector<int64_t>> attr = ctx.getOptionalInts("pads");
+    StringRef padsName = ctx.opset() < 2 ? "paddings" : "pads";
+    std::optional<SmallVector<int64_t>> attr = ctx.getOptionalInts(padsName);
     if (!attr)
-      return ctx.emitError() << "missing required attribute 'pads'";
+      return ctx.emitError()
+             << "missing required attribute '" << padsName << "'";
     pads = *attr;
     value = ctx.getFloat("value", 0.0);
   } else {
@@ -719,7 +729,7 @@ static LogicalResult convertDataDependent(NodeContext &ctx) {
 }
 
 void populateDefaultDomainNtoR(OpRegistry &registry) {
-  registry.onOp("Neg", 7, convertUnary<NegOp>);
+  registry.onOp("Neg", 1, convertUnary<NegOp>);
   registry.onOp("NegativeLogLikelihoodLoss", 12, convertNllLoss);
   registry.onOp("NonMaxSuppression", 10, convertDataDependent);
   registry.onOp("NonZero", 9, convertDataDependent);
@@ -730,7 +740,7 @@ void populateDefaultDomainNtoR(OpRegistry &registry) {
   registry.unsupported("OptionalHasElement", "sequences");
   registry.onOp("Or", 7, convertBinary<OrOp>);
   registry.onOp("PRelu", 7, convertBinary<PReluOp>);
-  registry.onOp("Pad", 7, convertPad);
+  registry.onOp("Pad", 1, convertPad);
   registry.onOp("Pow", 7, convertPow);
   registry.unsupported("QLinearConv", "quantization");
   registry.unsupported("QLinearMatMul", "quantization");
@@ -741,7 +751,7 @@ void populateDefaultDomainNtoR(OpRegistry &registry) {
   registry.unsupported("RandomUniform", "random number generation");
   registry.unsupported("RandomUniformLike", "random number generation");
   registry.onOp("Range", 11, convertRange);
-  registry.onOp("Reciprocal", 7, convertUnary<ReciprocalOp>);
+  registry.onOp("Reciprocal", 1, convertUnary<ReciprocalOp>);
   registerReduce(registry, "ReduceL1", ReduceKind::l1, 18);
   registerReduce(registry, "ReduceL2", ReduceKind::l2, 18);
   registerReduce(registry, "ReduceLogSum", ReduceKind::log_sum, 18);
@@ -753,8 +763,8 @@ void populateDefaultDomainNtoR(OpRegistry &registry) {
   registerReduce(registry, "ReduceSum", ReduceKind::sum, 13);
   registerReduce(registry, "ReduceSumSquare", ReduceKind::sum_square, 18);
   registry.unsupported("RegexFullMatch", "strings");
-  registry.onOp("Relu", 7, convertUnary<ReluOp>);
-  registry.onOp("Reshape", 7, convertReshape);
+  registry.onOp("Relu", 1, convertUnary<ReluOp>);
+  registry.onOp("Reshape", 1, convertReshape);
   registry.onOp("Resize", 10, convertResize);
   registry.onOp("Round", 11, convertUnary<RoundOp>);
 }

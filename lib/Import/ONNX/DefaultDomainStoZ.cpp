@@ -564,7 +564,16 @@ static LogicalResult convertSplit(NodeContext &ctx) {
   if (numOutputs == 0)
     return ctx.emitError() << "expects at least one output";
   std::optional<SmallVector<int64_t>> sizes;
-  if (ctx.opset() < 13) {
+  if (ctx.opset() < 2 && ctx.hasInput(1)) {
+    // Split-1 takes the sizes from the attribute or the optional input.
+    if (ctx.hasAttr("split"))
+      return ctx.emitError()
+             << "the split input and the split attribute are exclusive";
+    FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "split");
+    if (failed(s))
+      return failure();
+    sizes = std::move(*s);
+  } else if (ctx.opset() < 13) {
     sizes = ctx.getOptionalInts("split");
   } else if (ctx.hasInput(1)) {
     FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "split");
@@ -769,42 +778,52 @@ static LogicalResult convertTopK(NodeContext &ctx) {
 
 void populateDefaultDomainStoZ(OpRegistry &registry) {
   // Elementwise.
+  // Selu-1's defaults were rounded: alpha 1.6732, gamma 1.0507.
+  registry.onOp("Selu", 1, [](NodeContext &ctx) -> LogicalResult {
+    FailureOr<Value> x = ctx.requireInput(0, "X");
+    if (failed(x))
+      return failure();
+    return ctx.setResultOf(ctx.create<SeluOp>(
+        *x, AttrList(ctx)
+                .f64("alpha", ctx.getFloat("alpha", 1.6732))
+                .f64("gamma", ctx.getFloat("gamma", 1.0507))));
+  });
   registry.onOp("Selu", 6, unaryWithParams<SeluOp>({"alpha", "gamma"}));
-  registry.onOp("Sigmoid", 7, convertUnary<SigmoidOp>);
+  registry.onOp("Sigmoid", 1, convertUnary<SigmoidOp>);
   registry.onOp("Sign", 9, convertUnary<SignOp>);
   registry.onOp("Sin", 7, convertUnary<SinOp>);
   registry.onOp("Sinh", 9, convertUnary<SinhOp>);
   registry.onOp("Softplus", 1, convertUnary<SoftplusOp>);
   registry.onOp("Softsign", 1, convertUnary<SoftsignOp>);
-  registry.onOp("Sqrt", 7, convertUnary<SqrtOp>);
+  registry.onOp("Sqrt", 1, convertUnary<SqrtOp>);
   registry.onOp("Tan", 7, convertUnary<TanOp>);
-  registry.onOp("Tanh", 7, convertUnary<TanhOp>);
+  registry.onOp("Tanh", 1, convertUnary<TanhOp>);
   registry.onOp("ThresholdedRelu", 10,
                 unaryWithParams<ThresholdedReluOp>({"alpha"}));
   registry.onOp("Shrink", 9, convertShrink);
   registry.onOp("Sub", 7, convertBinary<SubOp>);
-  registry.onOp("Sum", 7, convertSum);
+  registry.onOp("Sum", 1, convertSum);
   registry.onOp("Where", 9, convertWhere);
   registry.onOp("Xor", 7, convertBinary<XorOp>);
 
   // Shapes and data movement.
-  registry.onOp("Shape", 7, convertShape);
-  registry.onOp("Size", 7, convertSize);
-  registry.onOp("Slice", 7, convertSlice);
-  registry.onOp("Squeeze", 7, convertSqueeze);
-  registry.onOp("Unsqueeze", 7, convertUnsqueeze);
-  registry.onOp("Transpose", 7, convertTranspose);
-  registry.onOp("Tile", 7, convertTile);
+  registry.onOp("Shape", 1, convertShape);
+  registry.onOp("Size", 1, convertSize);
+  registry.onOp("Slice", 1, convertSlice);
+  registry.onOp("Squeeze", 1, convertSqueeze);
+  registry.onOp("Unsqueeze", 1, convertUnsqueeze);
+  registry.onOp("Transpose", 1, convertTranspose);
+  registry.onOp("Tile", 6, convertTile);
   registry.onOp("Trilu", 14, convertTrilu);
-  registry.onOp("SpaceToDepth", 7, convertSpaceToDepth);
-  registry.onOp("Split", 7, convertSplit);
+  registry.onOp("SpaceToDepth", 1, convertSpaceToDepth);
+  registry.onOp("Split", 1, convertSplit);
   registry.onOp("Scatter", 9, convertScatter<ScatterElementsOp>);
   registry.onOp("ScatterElements", 11, convertScatter<ScatterElementsOp>);
   registry.onOp("ScatterND", 11, convertScatter<ScatterNDOp>);
-  registry.onOp("TopK", 7, convertTopK);
+  registry.onOp("TopK", 1, convertTopK);
 
   // Softmax and losses.
-  registry.onOp("Softmax", 7, convertSoftmax);
+  registry.onOp("Softmax", 1, convertSoftmax);
   registry.onOp("SoftmaxCrossEntropyLoss", 12, convertSoftmaxCrossEntropyLoss);
 
   // Not expressible in nnc.
@@ -817,8 +836,8 @@ void populateDefaultDomainStoZ(OpRegistry &registry) {
        {"StringConcat", "StringNormalizer", "StringSplit", "TfIdfVectorizer"})
     registry.unsupported(op, "strings");
   registry.unsupported("STFT", "signal processing");
-  // Unique (data-dependent output shape) and Upsample (no resize op, like
-  // Resize) are left unregistered.
+  // Unique (data-dependent output shape) is left unregistered; Upsample is in
+  // DefaultDomainLegacy.cpp.
 }
 
 } // namespace nnc::onnx_import

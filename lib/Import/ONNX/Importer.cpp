@@ -265,7 +265,10 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
       return emitModelError() << "a value is bound to '" << name
                               << "', which is not a graph input";
 
-  // Floating-point initializers are parameters; the rest become constants.
+  // Floating-point initializers are parameters, carrying their values as
+  // `nnc.value` so that a compiled executable embeds them; the rest become
+  // constants.
+  llvm::DenseMap<size_t, DenseElementsAttr> paramValues;
   SmallVector<std::pair<std::string, DenseElementsAttr>> constants;
   for (const onnx::TensorProto &init : graph.initializer()) {
     std::string error;
@@ -278,6 +281,7 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
       argTypes.push_back(value->getType());
       argNames.push_back(init.name());
       argIsParam.push_back(true);
+      paramValues[argNames.size() - 1] = *value;
       knownTensors[init.name()] = &init;
     } else {
       constants.push_back({init.name(), *value});
@@ -305,9 +309,11 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     // (the C API's signature queries) can tell inputs apart.
     entry->getArgument(i).setLoc(
         NameLoc::get(StringAttr::get(&context, name), modelLoc()));
-    if (argIsParam[i])
+    if (argIsParam[i]) {
       func.setArgAttr(i, NNCDialect::getParamAttrName(),
                       ParamKindAttr::get(&context, paramKind));
+      func.setArgAttr(i, NNCDialect::getValueAttrName(), paramValues.at(i));
+    }
   }
   builder.setInsertionPointToStart(entry);
   for (auto &[name, value] : constants)
@@ -737,6 +743,7 @@ const OpRegistry &OpRegistry::get() {
     populateDefaultDomainGtoM(r);
     populateDefaultDomainNtoR(r);
     populateDefaultDomainStoZ(r);
+    populateDefaultDomainLegacy(r);
     return r;
   }();
   return registry;

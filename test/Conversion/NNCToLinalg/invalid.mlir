@@ -9,16 +9,6 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x
 
 // -----
 
-// A pattern that does not apply says why.
-func.func @pad_edge(%x: tensor<2x3xf32>) -> tensor<2x5xf32> {
-  // expected-error @+2 {{'nnc.pad' op cannot be lowered to linalg: only constant padding is supported, not edge}}
-  // expected-error @+1 {{failed to legalize operation 'nnc.pad'}}
-  %0 = nnc.pad %x pads = [0, 1, 0, 1] mode = edge : tensor<2x3xf32>
-  return %0 : tensor<2x5xf32>
-}
-
-// -----
-
 // Dynamic reshape results are not supported yet.
 func.func @reshape_dynamic(%x: tensor<?x4xf32>) -> tensor<?xf32> {
   // expected-error @+2 {{cannot be lowered to linalg: the result type 'tensor<?xf32>' must be static}}

@@ -188,6 +188,30 @@ func.func @param_scalar(%x: tensor<4xf32>, %w: f32 {nnc.param = #nnc.param<train
 
 // -----
 
+// A parameter's value must be an elements attribute.
+// expected-error @+1 {{'nnc.value' on argument 0 must be an elements attribute}}
+func.func @value_not_elements(%w: tensor<2xf32> {nnc.param = #nnc.param<frozen>, nnc.value = 1.0 : f32}) {
+  return
+}
+
+// -----
+
+// A parameter's value has the argument's type.
+// expected-error @+1 {{'nnc.value' on argument 0 has type 'tensor<3xf32>' but the argument is 'tensor<2xf32>'}}
+func.func @value_type(%w: tensor<2xf32> {nnc.param = #nnc.param<frozen>, nnc.value = dense<1.0> : tensor<3xf32>}) {
+  return
+}
+
+// -----
+
+// Only parameters carry values.
+// expected-error @+1 {{'nnc.value' on argument 0 needs 'nnc.param' as well}}
+func.func @value_not_param(%w: tensor<2xf32> {nnc.value = dense<1.0> : tensor<2xf32>}) {
+  return
+}
+
+// -----
+
 // Unknown nnc argument attributes are rejected, not ignored.
 // expected-error @+1 {{unknown nnc argument attribute 'nnc.weight' on argument 0}}
 func.func @param_unknown(%w: tensor<4xf32> {nnc.weight}) {

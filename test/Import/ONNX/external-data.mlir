@@ -8,7 +8,7 @@
 // RUN: ln -s weights.bin %t/inside.bin
 // RUN: sed -e 's/@LOCATION@/weights.bin/;s/@OFFSET@/0/;s/@LENGTH@/24/' %S/Inputs/external.onnxtxt.in > %t/ok.onnxtxt
 // RUN: nnc-translate --import-onnx-text %t/ok.onnxtxt | FileCheck %s --check-prefix=OK
-// OK: func.func @main(%{{.*}}: tensor<2xf32> {nnc.param = #nnc.param<trainable>}) -> (tensor<3xi64>, tensor<2xf32>)
+// OK: func.func @main(%{{.*}}: tensor<2xf32> {nnc.param = #nnc.param<trainable>, nnc.value = dense<[5.000000e-01, 4.000000e+00]> : tensor<2xf32>}) -> (tensor<3xi64>, tensor<2xf32>)
 // OK: nnc.constant dense<[1, -2, 3]> : tensor<3xi64>
 // A symlink that stays inside the folder is fine; so is a subfolder.
 // RUN: sed -e 's/@LOCATION@/inside.bin/;s/@OFFSET@/0/;s/@LENGTH@/24/' %S/Inputs/external.onnxtxt.in > %t/inside.onnxtxt

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Imports every ONNX backend node test model and reports what nnc accepts.
 
-For each <data>/<test>/model.onnx, runs `nnc-translate --import-onnx`, which
+For each <data>/<test>/model.onnx (--data takes one or more directories,
+e.g. the node, pytorch-converted, pytorch-operator and simple suites; with
+several, tests are named <suite>/<test> and a summary line per suite is
+printed), runs `nnc-translate --import-onnx`, which
 imports and verifies the module. A model whose shape operands are graph
 inputs is retried with those integer inputs fixed from test_data_set_0 (shape
 specialization). Each failure must be a diagnostic (exit 1) naming the node
@@ -29,7 +32,7 @@ def run(translate, model, extra):
     return proc, crashed
 
 
-def import_test(translate, test_dir):
+def import_test(translate, test_dir, name):
     model = test_dir / "model.onnx"
     proc, crashed = run(translate, model, [])
     bound = False
@@ -43,7 +46,7 @@ def import_test(translate, test_dir):
     if proc.returncode != 0:
         m = re.search(r"error: (.*)", proc.stderr)
         reason = m.group(1) if m else proc.stderr.strip()[-300:]
-    return test_dir.name, proc.returncode == 0, crashed, bound, reason
+    return name, proc.returncode == 0, crashed, bound, reason
 
 
 def category(reason):
@@ -56,19 +59,27 @@ def category(reason):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("translate")
-    ap.add_argument("--data", default="/usr/share/libonnx-testdata/data/node")
+    ap.add_argument("--data", nargs="+",
+                    default=["/usr/share/libonnx-testdata/data/node"],
+                    help="one or more directories of <test>/model.onnx")
     ap.add_argument("--expected", help="tests that must import")
     ap.add_argument("--write-expected", help="write the passing tests here")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
-    tests = sorted(p for p in pathlib.Path(args.data).iterdir()
-                   if (p / "model.onnx").is_file())
-    if not tests:
-        print(f"no ONNX test models under {args.data}", file=sys.stderr)
-        return 1
+    several = len(args.data) > 1
+    tests = []  # (suite, directory, name)
+    for data in args.data:
+        root = pathlib.Path(data)
+        found = sorted(p for p in root.iterdir()
+                       if (p / "model.onnx").is_file()) if root.is_dir() else []
+        if not found:
+            print(f"no ONNX test models under {data}", file=sys.stderr)
+            return 1
+        tests += [(root.name, p, f"{root.name}/{p.name}" if several else p.name)
+                  for p in found]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        results = list(pool.map(lambda t: import_test(args.translate, t),
-                                tests))
+        results = list(pool.map(
+            lambda t: import_test(args.translate, t[1], t[2]), tests))
     passed = [r for r in results if r[1]]
     crashes = [r for r in results if r[2]]
     reasons = collections.Counter(category(r[4]) for r in results if not r[1])
@@ -77,6 +88,11 @@ def main():
             print(f"CRASH {name}: {reason}")
         elif args.verbose and not ok:
             print(f"FAIL {name}: {reason}")
+    if several:
+        for data in args.data:
+            suite = pathlib.Path(data).name
+            mine = [r for t, r in zip(tests, results) if t[0] == suite]
+            print(f"  {suite}: {sum(1 for r in mine if r[1])} of {len(mine)}")
     print(f"{len(passed)} of {len(tests)} node test models import and verify "
           f"({sum(1 for r in passed if r[3])} with integer inputs fixed)")
     print("failures by reason:")

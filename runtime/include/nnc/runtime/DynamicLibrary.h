@@ -26,9 +26,12 @@ public:
   ~DynamicLibrary();
 
   /// Opens the first of `candidates` that loads. `purpose` names what the
-  /// library is for in the error, e.g. "the CUDA driver".
+  /// library is for in the error, e.g. "the CUDA driver". With `global`,
+  /// its symbols become visible to libraries opened later (RTLD_GLOBAL), as
+  /// generated code calling into the OpenMP runtime needs.
   static Status open(const std::vector<std::string> &candidates,
-                     const std::string &purpose, DynamicLibrary &out);
+                     const std::string &purpose, DynamicLibrary &out,
+                     bool global = false);
 
   /// Resolves `symbol`; fails naming the symbol and the library.
   Status lookup(const char *symbol, void **out) const;

@@ -21,6 +21,9 @@ enum class StatusCode {
   OutOfRange,
   DataLoss,
   Internal,
+  /// Valid but not supported: an absent device or library, an executable
+  /// for another machine.
+  Unimplemented,
 };
 
 /// Returns a stable lowercase name for `code`, e.g. "not found".
@@ -50,7 +53,7 @@ private:
 } // namespace nnc::runtime
 
 /// Returns the status of `expr` from the enclosing function if it failed.
-#define NNC_RUNTIME_RETURN_IF_ERROR(expr)                                              \
+#define NNC_RUNTIME_RETURN_IF_ERROR(expr)                                      \
   do {                                                                         \
     ::nnc::runtime::Status nnc_status_ = (expr);                               \
     if (!nnc_status_.isOk())                                                   \

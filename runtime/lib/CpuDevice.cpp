@@ -1,0 +1,262 @@
+//===- CpuDevice.cpp - the host CPU as a device ---------------------------===//
+//
+// Memory is aligned host memory; a code section is a shared object that is
+// loaded straight from memory (memfd_create + dlopen of /proc/self/fd/N, or
+// a private temporary file where memfd is unavailable), so nothing of the
+// executable is left on disk. Kernels take one array of buffer
+// pointers: `void kernel(void **args)`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/Device.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace nnc::runtime {
+
+DeviceModule::~DeviceModule() = default;
+Device::~Device() = default;
+
+bool hostHasCpuFeature(const std::string &feature) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+#define NNC_CPU_FEATURE(name)                                                  \
+  if (feature == name)                                                         \
+    return __builtin_cpu_supports(name);
+  NNC_CPU_FEATURE("sse4.2")
+  NNC_CPU_FEATURE("avx")
+  NNC_CPU_FEATURE("avx2")
+  NNC_CPU_FEATURE("fma")
+  NNC_CPU_FEATURE("bmi")
+  NNC_CPU_FEATURE("bmi2")
+  NNC_CPU_FEATURE("popcnt")
+  NNC_CPU_FEATURE("avx512f")
+  NNC_CPU_FEATURE("avx512bw")
+  NNC_CPU_FEATURE("avx512cd")
+  NNC_CPU_FEATURE("avx512dq")
+  NNC_CPU_FEATURE("avx512vl")
+#undef NNC_CPU_FEATURE
+#endif
+  (void)feature;
+  return false;
+}
+
+namespace {
+
+using KernelFn = void (*)(void **);
+using SetThreadsFn = void (*)(int);
+
+/// The OpenMP runtime, opened once with its symbols global so that kernels
+/// loaded afterwards bind to it.
+struct OpenMPRuntime {
+  DynamicLibrary library;
+  SetThreadsFn setNumThreads = nullptr;
+  Status status;
+};
+
+OpenMPRuntime &openMP() {
+  static OpenMPRuntime *runtime = [] {
+    auto *rt = new OpenMPRuntime;
+    std::vector<std::string> candidates;
+    if (const char *path = std::getenv("NNC_OPENMP_LIBRARY"))
+      candidates.push_back(path);
+    candidates.insert(candidates.end(), {"libomp.so.5", "libomp.so",
+                                         "/usr/lib/llvm-22/lib/libomp.so.5"});
+    rt->status = DynamicLibrary::open(
+        candidates,
+        "the OpenMP runtime that parallel CPU kernels call (install "
+        "libomp5, or set NNC_OPENMP_LIBRARY)",
+        rt->library, /*global=*/true);
+    if (rt->status.isOk()) {
+      void *fn = nullptr;
+      rt->status = rt->library.lookup("omp_set_num_threads", &fn);
+      rt->setNumThreads = reinterpret_cast<SetThreadsFn>(fn);
+    }
+    return rt;
+  }();
+  return *runtime;
+}
+
+class CpuModule : public DeviceModule {
+public:
+  CpuModule(void *handle, bool usesOpenMP)
+      : handle(handle), usesOpenMP(usesOpenMP) {}
+  ~CpuModule() override { dlclose(handle); }
+
+  Status getKernel(const std::string &name, Kernel &out) override {
+    dlerror();
+    void *symbol = dlsym(handle, name.c_str());
+    if (!symbol)
+      return Status(StatusCode::NotFound,
+                    "kernel '" + name + "' is not in the code section");
+    out.handle = symbol;
+    out.name = name;
+    return Status::ok();
+  }
+
+  Status launch(const Kernel &kernel, void *const *args, size_t numArgs,
+                const LaunchConfig &config) override {
+    (void)numArgs;
+    if (!kernel.handle)
+      return Status(StatusCode::InvalidArgument, "launch of a null kernel");
+    if (usesOpenMP && config.threads != 0) {
+      // omp_set_num_threads sets the calling thread's team size.
+      openMP().setNumThreads(static_cast<int>(config.threads));
+    }
+    reinterpret_cast<KernelFn>(kernel.handle)(const_cast<void **>(args));
+    return Status::ok();
+  }
+
+private:
+  void *handle;
+  bool usesOpenMP;
+};
+
+std::string errnoText() { return std::strerror(errno); }
+
+/// Writes `size` bytes to `fd`, retrying short writes.
+bool writeAll(int fd, const uint8_t *data, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+class CpuDevice : public Device {
+public:
+  const char *name() const override { return "cpu"; }
+
+  Status allocate(size_t bytes, void **out) override {
+    // aligned_alloc wants a multiple of the alignment; 0 bytes still gets a
+    // unique pointer.
+    size_t rounded = (bytes + 63) / 64 * 64;
+    if (rounded < bytes)
+      return Status(StatusCode::OutOfRange,
+                    "allocation of " + std::to_string(bytes) + " bytes");
+    void *p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (!p)
+      return Status(StatusCode::OutOfRange,
+                    "cannot allocate " + std::to_string(bytes) + " bytes");
+    *out = p;
+    return Status::ok();
+  }
+
+  void deallocate(void *pointer) override { std::free(pointer); }
+
+  Status copyHostToDevice(void *device, const void *host,
+                          size_t bytes) override {
+    if (bytes)
+      std::memcpy(device, host, bytes);
+    return Status::ok();
+  }
+
+  Status copyDeviceToHost(void *host, const void *device,
+                          size_t bytes) override {
+    if (bytes)
+      std::memcpy(host, device, bytes);
+    return Status::ok();
+  }
+
+  Status loadModule(const uint8_t *code, size_t size,
+                    const CodeRequirements &requirements,
+                    const std::string &source,
+                    std::unique_ptr<DeviceModule> &out) override {
+    for (const std::string &feature : requirements.cpuFeatures)
+      if (!hostHasCpuFeature(feature))
+        return Status(StatusCode::Unimplemented,
+                      source + ": the code needs the CPU feature '" + feature +
+                          "', which this CPU lacks; recompile the model here");
+    if (requirements.needsOpenMP) {
+      OpenMPRuntime &rt = openMP();
+      if (!rt.status.isOk())
+        return Status(rt.status.code(), source + ": " + rt.status.message());
+    }
+    static const uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
+    if (size < sizeof(kElfMagic) ||
+        std::memcmp(code, kElfMagic, sizeof(kElfMagic)) != 0)
+      return Status(StatusCode::DataLoss,
+                    source + ": the code section is not a shared object");
+
+    // glibc treats a dlopen of a path it has loaded before as the same
+    // library, so every load goes through a name never used before in this
+    // process: a fresh symlink to the memfd, or a fresh temporary file.
+    static std::atomic<uint64_t> counter{0};
+    const char *tmp = std::getenv("TMPDIR");
+    std::string base = std::string(tmp && *tmp ? tmp : "/tmp") +
+                       "/nnc-kernels-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(counter.fetch_add(1)) + "-XXXXXX";
+    std::vector<char> name(base.begin(), base.end());
+    name.push_back('\0');
+    int fd = -1;
+    std::string path;
+#ifdef MFD_CLOEXEC
+    fd = memfd_create("nnc-kernels", MFD_CLOEXEC);
+#endif
+    bool isMemfd = fd >= 0;
+    if (isMemfd) {
+      // mkdtemp gives a unique name; the link replaces the directory.
+      if (mkdtemp(name.data())) {
+        ::rmdir(name.data());
+        std::string target = "/proc/self/fd/" + std::to_string(fd);
+        if (::symlink(target.c_str(), name.data()) == 0)
+          path = name.data();
+      }
+      if (path.empty())
+        path = "/proc/self/fd/" + std::to_string(fd);
+    } else {
+      fd = mkstemp(name.data());
+      if (fd < 0)
+        return Status(
+            StatusCode::Unavailable,
+            source + ": cannot create a file for the code: " + errnoText());
+      path = name.data();
+    }
+    bool written = writeAll(fd, code, size);
+    std::string writeError = written ? "" : errnoText();
+    void *handle = nullptr;
+    std::string loadError;
+    if (written) {
+      handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        const char *error = dlerror();
+        loadError = error ? error : "unknown error";
+      }
+    }
+    if (path.rfind("/proc/", 0) != 0)
+      ::unlink(path.c_str());
+    // The mapping keeps the code alive; the descriptor is not needed.
+    ::close(fd);
+    if (!written)
+      return Status(StatusCode::Unavailable,
+                    source + ": cannot write the code: " + writeError);
+    if (!handle)
+      return Status(StatusCode::DataLoss,
+                    source + ": cannot load the code: " + loadError);
+    out = std::make_unique<CpuModule>(handle, requirements.needsOpenMP);
+    return Status::ok();
+  }
+
+  Status synchronize() override { return Status::ok(); }
+};
+
+} // namespace
+
+Device &getCpuDevice() {
+  static CpuDevice device;
+  return device;
+}
+
+} // namespace nnc::runtime

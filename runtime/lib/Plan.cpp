@@ -1,0 +1,297 @@
+//===- Plan.cpp - encoding and checking of execution plans ----------------===//
+//
+// The plan encoding: a 4-byte magic "NNCP", the version, then the fields of
+// Plan in declaration order; strings and arrays are length-prefixed. Every
+// read is bounds-checked and every count capped, so a corrupt plan is
+// reported, never trusted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/Plan.h"
+
+#include <cstring>
+#include <limits>
+
+namespace nnc::runtime {
+
+namespace {
+
+constexpr uint8_t kPlanMagic[4] = {'N', 'N', 'C', 'P'};
+// Caps that keep a corrupt count from allocating the world.
+constexpr uint32_t kMaxValues = 1u << 20;
+constexpr uint32_t kMaxSteps = 1u << 20;
+constexpr uint32_t kMaxArgs = 1u << 16;
+constexpr uint32_t kMaxString = 4096;
+constexpr uint32_t kMaxRank = 32;
+constexpr uint32_t kMaxFeatures = 256;
+
+class Writer {
+public:
+  explicit Writer(std::vector<uint8_t> &out) : out(out) {}
+  void u8(uint8_t v) { out.push_back(v); }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+      out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void str(const std::string &s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+  }
+
+private:
+  std::vector<uint8_t> &out;
+};
+
+class Reader {
+public:
+  Reader(const uint8_t *data, size_t size, const std::string &source)
+      : data(data), size(size), source(source) {}
+
+  Status fail(const std::string &what) const {
+    return Status(StatusCode::DataLoss, source + ": " + what + " (at byte " +
+                                            std::to_string(pos) + " of " +
+                                            std::to_string(size) + ")");
+  }
+  Status need(size_t n, const char *what) const {
+    if (size - pos < n)
+      return fail(std::string("truncated while reading ") + what);
+    return Status::ok();
+  }
+  Status u8(uint8_t &v, const char *what) {
+    NNC_RUNTIME_RETURN_IF_ERROR(need(1, what));
+    v = data[pos++];
+    return Status::ok();
+  }
+  Status u32(uint32_t &v, const char *what) {
+    NNC_RUNTIME_RETURN_IF_ERROR(need(4, what));
+    v = 0;
+    for (int i = 0; i < 4; ++i)
+      v |= static_cast<uint32_t>(data[pos++]) << (8 * i);
+    return Status::ok();
+  }
+  Status u64(uint64_t &v, const char *what) {
+    NNC_RUNTIME_RETURN_IF_ERROR(need(8, what));
+    v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<uint64_t>(data[pos++]) << (8 * i);
+    return Status::ok();
+  }
+  Status count(uint32_t &v, uint32_t max, const char *what) {
+    NNC_RUNTIME_RETURN_IF_ERROR(u32(v, what));
+    if (v > max)
+      return fail(std::string(what) + " is " + std::to_string(v) +
+                  ", more than the limit " + std::to_string(max));
+    return Status::ok();
+  }
+  Status str(std::string &s, const char *what) {
+    uint32_t n = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(count(n, kMaxString, what));
+    NNC_RUNTIME_RETURN_IF_ERROR(need(n, what));
+    s.assign(reinterpret_cast<const char *>(data + pos), n);
+    pos += n;
+    for (char c : s)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        return fail(std::string(what) + " holds a control character");
+    return Status::ok();
+  }
+  bool atEnd() const { return pos == size; }
+  size_t position() const { return pos; }
+
+private:
+  const uint8_t *data;
+  size_t size;
+  size_t pos = 0;
+  const std::string &source;
+};
+
+const char *roleName(ValueRole role) {
+  switch (role) {
+  case ValueRole::Input:
+    return "input";
+  case ValueRole::Output:
+    return "output";
+  case ValueRole::Weight:
+    return "weight";
+  }
+  return "unknown";
+}
+
+} // namespace
+
+std::vector<uint32_t> Plan::indicesOf(ValueRole role) const {
+  std::vector<uint32_t> indices;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].role == role)
+      indices.push_back(static_cast<uint32_t>(i));
+  return indices;
+}
+
+std::string describeType(DType dtype, const std::vector<int64_t> &shape) {
+  std::string text = std::string(dtypeName(dtype)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::vector<uint8_t> serializePlan(const Plan &plan) {
+  std::vector<uint8_t> out;
+  Writer w(out);
+  for (uint8_t b : kPlanMagic)
+    w.u8(b);
+  w.u32(Plan::kVersion);
+  w.str(plan.producer);
+  w.u32(static_cast<uint32_t>(plan.values.size()));
+  for (const PlanValue &v : plan.values) {
+    w.u8(static_cast<uint8_t>(v.role));
+    w.u8(static_cast<uint8_t>(v.kind));
+    w.u8(static_cast<uint8_t>(v.dtype));
+    w.str(v.name);
+    w.u32(static_cast<uint32_t>(v.shape.size()));
+    for (int64_t d : v.shape)
+      w.u64(static_cast<uint64_t>(d));
+    w.u64(v.weightOffset);
+    w.u64(v.weightSize);
+  }
+  w.u32(static_cast<uint32_t>(plan.steps.size()));
+  for (const PlanStep &s : plan.steps) {
+    w.str(s.kernel);
+    w.u32(static_cast<uint32_t>(s.args.size()));
+    for (uint32_t a : s.args)
+      w.u32(a);
+  }
+  w.u32(static_cast<uint32_t>(plan.cpuFeatures.size()));
+  for (const std::string &f : plan.cpuFeatures)
+    w.str(f);
+  w.u8(plan.needsOpenMP ? 1 : 0);
+  w.u32(plan.libraryCalls);
+  w.u64(plan.temporaryBytes);
+  return out;
+}
+
+Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
+                 const std::string &source, Plan &out) {
+  Reader r(data, size, source);
+  Plan plan;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.need(sizeof(kPlanMagic), "the magic"));
+  if (std::memcmp(data, kPlanMagic, sizeof(kPlanMagic)) != 0)
+    return r.fail("not a plan (bad magic)");
+  for (size_t i = 0; i < sizeof(kPlanMagic); ++i) {
+    uint8_t skip;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(skip, "the magic"));
+  }
+  uint32_t version = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u32(version, "the version"));
+  if (version == 0 || version > Plan::kVersion)
+    return Status(StatusCode::DataLoss,
+                  source + ": plan version " + std::to_string(version) +
+                      " is not supported (this runtime reads up to " +
+                      std::to_string(Plan::kVersion) + ")");
+  NNC_RUNTIME_RETURN_IF_ERROR(r.str(plan.producer, "the producer"));
+
+  uint32_t numValues = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.count(numValues, kMaxValues, "value count"));
+  plan.values.resize(numValues);
+  for (uint32_t i = 0; i < numValues; ++i) {
+    PlanValue &v = plan.values[i];
+    std::string what = "value " + std::to_string(i);
+    uint8_t role, kind, dtype;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(role, "a value role"));
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(kind, "a value kind"));
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(dtype, "a value dtype"));
+    if (role > static_cast<uint8_t>(ValueRole::Weight))
+      return r.fail(what + " has unknown role " + std::to_string(role));
+    if (kind > static_cast<uint8_t>(ValueKind::Output))
+      return r.fail(what + " has unknown kind " + std::to_string(kind));
+    if (dtype > static_cast<uint8_t>(DType::Bool))
+      return r.fail(what + " has unknown dtype " + std::to_string(dtype));
+    v.role = static_cast<ValueRole>(role);
+    v.kind = static_cast<ValueKind>(kind);
+    v.dtype = static_cast<DType>(dtype);
+    NNC_RUNTIME_RETURN_IF_ERROR(r.str(v.name, "a value name"));
+    uint32_t rank = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.count(rank, kMaxRank, "a value rank"));
+    v.shape.resize(rank);
+    for (uint32_t d = 0; d < rank; ++d) {
+      uint64_t dim = 0;
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u64(dim, "a dimension"));
+      if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return r.fail(what + " has a negative dimension");
+      v.shape[d] = static_cast<int64_t>(dim);
+    }
+    int64_t elements = 0;
+    size_t bytes = 0;
+    Status shapeStatus =
+        checkedShapeSize(v.shape, dtypeSize(v.dtype), elements, bytes);
+    if (!shapeStatus.isOk())
+      return r.fail(what + ": " + shapeStatus.message());
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u64(v.weightOffset, "a weight offset"));
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u64(v.weightSize, "a weight size"));
+    if (v.role == ValueRole::Weight) {
+      if (v.weightSize != bytes)
+        return r.fail(what + " ('" + v.name + "', " +
+                      describeType(v.dtype, v.shape) + ") has " +
+                      std::to_string(v.weightSize) + " bytes of weights, not " +
+                      std::to_string(bytes));
+      if (v.weightOffset > weightsSize ||
+          v.weightSize > weightsSize - v.weightOffset)
+        return r.fail(what + " ('" + v.name + "'): weights at offset " +
+                      std::to_string(v.weightOffset) + " + " +
+                      std::to_string(v.weightSize) +
+                      " bytes run past the weights section of " +
+                      std::to_string(weightsSize) + " bytes");
+    } else if (v.weightOffset != 0 || v.weightSize != 0) {
+      return r.fail(what + " is an " + roleName(v.role) +
+                    " but has a weights range");
+    }
+  }
+
+  uint32_t numSteps = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.count(numSteps, kMaxSteps, "step count"));
+  plan.steps.resize(numSteps);
+  for (uint32_t i = 0; i < numSteps; ++i) {
+    PlanStep &s = plan.steps[i];
+    NNC_RUNTIME_RETURN_IF_ERROR(r.str(s.kernel, "a kernel name"));
+    if (s.kernel.empty())
+      return r.fail("step " + std::to_string(i) + " names no kernel");
+    uint32_t numArgs = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.count(numArgs, kMaxArgs, "argument count"));
+    s.args.resize(numArgs);
+    for (uint32_t a = 0; a < numArgs; ++a) {
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u32(s.args[a], "a step argument"));
+      if (s.args[a] >= numValues)
+        return r.fail("step " + std::to_string(i) + " argument " +
+                      std::to_string(a) + " refers to value " +
+                      std::to_string(s.args[a]) + " of " +
+                      std::to_string(numValues));
+    }
+  }
+
+  uint32_t numFeatures = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.count(numFeatures, kMaxFeatures, "CPU feature count"));
+  plan.cpuFeatures.resize(numFeatures);
+  for (std::string &f : plan.cpuFeatures)
+    NNC_RUNTIME_RETURN_IF_ERROR(r.str(f, "a CPU feature"));
+  uint8_t openmp = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u8(openmp, "the OpenMP flag"));
+  if (openmp > 1)
+    return r.fail("the OpenMP flag is " + std::to_string(openmp));
+  plan.needsOpenMP = openmp != 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.libraryCalls, "the library calls"));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.u64(plan.temporaryBytes, "the temporary bytes"));
+  if (!r.atEnd())
+    return r.fail("trailing bytes after the plan");
+  if (plan.indicesOf(ValueRole::Output).empty())
+    return r.fail("the plan has no output");
+  if (plan.steps.empty())
+    return r.fail("the plan has no step");
+  out = std::move(plan);
+  return Status::ok();
+}
+
+} // namespace nnc::runtime
