@@ -44,9 +44,6 @@
 using namespace mlir;
 using namespace nnc::capi;
 
-/// The argument attribute holding a parameter's initial value.
-static constexpr llvm::StringLiteral kValueAttrName("nnc.value");
-
 struct nnc_graph_s {
   nnc_context_s *context = nullptr;
   std::string name;
@@ -217,32 +214,6 @@ Arity getArity(RegisteredOperationName name) {
                                               12, 13, 14, 15, 16>());
 }
 
-/// Checks the `nnc.value` argument attributes of `func`: only parameters
-/// carry one, an elements attribute of exactly the argument's type. Returns
-/// what is wrong, or "".
-std::string checkValueAttrs(func::FuncOp func) {
-  for (BlockArgument arg : func.getArguments()) {
-    Attribute attr = func.getArgAttr(arg.getArgNumber(), kValueAttrName);
-    if (!attr)
-      continue;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "argument " << arg.getArgNumber() << " of @" << func.getSymName();
-    if (argumentKind(func, arg.getArgNumber()) == NNC_VALUE_INPUT) {
-      os << " carries '" << kValueAttrName << "' but is not a parameter (it "
-         << "has no '" << nnc::NNCDialect::getParamAttrName() << "')";
-      return text;
-    }
-    auto elements = dyn_cast<ElementsAttr>(attr);
-    if (!elements || elements.getType() != arg.getType()) {
-      os << ": '" << kValueAttrName << "' must be an elements attribute of "
-         << "type " << arg.getType() << ", got " << attr;
-      return text;
-    }
-  }
-  return "";
-}
-
 /// Takes the graph's module out and wraps it into a model.
 nnc_status_t finishGraph(const char *fn, nnc_graph_s &graph, size_t num_outputs,
                          const nnc_value_t *outputs, nnc_model_t **out_model) {
@@ -271,7 +242,7 @@ nnc_status_t finishGraph(const char *fn, nnc_graph_s &graph, size_t num_outputs,
     graph.func.setArgAttr(index, nnc::NNCDialect::getParamAttrName(),
                           nnc::ParamKindAttr::get(ctx, param.kind));
     if (param.initial)
-      graph.func.setArgAttr(index, kValueAttrName, param.initial);
+      graph.func.setArgAttr(index, nnc::NNCDialect::getValueAttrName(), param.initial);
   }
   if (failed(verify(*graph.module)))
     return invalidArgument(fn,
@@ -659,9 +630,6 @@ nnc_status_t nnc_model_parse_mlir(nnc_context_t *context, const char *text,
     }
     if (!func)
       return invalidArgument(fn, "'" + bufferName + "' holds no function");
-    std::string error = checkValueAttrs(func);
-    if (!error.empty())
-      return invalidArgument(fn, "'" + bufferName + "': " + error);
     return makeModel(fn, context, std::move(module), out_model);
   });
 }
