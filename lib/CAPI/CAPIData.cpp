@@ -227,11 +227,21 @@ nnc_status_t nnc_tensor_read_onnx(const char *path, nnc_tensor_t **out_tensor,
         return makeStatus(NNC_STATUS_DATA_LOSS, fn,
                           what + " has a negative dimension " +
                               std::to_string(d));
+    if (dims.size() > NNC_MAX_RANK)
+      return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn,
+                        what + " has rank " + std::to_string(dims.size()) +
+                            "; nnc tensors have rank " +
+                            std::to_string(NNC_MAX_RANK) + " at most");
     std::vector<int64_t> shape;
     size_t bytes = 0;
     if (nnc_status_t status =
             checkShape(fn, dtype, dims.size(), dims.data(), shape, bytes)) {
-      std::string message = what + ": " + nnc_status_message(status);
+      // Name the file rather than an argument the caller never passed.
+      std::string detail = nnc_status_message(status);
+      const char *prefix = "argument 'dims': ";
+      if (size_t at = detail.find(prefix); at != std::string::npos)
+        detail = detail.substr(at + std::strlen(prefix));
+      std::string message = what + ": " + detail;
       nnc_status_code_t code = nnc_status_code(status);
       nnc_status_destroy(status);
       return makeStatus(code, fn, message);

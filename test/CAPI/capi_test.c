@@ -501,6 +501,10 @@ static const unsigned char pb_negative[] = {
 static const unsigned char pb_huge[] = {
     0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x08, 0x80, 0x80, 0x40,
     0x10, 0x01};
+/* dims [2^62, 8]: the element count overflows. */
+static const unsigned char pb_overflow[] = {
+    0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0x08, 0x08,
+    0x10, 0x01};
 static const unsigned char pb_garbage[] = {0x0a, 0xff, 0xff, 0xff, 0x7f, 0x01};
 /* clang-format on */
 
@@ -607,6 +611,31 @@ static void test_onnx_tensors(const char *dir) {
       write_file(dir, "bad.pb", pb_huge, sizeof(pb_huge), path, sizeof(path)));
   EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
                "float_data holds 0");
+  CHECK(write_file(dir, "bad.pb", pb_overflow, sizeof(pb_overflow), path,
+                   sizeof(path)));
+  EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name),
+               NNC_STATUS_OUT_OF_RANGE, "bad.pb': the element count");
+  {
+    /* Rank 33: dims 1 thirty-three times, FLOAT, one float. */
+    unsigned char deep[33 * 2 + 2 + 6];
+    size_t n = 0;
+    int k;
+    for (k = 0; k < 33; ++k) {
+      deep[n++] = 0x08;
+      deep[n++] = 0x01;
+    }
+    deep[n++] = 0x10;
+    deep[n++] = 0x01;
+    deep[n++] = 0x22; /* float_data, packed, 4 bytes */
+    deep[n++] = 0x04;
+    deep[n++] = 0x00;
+    deep[n++] = 0x00;
+    deep[n++] = 0x80;
+    deep[n++] = 0x3f;
+    CHECK(write_file(dir, "bad.pb", deep, n, path, sizeof(path)));
+    EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name),
+                 NNC_STATUS_UNIMPLEMENTED, "has rank 33");
+  }
   CHECK(write_file(dir, "bad.pb", pb_garbage, sizeof(pb_garbage), path,
                    sizeof(path)));
   EXPECT_ERROR(nnc_tensor_read_onnx(path, &tensor, &name), NNC_STATUS_DATA_LOSS,
