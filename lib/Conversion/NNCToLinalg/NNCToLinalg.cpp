@@ -209,6 +209,7 @@ Value countAsScalar(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> axes,
 void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns) {
   detail::populateElementwisePatterns(patterns);
   detail::populateStructuredPatterns(patterns);
+  detail::populateNNPatterns(patterns);
 }
 
 namespace {
