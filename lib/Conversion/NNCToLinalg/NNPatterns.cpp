@@ -1022,8 +1022,7 @@ Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
       ValueRange{lossInit, weightInit}, maps, parallelIterators(rank),
       [&](OpBuilder &nb, Location l, ValueRange a) {
         Value label = a[0];
-        Value zero = floatConst(nb, l, ct, 0);
-        Value keep = arith::ConstantIntOp::create(nb, l, 1, 1);
+        Value keep;
         Value index =
             arith::IndexCastOp::create(nb, l, nb.getIndexType(), label);
         if (ignoreIndex) {
@@ -1040,7 +1039,9 @@ Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
         Value wt = w ? tensor::ExtractOp::create(nb, l, w, ValueRange{index})
                            .getResult()
                      : floatConst(nb, l, ct, 1);
-        Value loss = arith::MulFOp::create(nb, l, picked, wt);
+        Value loss = picked;
+        if (w)
+          loss = arith::MulFOp::create(nb, l, loss, wt);
         loss = arith::NegFOp::create(nb, l, loss);
         if (smooth) {
           loss = arith::MulFOp::create(nb, l, loss,
@@ -1051,8 +1052,11 @@ Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
                          -smoothing / static_cast<double>(numClasses)));
           loss = arith::AddFOp::create(nb, l, loss, sm);
         }
-        loss = arith::SelectOp::create(nb, l, keep, loss, zero);
-        wt = arith::SelectOp::create(nb, l, keep, wt, zero);
+        if (keep) {
+          Value zero = floatConst(nb, l, ct, 0);
+          loss = arith::SelectOp::create(nb, l, keep, loss, zero);
+          wt = arith::SelectOp::create(nb, l, keep, wt, zero);
+        }
         linalg::YieldOp::create(nb, l, ValueRange{loss, wt});
       });
   Value loss = generic.getResult(0);
