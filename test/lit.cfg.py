@@ -28,8 +28,17 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.nnc_tools_dir, append_path=True)
 tool_dirs = [config.nnc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["nnc-opt", "nnc-translate", "nnc-trace-examples", "mlir-runner"],
+    ["nnc-opt", "nnc-translate", "nnc-trace-examples", "mlir-runner",
+     "nnc-run", "nnc-conformance"],
     tool_dirs)
+
+# The tool tests (test/Tools): .npy/.npz files written and dumped with the
+# standard library, and the ONNX backend test data (libonnx-testdata).
+config.substitutions.append(
+    ("%npy", sys.executable + " " +
+     os.path.join(config.nnc_src_root, "test", "Tools", "Inputs", "npy.py")))
+config.substitutions.append(
+    ("%onnx_data", "/usr/share/libonnx-testdata/data"))
 
 # JIT execution of lowered IR (test/Conversion/NNCToLinalg/run-*.mlir): the
 # runtime libraries of mlir-runner, and the CPU pipeline after

@@ -1,0 +1,193 @@
+//===- CAPIHelpers.h - C++ conveniences over the public C API ---*- C++ -*-===//
+//
+// Owning wrappers for C API handles and the formatting the command-line
+// tools share (shapes, dtypes, element values). Tools that include this are
+// clients of include/nnc-c/nnc.h and nothing else of nnc, so it includes
+// nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_TOOLS_COMMON_CAPIHELPERS_H
+#define NNC_TOOLS_COMMON_CAPIHELPERS_H
+
+#include "nnc-c/nnc.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nnc::tools {
+
+struct StatusDeleter {
+  void operator()(nnc_status_s *s) const { nnc_status_destroy(s); }
+};
+struct ContextDeleter {
+  void operator()(nnc_context_t *c) const { nnc_context_destroy(c); }
+};
+struct ModelDeleter {
+  void operator()(nnc_model_t *m) const { nnc_model_destroy(m); }
+};
+struct TensorDeleter {
+  void operator()(nnc_tensor_t *t) const { nnc_tensor_destroy(t); }
+};
+struct ExecutableDeleter {
+  void operator()(nnc_executable_t *e) const { nnc_executable_destroy(e); }
+};
+
+using Status = std::unique_ptr<nnc_status_s, StatusDeleter>;
+using Context = std::unique_ptr<nnc_context_t, ContextDeleter>;
+using Model = std::unique_ptr<nnc_model_t, ModelDeleter>;
+using Tensor = std::unique_ptr<nnc_tensor_t, TensorDeleter>;
+using Executable = std::unique_ptr<nnc_executable_t, ExecutableDeleter>;
+
+/// Takes `status` (owned); returns its message, "" for success.
+inline std::string takeMessage(nnc_status_t status) {
+  Status owned(status);
+  return owned ? nnc_status_message(owned.get()) : "";
+}
+
+/// "[2, ?, 3]" (-1 is a dynamic dimension).
+inline std::string formatDims(size_t rank, const int64_t *dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i)
+      text += ", ";
+    text += dims[i] < 0 ? std::string("?") : std::to_string(dims[i]);
+  }
+  return text + "]";
+}
+
+/// "f32 [2, 3]".
+inline std::string describe(nnc_dtype_t dtype, size_t rank,
+                            const int64_t *dims) {
+  return std::string(nnc_dtype_name(dtype)) + " " + formatDims(rank, dims);
+}
+inline std::string describe(const nnc_value_info_t &info) {
+  return describe(info.dtype, info.rank, info.dims);
+}
+inline std::string describe(const nnc_tensor_t *tensor) {
+  return describe(nnc_tensor_dtype(tensor), nnc_tensor_rank(tensor),
+                  nnc_tensor_dims(tensor));
+}
+
+inline int64_t elementCount(const nnc_tensor_t *tensor) {
+  int64_t count = 1;
+  const int64_t *dims = nnc_tensor_dims(tensor);
+  for (size_t i = 0; i < nnc_tensor_rank(tensor); ++i)
+    count *= dims[i];
+  return count;
+}
+
+/// Whether a tensor of dtype/dims fits a signature whose -1 dims are free.
+inline bool fits(const nnc_value_info_t &info, const nnc_tensor_t *tensor) {
+  if (info.dtype != nnc_tensor_dtype(tensor) ||
+      info.rank != nnc_tensor_rank(tensor))
+    return false;
+  const int64_t *dims = nnc_tensor_dims(tensor);
+  for (size_t i = 0; i < info.rank; ++i)
+    if (info.dims[i] >= 0 && info.dims[i] != dims[i])
+      return false;
+  return true;
+}
+
+inline float halfToFloat(uint16_t bits) {
+  uint32_t sign = (bits >> 15) & 1, exponent = (bits >> 10) & 0x1f,
+           mantissa = bits & 0x3ff;
+  float value;
+  if (exponent == 0)
+    value = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31)
+    value = mantissa ? NAN : INFINITY;
+  else
+    value = std::ldexp(static_cast<float>(mantissa | 0x400),
+                       static_cast<int>(exponent) - 25);
+  return sign ? -value : value;
+}
+
+inline float bfloatToFloat(uint16_t bits) {
+  uint32_t word = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, sizeof(value));
+  return value;
+}
+
+/// Element `i` of a floating-point tensor as a double.
+inline double floatAt(nnc_tensor_t *tensor, int64_t i) {
+  const char *data = static_cast<const char *>(nnc_tensor_data(tensor));
+  switch (nnc_tensor_dtype(tensor)) {
+  case NNC_DTYPE_F32: {
+    float v;
+    std::memcpy(&v, data + 4 * i, 4);
+    return v;
+  }
+  case NNC_DTYPE_F64: {
+    double v;
+    std::memcpy(&v, data + 8 * i, 8);
+    return v;
+  }
+  case NNC_DTYPE_F16:
+  case NNC_DTYPE_BF16: {
+    uint16_t v;
+    std::memcpy(&v, data + 2 * i, 2);
+    return nnc_tensor_dtype(tensor) == NNC_DTYPE_F16 ? halfToFloat(v)
+                                                     : bfloatToFloat(v);
+  }
+  default:
+    return 0.0;
+  }
+}
+
+inline bool isFloat(nnc_dtype_t dtype) {
+  return dtype == NNC_DTYPE_F32 || dtype == NNC_DTYPE_F64 ||
+         dtype == NNC_DTYPE_F16 || dtype == NNC_DTYPE_BF16;
+}
+
+/// Element `i` of an integer or bool tensor.
+inline int64_t integerAt(nnc_tensor_t *tensor, int64_t i) {
+  const char *data = static_cast<const char *>(nnc_tensor_data(tensor));
+  switch (nnc_tensor_dtype(tensor)) {
+  case NNC_DTYPE_I64: {
+    int64_t v;
+    std::memcpy(&v, data + 8 * i, 8);
+    return v;
+  }
+  case NNC_DTYPE_I32: {
+    int32_t v;
+    std::memcpy(&v, data + 4 * i, 4);
+    return v;
+  }
+  case NNC_DTYPE_I8:
+    return static_cast<int8_t>(data[i]);
+  case NNC_DTYPE_U8:
+  case NNC_DTYPE_BOOL:
+    return static_cast<uint8_t>(data[i]);
+  default:
+    return 0;
+  }
+}
+
+/// Element `i` as text: "%g" for floats, decimal integers, true/false.
+inline std::string formatElement(nnc_tensor_t *tensor, int64_t i) {
+  nnc_dtype_t dtype = nnc_tensor_dtype(tensor);
+  if (isFloat(dtype)) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%g", floatAt(tensor, i));
+    return buffer;
+  }
+  if (dtype == NNC_DTYPE_BOOL)
+    return integerAt(tensor, i) ? "true" : "false";
+  return std::to_string(integerAt(tensor, i));
+}
+
+inline bool endsWith(const std::string &text, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
+}
+
+} // namespace nnc::tools
+
+#endif // NNC_TOOLS_COMMON_CAPIHELPERS_H

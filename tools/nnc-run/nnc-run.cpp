@@ -1,0 +1,623 @@
+//===- nnc-run.cpp - run a model from the shell ---------------------------===//
+//
+// Compiles an ONNX or MLIR model (or loads a compiled .nncx) for the shapes
+// of the inputs it is given, runs it, and writes or prints the outputs;
+// optionally reports the executable's figures and benchmarks it. A client of
+// the public C API (include/nnc-c/nnc.h) and of nothing else in nnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc-c/nnc.h"
+
+#include "../common/CAPIHelpers.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace nnc::tools;
+
+namespace {
+
+const char *kUsage = R"(usage: nnc-run MODEL [options]
+
+Compiles MODEL (.onnx or .mlir) for the shapes of the given inputs, or loads
+a compiled .nncx, runs it once and writes or prints its outputs.
+
+options:
+  --input NAME=FILE        an input from a .npy file or an ONNX TensorProto
+                           (.pb); `--input FILE.pb` takes the name stored in
+                           the TensorProto
+  --inputs FILE.npz        every array of a .npz archive, by name
+  --output FILE.npz        write the outputs there (named after the model's
+                           outputs, else output_<k>) instead of printing a
+                           summary
+  --save-compiled FILE     save the executable (.nncx)
+  --report                 print the executable's figures
+  --bench N                time N runs after one warm-up; print median, min
+  --cache-dir DIR          the compile cache ("" turns it off)
+  --bind-integer-inputs DIR
+                           (.onnx) bind every integer graph input to
+                           DIR/input_<k>.pb at compile time
+  --threads N              threads a run may use (0: every core)
+  --help                   this text
+
+Exit status: 0 on success, 1 on any error, 2 for a malformed command line.
+)";
+
+/// A failure to report: the message and the exit status.
+struct Failure {
+  std::string message;
+  int exitCode = 1;
+};
+
+struct Options {
+  std::string model;
+  std::vector<std::string> inputs; // NAME=FILE or FILE.pb
+  std::vector<std::string> inputArchives;
+  std::string output;
+  std::string saveCompiled;
+  bool report = false;
+  long bench = 0;
+  bool hasCacheDir = false;
+  std::string cacheDir;
+  std::string bindIntegerInputs;
+  bool hasThreads = false;
+  long threads = 0;
+};
+
+bool parseCount(const std::string &text, long &out) {
+  if (text.empty() ||
+      !std::all_of(text.begin(), text.end(),
+                   [](char c) { return c >= '0' && c <= '9'; }) ||
+      text.size() > 9)
+    return false;
+  out = std::stol(text);
+  return true;
+}
+
+/// Parses argv; returns false and fills `failure` on a malformed line.
+bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
+                      Failure &failure) {
+  auto fail = [&](const std::string &message) {
+    failure = {message + " (see --help)", 2};
+    return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      return true;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!options.model.empty())
+        return fail("more than one model given: '" + options.model + "' and '" +
+                    arg + "'");
+      options.model = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      hasValue = true;
+    }
+    auto takeValue = [&]() -> bool {
+      if (hasValue)
+        return true;
+      if (i + 1 >= argc)
+        return false;
+      value = argv[++i];
+      return true;
+    };
+    auto noValue = [&]() -> bool {
+      if (hasValue)
+        return fail("option '" + name + "' takes no value");
+      return true;
+    };
+    if (name == "--report") {
+      if (!noValue())
+        return false;
+      options.report = true;
+      continue;
+    }
+    static const std::set<std::string> valued = {"--input",
+                                                 "--inputs",
+                                                 "--output",
+                                                 "--save-compiled",
+                                                 "--bench",
+                                                 "--cache-dir",
+                                                 "--bind-integer-inputs",
+                                                 "--threads"};
+    if (!valued.count(name))
+      return fail("unknown option '" + name + "'");
+    if (!takeValue())
+      return fail("option '" + name + "' needs a value");
+    if (name == "--input") {
+      options.inputs.push_back(value);
+    } else if (name == "--inputs") {
+      options.inputArchives.push_back(value);
+    } else if (name == "--output") {
+      options.output = value;
+    } else if (name == "--save-compiled") {
+      options.saveCompiled = value;
+    } else if (name == "--bench") {
+      if (!parseCount(value, options.bench) || options.bench == 0)
+        return fail("--bench expects a positive number of runs, got '" + value +
+                    "'");
+    } else if (name == "--cache-dir") {
+      options.hasCacheDir = true;
+      options.cacheDir = value;
+    } else if (name == "--bind-integer-inputs") {
+      options.bindIntegerInputs = value;
+    } else if (name == "--threads") {
+      options.hasThreads = true;
+      if (!parseCount(value, options.threads))
+        return fail("--threads expects a non-negative number, got '" + value +
+                    "'");
+    }
+  }
+  if (options.model.empty() && !help)
+    return fail("no model given");
+  return true;
+}
+
+/// The inputs given on the command line, by name, in the order given.
+struct GivenInputs {
+  std::vector<std::string> names;
+  std::map<std::string, Tensor> tensors;
+  std::map<std::string, std::string> sources; // name -> file, for messages
+};
+
+bool addInput(GivenInputs &given, const std::string &name, Tensor tensor,
+              const std::string &source, Failure &failure) {
+  if (given.tensors.count(name)) {
+    failure = {"input '" + name + "' is given twice (by " +
+               given.sources[name] + " and " + source + ")"};
+    return false;
+  }
+  given.names.push_back(name);
+  given.sources[name] = source;
+  given.tensors[name] = std::move(tensor);
+  return true;
+}
+
+bool readInputs(const Options &options, GivenInputs &given, Failure &failure) {
+  for (const std::string &spec : options.inputs) {
+    std::string name, file;
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos) {
+      file = spec;
+    } else {
+      name = spec.substr(0, eq);
+      file = spec.substr(eq + 1);
+      if (name.empty()) {
+        failure = {"--input '" + spec + "' has an empty name", 2};
+        return false;
+      }
+    }
+    nnc_tensor_t *raw = nullptr;
+    if (endsWith(file, ".npy")) {
+      if (name.empty()) {
+        failure = {"--input '" + spec + "' needs a name: --input NAME=FILE.npy",
+                   2};
+        return false;
+      }
+      if (nnc_status_t status = nnc_tensor_read_npy(file.c_str(), &raw)) {
+        failure = {"input '" + name + "': " + takeMessage(status)};
+        return false;
+      }
+    } else if (endsWith(file, ".pb")) {
+      char *stored = nullptr;
+      if (nnc_status_t status =
+              nnc_tensor_read_onnx(file.c_str(), &raw, &stored)) {
+        failure = {"input '" + (name.empty() ? file : name) +
+                   "': " + takeMessage(status)};
+        return false;
+      }
+      if (name.empty())
+        name = stored;
+      nnc_string_destroy(stored);
+      if (name.empty()) {
+        nnc_tensor_destroy(raw);
+        failure = {"'" + file +
+                       "' stores no tensor name; give one with --input "
+                       "NAME=" +
+                       file,
+                   2};
+        return false;
+      }
+    } else {
+      failure = {"input file '" + file +
+                     "' is neither .npy nor .pb (use --inputs for .npz)",
+                 2};
+      return false;
+    }
+    if (!addInput(given, name, Tensor(raw), file, failure))
+      return false;
+  }
+  for (const std::string &archive : options.inputArchives) {
+    size_t count = 0;
+    char **names = nullptr;
+    nnc_tensor_t **tensors = nullptr;
+    if (nnc_status_t status =
+            nnc_npz_read(archive.c_str(), &count, &names, &tensors)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < count; ++i) {
+      Tensor tensor(tensors[i]);
+      if (ok)
+        ok = addInput(given, names[i], std::move(tensor), archive, failure);
+      nnc_string_destroy(names[i]);
+    }
+    nnc_array_destroy(names);
+    nnc_array_destroy(tensors);
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+std::string readFile(const std::string &path, Failure &failure) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    failure = {"cannot read '" + path + "': " + std::strerror(errno)};
+    return {};
+  }
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+/// Names the executable's `index`-th input or output.
+std::string valueName(const nnc_value_info_t &info, const char *prefix,
+                      size_t index) {
+  return info.name && *info.name ? info.name : prefix + std::to_string(index);
+}
+
+std::string listNames(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names)
+    text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "(none)" : text;
+}
+
+/// Imports or parses the model and compiles it for the given inputs.
+bool compileModel(const Options &options, const GivenInputs &given,
+                  Executable &executable, Failure &failure) {
+  nnc_context_t *rawContext = nullptr;
+  if (nnc_status_t status = nnc_context_create(nullptr, &rawContext)) {
+    failure = {takeMessage(status)};
+    return false;
+  }
+  Context context(rawContext);
+  nnc_model_t *rawModel = nullptr;
+  if (endsWith(options.model, ".onnx")) {
+    nnc_import_options_t importOptions;
+    nnc_import_options_initialize(&importOptions);
+    if (!options.bindIntegerInputs.empty())
+      importOptions.integer_inputs_directory =
+          options.bindIntegerInputs.c_str();
+    if (nnc_status_t status = nnc_model_import_onnx_file(
+            context.get(), options.model.c_str(), &importOptions, &rawModel)) {
+      failure = {takeMessage(status)};
+      if (options.bindIntegerInputs.empty() &&
+          failure.message.find("must be known at compile time") !=
+              std::string::npos)
+        failure.message += "\n(--bind-integer-inputs DIR binds integer "
+                           "inputs to DIR/input_<k>.pb at compile time)";
+      return false;
+    }
+  } else {
+    std::string text = readFile(options.model, failure);
+    if (!failure.message.empty())
+      return false;
+    if (nnc_status_t status =
+            nnc_model_parse_mlir(context.get(), text.data(), text.size(),
+                                 options.model.c_str(), &rawModel)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+  }
+  Model model(rawModel);
+
+  // Check the given inputs against the signature before compiling: graph
+  // inputs must all be given, parameters may be (those without a value).
+  std::vector<std::string> argumentNames;
+  std::set<std::string> known;
+  std::vector<nnc_shape_t> shapes;
+  std::vector<std::string> skippedParams;
+  for (size_t i = 0; i < nnc_model_input_count(model.get()); ++i) {
+    const nnc_value_info_t *info = nullptr;
+    if (nnc_status_t status = nnc_model_input_info(model.get(), i, &info)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+    std::string name = valueName(*info, "input_", i);
+    argumentNames.push_back(name);
+    known.insert(name);
+    auto it = given.tensors.find(name);
+    if (it == given.tensors.end()) {
+      if (info->kind == NNC_VALUE_INPUT) {
+        failure = {"missing input '" + name + "' (" + describe(*info) + ")"};
+        return false;
+      }
+      skippedParams.push_back(name);
+      continue;
+    }
+    const nnc_tensor_t *tensor = it->second.get();
+    if (!fits(*info, tensor)) {
+      failure = {"input '" + name + "' expects " + describe(*info) + " but " +
+                 given.sources.at(name) + " holds " + describe(tensor)};
+      return false;
+    }
+    shapes.push_back({nnc_tensor_rank(tensor), nnc_tensor_dims(tensor)});
+  }
+  for (const std::string &name : given.names)
+    if (!known.count(name)) {
+      failure = {"unknown input '" + name + "' (from " +
+                 given.sources.at(name) + "); the model's arguments are " +
+                 listNames(argumentNames)};
+      return false;
+    }
+
+  nnc_compile_options_t compileOptions;
+  nnc_compile_options_initialize(&compileOptions);
+  if (options.hasCacheDir)
+    compileOptions.cache_dir = options.cacheDir.c_str();
+  if (options.hasThreads)
+    compileOptions.num_threads = static_cast<int32_t>(options.threads);
+  nnc_executable_t *rawExecutable = nullptr;
+  if (nnc_status_t status =
+          nnc_model_compile(model.get(), &compileOptions, shapes.size(),
+                            shapes.data(), &rawExecutable)) {
+    bool mismatch = nnc_status_code(status) == NNC_STATUS_INVALID_ARGUMENT &&
+                    !skippedParams.empty();
+    failure = {takeMessage(status)};
+    if (mismatch)
+      failure.message += "\n(parameters without an initial value must be "
+                         "given as inputs; not given: " +
+                         listNames(skippedParams) + ")";
+    return false;
+  }
+  executable.reset(rawExecutable);
+  return true;
+}
+
+/// Orders the given tensors as the executable's inputs, checking each.
+bool bindInputs(nnc_executable_t *executable, const GivenInputs &given,
+                std::vector<const nnc_tensor_t *> &inputs, Failure &failure) {
+  std::vector<std::string> names;
+  std::set<std::string> used;
+  for (size_t i = 0; i < nnc_executable_input_count(executable); ++i) {
+    const nnc_value_info_t *info = nullptr;
+    if (nnc_status_t status = nnc_executable_input_info(executable, i, &info)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+    std::string name = valueName(*info, "input_", i);
+    names.push_back(name);
+    auto it = given.tensors.find(name);
+    if (it == given.tensors.end()) {
+      failure = {"missing input '" + name + "' (" + describe(*info) + ")"};
+      return false;
+    }
+    if (!fits(*info, it->second.get())) {
+      failure = {"input '" + name + "' expects " + describe(*info) + " but " +
+                 given.sources.at(name) + " holds " +
+                 describe(it->second.get())};
+      return false;
+    }
+    inputs.push_back(it->second.get());
+    used.insert(name);
+  }
+  for (const std::string &name : given.names)
+    if (!used.count(name)) {
+      failure = {"unknown input '" + name + "' (from " +
+                 given.sources.at(name) + "); the executable's inputs are " +
+                 listNames(names)};
+      return false;
+    }
+  return true;
+}
+
+bool run(nnc_executable_t *executable,
+         const std::vector<const nnc_tensor_t *> &inputs,
+         std::vector<Tensor> &outputs, Failure &failure) {
+  size_t count = nnc_executable_output_count(executable);
+  std::vector<nnc_tensor_t *> raw(count, nullptr);
+  if (nnc_status_t status = nnc_executable_run(
+          executable, inputs.size(), inputs.data(), count, raw.data())) {
+    failure = {takeMessage(status)};
+    return false;
+  }
+  outputs.clear();
+  for (nnc_tensor_t *tensor : raw)
+    outputs.emplace_back(tensor);
+  return true;
+}
+
+void printReport(nnc_executable_t *executable) {
+  nnc_executable_stats_t stats;
+  std::memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  if (nnc_status_t status = nnc_executable_stats(executable, &stats)) {
+    std::fprintf(stderr, "nnc-run: warning: no report: %s\n",
+                 takeMessage(status).c_str());
+    return;
+  }
+  std::printf("report:\n");
+  std::printf("  kernels: %u\n", stats.kernel_count);
+  std::printf("  library calls: %u\n", stats.library_calls);
+  std::printf("  code bytes: %llu\n",
+              static_cast<unsigned long long>(stats.code_bytes));
+  std::printf("  weight bytes: %llu\n",
+              static_cast<unsigned long long>(stats.weight_bytes));
+  std::printf("  peak memory bytes: %llu\n",
+              static_cast<unsigned long long>(stats.peak_memory_bytes));
+  std::printf("  compile seconds: %.3f\n", stats.compile_seconds);
+  std::printf("  from cache: %s\n", stats.from_cache ? "yes" : "no");
+}
+
+bool bench(nnc_executable_t *executable,
+           const std::vector<const nnc_tensor_t *> &inputs, long runs,
+           Failure &failure) {
+  std::vector<Tensor> outputs;
+  if (!run(executable, inputs, outputs, failure)) // warm-up
+    return false;
+  std::vector<double> times;
+  for (long i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (!run(executable, inputs, outputs, failure))
+      return false;
+    auto end = std::chrono::steady_clock::now();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  double median =
+      times.size() % 2
+          ? times[times.size() / 2]
+          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  std::printf("bench: %ld runs, median %.3f ms, min %.3f ms\n", runs, median,
+              times.front());
+  return true;
+}
+
+/// The names the outputs are written under: the executable's, else
+/// output_<k>, made unique.
+std::vector<std::string> outputNames(nnc_executable_t *executable) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < nnc_executable_output_count(executable); ++i) {
+    const nnc_value_info_t *info = nullptr;
+    std::string name = "output_" + std::to_string(i);
+    if (nnc_status_t status = nnc_executable_output_info(executable, i, &info))
+      nnc_status_destroy(status);
+    else
+      name = valueName(*info, "output_", i);
+    std::string unique = name;
+    for (int k = 1; seen.count(unique); ++k)
+      unique = name + "_" + std::to_string(k);
+    seen.insert(unique);
+    names.push_back(unique);
+  }
+  return names;
+}
+
+void printSummary(const std::vector<std::string> &names,
+                  std::vector<Tensor> &outputs) {
+  const int64_t kShown = 8;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    nnc_tensor_t *tensor = outputs[i].get();
+    int64_t count = elementCount(tensor);
+    std::string values;
+    for (int64_t k = 0; k < count && k < kShown; ++k)
+      values += (k ? ", " : "") + formatElement(tensor, k);
+    if (count > kShown)
+      values += ", ...";
+    std::printf("%s: %s = [%s]\n", names[i].c_str(), describe(tensor).c_str(),
+                values.c_str());
+  }
+}
+
+int runTool(int argc, char **argv) {
+  Options options;
+  bool help = false;
+  Failure failure;
+  auto report = [&]() {
+    std::fprintf(stderr, "nnc-run: error: %s\n", failure.message.c_str());
+    return failure.exitCode;
+  };
+  if (!parseCommandLine(argc, argv, options, help, failure))
+    return report();
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  bool compiled = endsWith(options.model, ".nncx");
+  bool onnx = endsWith(options.model, ".onnx");
+  if (!compiled && !onnx && !endsWith(options.model, ".mlir")) {
+    failure = {
+        "model '" + options.model + "' is none of .onnx, .mlir and .nncx", 2};
+    return report();
+  }
+  if (!options.bindIntegerInputs.empty() && !onnx) {
+    failure = {"--bind-integer-inputs applies to .onnx models only", 2};
+    return report();
+  }
+  if (compiled && (options.hasCacheDir || options.hasThreads)) {
+    failure = {std::string(options.hasCacheDir ? "--cache-dir" : "--threads") +
+                   " applies when compiling, not to a compiled .nncx",
+               2};
+    return report();
+  }
+
+  GivenInputs given;
+  if (!readInputs(options, given, failure))
+    return report();
+
+  Executable executable;
+  if (compiled) {
+    nnc_executable_t *raw = nullptr;
+    if (nnc_status_t status =
+            nnc_executable_load_file(options.model.c_str(), &raw)) {
+      failure = {takeMessage(status)};
+      return report();
+    }
+    executable.reset(raw);
+  } else if (!compileModel(options, given, executable, failure)) {
+    return report();
+  }
+
+  std::vector<const nnc_tensor_t *> inputs;
+  if (!bindInputs(executable.get(), given, inputs, failure))
+    return report();
+  if (!options.saveCompiled.empty())
+    if (nnc_status_t status = nnc_executable_save(
+            executable.get(), options.saveCompiled.c_str())) {
+      failure = {takeMessage(status)};
+      return report();
+    }
+
+  std::vector<Tensor> outputs;
+  if (!run(executable.get(), inputs, outputs, failure))
+    return report();
+  std::vector<std::string> names = outputNames(executable.get());
+  if (!options.output.empty()) {
+    std::vector<const char *> cnames;
+    std::vector<const nnc_tensor_t *> tensors;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      cnames.push_back(names[i].c_str());
+      tensors.push_back(outputs[i].get());
+    }
+    if (nnc_status_t status =
+            nnc_npz_write(options.output.c_str(), outputs.size(), cnames.data(),
+                          tensors.data())) {
+      failure = {takeMessage(status)};
+      return report();
+    }
+  } else {
+    printSummary(names, outputs);
+  }
+  if (options.report)
+    printReport(executable.get());
+  if (options.bench && !bench(executable.get(), inputs, options.bench, failure))
+    return report();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) { return runTool(argc, argv); }
