@@ -65,6 +65,11 @@
 // RUN: not nnc-run %S/Inputs/add-dynamic.mlir --input x=%t/rank.npy --input b=%t/b.npy 2>&1 | FileCheck %s --check-prefix=RANK
 // RANK: nnc-run: error: input 'x' expects f32 [?, 3] but {{.*}}rank.npy holds f32 [6]
 
+// A parameter without a value that is not given: the compile error says so.
+// RUN: not nnc-run %S/Inputs/scale.mlir --input x=%t/b.npy --cache-dir= 2>&1 | FileCheck %s --check-prefix=PARAM
+// PARAM: nnc-run: error: nnc_model_compile: {{.*}}expected 2 input shapes (one per argument without a value), got 1
+// PARAM: (parameters without an initial value must be given as inputs; not given: s)
+
 // Models.
 // RUN: not nnc-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING-MODEL
 // MISSING-MODEL: nnc-run: error: cannot read '{{.*}}missing.mlir': No such file or directory

@@ -29,6 +29,12 @@
 // LINEAR: output_0: f32 [2, 3] = [1, 0, 3, 4, 5, 0]
 // LINEAR-NEXT: output_1: bool [2, 3] = [true, false, true, true, true, false]
 
+// A parameter without a value is given like an input.
+// RUN: %npy write %t/s.npy f4 3 2,3,4
+// RUN: nnc-run %S/Inputs/scale.mlir --input x=%t/b.npy --input s=%t/s.npy \
+// RUN:   --cache-dir= | FileCheck %s --check-prefix=PARAM
+// PARAM: output_0: f32 [3] = [20, 60, 120]
+
 // An ONNX model with TensorProto inputs: named explicitly, or by the name
 // stored in the .pb file.
 // RUN: nnc-run %onnx_data/node/test_add/model.onnx --cache-dir= \
