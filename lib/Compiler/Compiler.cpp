@@ -355,7 +355,9 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     // A missing or damaged entry is simply compiled again.
   }
 
-  // Lower: bufferize, measure the temporaries, then down to LLVM.
+  // Lower: bufferize, measure the temporaries, then down to LLVM. Names
+  // are in the plan (and the cache key) and would only get in the way.
+  func->removeAttr(NNCDialect::getResultNamesAttrName());
   {
     PassManager pm(context);
     buildCPUBufferizationPipeline(pm);
