@@ -274,8 +274,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     spec += "},canonicalize";
     std::string error;
     llvm::raw_string_ostream os(error);
-    if (failed(parsePassPipeline("builtin.module(" + spec + ")", pm, os)) ||
-        failed(pm.run(*work))) {
+    if (failed(parsePassPipeline(spec, pm, os)) || failed(pm.run(*work))) {
       if (!error.empty())
         func.emitError() << error;
       return fail(CompileFailure::InvalidInput);
