@@ -94,6 +94,7 @@ void nnc::registerAllPasses() {
   mlir::registerLinalgPasses();
   mlir::registerConvertSCFToOpenMPPass();
   mlir::registerConvertOpenMPToLLVMPass();
+  mlir::registerConvertBufferizationToMemRefPass();
   mlir::registerConvertLinalgToLoopsPass();
   mlir::memref::registerExpandStridedMetadataPass();
   mlir::registerLowerAffinePass();
