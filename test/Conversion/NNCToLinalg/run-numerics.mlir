@@ -1,0 +1,46 @@
+// RUN: nnc-opt %s --nnc-convert-to-linalg %cpu_pipeline \
+// RUN: | mlir-runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
+// RUN: | FileCheck %s
+
+// Numeric edge cases of the lowering, JIT-executed on the CPU: each one was
+// a mismatch with the ONNX reference (numpy) semantics.
+
+func.func @main() {
+  // sign(NaN) is NaN.
+  // CHECK: [nan, 0, -1, 1, 0]
+  %x = nnc.constant dense<[0x7FC00000, -0.0, -2.0, 3.0, 0.0]> : tensor<5xf32>
+  %sign = nnc.sign %x : tensor<5xf32>
+  %sign_u = tensor.cast %sign : tensor<5xf32> to tensor<*xf32>
+  call @print(%sign_u) : (tensor<*xf32>) -> ()
+
+  // rsqrt is 1 / sqrt(x): libm has no rsqrtf to call.
+  // CHECK: [2, 1, 0.5]
+  %r = nnc.constant dense<[0.25, 1.0, 4.0]> : tensor<3xf32>
+  %rsqrt = nnc.rsqrt %r : tensor<3xf32>
+  %rsqrt_u = tensor.cast %rsqrt : tensor<3xf32> to tensor<*xf32>
+  call @print(%rsqrt_u) : (tensor<*xf32>) -> ()
+
+  // Integer clip bounds outside the element type saturate, not wrap.
+  // CHECK: [-128, -5, 0, 100, 127]
+  %i = nnc.constant dense<[-128, -5, 0, 100, 127]> : tensor<5xi8>
+  %clip = nnc.clip %i {min = -1000.0 : f64, max = 1000.0 : f64} : tensor<5xi8>
+  %clipf = nnc.cast %clip : tensor<5xi8> to tensor<5xf32>
+  %clipf_u = tensor.cast %clipf : tensor<5xf32> to tensor<*xf32>
+  call @print(%clipf_u) : (tensor<*xf32>) -> ()
+  // CHECK: [-5, -5, 0, 100, 100]
+  %clip2 = nnc.clip %i {min = -5.0 : f64, max = 100.0 : f64} : tensor<5xi8>
+  %clip2f = nnc.cast %clip2 : tensor<5xi8> to tensor<5xf32>
+  %clip2f_u = tensor.cast %clip2f : tensor<5xf32> to tensor<*xf32>
+  call @print(%clip2f_u) : (tensor<*xf32>) -> ()
+
+  return
+}
+
+func.func @print(%t: tensor<*xf32>) {
+  %m = bufferization.to_buffer %t : tensor<*xf32> to memref<*xf32>
+  call @printMemrefF32(%m) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
