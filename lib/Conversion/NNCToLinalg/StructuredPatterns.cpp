@@ -315,6 +315,19 @@ struct ArgReduceConversion : public OpConversionPattern<ArgReduceOp> {
                                            : (last ? arith::CmpFPredicate::OLE
                                                    : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(nb, l, p, a[0], a[1]);
+            // NaN wins, as in numpy: the first NaN, or the last one with
+            // select_last_index.
+            Value nan = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO,
+                                              a[0], a[0]);
+            if (!last) {
+              Value bestNan = arith::CmpFOp::create(
+                  nb, l, arith::CmpFPredicate::UNO, a[1], a[1]);
+              Value notBestNan = arith::XOrIOp::create(
+                  nb, l, bestNan,
+                  arith::ConstantOp::create(nb, l, nb.getBoolAttr(true)));
+              nan = arith::AndIOp::create(nb, l, nan, notBestNan);
+            }
+            better = arith::OrIOp::create(nb, l, better, nan);
           } else {
             arith::CmpIPredicate p = isMax ? (last ? arith::CmpIPredicate::sge
                                                    : arith::CmpIPredicate::sgt)

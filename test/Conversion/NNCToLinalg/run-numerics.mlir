@@ -34,6 +34,21 @@ func.func @main() {
   %clip2f_u = tensor.cast %clip2f : tensor<5xf32> to tensor<*xf32>
   call @print(%clip2f_u) : (tensor<*xf32>) -> ()
 
+  // argmax/argmin pick NaN as numpy does: the first one, or the last one
+  // with select_last_index.
+  // CHECK: {{\[}}[1, 3, 1, 3, 0]]
+  %a = nnc.constant dense<[[1.0, 0x7FC00000, 3.0, 0x7FC00000, 2.0]]> : tensor<1x5xf32>
+  %am = nnc.arg_reduce argmax %a axis = 1 : tensor<1x5xf32>
+  %aml = nnc.arg_reduce argmax %a axis = 1 select_last_index = true : tensor<1x5xf32>
+  %an = nnc.arg_reduce argmin %a axis = 1 : tensor<1x5xf32>
+  %anl = nnc.arg_reduce argmin %a axis = 1 select_last_index = true : tensor<1x5xf32>
+  %b = nnc.constant dense<[[1.0, 3.0, 3.0]]> : tensor<1x3xf32>
+  %bm = nnc.arg_reduce argmin %b axis = 1 : tensor<1x3xf32>
+  %args = nnc.concat %am, %aml, %an, %anl, %bm axis = 1 : tensor<1x1xi64>, tensor<1x1xi64>, tensor<1x1xi64>, tensor<1x1xi64>, tensor<1x1xi64>
+  %argsf = nnc.cast %args : tensor<1x5xi64> to tensor<1x5xf32>
+  %argsf_u = tensor.cast %argsf : tensor<1x5xf32> to tensor<*xf32>
+  call @print(%argsf_u) : (tensor<*xf32>) -> ()
+
   return
 }
 
