@@ -217,11 +217,23 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
     }
     case ReduceKind::log_sum_exp: {
       // log(sum(exp(x - m))) + m with m the maximum, so exp cannot overflow.
+      // An infinite m (all -inf, or some +inf) shifts by 0 instead: x - m
+      // would be NaN where the result is -inf or +inf.
       Value max =
           buildReduction(b, loc, input, axes, extremeConst(b, loc, t, true),
                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                            return arith::MaximumFOp::create(nb, l, a[0], a[1]);
                          });
+      Value inf = extremeConst(b, loc, t, /*lowest=*/false);
+      Value zero = zeroOf(b, loc, t);
+      max =
+          mapTensor(b, loc, {max}, t,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value abs = math::AbsFOp::create(nb, l, a[0]);
+                      Value finite = arith::CmpFOp::create(
+                          nb, l, arith::CmpFPredicate::ONE, abs, inf);
+                      return arith::SelectOp::create(nb, l, finite, a[0], zero);
+                    });
       Value e =
           broadcastBack(b, loc, input, max, axes,
                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {

@@ -49,6 +49,19 @@ func.func @main() {
   %argsf_u = tensor.cast %argsf : tensor<1x5xf32> to tensor<*xf32>
   call @print(%argsf_u) : (tensor<*xf32>) -> ()
 
+  // log_sum_exp with an infinite maximum: all -inf gives -inf, a +inf
+  // gives +inf (not NaN from inf - inf); an empty reduction gives -inf.
+  // CHECK: [-inf, inf, 3.01815]
+  %l = nnc.constant dense<[[0xFF800000, 0xFF800000], [0x7F800000, 1.0], [3.0, -1.0]]> : tensor<3x2xf32>
+  %lse = nnc.reduce log_sum_exp %l axes = [1] keepdims = false : tensor<3x2xf32>
+  %lse_u = tensor.cast %lse : tensor<3xf32> to tensor<*xf32>
+  call @print(%lse_u) : (tensor<*xf32>) -> ()
+  // CHECK: [-inf, -inf]
+  %e = tensor.empty() : tensor<2x0xf32>
+  %lse0 = nnc.reduce log_sum_exp %e axes = [1] keepdims = false : tensor<2x0xf32>
+  %lse0_u = tensor.cast %lse0 : tensor<2xf32> to tensor<*xf32>
+  call @print(%lse0_u) : (tensor<*xf32>) -> ()
+
   return
 }
 
