@@ -48,6 +48,24 @@ Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
   return buildParallelGeneric(b, loc, init, inputs, maps, body);
 }
 
+/// Whether `t` is a 16-bit float, which reductions and normalizations
+/// compute in f32.
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// `v` with its elements converted by extf/truncf to `t`.
+Value convertFloats(OpBuilder &b, Location loc, Value v, Type t) {
+  Type from = cast<RankedTensorType>(v.getType()).getElementType();
+  if (from == t)
+    return v;
+  bool extend = from.getIntOrFloatBitWidth() < t.getIntOrFloatBitWidth();
+  return mapTensor(b, loc, {v}, t,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     if (extend)
+                       return arith::ExtFOp::create(nb, l, t, a[0]);
+                     return arith::TruncFOp::create(nb, l, t, a[0]);
+                   });
+}
+
 /// Numerically stable softmax pieces along `axis`: returns {max, exp(x-max),
 /// sum(exp(x-max))}.
 std::tuple<Value, Value, Value> softmaxParts(OpBuilder &b, Location loc,
@@ -108,14 +126,18 @@ struct SoftmaxConversion : public OpConversionPattern<SoftmaxOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t axis = op.getNormalizedAxis();
-    auto [max, e, sum] = softmaxParts(rewriter, loc, adaptor.getInput(), axis);
+    Value input = adaptor.getInput();
+    Type t = cast<RankedTensorType>(input.getType()).getElementType();
+    input = convertFloats(rewriter, loc, input,
+                          isHalf(t) ? rewriter.getF32Type() : t);
+    auto [max, e, sum] = softmaxParts(rewriter, loc, input, axis);
     (void)max;
     Value result =
         broadcastBack(rewriter, loc, e, sum, {axis},
                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                         return arith::DivFOp::create(nb, l, a[0], a[1]);
                       });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, t));
     return success();
   }
 };
@@ -125,8 +147,13 @@ struct LogSoftmaxConversion : public OpConversionPattern<LogSoftmaxOp> {
   LogicalResult
   matchAndRewrite(LogSoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, logSoftmax(rewriter, op.getLoc(), adaptor.getInput(),
-                                      op.getNormalizedAxis()));
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Type t = cast<RankedTensorType>(input.getType()).getElementType();
+    input = convertFloats(rewriter, loc, input,
+                          isHalf(t) ? rewriter.getF32Type() : t);
+    Value result = logSoftmax(rewriter, loc, input, op.getNormalizedAxis());
+    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, t));
     return success();
   }
 };
@@ -148,10 +175,17 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
       rewriter.replaceOp(op, input);
       return success();
     }
-    Type t = op.getInput().getType().getElementType();
-    bool fl = isFloat(t);
+    Type resultElement = op.getInput().getType().getElementType();
     ReduceKind kind = op.getKind();
     OpBuilder &b = rewriter;
+    // 16-bit floats accumulate in f32 (numpy does too), so that sums of
+    // many elements neither stall nor overflow; max and min are exact.
+    Type t = resultElement;
+    if (isHalf(t) && kind != ReduceKind::max && kind != ReduceKind::min) {
+      t = b.getF32Type();
+      input = convertFloats(b, loc, input, t);
+    }
+    bool fl = isFloat(t);
     auto add = [fl](OpBuilder &nb, Location l, Value x, Value y) -> Value {
       if (fl)
         return arith::AddFOp::create(nb, l, x, y);
@@ -272,6 +306,7 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
                       return math::LogOp::create(nb, l, a[0]);
                     });
     }
+    reduced = convertFloats(b, loc, reduced, resultElement);
     rewriter.replaceOp(op, keepDims(b, loc, reduced, op.getType(), axes));
     return success();
   }

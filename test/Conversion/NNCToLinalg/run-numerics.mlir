@@ -62,6 +62,40 @@ func.func @main() {
   %lse0_u = tensor.cast %lse0 : tensor<2xf32> to tensor<*xf32>
   call @print(%lse0_u) : (tensor<*xf32>) -> ()
 
+  // f16 and bf16 reductions accumulate in f32: a sum of 3000 ones does not
+  // stall at 2048, a mean of large values does not overflow.
+  // CHECK: [3000]
+  %ones = nnc.constant dense<1.0> : tensor<3000xf16>
+  %sum = nnc.reduce sum %ones axes = [0] : tensor<3000xf16>
+  %sumf = nnc.cast %sum : tensor<1xf16> to tensor<1xf32>
+  %sumf_u = tensor.cast %sumf : tensor<1xf32> to tensor<*xf32>
+  call @print(%sumf_u) : (tensor<*xf32>) -> ()
+  // CHECK: [60000]
+  %big = nnc.constant dense<60000.0> : tensor<4xf16>
+  %mean = nnc.reduce mean %big axes = [0] : tensor<4xf16>
+  %meanf = nnc.cast %mean : tensor<1xf16> to tensor<1xf32>
+  %meanf_u = tensor.cast %meanf : tensor<1xf32> to tensor<*xf32>
+  call @print(%meanf_u) : (tensor<*xf32>) -> ()
+  // CHECK: [3008]
+  %bones = nnc.constant dense<1.0> : tensor<3000xbf16>
+  %bsum = nnc.reduce sum %bones axes = [0] : tensor<3000xbf16>
+  %bsumf = nnc.cast %bsum : tensor<1xbf16> to tensor<1xf32>
+  %bsumf_u = tensor.cast %bsumf : tensor<1xf32> to tensor<*xf32>
+  call @print(%bsumf_u) : (tensor<*xf32>) -> ()
+
+  // f16 softmax and log_softmax normalize in f32: 1/3000 and log(1/3000).
+  // CHECK: [0.000333309]
+  %sm = nnc.softmax %ones axis = 0 : tensor<3000xf16>
+  %smax = nnc.reduce max %sm axes = [0] : tensor<3000xf16>
+  %smf = nnc.cast %smax : tensor<1xf16> to tensor<1xf32>
+  %smf_u = tensor.cast %smf : tensor<1xf32> to tensor<*xf32>
+  call @print(%smf_u) : (tensor<*xf32>) -> ()
+  // CHECK: [-8.00781]
+  %lsm = nnc.log_softmax %ones axis = 0 : tensor<3000xf16>
+  %lsmax = nnc.reduce max %lsm axes = [0] : tensor<3000xf16>
+  %lsmf = nnc.cast %lsmax : tensor<1xf16> to tensor<1xf32>
+  %lsmf_u = tensor.cast %lsmf : tensor<1xf32> to tensor<*xf32>
+  call @print(%lsmf_u) : (tensor<*xf32>) -> ()
   return
 }
 
