@@ -116,6 +116,7 @@ static void registerAllPassesOnce() {
   mlir::registerUBToLLVMConversionPass();
   mlir::registerConvertSCFToOpenMPPass();
   mlir::registerConvertOpenMPToLLVMPass();
+  mlir::registerConvertBufferizationToMemRefPass();
   mlir::registerConvertLinalgToLoopsPass();
   mlir::memref::registerExpandStridedMetadataPass();
   mlir::registerLowerAffinePass();
