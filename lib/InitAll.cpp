@@ -116,7 +116,6 @@ static void registerAllPassesOnce() {
   mlir::registerUBToLLVMConversionPass();
   mlir::registerConvertSCFToOpenMPPass();
   mlir::registerConvertOpenMPToLLVMPass();
-  mlir::registerConvertBufferizationToMemRefPass();
   mlir::registerConvertLinalgToLoopsPass();
   mlir::memref::registerExpandStridedMetadataPass();
   mlir::registerLowerAffinePass();
