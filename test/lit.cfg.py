@@ -50,7 +50,8 @@ for name in ["mlir_runner_utils", "mlir_c_runner_utils"]:
 config.substitutions.append(
     ("%cpu_pipeline",
      "--one-shot-bufferize=bufferize-function-boundaries "
-     "--buffer-deallocation-pipeline --convert-linalg-to-loops "
+     "--buffer-deallocation-pipeline --convert-bufferization-to-memref "
+     "--convert-linalg-to-loops "
      "--expand-strided-metadata --lower-affine --convert-math-to-libm "
      "--convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts"))
 

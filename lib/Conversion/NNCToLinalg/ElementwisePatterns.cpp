@@ -91,7 +91,6 @@ struct Scalar {
 NNC_MATH_UNARY(ExpOp, math::ExpOp)
 NNC_MATH_UNARY(LogOp, math::LogOp)
 NNC_MATH_UNARY(SqrtOp, math::SqrtOp)
-NNC_MATH_UNARY(RsqrtOp, math::RsqrtOp)
 NNC_MATH_UNARY(SinOp, math::SinOp)
 NNC_MATH_UNARY(CosOp, math::CosOp)
 NNC_MATH_UNARY(TanOp, math::TanOp)
@@ -110,6 +109,10 @@ NNC_MATH_UNARY(CeilOp, math::CeilOp)
 NNC_MATH_UNARY(RoundOp, math::RoundEvenOp)
 #undef NNC_MATH_UNARY
 
+// libm has no rsqrt: --convert-math-to-libm would call a missing rsqrtf.
+Value scalarOf(RsqrtOp, const Scalar &s, ValueRange a) {
+  return s.op<arith::DivFOp>(s.f(1), s.op<math::SqrtOp>(a[0]));
+}
 Value scalarOf(ReciprocalOp, const Scalar &s, ValueRange a) {
   return s.op<arith::DivFOp>(s.f(1), a[0]);
 }
@@ -152,7 +155,12 @@ Value scalarOf(SignOp, const Scalar &s, ValueRange a) {
                   ? s.cmpf(arith::CmpFPredicate::OLT, a[0], s.zero())
                   : s.cmpi(arith::CmpIPredicate::slt, a[0], s.zero());
   Value rest = s.select(neg, minusOne, s.zero());
-  return s.select(s.isPositive(a[0], /*strict=*/true), one, rest);
+  Value sign = s.select(s.isPositive(a[0], /*strict=*/true), one, rest);
+  if (!isFloat(s.type))
+    return sign;
+  // sign(NaN) is NaN, as in numpy.
+  Value nan = s.cmpf(arith::CmpFPredicate::UNO, a[0], a[0]);
+  return s.select(nan, a[0], sign);
 }
 Value scalarOf(ReluOp, const Scalar &s, ValueRange a) {
   return s.max(a[0], s.zero());
@@ -211,7 +219,17 @@ Value scalarOf(GeluOp op, const Scalar &s, ValueRange a) {
 Value scalarOf(ClipOp op, const Scalar &s, ValueRange a) {
   Value x = a[0];
   auto bound = [&](double v) {
-    return isFloat(s.type) ? s.f(v) : s.i(static_cast<int64_t>(v));
+    if (isFloat(s.type))
+      return s.f(v);
+    // An integer bound outside the element type's range saturates (it
+    // clips nothing or everything) instead of wrapping around.
+    unsigned width = s.type.getIntOrFloatBitWidth();
+    double lo = -std::ldexp(1.0, width - 1), hi = std::ldexp(1.0, width - 1);
+    if (v <= lo)
+      return extremeConst(s.b, s.loc, s.type, /*lowest=*/true);
+    if (v >= hi)
+      return extremeConst(s.b, s.loc, s.type, /*lowest=*/false);
+    return s.i(static_cast<int64_t>(v));
   };
   if (auto min = op.getMinAttr())
     x = s.max(x, bound(min.getValueAsDouble()));

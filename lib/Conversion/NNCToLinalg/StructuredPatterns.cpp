@@ -49,6 +49,24 @@ Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
   return buildParallelGeneric(b, loc, init, inputs, maps, body);
 }
 
+/// Whether `t` is a 16-bit float, which reductions and normalizations
+/// compute in f32.
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// `v` with its elements converted by extf/truncf to `t`.
+Value convertFloats(OpBuilder &b, Location loc, Value v, Type t) {
+  Type from = cast<RankedTensorType>(v.getType()).getElementType();
+  if (from == t)
+    return v;
+  bool extend = from.getIntOrFloatBitWidth() < t.getIntOrFloatBitWidth();
+  return mapTensor(b, loc, {v}, t,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     if (extend)
+                       return arith::ExtFOp::create(nb, l, t, a[0]);
+                     return arith::TruncFOp::create(nb, l, t, a[0]);
+                   });
+}
+
 /// Numerically stable softmax pieces along `axis`: returns {max, exp(x-max),
 /// sum(exp(x-max))}.
 std::tuple<Value, Value, Value> softmaxParts(OpBuilder &b, Location loc,
@@ -109,14 +127,18 @@ struct SoftmaxConversion : public OpConversionPattern<SoftmaxOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t axis = op.getNormalizedAxis();
-    auto [max, e, sum] = softmaxParts(rewriter, loc, adaptor.getInput(), axis);
+    Value input = adaptor.getInput();
+    Type t = cast<RankedTensorType>(input.getType()).getElementType();
+    input = convertFloats(rewriter, loc, input,
+                          isHalf(t) ? rewriter.getF32Type() : t);
+    auto [max, e, sum] = softmaxParts(rewriter, loc, input, axis);
     (void)max;
     Value result =
         broadcastBack(rewriter, loc, e, sum, {axis},
                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                         return arith::DivFOp::create(nb, l, a[0], a[1]);
                       });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, t));
     return success();
   }
 };
@@ -126,8 +148,13 @@ struct LogSoftmaxConversion : public OpConversionPattern<LogSoftmaxOp> {
   LogicalResult
   matchAndRewrite(LogSoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, logSoftmax(rewriter, op.getLoc(), adaptor.getInput(),
-                                      op.getNormalizedAxis()));
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Type t = cast<RankedTensorType>(input.getType()).getElementType();
+    input = convertFloats(rewriter, loc, input,
+                          isHalf(t) ? rewriter.getF32Type() : t);
+    Value result = logSoftmax(rewriter, loc, input, op.getNormalizedAxis());
+    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, t));
     return success();
   }
 };
@@ -149,10 +176,17 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
       rewriter.replaceOp(op, input);
       return success();
     }
-    Type t = op.getInput().getType().getElementType();
-    bool fl = isFloat(t);
+    Type resultElement = op.getInput().getType().getElementType();
     ReduceKind kind = op.getKind();
     OpBuilder &b = rewriter;
+    // 16-bit floats accumulate in f32 (numpy does too), so that sums of
+    // many elements neither stall nor overflow; max and min are exact.
+    Type t = resultElement;
+    if (isHalf(t) && kind != ReduceKind::max && kind != ReduceKind::min) {
+      t = b.getF32Type();
+      input = convertFloats(b, loc, input, t);
+    }
+    bool fl = isFloat(t);
     auto add = [fl](OpBuilder &nb, Location l, Value x, Value y) -> Value {
       if (fl)
         return arith::AddFOp::create(nb, l, x, y);
@@ -218,11 +252,23 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
     }
     case ReduceKind::log_sum_exp: {
       // log(sum(exp(x - m))) + m with m the maximum, so exp cannot overflow.
+      // An infinite m (all -inf, or some +inf) shifts by 0 instead: x - m
+      // would be NaN where the result is -inf or +inf.
       Value max =
           buildReduction(b, loc, input, axes, extremeConst(b, loc, t, true),
                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                            return arith::MaximumFOp::create(nb, l, a[0], a[1]);
                          });
+      Value inf = extremeConst(b, loc, t, /*lowest=*/false);
+      Value zero = zeroOf(b, loc, t);
+      max =
+          mapTensor(b, loc, {max}, t,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value abs = math::AbsFOp::create(nb, l, a[0]);
+                      Value finite = arith::CmpFOp::create(
+                          nb, l, arith::CmpFPredicate::ONE, abs, inf);
+                      return arith::SelectOp::create(nb, l, finite, a[0], zero);
+                    });
       Value e =
           broadcastBack(b, loc, input, max, axes,
                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -261,6 +307,7 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
                       return math::LogOp::create(nb, l, a[0]);
                     });
     }
+    reduced = convertFloats(b, loc, reduced, resultElement);
     rewriter.replaceOp(op, keepDims(b, loc, reduced, op.getType(), axes));
     return success();
   }
@@ -316,6 +363,19 @@ struct ArgReduceConversion : public OpConversionPattern<ArgReduceOp> {
                                            : (last ? arith::CmpFPredicate::OLE
                                                    : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(nb, l, p, a[0], a[1]);
+            // NaN wins, as in numpy: the first NaN, or the last one with
+            // select_last_index.
+            Value nan = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO,
+                                              a[0], a[0]);
+            if (!last) {
+              Value bestNan = arith::CmpFOp::create(
+                  nb, l, arith::CmpFPredicate::UNO, a[1], a[1]);
+              Value notBestNan = arith::XOrIOp::create(
+                  nb, l, bestNan,
+                  arith::ConstantOp::create(nb, l, nb.getBoolAttr(true)));
+              nan = arith::AndIOp::create(nb, l, nan, notBestNan);
+            }
+            better = arith::OrIOp::create(nb, l, better, nan);
           } else {
             arith::CmpIPredicate p = isMax ? (last ? arith::CmpIPredicate::sge
                                                    : arith::CmpIPredicate::sgt)

@@ -1,0 +1,201 @@
+//===- PlanTest.cpp - plan encoding and program loading -------------------===//
+//
+// Round trip of the plan encoding, one case per check of parsePlan,
+// exhaustive corruption (every byte flipped, every truncation: a status,
+// never a crash), and Program::load refusing executables it cannot run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/Plan.h"
+#include "nnc/runtime/Program.h"
+
+#include <gtest/gtest.h>
+
+using namespace nnc::runtime;
+
+namespace {
+
+Plan samplePlan() {
+  Plan plan;
+  plan.producer = "test";
+  PlanValue x;
+  x.name = "x";
+  x.shape = {2, 3};
+  PlanValue w;
+  w.role = ValueRole::Weight;
+  w.kind = ValueKind::Frozen;
+  w.name = "w";
+  w.shape = {3};
+  w.weightOffset = 64;
+  w.weightSize = 12;
+  PlanValue y;
+  y.role = ValueRole::Output;
+  y.kind = ValueKind::Output;
+  y.name = "y";
+  y.dtype = DType::I64;
+  y.shape = {2};
+  plan.values = {x, w, y};
+  plan.steps.push_back({"nnc_kernel_0", {0, 1, 2}});
+  plan.cpuFeatures = {"avx2"};
+  plan.needsOpenMP = true;
+  plan.libraryCalls = 1;
+  plan.temporaryBytes = 4096;
+  return plan;
+}
+
+Status parse(const std::vector<uint8_t> &bytes, Plan &out,
+             uint64_t weightsSize = 128) {
+  return parsePlan(bytes.data(), bytes.size(), weightsSize, "plan", out);
+}
+
+TEST(PlanTest, RoundTrip) {
+  Plan plan = samplePlan();
+  Plan parsed;
+  ASSERT_TRUE(parse(serializePlan(plan), parsed).isOk());
+  ASSERT_EQ(parsed.values.size(), 3u);
+  EXPECT_EQ(parsed.values[1].role, ValueRole::Weight);
+  EXPECT_EQ(parsed.values[1].kind, ValueKind::Frozen);
+  EXPECT_EQ(parsed.values[1].weightOffset, 64u);
+  EXPECT_EQ(parsed.values[2].dtype, DType::I64);
+  EXPECT_EQ(parsed.values[0].shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(parsed.steps[0].kernel, "nnc_kernel_0");
+  EXPECT_EQ(parsed.steps[0].args, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(parsed.cpuFeatures, std::vector<std::string>{"avx2"});
+  EXPECT_TRUE(parsed.needsOpenMP);
+  EXPECT_EQ(parsed.libraryCalls, 1u);
+  EXPECT_EQ(parsed.temporaryBytes, 4096u);
+  EXPECT_EQ(parsed.indicesOf(ValueRole::Output), std::vector<uint32_t>{2});
+  EXPECT_EQ(describeType(DType::F32, {2, 3}), "f32[2x3]");
+}
+
+/// Each check of parsePlan fails with a message saying what is wrong.
+TEST(PlanTest, Errors) {
+  struct Case {
+    const char *expected;
+    void (*mutate)(Plan &);
+    uint64_t weightsSize;
+  };
+  const Case cases[] = {
+      {"weights at offset 64 + 12 bytes run past the weights section of 70",
+       [](Plan &) {}, 70},
+      {"has 8 bytes of weights, not 12",
+       [](Plan &p) { p.values[1].weightSize = 8; }, 128},
+      {"is an input but has a weights range",
+       [](Plan &p) { p.values[0].weightOffset = 8; }, 128},
+      {"refers to value 7 of 3", [](Plan &p) { p.steps[0].args[1] = 7; }, 128},
+      {"names no kernel", [](Plan &p) { p.steps[0].kernel = ""; }, 128},
+      {"the plan has no output",
+       [](Plan &p) { p.values[2].role = ValueRole::Input; }, 128},
+      {"the plan has no step", [](Plan &p) { p.steps.clear(); }, 128},
+  };
+  for (const Case &c : cases) {
+    Plan plan = samplePlan();
+    c.mutate(plan);
+    Plan parsed;
+    Status status = parse(serializePlan(plan), parsed, c.weightsSize);
+    ASSERT_FALSE(status.isOk()) << c.expected;
+    EXPECT_EQ(status.code(), StatusCode::DataLoss);
+    EXPECT_NE(status.message().find(c.expected), std::string::npos)
+        << status.message();
+  }
+
+  std::vector<uint8_t> bytes = serializePlan(samplePlan());
+  Plan parsed;
+  std::vector<uint8_t> badMagic = bytes;
+  badMagic[0] = 'X';
+  EXPECT_NE(parse(badMagic, parsed).message().find("bad magic"),
+            std::string::npos);
+  std::vector<uint8_t> newer = bytes;
+  newer[4] = 2;
+  EXPECT_NE(parse(newer, parsed).message().find("plan version 2"),
+            std::string::npos);
+  std::vector<uint8_t> trailing = bytes;
+  trailing.push_back(0);
+  EXPECT_NE(parse(trailing, parsed).message().find("trailing bytes"),
+            std::string::npos);
+}
+
+TEST(PlanTest, EveryCorruptionIsAStatus) {
+  std::vector<uint8_t> bytes = serializePlan(samplePlan());
+  Plan parsed;
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + length);
+    EXPECT_FALSE(parse(truncated, parsed).isOk()) << "length " << length;
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::vector<uint8_t> flipped = bytes;
+      flipped[i] ^= mask;
+      // Some flips give another valid plan (a different name); none may
+      // crash or read out of bounds (ASan in CI).
+      (void)parse(flipped, parsed);
+    }
+  }
+}
+
+std::vector<uint8_t> executableWith(const std::string &target,
+                                    const std::vector<uint8_t> &plan,
+                                    const std::vector<uint8_t> &code) {
+  ExecutableWriter writer(target);
+  EXPECT_TRUE(writer.addSection(SectionKind::Metadata, "plan", plan).isOk());
+  EXPECT_TRUE(writer.addSection(SectionKind::Code, "kernels", code).isOk());
+  std::vector<uint8_t> weights(128, 0);
+  EXPECT_TRUE(
+      writer.addSection(SectionKind::Weights, "weights", weights).isOk());
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(writer.serialize(bytes).isOk());
+  return bytes;
+}
+
+Status loadBytes(const std::vector<uint8_t> &bytes) {
+  ExecutableReader reader;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      ExecutableReader::fromBytes(bytes.data(), bytes.size(), reader, "exe"));
+  std::unique_ptr<Program> program;
+  return Program::load(std::move(reader), getCpuDevice(), "exe", program);
+}
+
+TEST(ProgramTest, RefusesWhatItCannotRun) {
+  Plan plan = samplePlan();
+  plan.cpuFeatures.clear();
+  plan.needsOpenMP = false;
+  std::vector<uint8_t> planBytes = serializePlan(plan);
+  std::vector<uint8_t> notElf = {'n', 'o', 't', ' ', 'e', 'l', 'f'};
+
+  Status other = loadBytes(executableWith("cuda-sm_90", planBytes, notElf));
+  EXPECT_EQ(other.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(other.message().find("built for target 'cuda-sm_90'"),
+            std::string::npos)
+      << other.message();
+
+  Status code =
+      loadBytes(executableWith(Program::hostCpuTarget(), planBytes, notElf));
+  EXPECT_EQ(code.code(), StatusCode::DataLoss);
+  EXPECT_NE(code.message().find("not a shared object"), std::string::npos)
+      << code.message();
+
+  // A shared object that is cut short is refused by the loader.
+  std::vector<uint8_t> brokenElf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  Status broken =
+      loadBytes(executableWith(Program::hostCpuTarget(), planBytes, brokenElf));
+  EXPECT_EQ(broken.code(), StatusCode::DataLoss);
+  EXPECT_NE(broken.message().find("cannot load the code"), std::string::npos)
+      << broken.message();
+
+  Plan needs = plan;
+  needs.cpuFeatures = {"no-such-feature"};
+  Status feature = loadBytes(
+      executableWith(Program::hostCpuTarget(), serializePlan(needs), notElf));
+  EXPECT_EQ(feature.code(), StatusCode::Unimplemented);
+  EXPECT_NE(feature.message().find("'no-such-feature'"), std::string::npos);
+
+  std::vector<uint8_t> badPlan = planBytes;
+  badPlan.resize(10);
+  Status planStatus =
+      loadBytes(executableWith(Program::hostCpuTarget(), badPlan, notElf));
+  EXPECT_EQ(planStatus.code(), StatusCode::DataLoss);
+  EXPECT_NE(planStatus.message().find("exe: plan"), std::string::npos)
+      << planStatus.message();
+}
+
+} // namespace
