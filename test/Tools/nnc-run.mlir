@@ -36,13 +36,13 @@
 // PARAM: output_0: f32 [3] = [20, 60, 120]
 
 // An ONNX model with TensorProto inputs: named explicitly, or by the name
-// stored in the .pb file.
+// stored in the .pb file; outputs are named after the graph's outputs.
 // RUN: nnc-run %onnx_data/node/test_add/model.onnx --cache-dir= \
 // RUN:   --input x=%onnx_data/node/test_add/test_data_set_0/input_0.pb \
 // RUN:   --input %onnx_data/node/test_add/test_data_set_0/input_1.pb \
 // RUN:   --output %t/add.npz
 // RUN: %npy dump %t/add.npz | FileCheck %s --check-prefix=ONNX
-// ONNX: output_0: f4 [3, 4, 5] = [
+// ONNX: sum: f4 [3, 4, 5] = [
 
 // --bind-integer-inputs makes a shape given as an input known at compile
 // time; the bound input leaves the signature. The summary shows 8 values.
@@ -51,7 +51,7 @@
 // RUN:     %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0 \
 // RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
 // RUN:   --cache-dir= | FileCheck %s --check-prefix=BIND
-// BIND: output_0: f32 [4, 2, 3] = [0.548814, 0.715189, 0.602763, 0.544883, 0.423655, 0.645894, 0.437587, 0.891773, ...]{{$}}
+// BIND: reshaped: f32 [4, 2, 3] = [0.548814, 0.715189, 0.602763, 0.544883, 0.423655, 0.645894, 0.437587, 0.891773, ...]{{$}}
 
 // --help describes every option.
 // RUN: nnc-run --help | FileCheck %s --check-prefix=HELP
