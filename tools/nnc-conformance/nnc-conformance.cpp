@@ -164,6 +164,19 @@ std::string firstLine(const std::string &text, size_t limit = 300) {
   return line;
 }
 
+/// Drops what every message of a test repeats: the C API function's name
+/// and the model's path, leaving what the importer or compiler said.
+std::string withoutPath(std::string message, const std::string &modelPath) {
+  for (const char *fn : {"nnc_model_import_onnx_file: ", "nnc_model_compile: "})
+    if (message.rfind(fn, 0) == 0)
+      message.erase(0, std::strlen(fn));
+  for (const std::string &prefix :
+       {"cannot import '" + modelPath + "': ", modelPath + ": "})
+    for (size_t at; (at = message.find(prefix)) != std::string::npos;)
+      message.erase(at, prefix.size());
+  return message;
+}
+
 //===----------------------------------------------------------------------===//
 // One test (in the child)
 //===----------------------------------------------------------------------===//
@@ -312,7 +325,8 @@ Result runTest(const Test &test, const Options &options) {
   }
   if (status)
     return {Outcome::Skip,
-            "import unsupported: " + firstLine(takeMessage(status))};
+            "import unsupported: " +
+                firstLine(withoutPath(takeMessage(status), modelPath))};
   Model model(rawModel);
 
   // The executable's inputs are the model's graph inputs (parameters carry
@@ -368,7 +382,7 @@ Result runTest(const Test &test, const Options &options) {
               nnc_model_compile(model.get(), &compileOptions, shapes.size(),
                                 shapes.data(), &raw)) {
         bool unimplemented = nnc_status_code(s) == NNC_STATUS_UNIMPLEMENTED;
-        std::string message = firstLine(takeMessage(s));
+        std::string message = firstLine(withoutPath(takeMessage(s), modelPath));
         if (unimplemented)
           return {Outcome::Skip, "compile unimplemented: " + message};
         return {Outcome::Fail, "compile failed: " + message};
