@@ -100,14 +100,25 @@ Type toMLIR(MLIRContext *ctx, nnc_dtype_t dtype) {
   return nullptr;
 }
 
+/// The integer a C caller passed for an enum parameter. C lets any int
+/// through; reading it as the C++ enum would be undefined when it lies
+/// outside the enum's range, so it is read as the bytes it is.
+template <typename Enum> int rawEnum(const Enum &value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized here");
+  int raw;
+  std::memcpy(&raw, &value, sizeof(raw));
+  return raw;
+}
+
 /// Checks a dtype for graph values.
 nnc_status_t checkGraphDType(const char *fn, const char *argument,
-                             nnc_dtype_t dtype) {
-  if (!isValidDType(dtype))
+                             const nnc_dtype_t &dtype) {
+  int raw = rawEnum(dtype);
+  if (raw < 0 || raw > NNC_DTYPE_UNKNOWN ||
+      !isValidDType(static_cast<nnc_dtype_t>(raw)))
     return invalidArgument(fn, std::string("argument '") + argument +
                                    "' is not a valid nnc_dtype_t (" +
-                                   std::to_string(static_cast<int>(dtype)) +
-                                   ")");
+                                   std::to_string(raw) + ")");
   if (dtype == NNC_DTYPE_U8)
     return invalidArgument(fn, std::string("argument '") + argument +
                                    "' is u8, which nnc graphs do not have "
@@ -290,9 +301,10 @@ nnc_status_t nnc_graph_add_argument(nnc_graph_t *graph, nnc_value_kind_t kind,
       return nullArgument(fn, "graph");
     if (!out_value)
       return nullArgument(fn, "out_value");
-    bool isInput = kind == NNC_VALUE_INPUT;
+    int rawKind = rawEnum(kind);
+    bool isInput = rawKind == NNC_VALUE_INPUT;
     nnc::ParamKind paramKind = nnc::ParamKind::trainable;
-    switch (kind) {
+    switch (rawKind) {
     case NNC_VALUE_INPUT:
     case NNC_VALUE_TRAINABLE:
       break;
@@ -304,7 +316,7 @@ nnc_status_t nnc_graph_add_argument(nnc_graph_t *graph, nnc_value_kind_t kind,
       break;
     default:
       return invalidArgument(
-          fn, "argument 'kind' is " + std::to_string(static_cast<int>(kind)) +
+          fn, "argument 'kind' is " + std::to_string(rawKind) +
                   "; an argument is NNC_VALUE_INPUT, _TRAINABLE, _FROZEN or "
                   "_BUFFER");
     }
