@@ -253,7 +253,8 @@ nnc_status_t finishGraph(const char *fn, nnc_graph_s &graph, size_t num_outputs,
     graph.func.setArgAttr(index, nnc::NNCDialect::getParamAttrName(),
                           nnc::ParamKindAttr::get(ctx, param.kind));
     if (param.initial)
-      graph.func.setArgAttr(index, nnc::NNCDialect::getValueAttrName(), param.initial);
+      graph.func.setArgAttr(index, nnc::NNCDialect::getValueAttrName(),
+                            param.initial);
   }
   if (failed(verify(*graph.module)))
     return invalidArgument(fn,
