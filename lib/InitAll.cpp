@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -47,7 +48,12 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <mutex>
 
 void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<nnc::NNCDialect, mlir::func::FuncDialect,
@@ -79,9 +85,22 @@ void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerConvertMathToLLVMInterface(registry);
   mlir::registerConvertMemRefToLLVMInterface(registry);
   mlir::ub::registerConvertUBToLLVMInterface(registry);
+
+  // Translation of the LLVM dialect (and OpenMP) to LLVM IR for codegen.
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerOpenMPDialectTranslation(registry);
 }
 
+static void registerAllPassesOnce();
+
 void nnc::registerAllPasses() {
+  // Idempotent: the compile driver registers on first use, tools at start.
+  static std::once_flag once;
+  std::call_once(once, registerAllPassesOnce);
+}
+
+static void registerAllPassesOnce() {
   // Upstream passes used in nnc pipelines: canonicalize, cse, inline,
   // symbol-dce, and the rest of the generic transforms.
   mlir::registerTransformsPasses();
@@ -92,6 +111,9 @@ void nnc::registerAllPasses() {
   mlir::bufferization::registerBufferizationPasses();
   mlir::bufferization::registerBufferizationPipelines();
   mlir::registerLinalgPasses();
+  mlir::registerConvertBufferizationToMemRefPass();
+  mlir::math::registerMathExtendToSupportedTypes();
+  mlir::registerUBToLLVMConversionPass();
   mlir::registerConvertSCFToOpenMPPass();
   mlir::registerConvertOpenMPToLLVMPass();
   mlir::registerConvertLinalgToLoopsPass();

@@ -269,7 +269,11 @@ Status ExecutableWriter::serialize(std::vector<uint8_t> &out) const {
 Status ExecutableWriter::writeFile(const std::string &path) const {
   std::vector<uint8_t> bytes;
   NNC_RUNTIME_RETURN_IF_ERROR(serialize(bytes));
+  return writeFileAtomically(path, bytes.data(), bytes.size());
+}
 
+Status writeFileAtomically(const std::string &path, const void *data,
+                           size_t size) {
   std::string tempPath = path + ".tmp.XXXXXX";
   int fd = mkostemp(tempPath.data(), O_CLOEXEC);
   if (fd < 0)
@@ -286,8 +290,8 @@ Status ExecutableWriter::writeFile(const std::string &path) const {
   // mkstemp creates the file 0600; executables are ordinary readable files.
   if (::fchmod(fd, 0644) != 0)
     return fail("cannot set permissions of", errno);
-  const uint8_t *p = bytes.data();
-  size_t left = bytes.size();
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  size_t left = size;
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {

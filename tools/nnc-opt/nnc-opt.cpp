@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nnc/Compiler/Compiler.h"
 #include "nnc/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   nnc::registerAllDialects(registry);
   nnc::registerAllPasses();
+  nnc::registerCompilerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "nnc optimizer driver\n", registry));
 }

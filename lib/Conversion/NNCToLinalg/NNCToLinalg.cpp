@@ -211,6 +211,7 @@ void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns) {
   detail::populateElementwisePatterns(patterns);
   detail::populateStructuredPatterns(patterns);
   detail::populateShapePatterns(patterns);
+  detail::populateNNPatterns(patterns);
 }
 
 namespace {

@@ -1,7 +1,8 @@
 //===- StructuredPatterns.cpp - nnc contractions, reductions, shapes ------===//
 //
-// Lowers nnc matmul/gemm, reductions, softmax, shape ops, constants and
-// losses to linalg named ops, linalg.reduce/generic and tensor ops.
+// Lowers nnc matmul/gemm, reductions, softmax, shape ops, constants and the
+// MSE loss to linalg named ops, linalg.reduce/generic and tensor ops (the
+// class-index losses are in NNPatterns.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -910,45 +911,12 @@ struct MseLossConversion : public OpConversionPattern<MseLossOp> {
   }
 };
 
-struct CrossEntropyConversion : public OpConversionPattern<CrossEntropyOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto logitsType = op.getLogits().getType();
-    if (logitsType.getRank() != 2 || op.getWeight() || op.getIgnoreIndex() ||
-        op.getLabelSmoothing().convertToDouble() != 0.0)
-      return op.emitOpError(
-          "cannot be lowered to linalg: only [N, C] logits without weight, "
-          "ignore_index or label_smoothing are supported");
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    Type t = logitsType.getElementType();
-    Value logp = logSoftmax(b, loc, adaptor.getLogits(), /*axis=*/1);
-    Value labels = adaptor.getLabels();
-    // -logp[n, labels[n]] for every n.
-    Value picked = mapTensor(
-        b, loc, {labels}, t, [&](OpBuilder &nb, Location l, ValueRange a) {
-          Value n = linalg::IndexOp::create(nb, l, 0);
-          Value c = arith::IndexCastOp::create(nb, l, nb.getIndexType(), a[0]);
-          Value v = tensor::ExtractOp::create(nb, l, logp, ValueRange{n, c});
-          return arith::NegFOp::create(nb, l, v).getResult();
-        });
-    if (op.getReduction() != LossReduction::none)
-      picked =
-          reduceAll(b, loc, picked, op.getReduction() == LossReduction::mean);
-    rewriter.replaceOp(op, picked);
-    return success();
-  }
-};
-
 } // namespace
 
 void nnc::detail::populateStructuredPatterns(RewritePatternSet &patterns) {
   patterns.add<ArgReduceConversion, ConcatConversion, ConstantConversion,
-               CrossEntropyConversion, ExpandConversion, GemmConversion,
-               LogSoftmaxConversion, MatMulConversion, MseLossConversion,
-               PadConversion, ReduceConversion, ReshapeConversion,
-               SliceConversion, SoftmaxConversion, TransposeConversion>(
-      patterns.getContext());
+               ExpandConversion, GemmConversion, LogSoftmaxConversion,
+               MatMulConversion, MseLossConversion, PadConversion,
+               ReduceConversion, ReshapeConversion, SliceConversion,
+               SoftmaxConversion, TransposeConversion>(patterns.getContext());
 }

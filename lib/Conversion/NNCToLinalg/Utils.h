@@ -84,6 +84,7 @@ mlir::Value countAsScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateStructuredPatterns(mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
+void populateNNPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace nnc::detail
 

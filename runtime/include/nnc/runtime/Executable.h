@@ -107,6 +107,12 @@ private:
   std::vector<PendingSection> sections_;
 };
 
+/// Writes `size` bytes at `data` to `path` atomically: a temporary file in
+/// the same folder, fsync, rename over `path`, fsync of the folder. On
+/// failure the temporary file is removed and `path` is untouched.
+Status writeFileAtomically(const std::string &path, const void *data,
+                           size_t size);
+
 /// A verified executable: opened from bytes or a file, checked in full
 /// (structure, bounds, overlaps, content hash) before it is handed out.
 class ExecutableReader {

@@ -1,0 +1,88 @@
+//===- Compiler.h - compile nnc functions to executables --------*- C++ -*-===//
+//
+// The compile driver: specializes a function in the nnc dialect on concrete
+// input shapes, lowers it through linalg, bufferization and loops to LLVM,
+// generates native code for the host CPU in process (LLVM codegen, lld), and
+// packages code, plan and weights into an executable (runtime/Executable.h).
+// A content-addressed cache on disk lets the same graph, shapes, weights and
+// options skip all of that the second time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_COMPILER_COMPILER_H
+#define NNC_COMPILER_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace nnc {
+
+struct CompileOptions {
+  /// LLVM optimization level, 0 to 3.
+  int optLevel = 2;
+  /// Parallel loops through OpenMP; off gives single-threaded kernels.
+  bool parallel = true;
+  /// Folder of the compile cache; empty turns the cache off.
+  std::string cacheDir;
+};
+
+/// Why a compile failed; the diagnostics say what and where.
+enum class CompileFailure {
+  None,
+  InvalidInput, ///< Wrong shapes for the inputs, a malformed function.
+  Unsupported,  ///< An op or type the backend cannot compile yet.
+  Internal,     ///< Code generation or linking failed.
+};
+
+struct CompileResult {
+  /// The executable's bytes (docs/Executable.md).
+  std::vector<uint8_t> executable;
+  /// Wall time spent compiling; the time to read the cache entry on a hit.
+  double seconds = 0;
+  bool fromCache = false;
+  /// The cache file used or written; empty without a cache.
+  std::string cachePath;
+  CompileFailure failure = CompileFailure::None;
+};
+
+/// Compiles function `functionName` of `module` (left unchanged) for the
+/// host CPU. Arguments carrying `nnc.value` become the executable's weights;
+/// the others are its inputs and `inputShapes` holds one concrete shape per
+/// input, in argument order (empty when all are static). Errors are emitted
+/// as diagnostics on the module's context and `failure` says which kind.
+CompileResult
+compileForHostCPU(mlir::ModuleOp module, llvm::StringRef functionName,
+                  llvm::ArrayRef<llvm::SmallVector<int64_t>> inputShapes,
+                  const CompileOptions &options);
+
+/// The passes from the nnc dialect on static shapes to the LLVM dialect for
+/// the CPU: linalg, one-shot bufferization (results become out-parameters,
+/// function arguments read-only), (parallel) loops, LLVM. Registered as the
+/// `nnc-lower-to-llvm` pipeline of nnc-opt.
+struct CPUPipelineOptions {
+  bool parallel = true;
+};
+void buildCPUBufferizationPipeline(mlir::OpPassManager &pm);
+void buildCPULoweringPipeline(mlir::OpPassManager &pm,
+                              const CPUPipelineOptions &options);
+void registerCompilerPipelines();
+
+/// The cache folder a client gets by default: $NNC_CACHE_DIR, else
+/// $XDG_CACHE_HOME/nnc, else $HOME/.cache/nnc; empty when none is set.
+std::string defaultCacheDir();
+
+/// "nnc <version> (LLVM <version>)": goes into every plan and cache key.
+const char *compilerVersionString();
+
+} // namespace nnc
+
+#endif // NNC_COMPILER_COMPILER_H

@@ -1,0 +1,499 @@
+//===- CAPIExecutable.cpp - compile, load, save and run -------------------===//
+//
+// The executable and session parts of the C API: nnc_model_compile drives the
+// compiler (lib/Compiler) and loads the result through the runtime's Program;
+// sessions keep one executable per set of input shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc-c/nnc.h"
+
+#include "Internal.h"
+
+#include "nnc/Compiler/Compiler.h"
+#include "nnc/NNCDialect.h"
+#include "nnc/runtime/Device.h"
+#include "nnc/runtime/Executable.h"
+#include "nnc/runtime/Program.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <map>
+#include <mutex>
+
+using namespace mlir;
+using namespace nnc::capi;
+
+struct nnc_executable_s {
+  std::unique_ptr<rt::Program> program;
+  std::vector<std::unique_ptr<ValueInfo>> inputs;
+  std::vector<std::unique_ptr<ValueInfo>> outputs;
+  double compileSeconds = 0;
+  bool fromCache = false;
+  uint32_t threads = 0;
+};
+
+struct nnc_session_s {
+  nnc_model_t *model = nullptr;
+  nnc_compile_options_t options;
+  std::string target;
+  std::string cacheDir;
+  bool hasCacheDir = false;
+  std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<nnc_executable_s>>
+      executables;
+};
+
+namespace {
+
+nnc_value_kind_t toKind(rt::ValueKind kind) {
+  switch (kind) {
+  case rt::ValueKind::Input:
+    return NNC_VALUE_INPUT;
+  case rt::ValueKind::Trainable:
+    return NNC_VALUE_TRAINABLE;
+  case rt::ValueKind::Frozen:
+    return NNC_VALUE_FROZEN;
+  case rt::ValueKind::Buffer:
+    return NNC_VALUE_BUFFER;
+  case rt::ValueKind::Output:
+    return NNC_VALUE_OUTPUT;
+  }
+  return NNC_VALUE_INPUT;
+}
+
+std::unique_ptr<ValueInfo> describePlanValue(const rt::PlanValue &value) {
+  auto info = std::make_unique<ValueInfo>();
+  info->name = value.name;
+  info->dims = value.shape;
+  info->info.name = info->name.empty() ? nullptr : info->name.c_str();
+  info->info.kind = toKind(value.kind);
+  info->info.dtype = fromRuntime(value.dtype);
+  info->info.rank = info->dims.size();
+  info->info.dims = info->dims.empty() ? nullptr : info->dims.data();
+  return info;
+}
+
+/// Loads verified executable bytes or file contents into a handle.
+nnc_status_t makeExecutable(const char *fn, rt::ExecutableReader reader,
+                            const std::string &source,
+                            std::unique_ptr<nnc_executable_s> &out) {
+  auto executable = std::make_unique<nnc_executable_s>();
+  rt::Status status = rt::Program::load(std::move(reader), rt::getCpuDevice(),
+                                        source, executable->program);
+  if (!status.isOk())
+    return convertStatus(fn, status);
+  const rt::Plan &plan = executable->program->plan();
+  for (uint32_t i : executable->program->inputs())
+    executable->inputs.push_back(describePlanValue(plan.values[i]));
+  for (uint32_t i : executable->program->outputs())
+    executable->outputs.push_back(describePlanValue(plan.values[i]));
+  out = std::move(executable);
+  return nullptr;
+}
+
+/// Checks compile options and fills in the defaults they leave open.
+nnc_status_t checkCompileOptions(const char *fn,
+                                 const nnc_compile_options_t *options,
+                                 nnc::CompileOptions &out, uint32_t &threads) {
+  if (nnc_status_t status = checkOptions(fn, "options", options))
+    return status;
+  if (options->target && *options->target &&
+      std::string(options->target) != "cpu")
+    return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn,
+                      std::string("target '") + options->target +
+                          "' is not supported; this build compiles for "
+                          "\"cpu\"");
+  if (options->precision != NNC_PRECISION_F32)
+    return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn,
+                      "precision " +
+                          std::to_string(static_cast<int>(options->precision)) +
+                          " is not supported");
+  if (options->opt_level < 0 || options->opt_level > 3)
+    return invalidArgument(fn, "opt_level is " +
+                                   std::to_string(options->opt_level) +
+                                   "; it must be 0 to 3");
+  if (options->num_threads < 0)
+    return invalidArgument(fn, "num_threads is " +
+                                   std::to_string(options->num_threads) +
+                                   "; it must be 0 (all cores) or more");
+  out.optLevel = options->opt_level;
+  out.parallel = options->num_threads != 1;
+  out.cacheDir = options->cache_dir ? std::string(options->cache_dir)
+                                    : nnc::defaultCacheDir();
+  threads = static_cast<uint32_t>(options->num_threads);
+  return nullptr;
+}
+
+func::FuncOp modelFunction(nnc_model_t *model) {
+  for (auto func : model->module->getOps<func::FuncOp>())
+    return func;
+  return nullptr;
+}
+
+nnc_status_t compileModel(const char *fn, nnc_model_t *model,
+                          const nnc_compile_options_t *options,
+                          llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                          std::unique_ptr<nnc_executable_s> &out) {
+  nnc_compile_options_t defaults;
+  nnc_compile_options_initialize(&defaults);
+  if (!options)
+    options = &defaults;
+  nnc::CompileOptions compileOptions;
+  uint32_t threads = 0;
+  if (nnc_status_t status =
+          checkCompileOptions(fn, options, compileOptions, threads))
+    return status;
+  func::FuncOp func = modelFunction(model);
+  if (!func)
+    return makeStatus(NNC_STATUS_INTERNAL, fn, "the model holds no function");
+  DiagnosticCapture capture(*model->context->mlir);
+  nnc::CompileResult result = nnc::compileForHostCPU(
+      *model->module, func.getSymName(), shapes, compileOptions);
+  switch (result.failure) {
+  case nnc::CompileFailure::None:
+    break;
+  case nnc::CompileFailure::InvalidInput:
+    return invalidArgument(fn, capture.errors());
+  case nnc::CompileFailure::Unsupported:
+    return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn, capture.errors());
+  case nnc::CompileFailure::Internal:
+    return makeStatus(NNC_STATUS_INTERNAL, fn, capture.errors());
+  }
+  rt::ExecutableReader reader;
+  std::string source = result.cachePath.empty()
+                           ? std::string("compiled @") + func.getSymName().str()
+                           : result.cachePath;
+  rt::Status status = rt::ExecutableReader::fromBytes(
+      result.executable.data(), result.executable.size(), reader, source);
+  if (!status.isOk())
+    return convertStatus(fn, status);
+  if (nnc_status_t s = makeExecutable(fn, std::move(reader), source, out))
+    return s;
+  out->compileSeconds = result.seconds;
+  out->fromCache = result.fromCache;
+  out->threads = threads;
+  return nullptr;
+}
+
+nnc_status_t checkTensors(const char *fn, const char *argument, size_t count,
+                          const void *array) {
+  if (count && !array)
+    return invalidArgument(fn, std::string("argument '") + argument +
+                                   "' is NULL but its count is " +
+                                   std::to_string(count));
+  return nullptr;
+}
+
+nnc_status_t runExecutable(const char *fn, nnc_executable_s *executable,
+                           size_t numInputs, const nnc_tensor_t *const *inputs,
+                           size_t numOutputs, nnc_tensor_t **outputs) {
+  if (nnc_status_t s = checkTensors(fn, "inputs", numInputs, inputs))
+    return s;
+  if (nnc_status_t s = checkTensors(fn, "outputs", numOutputs, outputs))
+    return s;
+  if (numInputs != executable->inputs.size())
+    return invalidArgument(fn, "the executable takes " +
+                                   std::to_string(executable->inputs.size()) +
+                                   " inputs, got " + std::to_string(numInputs));
+  if (numOutputs != executable->outputs.size())
+    return invalidArgument(
+        fn, "the executable has " + std::to_string(executable->outputs.size()) +
+                " outputs, got room for " + std::to_string(numOutputs));
+  std::vector<rt::TensorRef> refs;
+  for (size_t i = 0; i < numInputs; ++i) {
+    const nnc_tensor_t *tensor = inputs[i];
+    if (!tensor)
+      return invalidArgument(fn, "input " + std::to_string(i) + " is NULL");
+    rt::TensorRef ref;
+    ref.dtype = toRuntime(tensor->dtype);
+    ref.dims = tensor->dims.data();
+    ref.rank = tensor->dims.size();
+    ref.data = tensor->data;
+    ref.byteSize = tensor->byteSize;
+    refs.push_back(ref);
+  }
+  std::vector<rt::HostTensor> results;
+  rt::Status status =
+      executable->program->run(refs, results, executable->threads);
+  if (!status.isOk())
+    return convertStatus(fn, status);
+  std::vector<std::unique_ptr<nnc_tensor_s>> made;
+  for (rt::HostTensor &result : results) {
+    auto tensor = std::make_unique<nnc_tensor_s>();
+    tensor->dtype = fromRuntime(result.dtype());
+    tensor->dims = result.shape();
+    tensor->byteSize = result.sizeInBytes();
+    tensor->storage = std::move(result);
+    tensor->data = tensor->storage.data();
+    made.push_back(std::move(tensor));
+  }
+  for (size_t i = 0; i < made.size(); ++i)
+    outputs[i] = made[i].release();
+  return nullptr;
+}
+
+nnc_status_t
+valueInfo(const char *fn, const nnc_executable_t *executable, size_t index,
+          const nnc_value_info_t **out,
+          std::vector<std::unique_ptr<ValueInfo>> nnc_executable_s::*member) {
+  if (!executable)
+    return nullArgument(fn, "executable");
+  if (!out)
+    return nullArgument(fn, "out_info");
+  const auto &values = executable->*member;
+  if (index >= values.size())
+    return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
+                      "index " + std::to_string(index) + " is past the " +
+                          std::to_string(values.size()) + " values");
+  *out = &values[index]->info;
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+nnc_status_t nnc_model_compile(nnc_model_t *model,
+                               const nnc_compile_options_t *options,
+                               size_t num_shapes, const nnc_shape_t *shapes,
+                               nnc_executable_t **out_executable) {
+  static const char *fn = "nnc_model_compile";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!model)
+      return nullArgument(fn, "model");
+    if (!out_executable)
+      return nullArgument(fn, "out_executable");
+    if (num_shapes && !shapes)
+      return nullArgument(fn, "shapes");
+    llvm::SmallVector<llvm::SmallVector<int64_t>> converted;
+    for (size_t i = 0; i < num_shapes; ++i) {
+      if (shapes[i].rank > NNC_MAX_RANK)
+        return invalidArgument(fn, "shape " + std::to_string(i) + " has rank " +
+                                       std::to_string(shapes[i].rank));
+      if (shapes[i].rank && !shapes[i].dims)
+        return invalidArgument(fn, "shape " + std::to_string(i) + " has rank " +
+                                       std::to_string(shapes[i].rank) +
+                                       " but NULL dims");
+      converted.emplace_back(shapes[i].dims, shapes[i].dims + shapes[i].rank);
+    }
+    std::unique_ptr<nnc_executable_s> executable;
+    if (nnc_status_t s =
+            compileModel(fn, model, options, converted, executable))
+      return s;
+    *out_executable = executable.release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_executable_load_file(const char *path,
+                                      nnc_executable_t **out_executable) {
+  static const char *fn = "nnc_executable_load_file";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!path)
+      return nullArgument(fn, "path");
+    if (!out_executable)
+      return nullArgument(fn, "out_executable");
+    rt::ExecutableReader reader;
+    rt::Status status = rt::ExecutableReader::openFile(path, reader);
+    if (!status.isOk())
+      return convertStatus(fn, status);
+    std::unique_ptr<nnc_executable_s> executable;
+    if (nnc_status_t s =
+            makeExecutable(fn, std::move(reader), path, executable))
+      return s;
+    *out_executable = executable.release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_executable_load_memory(const void *data, size_t size,
+                                        nnc_executable_t **out_executable) {
+  static const char *fn = "nnc_executable_load_memory";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!data && size)
+      return nullArgument(fn, "data");
+    if (!out_executable)
+      return nullArgument(fn, "out_executable");
+    rt::ExecutableReader reader;
+    rt::Status status =
+        rt::ExecutableReader::fromBytes(data, size, reader, "<memory>");
+    if (!status.isOk())
+      return convertStatus(fn, status);
+    std::unique_ptr<nnc_executable_s> executable;
+    if (nnc_status_t s =
+            makeExecutable(fn, std::move(reader), "<memory>", executable))
+      return s;
+    *out_executable = executable.release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_executable_save(const nnc_executable_t *executable,
+                                 const char *path) {
+  static const char *fn = "nnc_executable_save";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    if (!path)
+      return nullArgument(fn, "path");
+    const rt::ExecutableReader &reader = executable->program->executable();
+    return convertStatus(
+        fn, rt::writeFileAtomically(path, reader.data(), reader.size()));
+  });
+}
+
+size_t nnc_executable_input_count(const nnc_executable_t *executable) {
+  return executable ? executable->inputs.size() : 0;
+}
+
+size_t nnc_executable_output_count(const nnc_executable_t *executable) {
+  return executable ? executable->outputs.size() : 0;
+}
+
+nnc_status_t nnc_executable_input_info(const nnc_executable_t *executable,
+                                       size_t index,
+                                       const nnc_value_info_t **out_info) {
+  static const char *fn = "nnc_executable_input_info";
+  return guarded(fn, [&] {
+    return valueInfo(fn, executable, index, out_info,
+                     &nnc_executable_s::inputs);
+  });
+}
+
+nnc_status_t nnc_executable_output_info(const nnc_executable_t *executable,
+                                        size_t index,
+                                        const nnc_value_info_t **out_info) {
+  static const char *fn = "nnc_executable_output_info";
+  return guarded(fn, [&] {
+    return valueInfo(fn, executable, index, out_info,
+                     &nnc_executable_s::outputs);
+  });
+}
+
+nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
+                                  nnc_executable_stats_t *out_stats) {
+  static const char *fn = "nnc_executable_stats";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    if (!out_stats)
+      return nullArgument(fn, "out_stats");
+    if (out_stats->struct_size != sizeof(nnc_executable_stats_t))
+      return invalidArgument(
+          fn, "out_stats->struct_size is " +
+                  std::to_string(out_stats->struct_size) + "; expected " +
+                  std::to_string(sizeof(nnc_executable_stats_t)));
+    const rt::Program &program = *executable->program;
+    const rt::Plan &plan = program.plan();
+    uint64_t ioBytes = 0;
+    for (const rt::PlanValue &value : plan.values) {
+      if (value.role == rt::ValueRole::Weight)
+        continue;
+      int64_t elements = 0;
+      size_t bytes = 0;
+      if (rt::checkedShapeSize(value.shape, rt::dtypeSize(value.dtype),
+                               elements, bytes)
+              .isOk())
+        ioBytes += bytes;
+    }
+    out_stats->kernel_count = static_cast<uint32_t>(plan.steps.size());
+    out_stats->library_calls = plan.libraryCalls;
+    out_stats->code_bytes = program.codeBytes();
+    out_stats->weight_bytes = program.weightBytes();
+    out_stats->peak_memory_bytes =
+        ioBytes + program.weightBytes() + plan.temporaryBytes;
+    out_stats->compile_seconds = executable->compileSeconds;
+    out_stats->from_cache = executable->fromCache ? 1 : 0;
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_executable_run(nnc_executable_t *executable, size_t num_inputs,
+                                const nnc_tensor_t *const *inputs,
+                                size_t num_outputs, nnc_tensor_t **outputs) {
+  static const char *fn = "nnc_executable_run";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    return runExecutable(fn, executable, num_inputs, inputs, num_outputs,
+                         outputs);
+  });
+}
+
+void nnc_executable_destroy(nnc_executable_t *executable) { delete executable; }
+
+nnc_status_t nnc_session_create(nnc_model_t *model,
+                                const nnc_compile_options_t *options,
+                                nnc_session_t **out_session) {
+  static const char *fn = "nnc_session_create";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!model)
+      return nullArgument(fn, "model");
+    if (!out_session)
+      return nullArgument(fn, "out_session");
+    auto session = std::make_unique<nnc_session_s>();
+    session->model = model;
+    nnc_compile_options_initialize(&session->options);
+    if (options) {
+      nnc::CompileOptions checked;
+      uint32_t threads = 0;
+      if (nnc_status_t s = checkCompileOptions(fn, options, checked, threads))
+        return s;
+      session->options = *options;
+    }
+    // The strings are borrowed during the call only: keep copies.
+    if (session->options.target) {
+      session->target = session->options.target;
+      session->options.target = session->target.c_str();
+    }
+    if (session->options.cache_dir) {
+      session->cacheDir = session->options.cache_dir;
+      session->options.cache_dir = session->cacheDir.c_str();
+    }
+    *out_session = session.release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_session_run(nnc_session_t *session, size_t num_inputs,
+                             const nnc_tensor_t *const *inputs,
+                             size_t num_outputs, nnc_tensor_t **outputs,
+                             nnc_executable_t **out_executable) {
+  static const char *fn = "nnc_session_run";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!session)
+      return nullArgument(fn, "session");
+    if (nnc_status_t s = checkTensors(fn, "inputs", num_inputs, inputs))
+      return s;
+    std::vector<std::vector<int64_t>> key;
+    llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (!inputs[i])
+        return invalidArgument(fn, "input " + std::to_string(i) + " is NULL");
+      key.push_back(inputs[i]->dims);
+      shapes.emplace_back(inputs[i]->dims.begin(), inputs[i]->dims.end());
+    }
+    auto it = session->executables.find(key);
+    if (it == session->executables.end()) {
+      std::unique_ptr<nnc_executable_s> executable;
+      if (nnc_status_t s = compileModel(fn, session->model, &session->options,
+                                        shapes, executable))
+        return s;
+      it = session->executables.emplace(key, std::move(executable)).first;
+    }
+    if (nnc_status_t s = runExecutable(fn, it->second.get(), num_inputs, inputs,
+                                       num_outputs, outputs))
+      return s;
+    if (out_executable)
+      *out_executable = it->second.get();
+    return nullptr;
+  });
+}
+
+size_t nnc_session_specialization_count(const nnc_session_t *session) {
+  return session ? session->executables.size() : 0;
+}
+
+void nnc_session_destroy(nnc_session_t *session) { delete session; }
+
+} // extern "C"

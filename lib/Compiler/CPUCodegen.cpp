@@ -1,0 +1,288 @@
+//===- CPUCodegen.cpp - LLVM dialect to a shared object -------------------===//
+//
+// Everything happens in this process: MLIR's LLVM IR export, LLVM's
+// optimization pipeline and object emission for the host CPU, and lld (as a
+// library) linking the object into a shared object the runtime can load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+
+#include "lld/Common/Driver.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+LLD_HAS_DRIVER(elf)
+
+using namespace mlir;
+
+namespace {
+
+/// CPU features the runtime can check before loading code (see
+/// runtime/lib/CpuDevice.cpp, hostHasCpuFeature).
+const char *const kCheckedFeatures[] = {
+    "sse4.2", "avx",     "avx2",     "fma",      "bmi",      "bmi2",
+    "popcnt", "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"};
+
+struct HostTarget {
+  llvm::Triple triple;
+  std::string cpu;
+  std::string features; // "+avx2,-avx512f,..."
+  std::vector<std::string> checked;
+  const llvm::Target *target = nullptr;
+  std::string error;
+};
+
+const HostTarget &hostTarget() {
+  static HostTarget *host = [] {
+    auto *h = new HostTarget;
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    h->triple = llvm::Triple(llvm::sys::getProcessTriple());
+    h->cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    std::vector<std::string> list;
+    for (const auto &entry : features)
+      list.push_back((entry.second ? "+" : "-") + entry.getKey().str());
+    llvm::sort(list);
+    h->features = llvm::join(list, ",");
+    for (const char *name : kCheckedFeatures) {
+      auto it = features.find(name);
+      if (it != features.end() && it->second)
+        h->checked.push_back(name);
+    }
+    h->target = llvm::TargetRegistry::lookupTarget(h->triple, h->error);
+    return h;
+  }();
+  return *host;
+}
+
+/// Adds `void symbol(void **args)` calling `function` with the pointers.
+LogicalResult addEntryPoint(llvm::Module &module, const nnc::CPUKernel &kernel,
+                            ModuleOp diagnostics) {
+  llvm::Function *impl = module.getFunction(kernel.function);
+  if (!impl || impl->isDeclaration())
+    return diagnostics.emitError()
+           << "codegen: no function '" << kernel.function << "' to export";
+  if (impl->arg_size() != kernel.numPointers ||
+      llvm::any_of(impl->args(), [](llvm::Argument &a) {
+        return !a.getType()->isPointerTy();
+      }))
+    return diagnostics.emitError()
+           << "codegen: function '" << kernel.function << "' takes "
+           << impl->arg_size() << " arguments, expected " << kernel.numPointers
+           << " pointers";
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrType = llvm::PointerType::getUnqual(ctx);
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrType}, false);
+  auto *entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                       kernel.symbol, module);
+  entry->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  llvm::Value *args = entry->getArg(0);
+  llvm::SmallVector<llvm::Value *> pointers;
+  for (size_t i = 0; i < kernel.numPointers; ++i) {
+    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrType, args, i);
+    pointers.push_back(b.CreateLoad(ptrType, slot));
+  }
+  b.CreateCall(impl, pointers);
+  b.CreateRetVoid();
+  return success();
+}
+
+/// lld keeps global state: one link at a time.
+std::mutex &linkerMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
+                               std::vector<uint8_t> &out,
+                               ModuleOp diagnostics) {
+  llvm::SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("nnc-link", dir))
+    return diagnostics.emitError()
+           << "codegen: cannot create a temporary folder: " << ec.message();
+  llvm::SmallString<128> objectPath(dir), sharedPath(dir);
+  llvm::sys::path::append(objectPath, "kernels.o");
+  llvm::sys::path::append(sharedPath, "kernels.so");
+  llvm::scope_exit cleanup([&] {
+    llvm::sys::fs::remove(objectPath);
+    llvm::sys::fs::remove(sharedPath);
+    llvm::sys::fs::remove(dir);
+  });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec);
+    if (ec)
+      return diagnostics.emitError()
+             << "codegen: cannot write " << objectPath << ": " << ec.message();
+    os.write(object.data(), object.size());
+  }
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  std::string output;
+  llvm::raw_string_ostream outputStream(output);
+  std::string outArg = std::string(sharedPath);
+  std::string inArg = std::string(objectPath);
+  std::vector<const char *> args = {"ld.lld",
+                                    "-shared",
+                                    "--hash-style=gnu",
+                                    "-z",
+                                    "now",
+                                    "-z",
+                                    "noexecstack",
+                                    "-z",
+                                    "relro",
+                                    "--build-id=none",
+                                    "-soname",
+                                    "nnc-kernels.so",
+                                    "-o",
+                                    outArg.c_str(),
+                                    inArg.c_str()};
+  lld::Result result;
+  {
+    std::lock_guard<std::mutex> lock(linkerMutex());
+    result = lld::lldMain(args, outputStream, errorStream,
+                          {{lld::Gnu, &lld::elf::link}});
+  }
+  if (result.retCode != 0)
+    return diagnostics.emitError()
+           << "codegen: linking the kernels failed: " << errors;
+  auto buffer = llvm::MemoryBuffer::getFile(sharedPath, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return diagnostics.emitError() << "codegen: cannot read the linked "
+                                      "kernels: "
+                                   << buffer.getError().message();
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  out.assign(bytes.begin(), bytes.end());
+  return success();
+}
+
+} // namespace
+
+std::string nnc::hostCpuDescription() {
+  const HostTarget &host = hostTarget();
+  return host.triple.str() + " " + host.cpu + " " + host.features;
+}
+
+LogicalResult nnc::generateSharedObject(ModuleOp module,
+                                        const std::vector<CPUKernel> &kernels,
+                                        int optLevel,
+                                        CPUCodegenResult &result) {
+  const HostTarget &host = hostTarget();
+  if (!host.target)
+    return module.emitError() << "codegen: no LLVM target for "
+                              << host.triple.str() << ": " << host.error;
+  llvm::TargetOptions targetOptions;
+  llvm::CodeGenOptLevel level = optLevel <= 0   ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : optLevel == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> machine(host.target->createTargetMachine(
+      host.triple, host.cpu, host.features, targetOptions, llvm::Reloc::PIC_,
+      std::nullopt, level));
+  if (!machine)
+    return module.emitError()
+           << "codegen: cannot create a target machine for " << host.cpu;
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "nnc_kernels");
+  if (!llvmModule)
+    return module.emitError() << "codegen: translation to LLVM IR failed";
+  llvmModule->setTargetTriple(host.triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+
+  for (const CPUKernel &kernel : kernels)
+    if (failed(addEntryPoint(*llvmModule, kernel, module)))
+      return failure();
+  // Only the entry points are exported; the rest may be inlined away.
+  llvm::StringSet<> exported;
+  for (const CPUKernel &kernel : kernels)
+    exported.insert(kernel.symbol);
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration() && !exported.contains(f.getName()))
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  if (llvm::verifyModule(*llvmModule, &llvm::errs()))
+    return module.emitError() << "codegen: the generated LLVM IR is invalid";
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get());
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel opt = optLevel <= 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+    llvm::ModulePassManager passes =
+        optLevel <= 0 ? builder.buildO0DefaultPipeline(opt)
+                      : builder.buildPerModuleDefaultPipeline(opt);
+    passes.run(*llvmModule, mam);
+  }
+
+  // What the code calls must exist where it runs: the C library and libm
+  // (in every process that loads nnc) or the OpenMP runtime (which the
+  // runtime opens first).
+  result.usesOpenMP = false;
+  for (llvm::Function &f : *llvmModule) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
+      continue;
+    llvm::StringRef name = f.getName();
+    if (name.starts_with("__kmpc_") || name.starts_with("omp_")) {
+      result.usesOpenMP = true;
+      continue;
+    }
+    if (!dlsym(RTLD_DEFAULT, name.str().c_str()))
+      return module.emitError()
+             << "codegen: the generated code calls '" << name
+             << "', which no library of the runtime provides";
+  }
+
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return module.emitError()
+             << "codegen: the target cannot emit object files";
+    codegen.run(*llvmModule);
+  }
+  if (failed(linkSharedObject(object, result.sharedObject, module)))
+    return failure();
+  result.cpuFeatures = host.checked;
+  return success();
+}

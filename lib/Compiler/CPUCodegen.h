@@ -1,0 +1,48 @@
+//===- CPUCodegen.h - LLVM dialect to a shared object -----------*- C++ -*-===//
+//
+// Native code generation for the host CPU, in process: translation to LLVM
+// IR, kernel entry points, optimization, object emission and linking into a
+// shared object with lld.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_LIB_COMPILER_CPUCODEGEN_H
+#define NNC_LIB_COMPILER_CPUCODEGEN_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnc {
+
+/// A kernel entry point to export: `void symbol(void **args)` calling the
+/// bare-pointer function `function` with args[0, numPointers).
+struct CPUKernel {
+  std::string function;
+  std::string symbol;
+  size_t numPointers = 0;
+};
+
+struct CPUCodegenResult {
+  std::vector<uint8_t> sharedObject;
+  /// Features of the host CPU the code may use (names the runtime checks).
+  std::vector<std::string> cpuFeatures;
+  bool usesOpenMP = false;
+};
+
+/// Generates a shared object from `module` (in the LLVM dialect) exporting
+/// `kernels` and nothing else. Errors are emitted on the module.
+mlir::LogicalResult generateSharedObject(mlir::ModuleOp module,
+                                         const std::vector<CPUKernel> &kernels,
+                                         int optLevel,
+                                         CPUCodegenResult &result);
+
+/// The host CPU name and the features code is generated for; part of the
+/// compile cache key.
+std::string hostCpuDescription();
+
+} // namespace nnc
+
+#endif // NNC_LIB_COMPILER_CPUCODEGEN_H

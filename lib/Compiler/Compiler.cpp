@@ -1,0 +1,425 @@
+//===- Compiler.cpp - the compile driver for the host CPU -----------------===//
+//
+// compileForHostCPU: specialize on concrete shapes, move parameter values into
+// a weights blob, consult the cache, lower to the LLVM dialect, generate a
+// shared object (CPUCodegen.cpp) and package plan, code and weights into an
+// executable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Compiler/Compiler.h"
+
+#include "CPUCodegen.h"
+
+#include "nnc/InitAll.h"
+#include "nnc/NNCDialect.h"
+#include "nnc/runtime/Executable.h"
+#include "nnc/runtime/Plan.h"
+#include "nnc/runtime/Program.h"
+#include "nnc/runtime/Sha256.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+
+using namespace mlir;
+namespace rt = nnc::runtime;
+
+const char *nnc::compilerVersionString() {
+  return "nnc 0.1.0 (LLVM " LLVM_VERSION_STRING ")";
+}
+
+std::string nnc::defaultCacheDir() {
+  if (const char *dir = std::getenv("NNC_CACHE_DIR"))
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/nnc";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/nnc";
+  return "";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  for (auto [i, d] : llvm::enumerate(shape))
+    text += (i ? "x" : "") +
+            (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return text;
+}
+
+FailureOr<rt::DType> toDType(Type type) {
+  if (type.isF32())
+    return rt::DType::F32;
+  if (type.isF16())
+    return rt::DType::F16;
+  if (type.isBF16())
+    return rt::DType::BF16;
+  if (type.isF64())
+    return rt::DType::F64;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    switch (integer.getWidth()) {
+    case 1:
+      return rt::DType::Bool;
+    case 8:
+      return integer.isUnsigned() ? rt::DType::U8 : rt::DType::I8;
+    case 32:
+      return rt::DType::I32;
+    case 64:
+      return rt::DType::I64;
+    default:
+      break;
+    }
+  }
+  return failure();
+}
+
+rt::ValueKind kindOf(func::FuncOp func, unsigned index) {
+  auto kind = func.getArgAttrOfType<nnc::ParamKindAttr>(
+      index, nnc::NNCDialect::getParamAttrName());
+  if (!kind)
+    return rt::ValueKind::Input;
+  switch (kind.getValue()) {
+  case nnc::ParamKind::trainable:
+    return rt::ValueKind::Trainable;
+  case nnc::ParamKind::frozen:
+    return rt::ValueKind::Frozen;
+  case nnc::ParamKind::buffer:
+    return rt::ValueKind::Buffer;
+  }
+  return rt::ValueKind::Input;
+}
+
+/// The bytes of `value` in row-major order, one element per dtype size (i1
+/// as one byte), expanding splats.
+LogicalResult appendElements(ElementsAttr value, std::vector<uint8_t> &out) {
+  auto type = cast<ShapedType>(value.getType());
+  Type element = type.getElementType();
+  int64_t count = type.getNumElements();
+  if (element.isInteger(1)) {
+    for (bool b : value.getValues<bool>())
+      out.push_back(b ? 1 : 0);
+    return success();
+  }
+  size_t width = element.getIntOrFloatBitWidth() / 8;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      for (int64_t i = 0; i < count; ++i)
+        out.insert(out.end(), raw.begin(), raw.begin() + width);
+    } else {
+      out.insert(out.end(), raw.begin(), raw.end());
+    }
+    return success();
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != count * width)
+      return failure();
+    ArrayRef<char> raw = blob->getData();
+    out.insert(out.end(), raw.begin(), raw.end());
+    return success();
+  }
+  return failure();
+}
+
+/// The name a function argument or result carries, if any.
+std::string argumentName(BlockArgument arg) {
+  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+    return name.getName().str();
+  return "";
+}
+
+} // namespace
+
+nnc::CompileResult
+nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
+                       ArrayRef<SmallVector<int64_t>> inputShapes,
+                       const CompileOptions &options) {
+  auto start = Clock::now();
+  CompileResult result;
+  MLIRContext *context = module.getContext();
+  auto fail = [&](CompileFailure kind) {
+    result.failure = kind;
+    result.executable.clear();
+    return result;
+  };
+
+  auto original = module.lookupSymbol<func::FuncOp>(functionName);
+  if (!original || original.isExternal()) {
+    module.emitError() << "no function @" << functionName << " to compile";
+    return fail(CompileFailure::InvalidInput);
+  }
+
+  // Work on a copy holding only the function: the caller's module stays as
+  // it is, and the cache key covers exactly what is compiled.
+  OwningOpRef<ModuleOp> work = ModuleOp::create(module.getLoc());
+  {
+    OpBuilder builder(context);
+    builder.setInsertionPointToEnd(work->getBody());
+    builder.clone(*original);
+  }
+  auto func = work->lookupSymbol<func::FuncOp>(functionName);
+  unsigned numArgs = func.getNumArguments();
+
+  // Weights: arguments with values. Inputs: the others, in order.
+  std::vector<uint8_t> weights;
+  std::vector<rt::PlanValue> values;
+  SmallVector<std::string> shapeSpecs;
+  size_t inputIndex = 0;
+  size_t numInputs = 0;
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (!func.getArgAttr(i, NNCDialect::getValueAttrName()))
+      ++numInputs;
+  if (!inputShapes.empty() && inputShapes.size() != numInputs) {
+    func.emitError() << "expected " << numInputs
+                     << " input shapes (one per argument without a value), "
+                        "got "
+                     << inputShapes.size();
+    return fail(CompileFailure::InvalidInput);
+  }
+  for (unsigned i = 0; i < numArgs; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type) {
+      func.emitError() << "argument " << i << " has type " << arg.getType()
+                       << "; only ranked tensors can be compiled";
+      return fail(CompileFailure::Unsupported);
+    }
+    FailureOr<rt::DType> dtype = toDType(type.getElementType());
+    if (failed(dtype)) {
+      func.emitError() << "argument " << i << " has element type "
+                       << type.getElementType()
+                       << ", which executables cannot carry";
+      return fail(CompileFailure::Unsupported);
+    }
+    rt::PlanValue value;
+    value.kind = kindOf(func, i);
+    value.dtype = *dtype;
+    value.name = argumentName(arg);
+    if (auto attr = func.getArgAttrOfType<ElementsAttr>(
+            i, NNCDialect::getValueAttrName())) {
+      value.role = rt::ValueRole::Weight;
+      // Each weight starts at a 64-byte boundary of the section.
+      weights.resize((weights.size() + 63) / 64 * 64, 0);
+      value.weightOffset = weights.size();
+      if (failed(appendElements(attr, weights))) {
+        func.emitError() << "the value of argument " << i << " cannot be read";
+        return fail(CompileFailure::InvalidInput);
+      }
+      value.weightSize = weights.size() - value.weightOffset;
+      value.shape.assign(type.getShape().begin(), type.getShape().end());
+    } else {
+      value.role = rt::ValueRole::Input;
+      ArrayRef<int64_t> shape = type.getShape();
+      if (!inputShapes.empty()) {
+        ArrayRef<int64_t> given = inputShapes[inputIndex];
+        bool compatible = given.size() == shape.size();
+        for (size_t d = 0; compatible && d < shape.size(); ++d)
+          compatible = given[d] >= 0 && (ShapedType::isDynamic(shape[d]) ||
+                                         shape[d] == given[d]);
+        if (!compatible) {
+          func.emitError() << "input " << inputIndex << " ('" << value.name
+                           << "') has type " << type << ", which shape "
+                           << formatShape(given) << " does not fit";
+          return fail(CompileFailure::InvalidInput);
+        }
+        shape = given;
+      }
+      if (!type.hasStaticShape() && inputShapes.empty()) {
+        func.emitError() << "input " << inputIndex << " ('" << value.name
+                         << "') has dynamic shape " << type
+                         << "; give its concrete shape";
+        return fail(CompileFailure::InvalidInput);
+      }
+      shapeSpecs.push_back(std::to_string(i) + ":" + formatShape(shape));
+      value.shape.assign(shape.begin(), shape.end());
+      ++inputIndex;
+    }
+    values.push_back(std::move(value));
+    // Inputs and weights belong to the caller: kernels must not write them.
+    func.removeArgAttr(i, NNCDialect::getValueAttrName());
+    func.removeArgAttr(i, NNCDialect::getParamAttrName());
+    func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                    BoolAttr::get(context, false));
+  }
+
+  // Specialize: concrete input shapes, propagated through the function.
+  nnc::registerAllPasses();
+  {
+    PassManager pm(context);
+    std::string spec = "nnc-shape-inference{function=" + functionName.str();
+    if (!shapeSpecs.empty())
+      spec += " input-shapes=" + llvm::join(shapeSpecs, ",");
+    spec += "},canonicalize";
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline("builtin.module(" + spec + ")", pm, os)) ||
+        failed(pm.run(*work))) {
+      if (!error.empty())
+        func.emitError() << error;
+      return fail(CompileFailure::InvalidInput);
+    }
+  }
+  func = work->lookupSymbol<func::FuncOp>(functionName);
+  bool allStatic = true;
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto shaped = dyn_cast<RankedTensorType>(type);
+      if ((shaped && !shaped.hasStaticShape()) ||
+          isa<UnrankedTensorType>(type)) {
+        op->emitError() << "result type " << type
+                        << " is not static after shape specialization; "
+                           "the CPU backend compiles static shapes only";
+        allStatic = false;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (!allStatic)
+    return fail(CompileFailure::Unsupported);
+  for (auto [k, type] : llvm::enumerate(func.getResultTypes())) {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    FailureOr<rt::DType> dtype =
+        shaped ? toDType(shaped.getElementType()) : FailureOr<rt::DType>();
+    if (!shaped || failed(dtype)) {
+      func.emitError() << "result " << k << " has type " << type
+                       << ", which executables cannot carry";
+      return fail(CompileFailure::Unsupported);
+    }
+    rt::PlanValue value;
+    value.role = rt::ValueRole::Output;
+    value.kind = rt::ValueKind::Output;
+    value.dtype = *dtype;
+    value.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    if (auto name = func.getResultAttrOfType<StringAttr>(k, "nnc.name"))
+      value.name = name.str();
+    else
+      value.name = "output_" + std::to_string(k);
+    values.push_back(std::move(value));
+  }
+
+  // The cache key: compiler, target, options, the specialized function and
+  // the weights.
+  std::string key;
+  {
+    llvm::raw_string_ostream os(key);
+    os << compilerVersionString() << '\n'
+       << rt::Program::hostCpuTarget() << '\n'
+       << hostCpuDescription() << '\n'
+       << "O" << options.optLevel << (options.parallel ? " parallel" : "")
+       << '\n';
+    work->print(os);
+    os << '\n' << weights.size() << '\n';
+  }
+  rt::Sha256 hasher;
+  hasher.update(key.data(), key.size());
+  hasher.update(weights.data(), weights.size());
+  std::string digest = rt::toHex(hasher.finish());
+  if (!options.cacheDir.empty()) {
+    llvm::SmallString<256> path(options.cacheDir);
+    llvm::sys::path::append(path, digest + ".nncx");
+    result.cachePath = std::string(path);
+    rt::ExecutableReader cached;
+    if (rt::ExecutableReader::openFile(result.cachePath, cached,
+                                       rt::ExecutableReader::LoadMode::Read)
+            .isOk()) {
+      result.executable.assign(cached.data(), cached.data() + cached.size());
+      result.fromCache = true;
+      result.seconds = secondsSince(start);
+      return result;
+    }
+    // A missing or damaged entry is simply compiled again.
+  }
+
+  // Lower: bufferize, measure the temporaries, then down to LLVM.
+  {
+    PassManager pm(context);
+    buildCPUBufferizationPipeline(pm);
+    if (failed(pm.run(*work)))
+      return fail(CompileFailure::Unsupported);
+  }
+  uint64_t temporaryBytes = 0;
+  work->walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (type.hasStaticShape())
+      temporaryBytes +=
+          type.getNumElements() *
+          std::max<uint64_t>(1, type.getElementTypeBitWidth() / 8);
+  });
+  {
+    PassManager pm(context);
+    CPUPipelineOptions cpu;
+    cpu.parallel = options.parallel;
+    buildCPULoweringPipeline(pm, cpu);
+    if (failed(pm.run(*work)))
+      return fail(CompileFailure::Internal);
+  }
+
+  // Native code: the function becomes kernel `nnc_kernel_0`, taking one
+  // pointer per argument and then per result.
+  CPUKernel kernel;
+  kernel.function = functionName.str();
+  kernel.symbol = "nnc_kernel_0";
+  kernel.numPointers = values.size();
+  CPUCodegenResult code;
+  if (failed(generateSharedObject(*work, {kernel}, options.optLevel, code)))
+    return fail(CompileFailure::Internal);
+
+  rt::Plan plan;
+  plan.producer = compilerVersionString();
+  plan.values = std::move(values);
+  rt::PlanStep step;
+  step.kernel = kernel.symbol;
+  for (uint32_t i = 0; i < plan.values.size(); ++i)
+    step.args.push_back(i);
+  plan.steps.push_back(std::move(step));
+  plan.cpuFeatures = code.cpuFeatures;
+  plan.needsOpenMP = code.usesOpenMP;
+  plan.temporaryBytes = temporaryBytes;
+
+  rt::ExecutableWriter writer(rt::Program::hostCpuTarget());
+  std::vector<uint8_t> planBytes = rt::serializePlan(plan);
+  rt::Status status =
+      writer.addSection(rt::SectionKind::Metadata, "plan", planBytes);
+  if (status.isOk())
+    status = writer.addSection(rt::SectionKind::Code, "kernels",
+                               code.sharedObject, /*alignment=*/4096);
+  if (status.isOk())
+    status = writer.addSection(rt::SectionKind::Weights, "weights", weights);
+  if (status.isOk())
+    status = writer.serialize(result.executable);
+  if (!status.isOk()) {
+    module.emitError() << "cannot package the executable: " << status.message();
+    return fail(CompileFailure::Internal);
+  }
+  if (!result.cachePath.empty()) {
+    // The cache is best effort: a full disk or a read-only folder costs a
+    // recompile next time, nothing else.
+    if (!llvm::sys::fs::create_directories(options.cacheDir))
+      (void)writer.writeFile(result.cachePath);
+  }
+  result.seconds = secondsSince(start);
+  return result;
+}

@@ -1,0 +1,90 @@
+//===- Pipelines.cpp - the CPU lowering pipelines -------------------------===//
+//
+// nnc (static shapes) -> linalg on tensors -> memrefs with out-parameters ->
+// loops (parallel ones through OpenMP) -> the LLVM dialect, with bare-pointer
+// function arguments so that a kernel takes one pointer per buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Compiler/Compiler.h"
+
+#include "nnc/InitAll.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+/// Adds a textual pipeline; the strings below are fixed, so a failure to
+/// parse them is a bug in nnc.
+void addPipeline(OpPassManager &pm, llvm::StringRef text) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { nnc::registerAllPasses(); });
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(text, pm, os)))
+    llvm::report_fatal_error(llvm::Twine("nnc: bad built-in pipeline: ") +
+                             error);
+}
+
+} // namespace
+
+void nnc::buildCPUBufferizationPipeline(OpPassManager &pm) {
+  addPipeline(pm,
+              "canonicalize,cse,nnc-convert-to-linalg,canonicalize,cse,"
+              "linalg-fuse-elementwise-ops,canonicalize,"
+              // Inputs and weights are the caller's: read-only (marked by
+              // the compiler on the arguments). Results become
+              // out-parameters that the runtime allocates.
+              "one-shot-bufferize{bufferize-function-boundaries=1 "
+              "function-boundary-type-conversion=identity-layout-map},"
+              "buffer-results-to-out-params{modify-public-functions=1 "
+              "hoist-static-allocs=1},"
+              "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+              "canonicalize");
+}
+
+void nnc::buildCPULoweringPipeline(OpPassManager &pm,
+                                   const CPUPipelineOptions &options) {
+  std::string loops = options.parallel ? "convert-linalg-to-parallel-loops,"
+                                         "convert-scf-to-openmp,"
+                                       : "convert-linalg-to-loops,";
+  addPipeline(pm, loops +
+                      "expand-strided-metadata,lower-affine,"
+                      "math-extend-to-supported-types,convert-math-to-libm,"
+                      "finalize-memref-to-llvm,convert-scf-to-cf,"
+                      // Before the OpenMP conversion, which would otherwise
+                      // convert the functions with descriptor arguments.
+                      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+                      "convert-openmp-to-llvm,convert-arith-to-llvm,"
+                      "convert-math-to-llvm,convert-index-to-llvm,"
+                      "convert-ub-to-llvm,convert-cf-to-llvm,"
+                      "reconcile-unrealized-casts");
+}
+
+namespace {
+struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+  Option<bool> parallel{*this, "parallel",
+                        llvm::cl::desc("Parallel loops through OpenMP"),
+                        llvm::cl::init(true)};
+};
+} // namespace
+
+void nnc::registerCompilerPipelines() {
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "nnc-lower-to-llvm",
+      "Lower nnc functions with static shapes to the LLVM dialect as the CPU "
+      "backend does (bufferization with out-parameters, bare-pointer "
+      "arguments, OpenMP loops unless parallel=0)",
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        nnc::buildCPUBufferizationPipeline(pm);
+        nnc::CPUPipelineOptions cpu;
+        cpu.parallel = options.parallel;
+        nnc::buildCPULoweringPipeline(pm, cpu);
+      });
+}

@@ -1,0 +1,1139 @@
+//===- NNPatterns.cpp - nnc neural-network ops to linalg ------------------===//
+//
+// Lowers the neural-network ops of nnc to linalg on tensors: convolution and
+// transposed convolution, pooling, normalization, dropout and the
+// class-index losses (NLL, softmax cross-entropy). Windowed ops become one
+// linalg.generic over explicit index maps on a padded input; f16/bf16 are
+// computed in f32 and truncated at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::detail;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Scalar and tensor helpers
+//===----------------------------------------------------------------------===//
+
+/// The type arithmetic happens in: f32 for the 16-bit floats, else `t`.
+Type computeType(Type t) {
+  if (t.isF16() || t.isBF16())
+    return Float32Type::get(t.getContext());
+  return t;
+}
+
+/// Converts a float scalar to the float type `to`.
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw == tw) // f16 <-> bf16 goes through f32.
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  if (v.getType().getIntOrFloatBitWidth() < tw)
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return isFloat(t) ? floatConst(b, loc, t, 0) : intConst(b, loc, t, 0);
+}
+
+SmallVector<utils::IteratorType> parallelIterators(int64_t n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+/// Elementwise map over same-shaped `inputs` into element type `t`.
+Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
+                ScalarFn body) {
+  auto type = cast<RankedTensorType>(inputs[0].getType());
+  auto resultType = RankedTensorType::get(type.getShape(), t);
+  Value init = createEmpty(b, loc, resultType, getDims(b, loc, inputs[0]));
+  SmallVector<AffineMap> maps(inputs.size(),
+                              b.getMultiDimIdentityMap(type.getRank()));
+  return buildParallelGeneric(b, loc, init, inputs, maps, body);
+}
+
+/// Converts every element of a float tensor to `t` (no-op when equal).
+Value convertTensor(OpBuilder &b, Location loc, Value v, Type t) {
+  if (cast<RankedTensorType>(v.getType()).getElementType() == t)
+    return v;
+  return mapTensor(b, loc, {v}, t,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return convertFloat(nb, l, a[0], t);
+                   });
+}
+
+/// A full-rank generic over `full`'s shape reading `full` and tensors that
+/// lack the dimensions `axes`; the result has element type `t`.
+Value broadcastBack(OpBuilder &b, Location loc, Value full,
+                    ArrayRef<Value> reduced, ArrayRef<int64_t> axes, Type t,
+                    ScalarFn body) {
+  auto type = cast<RankedTensorType>(full.getType());
+  int64_t rank = type.getRank();
+  Value init = createEmpty(b, loc, RankedTensorType::get(type.getShape(), t),
+                           getDims(b, loc, full));
+  SmallVector<Value> inputs = {full};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  for (Value r : reduced) {
+    inputs.push_back(r);
+    maps.push_back(getDroppingMap(b.getContext(), rank, axes));
+  }
+  return buildParallelGeneric(b, loc, init, inputs, maps, body);
+}
+
+Value addValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+/// Sum over `axes` (dropped) of a float tensor.
+Value sumOver(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> axes) {
+  Type t = cast<RankedTensorType>(v.getType()).getElementType();
+  return buildReduction(b, loc, v, axes, zeroOf(b, loc, t),
+                        [](OpBuilder &nb, Location l, ValueRange a) {
+                          return addValues(nb, l, a[0], a[1]);
+                        });
+}
+
+/// Restores the reduced `axes` as size-1 dimensions of `keptType`
+/// (converting the element type when it differs).
+Value keepDims(OpBuilder &b, Location loc, Value reduced,
+               RankedTensorType keptType, ArrayRef<int64_t> axes) {
+  reduced = convertTensor(b, loc, reduced, keptType.getElementType());
+  if (reduced.getType() == keptType)
+    return reduced;
+  return tensor::ExpandShapeOp::create(
+      b, loc, keptType, reduced,
+      getUnitDimReassociation(keptType.getRank(), axes));
+}
+
+/// Splits the static dimension `dim` of `v` into [outer, size / outer].
+Value splitDim(OpBuilder &b, Location loc, Value v, int64_t dim,
+               int64_t outer) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> dims = getDims(b, loc, v);
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outShape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t next = static_cast<int64_t>(shape.size());
+    if (i == dim) {
+      int64_t size = type.getDimSize(i);
+      shape.append({outer, size / outer});
+      outShape.append({b.getIndexAttr(outer), b.getIndexAttr(size / outer)});
+      groups.push_back({next, next + 1});
+      continue;
+    }
+    shape.push_back(type.getDimSize(i));
+    outShape.push_back(dims[i]);
+    groups.push_back({next});
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, resultType, v, groups, outShape);
+}
+
+/// Merges dimensions `dim` and `dim + 1` of `v`.
+Value mergeDims(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (i == dim + 1)
+      continue;
+    if (i == dim)
+      groups.push_back({i, i + 1});
+    else
+      groups.push_back({i});
+  }
+  return tensor::CollapseShapeOp::create(b, loc, v, groups);
+}
+
+/// Pads the trailing spatial dimensions (from 2 on) of `v` with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, Value value) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  int64_t first = rank - static_cast<int64_t>(low.size());
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return v;
+  SmallVector<OpFoldResult> lo(rank, b.getIndexAttr(0)),
+      hi(rank, b.getIndexAttr(0));
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 0; i < low.size(); ++i) {
+    lo[first + i] = b.getIndexAttr(low[i]);
+    hi[first + i] = b.getIndexAttr(high[i]);
+    shape[first + i] += low[i] + high[i];
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::PadOp::create(b, loc, resultType, v, lo, hi, value);
+}
+
+/// True when every dimension of `t` from `from` on is static.
+bool staticFrom(RankedTensorType t, int64_t from) {
+  return llvm::all_of(t.getShape().drop_front(from),
+                      [](int64_t d) { return !ShapedType::isDynamic(d); });
+}
+
+/// Window attributes with their defaults filled in.
+struct Window {
+  SmallVector<int64_t> strides, dilations, padBegin, padEnd;
+};
+
+Window getWindow(std::optional<ArrayRef<int64_t>> strides,
+                 std::optional<ArrayRef<int64_t>> dilations,
+                 std::optional<ArrayRef<int64_t>> pads, int64_t n) {
+  Window w;
+  w.strides =
+      strides ? SmallVector<int64_t>(*strides) : SmallVector<int64_t>(n, 1);
+  w.dilations =
+      dilations ? SmallVector<int64_t>(*dilations) : SmallVector<int64_t>(n, 1);
+  if (pads) {
+    w.padBegin.assign(pads->begin(), pads->begin() + n);
+    w.padEnd.assign(pads->begin() + n, pads->end());
+  } else {
+    w.padBegin.assign(n, 0);
+    w.padEnd.assign(n, 0);
+  }
+  return w;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// out[n, g, m, o...] = init + sum_{c, k...} in[n, g, c, spatial(o, k)...] *
+/// w[g, ...] with loops (n, g, m, o1..oS, c, k1..kS). `weight` is
+/// [G, M/G, C/G, K...] for a convolution and [G, C/G, M/G, K...] when
+/// `channelsFirst` (transposed convolution). `spatial(i, o, k)` gives the
+/// input index expression of spatial dimension i.
+Value buildGroupedConv(
+    OpBuilder &b, Location loc, Value input, Value weight, Value init,
+    bool channelsFirst, int64_t numSpatial,
+    function_ref<AffineExpr(int64_t, AffineExpr, AffineExpr)> spatial) {
+  MLIRContext *ctx = b.getContext();
+  int64_t s = numSpatial;
+  int64_t numLoops = 4 + 2 * s;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n = d(0), g = d(1), m = d(2), c = d(3 + s);
+  SmallVector<AffineExpr> inExprs = {n, g, c}, wExprs = {g},
+                          outExprs = {n, g, m};
+  if (channelsFirst)
+    wExprs.append({c, m});
+  else
+    wExprs.append({m, c});
+  for (int64_t i = 0; i < s; ++i) {
+    AffineExpr o = d(3 + i), k = d(4 + s + i);
+    inExprs.push_back(spatial(i, o, k));
+    wExprs.push_back(k);
+    outExprs.push_back(o);
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, inExprs, ctx),
+                                 AffineMap::get(numLoops, 0, wExprs, ctx),
+                                 AffineMap::get(numLoops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
+  for (int64_t i = 3 + s; i < numLoops; ++i)
+    iterators[i] = utils::IteratorType::reduction;
+  Type ct = cast<RankedTensorType>(init.getType()).getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{input, weight},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value x = convertFloat(nb, l, a[0], ct);
+        Value w = convertFloat(nb, l, a[1], ct);
+        Value p = arith::MulFOp::create(nb, l, x, w);
+        linalg::YieldOp::create(
+            nb, l, ValueRange{arith::AddFOp::create(nb, l, p, a[2])});
+      });
+  return generic.getResult(0);
+}
+
+/// The accumulator [N, G, M/G, O...] in the compute type: the bias when
+/// given (read through [G, M/G]), zero otherwise.
+Value convInit(OpBuilder &b, Location loc, RankedTensorType resultType,
+               Value input, Value bias, int64_t groups, Type ct) {
+  int64_t m = resultType.getDimSize(1);
+  SmallVector<int64_t> shape = {resultType.getDimSize(0), groups, m / groups};
+  llvm::append_range(shape, resultType.getShape().drop_front(2));
+  SmallVector<OpFoldResult> dims = {getDims(b, loc, input)[0],
+                                    b.getIndexAttr(groups),
+                                    b.getIndexAttr(m / groups)};
+  for (int64_t d : resultType.getShape().drop_front(2))
+    dims.push_back(b.getIndexAttr(d));
+  auto type = RankedTensorType::get(shape, ct);
+  if (!bias)
+    return createFilled(b, loc, type, dims, zeroOf(b, loc, ct));
+  Value grouped = splitDim(b, loc, bias, 0, groups);
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  AffineMap map = AffineMap::get(
+      rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
+  return buildParallelGeneric(b, loc, createEmpty(b, loc, type, dims),
+                              {grouped}, {map},
+                              [&](OpBuilder &nb, Location l, ValueRange a) {
+                                return convertFloat(nb, l, a[0], ct);
+                              });
+}
+
+/// Collapses [N, G, M/G, O...] to [N, M, O...] of the result's element type.
+Value convFinish(OpBuilder &b, Location loc, Value acc,
+                 RankedTensorType resultType) {
+  acc = convertTensor(b, loc, acc, resultType.getElementType());
+  return mergeDims(b, loc, acc, 1);
+}
+
+LogicalResult checkStaticWindowed(Operation *op, RankedTensorType input,
+                                  RankedTensorType result,
+                                  RankedTensorType weight = {}) {
+  if (staticFrom(input, 1) && staticFrom(result, 1) &&
+      (!weight || weight.hasStaticShape()))
+    return success();
+  return op->emitOpError("cannot be lowered to linalg: channel, spatial and "
+                         "kernel dimensions must be static (only the batch "
+                         "dimension may be dynamic)");
+}
+
+struct ConvConversion : public OpConversionPattern<ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto inType = op.getInput().getType();
+    auto wType = op.getWeight().getType();
+    RankedTensorType resultType = op.getType();
+    if (failed(checkStaticWindowed(op, inType, resultType, wType)))
+      return failure();
+    int64_t s = inType.getRank() - 2;
+    int64_t groups = op.getGroupsAttr().getInt();
+    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    Type t = inType.getElementType();
+    Type ct = computeType(t);
+
+    Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, w.padEnd,
+                              zeroOf(b, loc, t));
+    Value input = splitDim(b, loc, padded, 1, groups);
+    Value weight = splitDim(b, loc, adaptor.getWeight(), 0, groups);
+    Value init =
+        convInit(b, loc, resultType, padded, adaptor.getBias(), groups, ct);
+    Value acc =
+        buildGroupedConv(b, loc, input, weight, init, /*channelsFirst=*/false,
+                         s, [&](int64_t i, AffineExpr o, AffineExpr k) {
+                           return o * w.strides[i] + k * w.dilations[i];
+                         });
+    rewriter.replaceOp(op, convFinish(b, loc, acc, resultType));
+    return success();
+  }
+};
+
+struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto inType = op.getInput().getType();
+    auto wType = op.getWeight().getType();
+    RankedTensorType resultType = op.getType();
+    if (failed(checkStaticWindowed(op, inType, resultType, wType)))
+      return failure();
+    int64_t s = inType.getRank() - 2;
+    int64_t groups = op.getGroupsAttr().getInt();
+    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    Type t = inType.getElementType();
+    Type ct = computeType(t);
+
+    // The full (unpadded) result is y[o] = sum_{i, k: i*stride + k*dil = o}
+    // x[i] * w[k]. Spread x into zeros at offset P = dil * (K - 1) with the
+    // stride, so that y[o'] = sum_k xs[o' + pad_begin + P - k * dil] * w[k]
+    // reads only inside xs (output_padding and the end pad size it).
+    SmallVector<int64_t> offsets;
+    SmallVector<int64_t> shape(inType.getShape());
+    for (int64_t i = 0; i < s; ++i) {
+      int64_t dim = inType.getDimSize(2 + i);
+      int64_t k = wType.getDimSize(2 + i);
+      int64_t p = w.dilations[i] * (k - 1);
+      int64_t out = resultType.getDimSize(2 + i);
+      int64_t needed = out + w.padBegin[i] + p;
+      int64_t length = std::max(p + w.strides[i] * (dim - 1) + 1,
+                                std::max<int64_t>(needed, 1));
+      offsets.push_back(p);
+      shape[2 + i] = length;
+    }
+    Value x = adaptor.getInput();
+    SmallVector<OpFoldResult> xDims = getDims(b, loc, x);
+    SmallVector<OpFoldResult> zDims = xDims;
+    for (int64_t i = 0; i < s; ++i)
+      zDims[2 + i] = b.getIndexAttr(shape[2 + i]);
+    Value zeros = createFilled(b, loc, RankedTensorType::get(shape, t), zDims,
+                               zeroOf(b, loc, t));
+    SmallVector<OpFoldResult> insOffsets(inType.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> insStrides(inType.getRank(), b.getIndexAttr(1));
+    for (int64_t i = 0; i < s; ++i) {
+      insOffsets[2 + i] = b.getIndexAttr(offsets[i]);
+      insStrides[2 + i] = b.getIndexAttr(w.strides[i]);
+    }
+    Value spreadX = tensor::InsertSliceOp::create(b, loc, x, zeros, insOffsets,
+                                                  xDims, insStrides);
+
+    Value input = splitDim(b, loc, spreadX, 1, groups);
+    Value weight = splitDim(b, loc, adaptor.getWeight(), 0, groups);
+    Value init = convInit(b, loc, resultType, x, adaptor.getBias(), groups, ct);
+    Value acc = buildGroupedConv(
+        b, loc, input, weight, init, /*channelsFirst=*/true, s,
+        [&](int64_t i, AffineExpr o, AffineExpr k) {
+          return o + (w.padBegin[i] + offsets[i]) - k * w.dilations[i];
+        });
+    rewriter.replaceOp(op, convFinish(b, loc, acc, resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// Extra end padding per spatial dimension so that every window of the
+/// result (ceil_mode may add a last partial one) lies inside the padded
+/// input.
+SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
+                               ArrayRef<int64_t> kernel, const Window &w) {
+  SmallVector<int64_t> extra;
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    int64_t padded = in.getDimSize(2 + i) + w.padBegin[i] + w.padEnd[i];
+    int64_t needed = (out.getDimSize(2 + i) - 1) * w.strides[i] +
+                     w.dilations[i] * (kernel[i] - 1) + 1;
+    extra.push_back(std::max<int64_t>(0, needed - padded));
+  }
+  return extra;
+}
+
+/// Maps over loops (lead..., o1..oS, k1..kS): the window read
+/// (lead..., o*stride + k*dil) and the result (lead..., o).
+std::pair<AffineMap, AffineMap> windowMaps(MLIRContext *ctx, int64_t lead,
+                                           const Window &w) {
+  int64_t s = w.strides.size();
+  int64_t numLoops = lead + 2 * s;
+  SmallVector<AffineExpr> in, out;
+  for (int64_t i = 0; i < lead; ++i) {
+    in.push_back(getAffineDimExpr(i, ctx));
+    out.push_back(getAffineDimExpr(i, ctx));
+  }
+  for (int64_t i = 0; i < s; ++i) {
+    AffineExpr o = getAffineDimExpr(lead + i, ctx);
+    AffineExpr k = getAffineDimExpr(lead + s + i, ctx);
+    in.push_back(o * w.strides[i] + k * w.dilations[i]);
+    out.push_back(o);
+  }
+  return {AffineMap::get(numLoops, 0, in, ctx),
+          AffineMap::get(numLoops, 0, out, ctx)};
+}
+
+/// Reduces windows of `padded` (with `lead` leading non-window dims) into
+/// `init`; a window-shaped empty tensor provides the kernel loop bounds.
+Value windowReduce(OpBuilder &b, Location loc, Value padded, Value init,
+                   int64_t lead, ArrayRef<int64_t> kernel, const Window &w,
+                   ScalarFn combine) {
+  MLIRContext *ctx = b.getContext();
+  int64_t s = kernel.size();
+  int64_t numLoops = lead + 2 * s;
+  auto [inMap, outMap] = windowMaps(ctx, lead, w);
+  SmallVector<AffineExpr> kExprs;
+  for (int64_t i = 0; i < s; ++i)
+    kExprs.push_back(getAffineDimExpr(lead + s + i, ctx));
+  Type t = cast<RankedTensorType>(padded.getType()).getElementType();
+  Value window = tensor::EmptyOp::create(b, loc, kernel, t);
+  SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
+  for (int64_t i = lead + s; i < numLoops; ++i)
+    iterators[i] = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{padded, window},
+      ValueRange{init},
+      SmallVector<AffineMap>{inMap, AffineMap::get(numLoops, 0, kExprs, ctx),
+                             outMap},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+        linalg::YieldOp::create(nb, l, combine(nb, l, {a[0], a[2]}));
+      });
+  return generic.getResult(0);
+}
+
+/// [N, C, O...] accumulator sizes of a pooling result.
+SmallVector<OpFoldResult> poolDims(OpBuilder &b, Location loc, Value input,
+                                   RankedTensorType resultType) {
+  SmallVector<OpFoldResult> dims = getDims(b, loc, input);
+  for (int64_t i = 2; i < resultType.getRank(); ++i)
+    dims[i] = b.getIndexAttr(resultType.getDimSize(i));
+  return dims;
+}
+
+struct MaxPoolConversion : public OpConversionPattern<MaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto inType = op.getInput().getType();
+    RankedTensorType resultType = op.getType();
+    if (failed(checkStaticWindowed(op, inType, resultType)))
+      return failure();
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    int64_t s = kernel.size();
+    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    Type t = inType.getElementType();
+    bool fl = isFloat(t);
+    Value lowest = extremeConst(b, loc, t, /*lowest=*/true);
+    SmallVector<int64_t> high = w.padEnd;
+    for (auto [h, e] :
+         llvm::zip(high, ceilExtra(inType, resultType, kernel, w)))
+      h += e;
+    Value padded =
+        padSpatial(b, loc, adaptor.getInput(), w.padBegin, high, lowest);
+    Value init = createFilled(b, loc, resultType,
+                              poolDims(b, loc, padded, resultType), lowest);
+    Value result =
+        windowReduce(b, loc, padded, init, 2, kernel, w,
+                     [fl](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       if (fl)
+                         return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+                       return arith::MaxSIOp::create(nb, l, a[0], a[1]);
+                     });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct AvgPoolConversion : public OpConversionPattern<AvgPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AvgPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto inType = op.getInput().getType();
+    RankedTensorType resultType = op.getType();
+    if (failed(checkStaticWindowed(op, inType, resultType)))
+      return failure();
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    int64_t s = kernel.size();
+    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    Type t = inType.getElementType();
+    Type ct = computeType(t);
+    SmallVector<int64_t> extra = ceilExtra(inType, resultType, kernel, w);
+    SmallVector<int64_t> high = w.padEnd;
+    for (auto [h, e] : llvm::zip(high, extra))
+      h += e;
+
+    // Window sums in the compute type.
+    Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, high,
+                              zeroOf(b, loc, t));
+    RankedTensorType accType = resultType.clone(ct);
+    SmallVector<OpFoldResult> dims = poolDims(b, loc, padded, resultType);
+    Value sum = windowReduce(
+        b, loc, padded, createFilled(b, loc, accType, dims, zeroOf(b, loc, ct)),
+        2, kernel, w, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(nb, l, convertFloat(nb, l, a[0], ct),
+                                       a[1]);
+        });
+
+    // Divisors [O...]: window sums of a mask that is 1 where a position
+    // counts (the input, plus the explicit pads with count_include_pad) and
+    // 0 in the rest of the padding (always in ceil_mode's extension).
+    SmallVector<int64_t> maskShape, maskLow, maskHigh;
+    for (int64_t i = 0; i < s; ++i) {
+      int64_t dim = inType.getDimSize(2 + i);
+      if (op.getCountIncludePad()) {
+        maskShape.push_back(dim + w.padBegin[i] + w.padEnd[i]);
+        maskLow.push_back(0);
+        maskHigh.push_back(extra[i]);
+      } else {
+        maskShape.push_back(dim);
+        maskLow.push_back(w.padBegin[i]);
+        maskHigh.push_back(high[i]);
+      }
+    }
+    auto maskType = RankedTensorType::get(maskShape, ct);
+    Value ones = createFilled(b, loc, maskType, {}, floatConst(b, loc, ct, 1));
+    SmallVector<OpFoldResult> lo, hi;
+    SmallVector<int64_t> paddedMask;
+    for (int64_t i = 0; i < s; ++i) {
+      lo.push_back(b.getIndexAttr(maskLow[i]));
+      hi.push_back(b.getIndexAttr(maskHigh[i]));
+      paddedMask.push_back(maskShape[i] + maskLow[i] + maskHigh[i]);
+    }
+    Value mask =
+        tensor::PadOp::create(b, loc, RankedTensorType::get(paddedMask, ct),
+                              ones, lo, hi, floatConst(b, loc, ct, 0));
+    auto countType =
+        RankedTensorType::get(resultType.getShape().drop_front(2), ct);
+    Value count = windowReduce(
+        b, loc, mask, createFilled(b, loc, countType, {}, zeroOf(b, loc, ct)),
+        0, kernel, w, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(nb, l, a[0], a[1]);
+        });
+
+    int64_t rank = resultType.getRank();
+    Value init = createEmpty(b, loc, resultType, dims);
+    Value result =
+        buildParallelGeneric(b, loc, init, {sum, count},
+                             {b.getMultiDimIdentityMap(rank),
+                              getDroppingMap(b.getContext(), rank, {0, 1})},
+                             [&](OpBuilder &nb, Location l, ValueRange a) {
+                               Value v =
+                                   arith::DivFOp::create(nb, l, a[0], a[1]);
+                               return convertFloat(nb, l, v, t);
+                             });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+template <typename OpTy, bool isMax>
+struct GlobalPoolConversion : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Type t = inType.getElementType();
+    Type ct = computeType(t);
+    SmallVector<int64_t> axes =
+        llvm::to_vector(llvm::seq<int64_t>(2, inType.getRank()));
+    Value reduced;
+    if (isMax) {
+      reduced = buildReduction(
+          b, loc, input, axes, extremeConst(b, loc, t, /*lowest=*/true),
+          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+          });
+    } else {
+      Value sum =
+          buildReduction(b, loc, input, axes, zeroOf(b, loc, ct),
+                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::AddFOp::create(
+                               nb, l, convertFloat(nb, l, a[0], ct), a[1]);
+                         });
+      Value count = countAsScalar(b, loc, input, axes, ct);
+      reduced = mapTensor(b, loc, {sum}, t,
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            Value v = arith::DivFOp::create(nb, l, a[0], count);
+                            return convertFloat(nb, l, v, t);
+                          });
+    }
+    rewriter.replaceOp(op, keepDims(b, loc, reduced, op.getType(), axes));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// Per-slice statistics over `axes` (dropped) of `x` in its (compute)
+/// element type: the mean and the biased variance.
+std::pair<Value, Value> meanAndVar(OpBuilder &b, Location loc, Value x,
+                                   ArrayRef<int64_t> axes) {
+  Type ct = cast<RankedTensorType>(x.getType()).getElementType();
+  Value count = countAsScalar(b, loc, x, axes, ct);
+  auto divide = [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+    return arith::DivFOp::create(nb, l, a[0], count);
+  };
+  Value mean = mapTensor(b, loc, {sumOver(b, loc, x, axes)}, ct, divide);
+  Value sq = broadcastBack(
+      b, loc, x, {mean}, axes, ct, [](OpBuilder &nb, Location l, ValueRange a) {
+        Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+        return arith::MulFOp::create(nb, l, d, d).getResult();
+      });
+  Value var = mapTensor(b, loc, {sumOver(b, loc, sq, axes)}, ct, divide);
+  return {mean, var};
+}
+
+/// 1 / sqrt(var + epsilon), elementwise.
+Value invStdOf(OpBuilder &b, Location loc, Value var, double epsilon) {
+  Type ct = cast<RankedTensorType>(var.getType()).getElementType();
+  return mapTensor(
+      b, loc, {var}, ct, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value e = floatConst(nb, l, ct, epsilon);
+        Value v = arith::AddFOp::create(nb, l, a[0], e);
+        // 1 / sqrt (libm has no rsqrt for the CPU pipeline).
+        return arith::DivFOp::create(nb, l, floatConst(nb, l, ct, 1),
+                                     math::SqrtOp::create(nb, l, v));
+      });
+}
+
+/// y = (x - mean) * invStd [* scale] [+ bias] over `x`'s shape, in the
+/// compute type of `mean`, stored as `resultType`'s element type. `mean` and
+/// `invStd` lack the dimensions `axes`; `scale`/`bias` are read through
+/// their maps when given.
+Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value invStd,
+                ArrayRef<int64_t> axes, Value scale, AffineMap scaleMap,
+                Value bias, AffineMap biasMap, Type resultElt) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type ct = cast<RankedTensorType>(mean.getType()).getElementType();
+  AffineMap drop = getDroppingMap(b.getContext(), rank, axes);
+  SmallVector<Value> inputs = {x, mean, invStd};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank), drop, drop};
+  if (scale) {
+    inputs.push_back(scale);
+    maps.push_back(scaleMap);
+  }
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(biasMap);
+  }
+  Value init =
+      createEmpty(b, loc, RankedTensorType::get(type.getShape(), resultElt),
+                  getDims(b, loc, x));
+  bool hasScale = static_cast<bool>(scale);
+  bool hasBias = static_cast<bool>(bias);
+  return buildParallelGeneric(
+      b, loc, init, inputs, maps, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value v = convertFloat(nb, l, a[0], ct);
+        v = arith::SubFOp::create(nb, l, v, a[1]);
+        v = arith::MulFOp::create(nb, l, v, a[2]);
+        unsigned next = 3;
+        if (hasScale)
+          v = arith::MulFOp::create(nb, l, v,
+                                    convertFloat(nb, l, a[next++], ct));
+        if (hasBias)
+          v = arith::AddFOp::create(nb, l, v,
+                                    convertFloat(nb, l, a[next++], ct));
+        return convertFloat(nb, l, v, resultElt);
+      });
+}
+
+/// Map reading a `[C]` parameter at loop dimension `dim` of `rank` loops.
+AffineMap dimMap(MLIRContext *ctx, int64_t rank, ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+SmallVector<int64_t> allBut(int64_t rank, int64_t keep) {
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != keep)
+      axes.push_back(i);
+  return axes;
+}
+
+struct BatchNormConversion : public OpConversionPattern<BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    Type t = type.getElementType();
+    Type ct = computeType(t);
+    double eps = op.getEpsilon().convertToDouble();
+    Value mean = convertTensor(b, loc, adaptor.getMean(), ct);
+    Value invStd =
+        invStdOf(b, loc, convertTensor(b, loc, adaptor.getVar(), ct), eps);
+    AffineMap c = dimMap(b.getContext(), rank, {1});
+    rewriter.replaceOp(op, normalize(b, loc, x, mean, invStd, allBut(rank, 1),
+                                     adaptor.getScale(), c, adaptor.getBias(),
+                                     c, t));
+    return success();
+  }
+};
+
+struct BatchNormTrainConversion : public OpConversionPattern<BatchNormTrainOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormTrainOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    Type t = type.getElementType();
+    Type ct = computeType(t);
+    Type rt = op.getBatchMean().getType().getElementType();
+    double eps = op.getEpsilon().convertToDouble();
+    double momentum = op.getMomentum().convertToDouble();
+    SmallVector<int64_t> axes = allBut(rank, 1);
+
+    Value xc = convertTensor(b, loc, x, ct);
+    auto [mean, var] = meanAndVar(b, loc, xc, axes);
+    Value invStd = invStdOf(b, loc, var, eps);
+    AffineMap c = dimMap(b.getContext(), rank, {1});
+    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(), c,
+                        adaptor.getBias(), c, t);
+
+    // Running statistics, the variance unbiased by M / (M - 1) on request.
+    Value count = countAsScalar(b, loc, xc, axes, ct);
+    bool unbiased = op.getUnbiasedRunningVar();
+    auto update = [&](Value running, Value batch, bool correct) {
+      Value r = convertTensor(b, loc, running, ct);
+      return mapTensor(
+          b, loc, {r, batch}, rt,
+          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            Value bv = a[1];
+            if (correct) {
+              Value one = floatConst(nb, l, ct, 1);
+              Value m1 = arith::SubFOp::create(nb, l, count, one);
+              bv = arith::MulFOp::create(nb, l, bv, count);
+              bv = arith::DivFOp::create(nb, l, bv, m1);
+            }
+            Value keep = arith::MulFOp::create(nb, l, a[0],
+                                               floatConst(nb, l, ct, momentum));
+            Value add = arith::MulFOp::create(
+                nb, l, bv, floatConst(nb, l, ct, 1.0 - momentum));
+            return convertFloat(nb, l, arith::AddFOp::create(nb, l, keep, add),
+                                rt);
+          });
+    };
+    Value newMean = update(adaptor.getRunningMean(), mean, false);
+    Value newVar = update(adaptor.getRunningVar(), var, unbiased);
+    rewriter.replaceOp(op, {y, convertTensor(b, loc, mean, rt),
+                            convertTensor(b, loc, var, rt), newMean, newVar});
+    return success();
+  }
+};
+
+struct InstanceNormConversion : public OpConversionPattern<InstanceNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(InstanceNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    Type t = type.getElementType();
+    Type ct = computeType(t);
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
+    auto [mean, var] = meanAndVar(b, loc, convertTensor(b, loc, x, ct), axes);
+    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
+    AffineMap c = dimMap(b.getContext(), rank, {1});
+    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(), c,
+                        adaptor.getBias(), c, t);
+    rewriter.replaceOp(
+        op, {y, keepDims(b, loc, mean, op.getMean().getType(), axes),
+             keepDims(b, loc, invStd, op.getInvStd().getType(), axes)});
+    return success();
+  }
+};
+
+/// Map reading an operand that broadcasts (numpy, trailing-aligned) to the
+/// last dimensions of `loopShape` (the verifier bounds its rank).
+AffineMap trailingBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> loopShape,
+                               RankedTensorType operand) {
+  int64_t rank = loopShape.size();
+  int64_t r = operand.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < r; ++j) {
+    int64_t loop = rank - r + j;
+    bool broadcast = operand.getDimSize(j) == 1 && loopShape[loop] != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(loop, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+struct LayerNormConversion : public OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    int64_t axis = op.getNormalizedAxis();
+    Type t = type.getElementType();
+    Type ct = computeType(t);
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(axis, rank));
+    auto [mean, var] = meanAndVar(b, loc, convertTensor(b, loc, x, ct), axes);
+    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
+    AffineMap scaleMap, biasMap;
+    if (Value s = adaptor.getScale())
+      scaleMap = trailingBroadcastMap(b.getContext(), type.getShape(),
+                                      cast<RankedTensorType>(s.getType()));
+    if (Value bi = adaptor.getBias())
+      biasMap = trailingBroadcastMap(b.getContext(), type.getShape(),
+                                     cast<RankedTensorType>(bi.getType()));
+    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(),
+                        scaleMap, adaptor.getBias(), biasMap, t);
+    rewriter.replaceOp(
+        op, {y, keepDims(b, loc, mean, op.getMean().getType(), axes),
+             keepDims(b, loc, invStd, op.getInvStd().getType(), axes)});
+    return success();
+  }
+};
+
+struct GroupNormConversion : public OpConversionPattern<GroupNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GroupNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    if (ShapedType::isDynamic(type.getDimSize(1)))
+      return op.emitOpError("cannot be lowered to linalg: the channel "
+                            "dimension must be static");
+    int64_t groups = op.getNumGroupsAttr().getInt();
+    Type t = type.getElementType();
+    Type ct = computeType(t);
+    // [N, C, ...] -> [N, G, C / G, ...], normalized over dims 2...
+    Value grouped = splitDim(b, loc, x, 1, groups);
+    int64_t rank = type.getRank() + 1;
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
+    auto [mean, var] =
+        meanAndVar(b, loc, convertTensor(b, loc, grouped, ct), axes);
+    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
+    AffineMap gc = dimMap(b.getContext(), rank, {1, 2});
+    Value y = normalize(b, loc, grouped, mean, invStd, axes,
+                        splitDim(b, loc, adaptor.getScale(), 0, groups), gc,
+                        splitDim(b, loc, adaptor.getBias(), 0, groups), gc, t);
+    Type st = op.getMean().getType().getElementType();
+    rewriter.replaceOp(op, {mergeDims(b, loc, y, 1),
+                            convertTensor(b, loc, mean, st),
+                            convertTensor(b, loc, invStd, st)});
+    return success();
+  }
+};
+
+struct DropoutConversion : public OpConversionPattern<DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DropoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.isRandom())
+      return op.emitOpError("cannot be lowered to linalg: training dropout "
+                            "with ratio ")
+             << op.getRatio().convertToDouble()
+             << " needs random numbers, which the linalg lowering does not "
+                "generate";
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput();
+    Value mask = createFilled(rewriter, loc, op.getMask().getType(),
+                              getDims(rewriter, loc, x),
+                              intConst(rewriter, loc, rewriter.getI1Type(), 1));
+    rewriter.replaceOp(op, {x, mask});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// log_softmax along `axis` of a tensor in its own (compute) element type.
+Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  Value max = buildReduction(
+      b, loc, x, {axis}, extremeConst(b, loc, t, /*lowest=*/true),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+      });
+  Value e = broadcastBack(b, loc, x, {max}, {axis}, t,
+                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                            return math::ExpOp::create(nb, l, d);
+                          });
+  Value sum = sumOver(b, loc, e, {axis});
+  return broadcastBack(b, loc, x, {max, sum}, {axis}, t,
+                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                         return arith::SubFOp::create(
+                             nb, l, d, math::LogOp::create(nb, l, a[2]));
+                       });
+}
+
+/// The class-index loss shared by nll_loss and cross_entropy. `logp` is
+/// [N, C, d...] in the compute type; per element with label t (not
+/// ignored): loss = -(1 - s) * w[t] * logp[t] + s / C * smooth, where
+/// `smooth` ([N, d...], only with s != 0) is sum_c -w[c] * logp[c]. The
+/// weighted mean divides by the sum of w[t] over the elements not ignored.
+Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
+                Value weight, std::optional<int64_t> ignoreIndex,
+                double smoothing, LossReduction reduction,
+                RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto logpType = cast<RankedTensorType>(logp.getType());
+  Type ct = logpType.getElementType();
+  int64_t numClasses = logpType.getDimSize(1);
+  auto labelsType = cast<RankedTensorType>(labels.getType());
+  int64_t rank = labelsType.getRank();
+  Type lt = labelsType.getElementType();
+  Value w = weight ? convertTensor(b, loc, weight, ct) : Value();
+
+  Value smooth;
+  if (smoothing != 0.0) {
+    int64_t fullRank = logpType.getRank();
+    Value neg = logp;
+    if (w) {
+      neg = buildParallelGeneric(
+          b, loc, createEmpty(b, loc, logpType, getDims(b, loc, logp)),
+          {logp, w},
+          {b.getMultiDimIdentityMap(fullRank), dimMap(ctx, fullRank, {1})},
+          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            return arith::MulFOp::create(nb, l, a[0], a[1]);
+          });
+    }
+    smooth = sumOver(b, loc, neg, {1});
+  }
+
+  SmallVector<OpFoldResult> dims = getDims(b, loc, labels);
+  auto elemType = RankedTensorType::get(labelsType.getShape(), ct);
+  Value lossInit = createEmpty(b, loc, elemType, dims);
+  Value weightInit = createEmpty(b, loc, elemType, dims);
+  SmallVector<Value> inputs = {labels};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  if (smooth) {
+    inputs.push_back(smooth);
+    maps.push_back(b.getMultiDimIdentityMap(rank));
+  }
+  maps.append(2, b.getMultiDimIdentityMap(rank));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{elemType, elemType}, inputs,
+      ValueRange{lossInit, weightInit}, maps, parallelIterators(rank),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value label = a[0];
+        Value keep;
+        Value index =
+            arith::IndexCastOp::create(nb, l, nb.getIndexType(), label);
+        if (ignoreIndex) {
+          keep = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, label,
+                                       intConst(nb, l, lt, *ignoreIndex));
+          // An ignored label may lie outside [0, C): read class 0 instead.
+          Value c0 = arith::ConstantIndexOp::create(nb, l, 0);
+          index = arith::SelectOp::create(nb, l, keep, index, c0);
+        }
+        SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0), index};
+        for (int64_t i = 1; i < rank; ++i)
+          at.push_back(linalg::IndexOp::create(nb, l, i));
+        Value picked = tensor::ExtractOp::create(nb, l, logp, at);
+        Value wt = w ? tensor::ExtractOp::create(nb, l, w, ValueRange{index})
+                           .getResult()
+                     : floatConst(nb, l, ct, 1);
+        Value loss = picked;
+        if (w)
+          loss = arith::MulFOp::create(nb, l, loss, wt);
+        loss = arith::NegFOp::create(nb, l, loss);
+        if (smooth) {
+          loss = arith::MulFOp::create(nb, l, loss,
+                                       floatConst(nb, l, ct, 1.0 - smoothing));
+          Value sm = arith::MulFOp::create(
+              nb, l, a[1],
+              floatConst(nb, l, ct,
+                         -smoothing / static_cast<double>(numClasses)));
+          loss = arith::AddFOp::create(nb, l, loss, sm);
+        }
+        if (keep) {
+          Value zero = floatConst(nb, l, ct, 0);
+          loss = arith::SelectOp::create(nb, l, keep, loss, zero);
+          wt = arith::SelectOp::create(nb, l, keep, wt, zero);
+        }
+        linalg::YieldOp::create(nb, l, ValueRange{loss, wt});
+      });
+  Value loss = generic.getResult(0);
+  Value weights = generic.getResult(1);
+  Type t = resultType.getElementType();
+  if (reduction == LossReduction::none)
+    return convertTensor(b, loc, loss, t);
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value total = sumOver(b, loc, loss, all);
+  if (reduction == LossReduction::mean)
+    total = mapTensor(b, loc, {total, sumOver(b, loc, weights, all)}, ct,
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::DivFOp::create(nb, l, a[0], a[1]);
+                      });
+  return convertTensor(b, loc, total, t);
+}
+
+LogicalResult checkStaticClasses(Operation *op, RankedTensorType t) {
+  if (!ShapedType::isDynamic(t.getDimSize(1)))
+    return success();
+  return op->emitOpError("cannot be lowered to linalg: the class dimension "
+                         "must be static");
+}
+
+std::optional<int64_t> signedOptional(IntegerAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  return attr.getInt();
+}
+
+struct NllLossConversion : public OpConversionPattern<NllLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NllLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inType = op.getInput().getType();
+    if (failed(checkStaticClasses(op, inType)))
+      return failure();
+    Location loc = op.getLoc();
+    Value logp = convertTensor(rewriter, loc, adaptor.getInput(),
+                               computeType(inType.getElementType()));
+    rewriter.replaceOp(op, classLoss(rewriter, loc, logp, adaptor.getLabels(),
+                                     adaptor.getWeight(),
+                                     signedOptional(op.getIgnoreIndexAttr()),
+                                     0.0, op.getReduction(), op.getType()));
+    return success();
+  }
+};
+
+struct CrossEntropyConversion : public OpConversionPattern<CrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inType = op.getLogits().getType();
+    if (failed(checkStaticClasses(op, inType)))
+      return failure();
+    Location loc = op.getLoc();
+    Value logits = convertTensor(rewriter, loc, adaptor.getLogits(),
+                                 computeType(inType.getElementType()));
+    Value logp = logSoftmax(rewriter, loc, logits, /*axis=*/1);
+    rewriter.replaceOp(op, classLoss(rewriter, loc, logp, adaptor.getLabels(),
+                                     adaptor.getWeight(),
+                                     signedOptional(op.getIgnoreIndexAttr()),
+                                     op.getLabelSmoothing().convertToDouble(),
+                                     op.getReduction(), op.getType()));
+    return success();
+  }
+};
+
+} // namespace
+
+void nnc::detail::populateNNPatterns(RewritePatternSet &patterns) {
+  patterns.add<AvgPoolConversion, BatchNormConversion, BatchNormTrainConversion,
+               ConvConversion, ConvTransposeConversion, CrossEntropyConversion,
+               DropoutConversion, GlobalPoolConversion<GlobalAvgPoolOp, false>,
+               GlobalPoolConversion<GlobalMaxPoolOp, true>, GroupNormConversion,
+               InstanceNormConversion, LayerNormConversion, MaxPoolConversion,
+               NllLossConversion>(patterns.getContext());
+}
