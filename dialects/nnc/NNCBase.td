@@ -50,6 +50,7 @@ def NNC_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The argument attribute that marks parameters and buffers.
     static constexpr ::llvm::StringLiteral getParamAttrName() {
@@ -60,6 +61,11 @@ def NNC_Dialect : Dialect {
     /// weights.
     static constexpr ::llvm::StringLiteral getValueAttrName() {
       return ::llvm::StringLiteral("nnc.value");
+    }
+    /// The function attribute naming its results (an array of strings, one
+    /// per result), e.g. the graph outputs of an imported ONNX model.
+    static constexpr ::llvm::StringLiteral getResultNamesAttrName() {
+      return ::llvm::StringLiteral("nnc.result_names");
     }
 
   private:

@@ -45,6 +45,26 @@ Operation *NNCDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, elements);
 }
 
+LogicalResult NNCDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != getResultNamesAttrName())
+    return op->emitError() << "unknown nnc attribute '"
+                           << attr.getName().getValue() << "'";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << getResultNamesAttrName()
+                           << "' belongs on functions";
+  auto names = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+    return op->emitError() << "'" << getResultNamesAttrName()
+                           << "' must be an array of strings";
+  if (names.size() != function.getNumResults())
+    return op->emitError() << "'" << getResultNamesAttrName() << "' has "
+                           << names.size() << " names for "
+                           << function.getNumResults() << " results";
+  return success();
+}
+
 LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,

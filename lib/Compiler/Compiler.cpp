@@ -313,9 +313,11 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     value.kind = rt::ValueKind::Output;
     value.dtype = *dtype;
     value.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
-    if (auto name = func.getResultAttrOfType<StringAttr>(k, "nnc.name"))
-      value.name = name.str();
-    else
+    auto names =
+        func->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+    if (names && k < names.size())
+      value.name = cast<StringAttr>(names[k]).str();
+    if (value.name.empty())
       value.name = "output_" + std::to_string(k);
     values.push_back(std::move(value));
   }
@@ -353,7 +355,9 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     // A missing or damaged entry is simply compiled again.
   }
 
-  // Lower: bufferize, measure the temporaries, then down to LLVM.
+  // Lower: bufferize, measure the temporaries, then down to LLVM. Names
+  // are in the plan (and the cache key) and would only get in the way.
+  func->removeAttr(NNCDialect::getResultNamesAttrName());
   {
     PassManager pm(context);
     buildCPUBufferizationPipeline(pm);

@@ -1,8 +1,8 @@
 //===- NNCToLinalg.cpp - lower nnc to linalg on tensors -------------------===//
 //
 // Implements --nnc-convert-to-linalg and the builders shared by its
-// patterns (see Utils.h); the patterns live in ElementwisePatterns.cpp and
-// StructuredPatterns.cpp.
+// patterns (see Utils.h); the patterns live in ElementwisePatterns.cpp,
+// StructuredPatterns.cpp, NNPatterns.cpp and ShapePatterns.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -361,6 +361,12 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
   func::ReturnOp::create(builder, modelLoc(), results);
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  // Results carry the graph's output names, as arguments carry the inputs'.
+  SmallVector<Attribute> resultNames;
+  for (const onnx::ValueInfoProto &output : graph.output())
+    resultNames.push_back(StringAttr::get(&context, output.name()));
+  func->setAttr(NNCDialect::getResultNamesAttrName(),
+                ArrayAttr::get(&context, resultNames));
   return success();
 }
 

@@ -226,3 +226,27 @@ func.func @param_unknown(%w: tensor<4xf32> {nnc.weight}) {
 func.func @param_role(%w: tensor<4xf32> {nnc.param = #nnc.param<learned>}) {
   return
 }
+
+// -----
+
+// Result names come one per result.
+// expected-error @+1 {{'nnc.result_names' has 2 names for 1 results}}
+func.func @result_names_count(%x: tensor<2xf32>) -> tensor<2xf32> attributes {nnc.result_names = ["a", "b"]} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// Result names are strings.
+// expected-error @+1 {{'nnc.result_names' must be an array of strings}}
+func.func @result_names_type(%x: tensor<2xf32>) -> tensor<2xf32> attributes {nnc.result_names = [1]} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// Unknown nnc attributes on operations are rejected.
+// expected-error @+1 {{unknown nnc attribute 'nnc.bogus'}}
+func.func @unknown_op_attr(%x: tensor<2xf32>) -> tensor<2xf32> attributes {nnc.bogus} {
+  return %x : tensor<2xf32>
+}
