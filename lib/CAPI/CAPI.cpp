@@ -301,6 +301,9 @@ nnc_status_t nnc_context_create(const nnc_context_options_t *options,
     {
       DiagnosticCapture capture(*context->mlir);
       context->mlir->loadAllAvailableDialects();
+      // A status names the op and the reason; a dump of the op (a whole
+      // function or module, for some errors) would drown the message.
+      context->mlir->printOpOnDiagnostic(false);
     }
     *out_context = context.release();
     return nullptr;

@@ -82,13 +82,13 @@ LogicalResult addEntryPoint(llvm::Module &module, const nnc::CPUKernel &kernel,
                             ModuleOp diagnostics) {
   llvm::Function *impl = module.getFunction(kernel.function);
   if (!impl || impl->isDeclaration())
-    return diagnostics.emitError()
+    return emitError(diagnostics.getLoc())
            << "codegen: no function '" << kernel.function << "' to export";
   if (impl->arg_size() != kernel.numPointers ||
       llvm::any_of(impl->args(), [](llvm::Argument &a) {
         return !a.getType()->isPointerTy();
       }))
-    return diagnostics.emitError()
+    return emitError(diagnostics.getLoc())
            << "codegen: function '" << kernel.function << "' takes "
            << impl->arg_size() << " arguments, expected " << kernel.numPointers
            << " pointers";
@@ -127,7 +127,7 @@ LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
   llvm::SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("nnc-link", dir))
-    return diagnostics.emitError()
+    return emitError(diagnostics.getLoc())
            << "codegen: cannot create a temporary folder: " << ec.message();
   llvm::SmallString<128> objectPath(dir), sharedPath(dir);
   llvm::sys::path::append(objectPath, "kernels.o");
@@ -141,7 +141,7 @@ LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
     std::error_code ec;
     llvm::raw_fd_ostream os(objectPath, ec);
     if (ec)
-      return diagnostics.emitError()
+      return emitError(diagnostics.getLoc())
              << "codegen: cannot write " << objectPath << ": " << ec.message();
     os.write(object.data(), object.size());
   }
@@ -173,14 +173,14 @@ LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
                           {{lld::Gnu, &lld::elf::link}});
   }
   if (result.retCode != 0)
-    return diagnostics.emitError()
+    return emitError(diagnostics.getLoc())
            << "codegen: linking the kernels failed: " << errors;
   auto buffer = llvm::MemoryBuffer::getFile(sharedPath, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return diagnostics.emitError() << "codegen: cannot read the linked "
-                                      "kernels: "
-                                   << buffer.getError().message();
+    return emitError(diagnostics.getLoc()) << "codegen: cannot read the linked "
+                                              "kernels: "
+                                           << buffer.getError().message();
   llvm::StringRef bytes = (*buffer)->getBuffer();
   out.assign(bytes.begin(), bytes.end());
   return success();
@@ -199,8 +199,9 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
                                         CPUCodegenResult &result) {
   const HostTarget &host = hostTarget();
   if (!host.target)
-    return module.emitError() << "codegen: no LLVM target for "
-                              << host.triple.str() << ": " << host.error;
+    return emitError(module.getLoc())
+           << "codegen: no LLVM target for " << host.triple.str() << ": "
+           << host.error;
   llvm::TargetOptions targetOptions;
   llvm::CodeGenOptLevel level = optLevel <= 0   ? llvm::CodeGenOptLevel::None
                                 : optLevel == 1 ? llvm::CodeGenOptLevel::Less
@@ -211,14 +212,15 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
       host.triple, host.cpu, host.features, targetOptions, llvm::Reloc::PIC_,
       std::nullopt, level));
   if (!machine)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "codegen: cannot create a target machine for " << host.cpu;
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "nnc_kernels");
   if (!llvmModule)
-    return module.emitError() << "codegen: translation to LLVM IR failed";
+    return emitError(module.getLoc())
+           << "codegen: translation to LLVM IR failed";
   llvmModule->setTargetTriple(host.triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
@@ -234,7 +236,8 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
 
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
-    return module.emitError() << "codegen: the generated LLVM IR is invalid";
+    return emitError(module.getLoc())
+           << "codegen: the generated LLVM IR is invalid";
 
   {
     llvm::LoopAnalysisManager lam;
@@ -270,7 +273,7 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
       continue;
     }
     if (!dlsym(RTLD_DEFAULT, name.str().c_str()))
-      return module.emitError()
+      return emitError(module.getLoc())
              << "codegen: the generated code calls '" << name
              << "', which no library of the runtime provides";
   }
@@ -281,7 +284,7 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, os, nullptr,
                                      llvm::CodeGenFileType::ObjectFile))
-      return module.emitError()
+      return emitError(module.getLoc())
              << "codegen: the target cannot emit object files";
     codegen.run(*llvmModule);
   }

@@ -167,7 +167,8 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
 
   auto original = module.lookupSymbol<func::FuncOp>(functionName);
   if (!original || original.isExternal()) {
-    module.emitError() << "no function @" << functionName << " to compile";
+    emitError(module.getLoc())
+        << "no function @" << functionName << " to compile";
     return fail(CompileFailure::InvalidInput);
   }
 
@@ -192,25 +193,27 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     if (!func.getArgAttr(i, NNCDialect::getValueAttrName()))
       ++numInputs;
   if (!inputShapes.empty() && inputShapes.size() != numInputs) {
-    func.emitError() << "expected " << numInputs
-                     << " input shapes (one per argument without a value), "
-                        "got "
-                     << inputShapes.size();
+    emitError(func.getLoc())
+        << "expected " << numInputs
+        << " input shapes (one per argument without a value), "
+           "got "
+        << inputShapes.size();
     return fail(CompileFailure::InvalidInput);
   }
   for (unsigned i = 0; i < numArgs; ++i) {
     BlockArgument arg = func.getArgument(i);
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type) {
-      func.emitError() << "argument " << i << " has type " << arg.getType()
-                       << "; only ranked tensors can be compiled";
+      emitError(func.getLoc())
+          << "argument " << i << " has type " << arg.getType()
+          << "; only ranked tensors can be compiled";
       return fail(CompileFailure::Unsupported);
     }
     FailureOr<rt::DType> dtype = toDType(type.getElementType());
     if (failed(dtype)) {
-      func.emitError() << "argument " << i << " has element type "
-                       << type.getElementType()
-                       << ", which executables cannot carry";
+      emitError(func.getLoc())
+          << "argument " << i << " has element type " << type.getElementType()
+          << ", which executables cannot carry";
       return fail(CompileFailure::Unsupported);
     }
     rt::PlanValue value;
@@ -224,7 +227,8 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
       weights.resize((weights.size() + 63) / 64 * 64, 0);
       value.weightOffset = weights.size();
       if (failed(appendElements(attr, weights))) {
-        func.emitError() << "the value of argument " << i << " cannot be read";
+        emitError(func.getLoc())
+            << "the value of argument " << i << " cannot be read";
         return fail(CompileFailure::InvalidInput);
       }
       value.weightSize = weights.size() - value.weightOffset;
@@ -239,17 +243,18 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
           compatible = given[d] >= 0 && (ShapedType::isDynamic(shape[d]) ||
                                          shape[d] == given[d]);
         if (!compatible) {
-          func.emitError() << "input " << inputIndex << " ('" << value.name
-                           << "') has type " << type << ", which shape "
-                           << formatShape(given) << " does not fit";
+          emitError(func.getLoc())
+              << "input " << inputIndex << " ('" << value.name << "') has type "
+              << type << ", which shape " << formatShape(given)
+              << " does not fit";
           return fail(CompileFailure::InvalidInput);
         }
         shape = given;
       }
       if (!type.hasStaticShape() && inputShapes.empty()) {
-        func.emitError() << "input " << inputIndex << " ('" << value.name
-                         << "') has dynamic shape " << type
-                         << "; give its concrete shape";
+        emitError(func.getLoc())
+            << "input " << inputIndex << " ('" << value.name
+            << "') has dynamic shape " << type << "; give its concrete shape";
         return fail(CompileFailure::InvalidInput);
       }
       shapeSpecs.push_back(std::to_string(i) + ":" + formatShape(shape));
@@ -276,7 +281,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     llvm::raw_string_ostream os(error);
     if (failed(parsePassPipeline(spec, pm, os)) || failed(pm.run(*work))) {
       if (!error.empty())
-        func.emitError() << error;
+        emitError(func.getLoc()) << error;
       return fail(CompileFailure::InvalidInput);
     }
   }
@@ -303,8 +308,8 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
     FailureOr<rt::DType> dtype =
         shaped ? toDType(shaped.getElementType()) : FailureOr<rt::DType>();
     if (!shaped || failed(dtype)) {
-      func.emitError() << "result " << k << " has type " << type
-                       << ", which executables cannot carry";
+      emitError(func.getLoc()) << "result " << k << " has type " << type
+                               << ", which executables cannot carry";
       return fail(CompileFailure::Unsupported);
     }
     rt::PlanValue value;
@@ -414,7 +419,8 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   if (status.isOk())
     status = writer.serialize(result.executable);
   if (!status.isOk()) {
-    module.emitError() << "cannot package the executable: " << status.message();
+    emitError(module.getLoc())
+        << "cannot package the executable: " << status.message();
     return fail(CompileFailure::Internal);
   }
   if (!result.cachePath.empty()) {

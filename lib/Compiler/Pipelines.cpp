@@ -46,7 +46,7 @@ void nnc::buildCPUBufferizationPipeline(OpPassManager &pm) {
               "buffer-results-to-out-params{modify-public-functions=1 "
               "hoist-static-allocs=1},"
               "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-              "canonicalize");
+              "canonicalize,func.func(nnc-strided-copy-to-linalg)");
 }
 
 void nnc::buildCPULoweringPipeline(OpPassManager &pm,

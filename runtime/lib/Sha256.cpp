@@ -80,6 +80,9 @@ void Sha256::compress(const uint8_t *block) {
 }
 
 void Sha256::update(const void *data, size_t size) {
+  // An empty update may come with a null pointer (an empty vector's data()).
+  if (size == 0)
+    return;
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
   totalBytes_ += size;
   if (buffered_ > 0) {

@@ -13,6 +13,12 @@
 
 namespace mlir {
 class ModuleOp;
+namespace func {
+class FuncOp;
+} // namespace func
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
 namespace tensor {
 class TensorDialect;
 } // namespace tensor

@@ -53,4 +53,28 @@ def ShapeInferencePass : Pass<"nnc-shape-inference", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// CPU code generation
+//===----------------------------------------------------------------------===//
+
+def StridedCopyToLinalgPass
+    : Pass<"nnc-strided-copy-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Turn memref copies with strided layouts into linalg.copy";
+  let description = [{
+    The LLVM lowering of `memref.copy` between buffers that are not both
+    contiguous calls `memrefCopy` from MLIR's C runner library, which nnc's
+    runtime does not ship. After bufferization, such copies (for example the
+    interior of a padded tensor, a strided subview) become `linalg.copy`, which
+    lowers to (parallel) loops like any other linalg op. Contiguous copies stay
+    `memref.copy` and become a `memcpy`.
+
+    ```mlir
+    memref.copy %src, %view : memref<2x3xf32> to memref<2x3xf32, strided<[5, 1], offset: 6>>
+    // becomes
+    linalg.copy ins(%src : memref<2x3xf32>) outs(%view : memref<2x3xf32, strided<[5, 1], offset: 6>>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // NNC_TRANSFORMS_PASSES_TD

@@ -265,6 +265,16 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
       return emitModelError() << "a value is bound to '" << name
                               << "', which is not a graph input";
 
+  // Batch-norm running statistics are state, not weights: they become
+  // buffers (as the tracer makes them), so that autodiff and the optimizers
+  // leave them alone, frozen or not.
+  llvm::StringSet<> runningStats;
+  for (const onnx::NodeProto &node : graph.node())
+    if (node.op_type() == "BatchNormalization" &&
+        (node.domain().empty() || node.domain() == "ai.onnx"))
+      for (int i = 3, e = std::min(node.input_size(), 5); i < e; ++i)
+        runningStats.insert(node.input(i));
+
   // Floating-point initializers are parameters, carrying their values as
   // `nnc.value` so that a compiled executable embeds them; the rest become
   // constants.
@@ -310,8 +320,10 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     entry->getArgument(i).setLoc(
         NameLoc::get(StringAttr::get(&context, name), modelLoc()));
     if (argIsParam[i]) {
+      ParamKind kind =
+          runningStats.contains(name) ? ParamKind::buffer : paramKind;
       func.setArgAttr(i, NNCDialect::getParamAttrName(),
-                      ParamKindAttr::get(&context, paramKind));
+                      ParamKindAttr::get(&context, kind));
       func.setArgAttr(i, NNCDialect::getValueAttrName(), paramValues.at(i));
     }
   }
@@ -841,7 +853,8 @@ struct TranslateOptions {
   llvm::cl::opt<bool> freeze{
       "onnx-freeze-initializers",
       llvm::cl::desc("Mark floating-point initializers #nnc.param<frozen> "
-                     "instead of trainable")};
+                     "instead of trainable (batch-norm running statistics "
+                     "stay buffers)")};
   llvm::cl::opt<std::string> function{
       "onnx-function", llvm::cl::desc("Name of the imported function"),
       llvm::cl::init("main")};

@@ -24,8 +24,10 @@ namespace nnc::onnx_import {
 struct ImportOptions {
   /// Name of the imported function.
   std::string functionName = "main";
-  /// Floating-point initializers become `#nnc.param<trainable>` arguments;
-  /// with this set they are `#nnc.param<frozen>`.
+  /// Floating-point initializers become `#nnc.param<trainable>` arguments
+  /// (batch-norm running statistics `#nnc.param<buffer>`), carrying their
+  /// values as `nnc.value`; with this set the trainable ones are
+  /// `#nnc.param<frozen>`.
   bool freezeInitializers = false;
   /// Folder that external tensor data is read from. Empty rejects external
   /// data. importModelFile sets it to the model's folder.
