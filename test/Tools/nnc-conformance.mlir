@@ -16,7 +16,7 @@
 // RUN:   nnc-conformance --data %t/data --suite mini -j 2 --timeout 5 \
 // RUN:     --filter 'test_(add|relu|wrong|garbage|crash)$' --cache-dir= \
 // RUN:     --write-expected %t/passed.txt | FileCheck %s --check-prefix=MINI
-// MINI-DAG: FAIL mini/test_crash: crashed: signal 11 (Segmentation fault)
+// MINI-DAG: FAIL mini/test_crash: crashed: signal 6 (Aborted)
 // MINI-DAG: SKIP mini/test_garbage: import unsupported: not a valid ONNX model
 // MINI-DAG: FAIL mini/test_wrong: output 'x' index {{[0-9]+}}: got {{.*}}, expected {{.*}} ({{[0-9]+}} of 60 elements differ)
 // MINI: mini: 2 passed, 2 failed, 1 skipped

@@ -285,8 +285,9 @@ void injectFault(const Test &test) {
       test.id().find(spec.substr(colon + 1)) == std::string::npos)
     return;
   std::string kind = spec.substr(0, colon);
+  // SIGABRT rather than SIGSEGV: sanitizers turn the latter into exit(1).
   if (kind == "crash")
-    std::raise(SIGSEGV);
+    std::abort();
   if (kind == "hang")
     for (;;)
       ::pause();
@@ -529,7 +530,8 @@ Result finishChild(Child &child, int waitStatus, long timeout) {
             "exited with status " +
                 std::to_string(WIFEXITED(waitStatus) ? WEXITSTATUS(waitStatus)
                                                      : -1) +
-                " without a result"};
+                " before reporting a result (under a sanitizer: a crash; "
+                "--verbose shows its report)"};
   char tag = child.output[0];
   std::string reason = child.output.substr(1);
   if (tag == 'P')
