@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
@@ -362,6 +363,46 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   // Lower: bufferize, measure the temporaries, then down to LLVM. Names
   // are in the plan (and the cache key) and would only get in the way.
   func->removeAttr(NNCDialect::getResultNamesAttrName());
+
+  // Values without elements need no buffer: the runtime hands out empty
+  // tensors for them and the kernel never sees them (zero-sized memrefs would
+  // also trip up bufferization and the bare-pointer convention).
+  std::vector<uint32_t> kernelArgs;
+  {
+    auto isEmpty = [](Type type) {
+      return cast<RankedTensorType>(type).getNumElements() == 0;
+    };
+    Block &body = func.getBody().front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&body);
+    llvm::BitVector emptyArgs(func.getNumArguments());
+    for (BlockArgument arg : func.getArguments()) {
+      if (!isEmpty(arg.getType())) {
+        kernelArgs.push_back(arg.getArgNumber());
+        continue;
+      }
+      auto type = cast<RankedTensorType>(arg.getType());
+      arg.replaceAllUsesWith(tensor::EmptyOp::create(
+          builder, arg.getLoc(), type.getShape(), type.getElementType()));
+      emptyArgs.set(arg.getArgNumber());
+    }
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    llvm::BitVector emptyResults(func.getNumResults());
+    SmallVector<Value> kept;
+    for (auto [k, operand] : llvm::enumerate(ret.getOperands())) {
+      if (isEmpty(operand.getType())) {
+        emptyResults.set(k);
+        continue;
+      }
+      kernelArgs.push_back(numArgs + k);
+      kept.push_back(operand);
+    }
+    ret->setOperands(kept);
+    if (failed(func.eraseArguments(emptyArgs)) ||
+        failed(func.eraseResults(emptyResults))) {
+      emitError(func.getLoc()) << "cannot drop the empty values";
+      return fail(CompileFailure::Internal);
+    }
+  }
   {
     PassManager pm(context);
     buildCPUBufferizationPipeline(pm);
@@ -386,11 +427,11 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   }
 
   // Native code: the function becomes kernel `nnc_kernel_0`, taking one
-  // pointer per argument and then per result.
+  // pointer per non-empty argument and then per non-empty result.
   CPUKernel kernel;
   kernel.function = functionName.str();
   kernel.symbol = "nnc_kernel_0";
-  kernel.numPointers = values.size();
+  kernel.numPointers = kernelArgs.size();
   CPUCodegenResult code;
   if (failed(generateSharedObject(*work, {kernel}, options.optLevel, code)))
     return fail(CompileFailure::Internal);
@@ -400,8 +441,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   plan.values = std::move(values);
   rt::PlanStep step;
   step.kernel = kernel.symbol;
-  for (uint32_t i = 0; i < plan.values.size(); ++i)
-    step.args.push_back(i);
+  step.args = kernelArgs;
   plan.steps.push_back(std::move(step));
   plan.cpuFeatures = code.cpuFeatures;
   plan.needsOpenMP = code.usesOpenMP;
