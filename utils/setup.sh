@@ -30,8 +30,8 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   clang-22 libclang-rt-22-dev
   # the CPU backend: lld links kernels into shared objects in process; the
-  # OpenMP runtime runs them on every core
-  liblld-22-dev libomp-22-dev
+  # OpenMP runtime runs them on every core; OpenBLAS does their large GEMMs
+  liblld-22-dev libomp-22-dev libopenblas0-pthread
   # build tools
   cmake ninja-build ccache
   # ONNX schema and test data, protobuf

@@ -261,15 +261,20 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
   }
 
   // What the code calls must exist where it runs: the C library and libm
-  // (in every process that loads nnc) or the OpenMP runtime (which the
-  // runtime opens first).
+  // (in every process that loads nnc), or the OpenMP runtime and BLAS,
+  // which the runtime opens first (so they need not be loaded here).
   result.usesOpenMP = false;
+  result.usesBlas = false;
   for (llvm::Function &f : *llvmModule) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
       continue;
     llvm::StringRef name = f.getName();
     if (name.starts_with("__kmpc_") || name.starts_with("omp_")) {
       result.usesOpenMP = true;
+      continue;
+    }
+    if (name == "cblas_sgemm" || name == "cblas_dgemm") {
+      result.usesBlas = true;
       continue;
     }
     if (!dlsym(RTLD_DEFAULT, name.str().c_str()))

@@ -30,6 +30,9 @@ struct CPUCodegenResult {
   /// Features of the host CPU the code may use (names the runtime checks).
   std::vector<std::string> cpuFeatures;
   bool usesOpenMP = false;
+  /// The code calls CBLAS (cblas_sgemm, cblas_dgemm): the runtime opens
+  /// OpenBLAS before loading it.
+  bool usesBlas = false;
 };
 
 /// Generates a shared object from `module` (in the LLVM dialect) exporting

@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
@@ -67,6 +69,33 @@ std::string formatShape(ArrayRef<int64_t> shape) {
     text += (i ? "x" : "") +
             (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
   return text;
+}
+
+/// Calls into CBLAS per run (docs/CPUBackend.md): one for each call outside
+/// loops, times the trip counts of the loops around it (the batch loop of
+/// --nnc-gemm-to-blas has static bounds). Saturates at UINT32_MAX.
+uint32_t countLibraryCalls(ModuleOp module) {
+  uint64_t total = 0;
+  module.walk([&](func::CallOp call) {
+    if (!call.getCallee().starts_with("cblas_"))
+      return;
+    uint64_t count = 1;
+    for (auto loop = call->getParentOfType<scf::ForOp>(); loop;
+         loop = loop->getParentOfType<scf::ForOp>()) {
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      uint64_t trips = 1;
+      if (lb && ub && step && *step > 0)
+        trips = *ub > *lb
+                    ? static_cast<uint64_t>((*ub - *lb + *step - 1) / *step)
+                    : 0;
+      count = std::min<uint64_t>(count * std::min<uint64_t>(trips, UINT32_MAX),
+                                 UINT32_MAX);
+    }
+    total = std::min<uint64_t>(total + count, UINT32_MAX);
+  });
+  return static_cast<uint32_t>(total);
 }
 
 FailureOr<rt::DType> toDType(Type type) {
@@ -417,6 +446,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
           type.getNumElements() *
           std::max<uint64_t>(1, type.getElementTypeBitWidth() / 8);
   });
+  uint32_t libraryCalls = countLibraryCalls(*work);
   {
     PassManager pm(context);
     CPUPipelineOptions cpu;
@@ -445,6 +475,8 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   plan.steps.push_back(std::move(step));
   plan.cpuFeatures = code.cpuFeatures;
   plan.needsOpenMP = code.usesOpenMP;
+  plan.needsBlas = code.usesBlas;
+  plan.libraryCalls = libraryCalls;
   plan.temporaryBytes = temporaryBytes;
 
   rt::ExecutableWriter writer(rt::Program::hostCpuTarget());

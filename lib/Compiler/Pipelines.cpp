@@ -1,8 +1,9 @@
 //===- Pipelines.cpp - the CPU lowering pipelines -------------------------===//
 //
-// nnc (static shapes) -> linalg on tensors -> memrefs with out-parameters ->
-// loops (parallel ones through OpenMP) -> the LLVM dialect, with bare-pointer
-// function arguments so that a kernel takes one pointer per buffer.
+// nnc (static shapes) -> linalg on tensors -> memrefs with out-parameters
+// (large f32/f64 GEMMs becoming OpenBLAS calls) -> loops (parallel ones
+// through OpenMP) -> the LLVM dialect, with bare-pointer function arguments
+// so that a kernel takes one pointer per buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +47,9 @@ void nnc::buildCPUBufferizationPipeline(OpPassManager &pm) {
               "buffer-results-to-out-params{modify-public-functions=1 "
               "hoist-static-allocs=1},"
               "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-              "canonicalize,func.func(nnc-strided-copy-to-linalg)");
+              "canonicalize,func.func(nnc-strided-copy-to-linalg),"
+              // Large f32/f64 GEMMs call OpenBLAS, which the runtime opens.
+              "nnc-gemm-to-blas");
 }
 
 void nnc::buildCPULoweringPipeline(OpPassManager &pm,

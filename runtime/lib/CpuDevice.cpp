@@ -84,10 +84,58 @@ OpenMPRuntime &openMP() {
   return *runtime;
 }
 
+/// BLAS for the GEMMs the compiler hands to a library (cblas_sgemm,
+/// cblas_dgemm), opened once with its symbols global like the OpenMP
+/// runtime. `setNumThreads` is OpenBLAS's, null for another BLAS.
+struct BlasRuntime {
+  DynamicLibrary library;
+  SetThreadsFn setNumThreads = nullptr;
+  Status status;
+};
+
+BlasRuntime &blas() {
+  static BlasRuntime *runtime = [] {
+    auto *rt = new BlasRuntime;
+    std::vector<std::string> candidates;
+    if (const char *path = std::getenv("NNC_BLAS_LIBRARY"))
+      candidates.push_back(path);
+    candidates.insert(
+        candidates.end(),
+        {"libopenblas.so.0", "libopenblas.so",
+         // Debian's libopenblas0-pthread, when no alternative points at it.
+         "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+         "libblas.so.3"});
+    rt->status = DynamicLibrary::open(
+        candidates,
+        "the BLAS library that CPU kernels call for matrix multiplies "
+        "(install libopenblas0-pthread, or set NNC_BLAS_LIBRARY)",
+        rt->library, /*global=*/true);
+    for (const char *symbol : {"cblas_sgemm", "cblas_dgemm"}) {
+      if (!rt->status.isOk())
+        break;
+      void *fn = nullptr;
+      rt->status = rt->library.lookup(symbol, &fn);
+      if (!rt->status.isOk())
+        rt->status = Status(rt->status.code(),
+                            rt->status.message() +
+                                "; CPU kernels need a CBLAS library (install "
+                                "libopenblas0-pthread, or set "
+                                "NNC_BLAS_LIBRARY)");
+    }
+    if (rt->status.isOk()) {
+      void *fn = nullptr;
+      if (rt->library.lookup("openblas_set_num_threads", &fn).isOk())
+        rt->setNumThreads = reinterpret_cast<SetThreadsFn>(fn);
+    }
+    return rt;
+  }();
+  return *runtime;
+}
+
 class CpuModule : public DeviceModule {
 public:
-  CpuModule(void *handle, bool usesOpenMP)
-      : handle(handle), usesOpenMP(usesOpenMP) {}
+  CpuModule(void *handle, bool usesOpenMP, bool usesBlas)
+      : handle(handle), usesOpenMP(usesOpenMP), usesBlas(usesBlas) {}
   ~CpuModule() override { dlclose(handle); }
 
   Status getKernel(const std::string &name, Kernel &out) override {
@@ -110,6 +158,10 @@ public:
       // omp_set_num_threads sets the calling thread's team size.
       openMP().setNumThreads(static_cast<int>(config.threads));
     }
+    if (usesBlas && config.threads != 0 && blas().setNumThreads) {
+      // Process-wide in OpenBLAS, unlike the OpenMP setting.
+      blas().setNumThreads(static_cast<int>(config.threads));
+    }
     reinterpret_cast<KernelFn>(kernel.handle)(const_cast<void **>(args));
     return Status::ok();
   }
@@ -117,6 +169,7 @@ public:
 private:
   void *handle;
   bool usesOpenMP;
+  bool usesBlas;
 };
 
 std::string errnoText() { return std::strerror(errno); }
@@ -184,6 +237,11 @@ public:
       if (!rt.status.isOk())
         return Status(rt.status.code(), source + ": " + rt.status.message());
     }
+    if (requirements.needsBlas) {
+      BlasRuntime &rt = blas();
+      if (!rt.status.isOk())
+        return Status(rt.status.code(), source + ": " + rt.status.message());
+    }
     static const uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
     if (size < sizeof(kElfMagic) ||
         std::memcmp(code, kElfMagic, sizeof(kElfMagic)) != 0)
@@ -245,7 +303,8 @@ public:
     if (!handle)
       return Status(StatusCode::DataLoss,
                     source + ": cannot load the code: " + loadError);
-    out = std::make_unique<CpuModule>(handle, requirements.needsOpenMP);
+    out = std::make_unique<CpuModule>(handle, requirements.needsOpenMP,
+                                      requirements.needsBlas);
     return Status::ok();
   }
 

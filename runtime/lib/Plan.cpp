@@ -24,6 +24,10 @@ constexpr uint32_t kMaxArgs = 1u << 16;
 constexpr uint32_t kMaxString = 4096;
 constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxFeatures = 256;
+// Bits of the runtime-libraries byte (once a 0/1 OpenMP flag, which stays
+// valid).
+constexpr uint8_t kLibraryOpenMP = 1;
+constexpr uint8_t kLibraryBlas = 2;
 
 class Writer {
 public:
@@ -166,7 +170,8 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
   w.u32(static_cast<uint32_t>(plan.cpuFeatures.size()));
   for (const std::string &f : plan.cpuFeatures)
     w.str(f);
-  w.u8(plan.needsOpenMP ? 1 : 0);
+  w.u8((plan.needsOpenMP ? kLibraryOpenMP : 0) |
+       (plan.needsBlas ? kLibraryBlas : 0));
   w.u32(plan.libraryCalls);
   w.u64(plan.temporaryBytes);
   return out;
@@ -276,11 +281,13 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
   plan.cpuFeatures.resize(numFeatures);
   for (std::string &f : plan.cpuFeatures)
     NNC_RUNTIME_RETURN_IF_ERROR(r.str(f, "a CPU feature"));
-  uint8_t openmp = 0;
-  NNC_RUNTIME_RETURN_IF_ERROR(r.u8(openmp, "the OpenMP flag"));
-  if (openmp > 1)
-    return r.fail("the OpenMP flag is " + std::to_string(openmp));
-  plan.needsOpenMP = openmp != 0;
+  uint8_t libraries = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u8(libraries, "the runtime libraries"));
+  if (libraries & ~(kLibraryOpenMP | kLibraryBlas))
+    return r.fail("the runtime libraries are " + std::to_string(libraries) +
+                  " (known: 1 OpenMP, 2 BLAS)");
+  plan.needsOpenMP = (libraries & kLibraryOpenMP) != 0;
+  plan.needsBlas = (libraries & kLibraryBlas) != 0;
   NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.libraryCalls, "the library calls"));
   NNC_RUNTIME_RETURN_IF_ERROR(
       r.u64(plan.temporaryBytes, "the temporary bytes"));

@@ -38,6 +38,7 @@ Plan samplePlan() {
   plan.steps.push_back({"nnc_kernel_0", {0, 1, 2}});
   plan.cpuFeatures = {"avx2"};
   plan.needsOpenMP = true;
+  plan.needsBlas = true;
   plan.libraryCalls = 1;
   plan.temporaryBytes = 4096;
   return plan;
@@ -62,6 +63,7 @@ TEST(PlanTest, RoundTrip) {
   EXPECT_EQ(parsed.steps[0].args, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(parsed.cpuFeatures, std::vector<std::string>{"avx2"});
   EXPECT_TRUE(parsed.needsOpenMP);
+  EXPECT_TRUE(parsed.needsBlas);
   EXPECT_EQ(parsed.libraryCalls, 1u);
   EXPECT_EQ(parsed.temporaryBytes, 4096u);
   EXPECT_EQ(parsed.indicesOf(ValueRole::Output), std::vector<uint32_t>{2});
@@ -109,6 +111,23 @@ TEST(PlanTest, Errors) {
   newer[4] = 2;
   EXPECT_NE(parse(newer, parsed).message().find("plan version 2"),
             std::string::npos);
+  // The runtime-libraries byte sits before the library calls (u32) and the
+  // temporary bytes (u64). Bits other than OpenMP and BLAS are refused; a
+  // plain 1 (the OpenMP flag of earlier plans) still reads as OpenMP alone.
+  size_t libraries = bytes.size() - 13;
+  ASSERT_EQ(bytes[libraries], 3);
+  std::vector<uint8_t> unknown = bytes;
+  unknown[libraries] = 4;
+  EXPECT_NE(parse(unknown, parsed)
+                .message()
+                .find("the runtime libraries are 4 (known: 1 OpenMP, 2 BLAS)"),
+            std::string::npos)
+      << parse(unknown, parsed).message();
+  std::vector<uint8_t> openmpOnly = bytes;
+  openmpOnly[libraries] = 1;
+  ASSERT_TRUE(parse(openmpOnly, parsed).isOk());
+  EXPECT_TRUE(parsed.needsOpenMP);
+  EXPECT_FALSE(parsed.needsBlas);
   std::vector<uint8_t> trailing = bytes;
   trailing.push_back(0);
   EXPECT_NE(parse(trailing, parsed).message().find("trailing bytes"),
@@ -159,6 +178,7 @@ TEST(ProgramTest, RefusesWhatItCannotRun) {
   Plan plan = samplePlan();
   plan.cpuFeatures.clear();
   plan.needsOpenMP = false;
+  plan.needsBlas = false;
   std::vector<uint8_t> planBytes = serializePlan(plan);
   std::vector<uint8_t> notElf = {'n', 'o', 't', ' ', 'e', 'l', 'f'};
 

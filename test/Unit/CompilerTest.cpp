@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace mlir;
 namespace rt = nnc::runtime;
 
@@ -168,6 +170,114 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
       nnc::compileForHostCPU(*training, "main", {}, options);
   EXPECT_EQ(unsupported.failure, nnc::CompileFailure::Unsupported);
   EXPECT_NE(errors.find("nnc.dropout"), std::string::npos) << errors;
+}
+
+/// Fills `n` values deterministically in [-1, 1).
+template <typename T> std::vector<T> pattern(size_t n, unsigned seed) {
+  std::vector<T> v(n);
+  uint32_t state = seed * 2654435761u + 1;
+  for (T &x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<T>((state >> 8) % 2000) / T(1000) - T(1);
+  }
+  return v;
+}
+
+/// Compiles `text` (static shapes), checks the BLAS figures of its plan,
+/// runs it on batch x MxK and batch x KxN inputs and compares the product
+/// with one computed here in double.
+template <typename T>
+void checkMatmul(MLIRContext &context, const char *text, int64_t batch,
+                 int64_t m, int64_t n, int64_t k, uint32_t libraryCalls) {
+  auto module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  nnc::CompileOptions options;
+  nnc::CompileResult result =
+      nnc::compileForHostCPU(*module, "main", {}, options);
+  ASSERT_EQ(result.failure, nnc::CompileFailure::None);
+  rt::ExecutableReader reader;
+  ASSERT_TRUE(rt::ExecutableReader::fromBytes(result.executable.data(),
+                                              result.executable.size(), reader)
+                  .isOk());
+  std::unique_ptr<rt::Program> program;
+  rt::Status load =
+      rt::Program::load(std::move(reader), rt::getCpuDevice(), "t", program);
+  ASSERT_TRUE(load.isOk()) << load.message();
+  EXPECT_TRUE(program->plan().needsBlas);
+  EXPECT_EQ(program->plan().libraryCalls, libraryCalls);
+
+  rt::DType dtype = sizeof(T) == 4 ? rt::DType::F32 : rt::DType::F64;
+  std::vector<T> a = pattern<T>(batch * m * k, 1);
+  std::vector<T> b = pattern<T>(batch * k * n, 2);
+  bool batched = batch > 1;
+  int64_t aDims[3] = {batch, m, k}, bDims[3] = {batch, k, n};
+  size_t rank = batched ? 3 : 2;
+  rt::TensorRef aRef{dtype, batched ? aDims : aDims + 1, rank, a.data(),
+                     a.size() * sizeof(T)};
+  rt::TensorRef bRef{dtype, batched ? bDims : bDims + 1, rank, b.data(),
+                     b.size() * sizeof(T)};
+  std::vector<rt::HostTensor> outputs;
+  rt::Status run = program->run({aRef, bRef}, outputs);
+  ASSERT_TRUE(run.isOk()) << run.message();
+  const T *c = outputs[0].dataAs<T>();
+  double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-10;
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double expected = 0;
+        for (int64_t l = 0; l < k; ++l)
+          expected += static_cast<double>(a[(p * m + i) * k + l]) *
+                      static_cast<double>(b[(p * k + l) * n + j]);
+        double got = c[(p * m + i) * n + j];
+        ASSERT_NEAR(got, expected, tolerance * (1 + std::abs(expected)))
+            << "batch " << p << " row " << i << " column " << j;
+      }
+}
+
+/// A large enough f32 matmul calls cblas_sgemm once per run.
+TEST_F(CompilerTest, MatmulCallsBlas) {
+  checkMatmul<float>(context, R"mlir(
+func.func @main(%a: tensor<64x80xf32>, %b: tensor<80x96xf32>) -> tensor<64x96xf32> {
+  %c = nnc.matmul %a, %b : tensor<64x80xf32>, tensor<80x96xf32>
+  return %c : tensor<64x96xf32>
+}
+)mlir",
+                     1, 64, 96, 80, 1);
+}
+
+/// A batched f64 matmul calls cblas_dgemm once per batch: 3 calls per run.
+TEST_F(CompilerTest, BatchMatmulCallsBlasPerBatch) {
+  checkMatmul<double>(context, R"mlir(
+func.func @main(%a: tensor<3x64x80xf64>, %b: tensor<3x80x96xf64>) -> tensor<3x64x96xf64> {
+  %c = nnc.matmul %a, %b : tensor<3x64x80xf64>, tensor<3x80x96xf64>
+  return %c : tensor<3x64x96xf64>
+}
+)mlir",
+                      3, 64, 96, 80, 3);
+}
+
+/// A small matmul stays loops: no library, no calls.
+TEST_F(CompilerTest, SmallMatmulStaysLoops) {
+  auto module = parse(R"mlir(
+func.func @main(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %c = nnc.matmul %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  nnc::CompileResult result =
+      nnc::compileForHostCPU(*module, "main", {}, nnc::CompileOptions());
+  ASSERT_EQ(result.failure, nnc::CompileFailure::None);
+  rt::ExecutableReader reader;
+  ASSERT_TRUE(rt::ExecutableReader::fromBytes(result.executable.data(),
+                                              result.executable.size(), reader)
+                  .isOk());
+  std::unique_ptr<rt::Program> program;
+  ASSERT_TRUE(
+      rt::Program::load(std::move(reader), rt::getCpuDevice(), "t", program)
+          .isOk());
+  EXPECT_FALSE(program->plan().needsBlas);
+  EXPECT_EQ(program->plan().libraryCalls, 0u);
 }
 
 /// The issue's robustness bar: flip every byte of a small real executable

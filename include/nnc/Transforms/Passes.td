@@ -77,4 +77,40 @@ def StridedCopyToLinalgPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
+  let summary = "Turn f32/f64 matmuls on buffers into CBLAS GEMM calls";
+  let description = [{
+    After bufferization, `linalg.matmul` and `linalg.batch_matmul` on f32 or
+    f64 buffers with static shapes and strides, default indexing maps and
+    row-major operands (unit inner stride, a row stride at least the row
+    length: BLAS's leading dimension) become calls to `cblas_sgemm` /
+    `cblas_dgemm` with alpha = 1 and beta = 1, since linalg matmuls accumulate
+    into their output. A batch matmul becomes an `scf.for` over the batch
+    with one call per matrix. The functions are declared private and
+    external; the CPU runtime opens OpenBLAS before loading code that calls
+    them. Products with fewer than `min-flops` multiply-adds (M * N * K, per
+    batch) stay loops, where the call would cost more than it saves;
+    everything that does not qualify is left as it is.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<64x80xf32>, memref<80x96xf32>)
+                  outs(%c : memref<64x96xf32>)
+    // becomes (pointers are the aligned base plus the offset, as !llvm.ptr)
+    func.call @cblas_sgemm(%c101, %c111, %c111, %c64, %c96, %c80, %one,
+                           %pa, %c80, %pb, %c96, %one, %pc, %c96)
+        : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32,
+           f32, !llvm.ptr, i32) -> ()
+    ```
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"4096",
+           "Smallest M * N * K (per batch) that becomes a library call">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // NNC_TRANSFORMS_PASSES_TD

@@ -55,6 +55,8 @@ public:
 struct CodeRequirements {
   std::vector<std::string> cpuFeatures;
   bool needsOpenMP = false;
+  /// OpenBLAS (cblas_sgemm, cblas_dgemm), opened with its symbols global.
+  bool needsBlas = false;
 };
 
 class Device {

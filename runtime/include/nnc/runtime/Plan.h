@@ -64,8 +64,10 @@ struct Plan {
   std::vector<PlanStep> steps;
   /// CPU features the code needs (e.g. "avx2"), checked before loading.
   std::vector<std::string> cpuFeatures;
-  /// The code calls the OpenMP runtime (libomp), loaded before it.
+  /// Runtime libraries the code calls, opened before it is loaded: the
+  /// OpenMP runtime (libomp) and BLAS (OpenBLAS's cblas_*gemm).
   bool needsOpenMP = false;
+  bool needsBlas = false;
   /// Figures reported by `nnc-run --report`: calls into GEMM/convolution
   /// libraries per run, and the bytes of temporaries the kernels allocate
   /// (an upper bound until memory planning).
