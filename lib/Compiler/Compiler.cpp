@@ -21,8 +21,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -37,6 +37,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <dlfcn.h>
+#include <sys/stat.h>
 
 using namespace mlir;
 namespace rt = nnc::runtime;
@@ -58,6 +60,24 @@ std::string nnc::defaultCacheDir() {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// The build of the compiler: the file holding this code (libnnc.so or a
+/// tool) by path, size and modification time. Part of the cache key, so that
+/// a rebuilt compiler (a fixed lowering, a new pass) never reuses what an
+/// older one compiled.
+const std::string &compilerBuildIdentity() {
+  static const std::string identity = [] {
+    Dl_info info;
+    struct stat st;
+    if (!dladdr(reinterpret_cast<void *>(&compilerBuildIdentity), &info) ||
+        !info.dli_fname || ::stat(info.dli_fname, &st) != 0)
+      return std::string("unknown build");
+    return std::string(info.dli_fname) + " " + std::to_string(st.st_size) +
+           " " + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+  }();
+  return identity;
+}
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -362,6 +382,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   {
     llvm::raw_string_ostream os(key);
     os << compilerVersionString() << '\n'
+       << compilerBuildIdentity() << '\n'
        << rt::Program::hostCpuTarget() << '\n'
        << hostCpuDescription() << '\n'
        << "O" << options.optLevel << (options.parallel ? " parallel" : "")
