@@ -613,13 +613,10 @@ nnc_status_t nnc_model_parse_mlir(nnc_context_t *context, const char *text,
                                   nnc_model_t **out_model) {
   static const char *fn = "nnc_model_parse_mlir";
   return guarded(fn, [&]() -> nnc_status_t {
-    if (!context)
-      return nullArgument(fn, "context");
-    if (!text && size != 0)
-      return nullArgument(fn, "text");
-    if (!out_model)
-      return nullArgument(fn, "out_model");
-    std::string bufferName = name && *name ? name : "<memory>";
+    if (nnc_status_t status =
+            checkMemorySource(fn, context, text, size, "text", out_model))
+      return status;
+    std::string bufferName = memorySourceName(name);
     MLIRContext *ctx = context->mlir.get();
     DiagnosticCapture capture(*ctx);
     // The lexer wants a NUL after the text, which the caller's need not have.
