@@ -669,6 +669,26 @@ SmallVector<int64_t> allBut(int64_t rank, int64_t keep) {
   return axes;
 }
 
+/// instance_norm and layer_norm: normalizes `x` over `axes` with its own
+/// statistics and replaces `op` by {y, mean, inv_std}, the statistics as
+/// the op's `meanType`/`invStdType` (reduced dimensions kept as 1).
+void replaceBySelfNormalized(ConversionPatternRewriter &rewriter, Operation *op,
+                             Value x, ArrayRef<int64_t> axes, double epsilon,
+                             Value scale, AffineMap scaleMap, Value bias,
+                             AffineMap biasMap, RankedTensorType meanType,
+                             RankedTensorType invStdType) {
+  OpBuilder &b = rewriter;
+  Location loc = op->getLoc();
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  auto [mean, var] =
+      meanAndVar(b, loc, convertTensor(b, loc, x, computeType(t)), axes);
+  Value invStd = invStdOf(b, loc, var, epsilon);
+  Value y = normalize(b, loc, x, mean, invStd, axes, scale, scaleMap, bias,
+                      biasMap, t);
+  rewriter.replaceOp(op, {y, keepDims(b, loc, mean, meanType, axes),
+                          keepDims(b, loc, invStd, invStdType, axes)});
+}
+
 struct BatchNormConversion : public OpConversionPattern<BatchNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -753,22 +773,14 @@ struct InstanceNormConversion : public OpConversionPattern<InstanceNormOp> {
   LogicalResult
   matchAndRewrite(InstanceNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
     Value x = adaptor.getInput();
-    auto type = cast<RankedTensorType>(x.getType());
-    int64_t rank = type.getRank();
-    Type t = type.getElementType();
-    Type ct = computeType(t);
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
-    auto [mean, var] = meanAndVar(b, loc, convertTensor(b, loc, x, ct), axes);
-    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
-    AffineMap c = dimMap(b.getContext(), rank, {1});
-    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(), c,
-                        adaptor.getBias(), c, t);
-    rewriter.replaceOp(
-        op, {y, keepDims(b, loc, mean, op.getMean().getType(), axes),
-             keepDims(b, loc, invStd, op.getInvStd().getType(), axes)});
+    AffineMap c = dimMap(rewriter.getContext(), rank, {1});
+    replaceBySelfNormalized(rewriter, op, x, axes,
+                            op.getEpsilon().convertToDouble(),
+                            adaptor.getScale(), c, adaptor.getBias(), c,
+                            op.getMean().getType(), op.getInvStd().getType());
     return success();
   }
 };
@@ -778,29 +790,22 @@ struct LayerNormConversion : public OpConversionPattern<LayerNormOp> {
   LogicalResult
   matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
     Value x = adaptor.getInput();
     auto type = cast<RankedTensorType>(x.getType());
     int64_t rank = type.getRank();
     int64_t axis = op.getNormalizedAxis();
-    Type t = type.getElementType();
-    Type ct = computeType(t);
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(axis, rank));
-    auto [mean, var] = meanAndVar(b, loc, convertTensor(b, loc, x, ct), axes);
-    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
     AffineMap scaleMap, biasMap;
     if (Value s = adaptor.getScale())
-      scaleMap = trailingBroadcastMap(b.getContext(), type.getShape(),
+      scaleMap = trailingBroadcastMap(rewriter.getContext(), type.getShape(),
                                       cast<RankedTensorType>(s.getType()));
     if (Value bi = adaptor.getBias())
-      biasMap = trailingBroadcastMap(b.getContext(), type.getShape(),
+      biasMap = trailingBroadcastMap(rewriter.getContext(), type.getShape(),
                                      cast<RankedTensorType>(bi.getType()));
-    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(),
-                        scaleMap, adaptor.getBias(), biasMap, t);
-    rewriter.replaceOp(
-        op, {y, keepDims(b, loc, mean, op.getMean().getType(), axes),
-             keepDims(b, loc, invStd, op.getInvStd().getType(), axes)});
+    replaceBySelfNormalized(
+        rewriter, op, x, axes, op.getEpsilon().convertToDouble(),
+        adaptor.getScale(), scaleMap, adaptor.getBias(), biasMap,
+        op.getMean().getType(), op.getInvStd().getType());
     return success();
   }
 };
