@@ -567,6 +567,17 @@ void nnc_model_destroy(nnc_model_t *model) { delete model; }
 
 namespace nnc::capi {
 
+nnc_status_t checkRank(const char *fn, size_t rank, const int64_t *dims) {
+  if (rank > NNC_MAX_RANK)
+    return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
+                                   "; the most is " +
+                                   std::to_string(NNC_MAX_RANK));
+  if (rank > 0 && !dims)
+    return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
+                                   std::to_string(rank));
+  return nullptr;
+}
+
 /// Checks dtype, rank and dims and computes the byte size.
 nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
                         const int64_t *dims, std::vector<int64_t> &shape,
@@ -575,13 +586,8 @@ nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
     return invalidArgument(fn, "argument 'dtype' is not a valid nnc_dtype_t (" +
                                    std::to_string(static_cast<int>(dtype)) +
                                    ")");
-  if (rank > NNC_MAX_RANK)
-    return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
-                                   "; the most is " +
-                                   std::to_string(NNC_MAX_RANK));
-  if (rank > 0 && !dims)
-    return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
-                                   std::to_string(rank));
+  if (nnc_status_t status = checkRank(fn, rank, dims))
+    return status;
   shape.assign(dims, dims + rank);
   int64_t elements = 0;
   rt::Status status =

@@ -323,13 +323,8 @@ nnc_status_t nnc_graph_add_argument(nnc_graph_t *graph, nnc_value_kind_t kind,
     }
     if (nnc_status_t status = checkGraphDType(fn, "dtype", dtype))
       return status;
-    if (rank > NNC_MAX_RANK)
-      return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
-                                     "; the most is " +
-                                     std::to_string(NNC_MAX_RANK));
-    if (rank > 0 && !dims)
-      return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
-                                     std::to_string(rank));
+    if (nnc_status_t status = checkRank(fn, rank, dims))
+      return status;
     std::string what = std::string(isInput ? "input" : "parameter") +
                        (name && *name ? std::string(" '") + name + "'" : "");
     llvm::SmallVector<int64_t> shape;

@@ -153,6 +153,10 @@ std::unique_ptr<ValueInfo> describe(mlir::Type type, mlir::Location loc,
                                     nnc_value_kind_t kind);
 nnc_value_kind_t argumentKind(mlir::func::FuncOp func, unsigned index);
 
+/// Checks that `rank` is at most NNC_MAX_RANK and that `dims` is given when
+/// it is not 0.
+nnc_status_t checkRank(const char *fn, size_t rank, const int64_t *dims);
+
 /// Checks dtype, rank and dims and computes the byte size.
 nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
                         const int64_t *dims, std::vector<int64_t> &shape,
