@@ -490,17 +490,14 @@ nnc_status_t nnc_model_import_onnx_memory(nnc_context_t *context,
                                           nnc_model_t **out_model) {
   static const char *fn = "nnc_model_import_onnx_memory";
   return guarded(fn, [&]() -> nnc_status_t {
-    if (!context)
-      return nullArgument(fn, "context");
-    if (!data && size != 0)
-      return nullArgument(fn, "data");
-    if (!out_model)
-      return nullArgument(fn, "out_model");
+    if (nnc_status_t status =
+            checkMemorySource(fn, context, data, size, "data", out_model))
+      return status;
     nnc::onnx_import::ImportOptions importOptions;
     if (nnc_status_t status = convertImportOptions(fn, options, importOptions))
       return status;
     llvm::StringRef bytes(static_cast<const char *>(data), size);
-    return importBytes(fn, context, bytes, name && *name ? name : "<memory>",
+    return importBytes(fn, context, bytes, memorySourceName(name),
                        importOptions, out_model);
   });
 }
@@ -570,6 +567,17 @@ void nnc_model_destroy(nnc_model_t *model) { delete model; }
 
 namespace nnc::capi {
 
+nnc_status_t checkRank(const char *fn, size_t rank, const int64_t *dims) {
+  if (rank > NNC_MAX_RANK)
+    return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
+                                   "; the most is " +
+                                   std::to_string(NNC_MAX_RANK));
+  if (rank > 0 && !dims)
+    return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
+                                   std::to_string(rank));
+  return nullptr;
+}
+
 /// Checks dtype, rank and dims and computes the byte size.
 nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
                         const int64_t *dims, std::vector<int64_t> &shape,
@@ -578,13 +586,8 @@ nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
     return invalidArgument(fn, "argument 'dtype' is not a valid nnc_dtype_t (" +
                                    std::to_string(static_cast<int>(dtype)) +
                                    ")");
-  if (rank > NNC_MAX_RANK)
-    return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
-                                   "; the most is " +
-                                   std::to_string(NNC_MAX_RANK));
-  if (rank > 0 && !dims)
-    return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
-                                   std::to_string(rank));
+  if (nnc_status_t status = checkRank(fn, rank, dims))
+    return status;
   shape.assign(dims, dims + rank);
   int64_t elements = 0;
   rt::Status status =
@@ -592,6 +595,55 @@ nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
   if (!status.isOk())
     return makeStatus(convertCode(status.code()), fn,
                       "argument 'dims': " + status.message());
+  return nullptr;
+}
+
+nnc_status_t checkMemorySource(const char *fn, const nnc_context_s *context,
+                               const void *data, size_t size,
+                               const char *dataArgument,
+                               nnc_model_t **out_model) {
+  if (!context)
+    return nullArgument(fn, "context");
+  if (!data && size != 0)
+    return nullArgument(fn, dataArgument);
+  if (!out_model)
+    return nullArgument(fn, "out_model");
+  return nullptr;
+}
+
+std::unique_ptr<nnc_tensor_s> makeOwnedTensor(rt::HostTensor storage) {
+  auto tensor = std::make_unique<nnc_tensor_s>();
+  tensor->dtype = fromRuntime(storage.dtype());
+  tensor->dims = storage.shape();
+  tensor->byteSize = storage.sizeInBytes();
+  tensor->storage = std::move(storage);
+  tensor->data = tensor->storage.data();
+  return tensor;
+}
+
+nnc_status_t allocateTensor(const char *fn, nnc_dtype_t dtype,
+                            std::vector<int64_t> shape, size_t bytes,
+                            std::unique_ptr<nnc_tensor_s> &out) {
+  auto tensor = std::make_unique<nnc_tensor_s>();
+  if (nnc_status_t status = convertStatus(
+          fn, rt::HostTensor::create(toRuntime(dtype), shape, tensor->storage)))
+    return status;
+  tensor->dtype = dtype;
+  tensor->dims = std::move(shape);
+  tensor->data = tensor->storage.data();
+  tensor->byteSize = bytes;
+  out = std::move(tensor);
+  return nullptr;
+}
+
+nnc_status_t copyToHost(const char *fn, const nnc_tensor_s &tensor,
+                        rt::HostTensor &copy) {
+  if (nnc_status_t status =
+          convertStatus(fn, rt::HostTensor::create(toRuntime(tensor.dtype),
+                                                   tensor.dims, copy)))
+    return status;
+  if (tensor.byteSize)
+    std::memcpy(copy.data(), tensor.data, tensor.byteSize);
   return nullptr;
 }
 
@@ -609,15 +661,10 @@ nnc_status_t nnc_tensor_create(nnc_dtype_t dtype, size_t rank,
     size_t bytes = 0;
     if (nnc_status_t status = checkShape(fn, dtype, rank, dims, shape, bytes))
       return status;
-    auto tensor = std::make_unique<nnc_tensor_s>();
+    std::unique_ptr<nnc_tensor_s> tensor;
     if (nnc_status_t status =
-            convertStatus(fn, rt::HostTensor::create(toRuntime(dtype), shape,
-                                                     tensor->storage)))
+            allocateTensor(fn, dtype, std::move(shape), bytes, tensor))
       return status;
-    tensor->dtype = dtype;
-    tensor->dims = std::move(shape);
-    tensor->data = tensor->storage.data();
-    tensor->byteSize = bytes;
     *out_tensor = tensor.release();
     return nullptr;
   });
@@ -684,15 +731,10 @@ nnc_status_t nnc_tensor_read_npy(const char *path, nnc_tensor_t **out_tensor) {
       return nullArgument(fn, "path");
     if (!out_tensor)
       return nullArgument(fn, "out_tensor");
-    auto tensor = std::make_unique<nnc_tensor_s>();
-    if (nnc_status_t status =
-            convertStatus(fn, rt::readNpy(path, tensor->storage)))
+    rt::HostTensor storage;
+    if (nnc_status_t status = convertStatus(fn, rt::readNpy(path, storage)))
       return status;
-    tensor->dtype = fromRuntime(tensor->storage.dtype());
-    tensor->dims = tensor->storage.shape();
-    tensor->data = tensor->storage.data();
-    tensor->byteSize = tensor->storage.sizeInBytes();
-    *out_tensor = tensor.release();
+    *out_tensor = makeOwnedTensor(std::move(storage)).release();
     return nullptr;
   });
 }
@@ -709,12 +751,8 @@ nnc_status_t nnc_tensor_write_npy(const nnc_tensor_t *tensor,
       return convertStatus(fn, rt::writeNpy(path, tensor->storage));
     // A view: the runtime writer takes a HostTensor, so copy into one.
     rt::HostTensor copy;
-    if (nnc_status_t status =
-            convertStatus(fn, rt::HostTensor::create(toRuntime(tensor->dtype),
-                                                     tensor->dims, copy)))
+    if (nnc_status_t status = copyToHost(fn, *tensor, copy))
       return status;
-    if (tensor->byteSize)
-      std::memcpy(copy.data(), tensor->data, tensor->byteSize);
     return convertStatus(fn, rt::writeNpy(path, copy));
   });
 }

@@ -254,15 +254,10 @@ nnc_status_t nnc_tensor_read_onnx(const char *path, nnc_tensor_t **out_tensor,
     // known to fill it: a forged dims field must not cost memory.
     if (nnc_status_t status = checkPayload(fn, what, proto, count, bytes))
       return status;
-    auto tensor = std::make_unique<nnc_tensor_s>();
+    std::unique_ptr<nnc_tensor_s> tensor;
     if (nnc_status_t status =
-            convertStatus(fn, rt::HostTensor::create(toRuntime(dtype), shape,
-                                                     tensor->storage)))
+            allocateTensor(fn, dtype, std::move(shape), bytes, tensor))
       return status;
-    tensor->dtype = dtype;
-    tensor->dims = std::move(shape);
-    tensor->data = tensor->storage.data();
-    tensor->byteSize = bytes;
     copyPayload(proto, *tensor, count);
 
     char *name = nullptr;
@@ -299,15 +294,8 @@ nnc_status_t nnc_npz_read(const char *path, size_t *out_count,
 
     // Everything is built first and handed out only when it all succeeded.
     std::vector<std::unique_ptr<nnc_tensor_s>> tensors;
-    for (rt::NpzEntry &entry : entries) {
-      auto tensor = std::make_unique<nnc_tensor_s>();
-      tensor->dtype = fromRuntime(entry.tensor.dtype());
-      tensor->dims = entry.tensor.shape();
-      tensor->byteSize = entry.tensor.sizeInBytes();
-      tensor->storage = std::move(entry.tensor);
-      tensor->data = tensor->storage.data();
-      tensors.push_back(std::move(tensor));
-    }
+    for (rt::NpzEntry &entry : entries)
+      tensors.push_back(makeOwnedTensor(std::move(entry.tensor)));
     size_t count = entries.size();
     std::unique_ptr<char *, decltype(&std::free)> names(nullptr, &std::free);
     std::unique_ptr<nnc_tensor_t *, decltype(&std::free)> handles(nullptr,
@@ -366,12 +354,8 @@ nnc_status_t nnc_npz_write(const char *path, size_t count,
     for (size_t i = 0; i < count; ++i) {
       const nnc_tensor_s &tensor = *tensors[i];
       entries[i].name = names[i];
-      if (nnc_status_t status = convertStatus(
-              fn, rt::HostTensor::create(toRuntime(tensor.dtype), tensor.dims,
-                                         entries[i].tensor)))
+      if (nnc_status_t status = copyToHost(fn, tensor, entries[i].tensor))
         return status;
-      if (tensor.byteSize)
-        std::memcpy(entries[i].tensor.data(), tensor.data, tensor.byteSize);
     }
     return convertStatus(fn, rt::writeNpz(path, entries));
   });

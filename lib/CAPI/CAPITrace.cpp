@@ -323,13 +323,8 @@ nnc_status_t nnc_graph_add_argument(nnc_graph_t *graph, nnc_value_kind_t kind,
     }
     if (nnc_status_t status = checkGraphDType(fn, "dtype", dtype))
       return status;
-    if (rank > NNC_MAX_RANK)
-      return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
-                                     "; the most is " +
-                                     std::to_string(NNC_MAX_RANK));
-    if (rank > 0 && !dims)
-      return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
-                                     std::to_string(rank));
+    if (nnc_status_t status = checkRank(fn, rank, dims))
+      return status;
     std::string what = std::string(isInput ? "input" : "parameter") +
                        (name && *name ? std::string(" '") + name + "'" : "");
     llvm::SmallVector<int64_t> shape;
@@ -613,13 +608,10 @@ nnc_status_t nnc_model_parse_mlir(nnc_context_t *context, const char *text,
                                   nnc_model_t **out_model) {
   static const char *fn = "nnc_model_parse_mlir";
   return guarded(fn, [&]() -> nnc_status_t {
-    if (!context)
-      return nullArgument(fn, "context");
-    if (!text && size != 0)
-      return nullArgument(fn, "text");
-    if (!out_model)
-      return nullArgument(fn, "out_model");
-    std::string bufferName = name && *name ? name : "<memory>";
+    if (nnc_status_t status =
+            checkMemorySource(fn, context, text, size, "text", out_model))
+      return status;
+    std::string bufferName = memorySourceName(name);
     MLIRContext *ctx = context->mlir.get();
     DiagnosticCapture capture(*ctx);
     // The lexer wants a NUL after the text, which the caller's need not have.

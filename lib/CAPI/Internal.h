@@ -153,6 +153,10 @@ std::unique_ptr<ValueInfo> describe(mlir::Type type, mlir::Location loc,
                                     nnc_value_kind_t kind);
 nnc_value_kind_t argumentKind(mlir::func::FuncOp func, unsigned index);
 
+/// Checks that `rank` is at most NNC_MAX_RANK and that `dims` is given when
+/// it is not 0.
+nnc_status_t checkRank(const char *fn, size_t rank, const int64_t *dims);
+
 /// Checks dtype, rank and dims and computes the byte size.
 nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
                         const int64_t *dims, std::vector<int64_t> &shape,
@@ -189,6 +193,33 @@ namespace nnc::capi {
 nnc_status_t makeModel(const char *fn, nnc_context_s *context,
                        mlir::OwningOpRef<mlir::ModuleOp> module,
                        nnc_model_t **out_model);
+
+/// The argument checks of the entry points that make a model from bytes in
+/// memory: `data` (called `dataArgument`) may be NULL only when `size` is 0.
+nnc_status_t checkMemorySource(const char *fn, const nnc_context_s *context,
+                               const void *data, size_t size,
+                               const char *dataArgument,
+                               nnc_model_t **out_model);
+
+/// The name diagnostics give a source in memory: `name`, or "<memory>" when
+/// it is NULL or empty.
+inline std::string memorySourceName(const char *name) {
+  return name && *name ? name : "<memory>";
+}
+
+/// A tensor that owns `storage`, its dtype and dims read from it.
+std::unique_ptr<nnc_tensor_s> makeOwnedTensor(rt::HostTensor storage);
+
+/// A tensor of `dtype` and the checked `shape` (`bytes` in all, see
+/// checkShape) owning freshly allocated storage.
+nnc_status_t allocateTensor(const char *fn, nnc_dtype_t dtype,
+                            std::vector<int64_t> shape, size_t bytes,
+                            std::unique_ptr<nnc_tensor_s> &out);
+
+/// Copies `tensor` (owned or a view) into `copy`, as the runtime's writers
+/// take HostTensors.
+nnc_status_t copyToHost(const char *fn, const nnc_tensor_s &tensor,
+                        rt::HostTensor &copy);
 
 } // namespace nnc::capi
 

@@ -12,6 +12,7 @@
 
 #include "nnc-c/nnc.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -115,27 +116,25 @@ inline float bfloatToFloat(uint16_t bits) {
   return value;
 }
 
+/// Element `i` of `data` as a T, read without assuming alignment.
+template <typename T> T loadAt(const char *data, int64_t i) {
+  T v;
+  std::memcpy(&v, data + sizeof(T) * i, sizeof(T));
+  return v;
+}
+
 /// Element `i` of a floating-point tensor as a double.
 inline double floatAt(nnc_tensor_t *tensor, int64_t i) {
   const char *data = static_cast<const char *>(nnc_tensor_data(tensor));
   switch (nnc_tensor_dtype(tensor)) {
-  case NNC_DTYPE_F32: {
-    float v;
-    std::memcpy(&v, data + 4 * i, 4);
-    return v;
-  }
-  case NNC_DTYPE_F64: {
-    double v;
-    std::memcpy(&v, data + 8 * i, 8);
-    return v;
-  }
+  case NNC_DTYPE_F32:
+    return loadAt<float>(data, i);
+  case NNC_DTYPE_F64:
+    return loadAt<double>(data, i);
   case NNC_DTYPE_F16:
-  case NNC_DTYPE_BF16: {
-    uint16_t v;
-    std::memcpy(&v, data + 2 * i, 2);
-    return nnc_tensor_dtype(tensor) == NNC_DTYPE_F16 ? halfToFloat(v)
-                                                     : bfloatToFloat(v);
-  }
+    return halfToFloat(loadAt<uint16_t>(data, i));
+  case NNC_DTYPE_BF16:
+    return bfloatToFloat(loadAt<uint16_t>(data, i));
   default:
     return 0.0;
   }
@@ -150,16 +149,10 @@ inline bool isFloat(nnc_dtype_t dtype) {
 inline int64_t integerAt(nnc_tensor_t *tensor, int64_t i) {
   const char *data = static_cast<const char *>(nnc_tensor_data(tensor));
   switch (nnc_tensor_dtype(tensor)) {
-  case NNC_DTYPE_I64: {
-    int64_t v;
-    std::memcpy(&v, data + 8 * i, 8);
-    return v;
-  }
-  case NNC_DTYPE_I32: {
-    int32_t v;
-    std::memcpy(&v, data + 4 * i, 4);
-    return v;
-  }
+  case NNC_DTYPE_I64:
+    return loadAt<int64_t>(data, i);
+  case NNC_DTYPE_I32:
+    return loadAt<int32_t>(data, i);
   case NNC_DTYPE_I8:
     return static_cast<int8_t>(data[i]);
   case NNC_DTYPE_U8:
@@ -181,6 +174,16 @@ inline std::string formatElement(nnc_tensor_t *tensor, int64_t i) {
   if (dtype == NNC_DTYPE_BOOL)
     return integerAt(tensor, i) ? "true" : "false";
   return std::to_string(integerAt(tensor, i));
+}
+
+/// Parses a command-line count of at most nine decimal digits (no sign).
+inline bool parseCount(const std::string &text, long &out) {
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(),
+                   [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  out = std::stol(text);
+  return true;
 }
 
 inline bool endsWith(const std::string &text, const char *suffix) {

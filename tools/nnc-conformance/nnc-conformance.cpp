@@ -595,15 +595,6 @@ std::vector<Result> runAll(const std::vector<Test> &tests,
 // Command line
 //===----------------------------------------------------------------------===//
 
-bool parseNumber(const std::string &text, long &out) {
-  if (text.empty() || text.size() > 9 ||
-      !std::all_of(text.begin(), text.end(),
-                   [](char c) { return c >= '0' && c <= '9'; }))
-    return false;
-  out = std::stol(text);
-  return true;
-}
-
 int usageError(const std::string &message) {
   std::fprintf(stderr, "nnc-conformance: error: %s (see --help)\n",
                message.c_str());
@@ -667,10 +658,10 @@ int runTool(int argc, char **argv) {
     } else if (name == "--suite") {
       options.suites.push_back(value);
     } else if (name == "-j" || name == "--jobs") {
-      if (!parseNumber(value, options.jobs) || options.jobs < 1)
+      if (!parseCount(value, options.jobs) || options.jobs < 1)
         return usageError("-j expects a positive number, got '" + value + "'");
     } else if (name == "--timeout") {
-      if (!parseNumber(value, options.timeout) || options.timeout < 1)
+      if (!parseCount(value, options.timeout) || options.timeout < 1)
         return usageError("--timeout expects a positive number of seconds, "
                           "got '" +
                           value + "'");

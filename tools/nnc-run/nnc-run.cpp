@@ -76,16 +76,6 @@ struct Options {
   long threads = 0;
 };
 
-bool parseCount(const std::string &text, long &out) {
-  if (text.empty() ||
-      !std::all_of(text.begin(), text.end(),
-                   [](char c) { return c >= '0' && c <= '9'; }) ||
-      text.size() > 9)
-    return false;
-  out = std::stol(text);
-  return true;
-}
-
 /// Parses argv; returns false and fills `failure` on a malformed line.
 bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
                       Failure &failure) {

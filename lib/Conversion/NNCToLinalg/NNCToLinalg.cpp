@@ -104,18 +104,10 @@ FailureOr<Value> buildBroadcastGeneric(OpBuilder &b, Location loc,
   }
 
   SmallVector<AffineMap> maps;
-  for (Value input : inputs) {
-    auto inType = cast<RankedTensorType>(input.getType());
-    int64_t offset = rank - inType.getRank();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t j = 0; j < inType.getRank(); ++j) {
-      bool broadcast =
-          inType.getDimSize(j) == 1 && resultType.getDimSize(j + offset) != 1;
-      exprs.push_back(broadcast ? b.getAffineConstantExpr(0)
-                                : b.getAffineDimExpr(j + offset));
-    }
-    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
-  }
+  for (Value input : inputs)
+    maps.push_back(
+        trailingBroadcastMap(b.getContext(), resultType.getShape(),
+                             cast<RankedTensorType>(input.getType())));
   Value init = createEmpty(b, loc, resultType, dims);
   return buildParallelGeneric(b, loc, init, inputs, maps, body);
 }
@@ -168,7 +160,136 @@ AffineMap getDroppingMap(MLIRContext *ctx, int64_t fullRank,
   return AffineMap::get(fullRank, 0, exprs, ctx);
 }
 
+AffineMap trailingBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> loopShape,
+                               RankedTensorType operand) {
+  int64_t rank = loopShape.size();
+  int64_t r = operand.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < r; ++j) {
+    int64_t loop = rank - r + j;
+    bool broadcast = operand.getDimSize(j) == 1 && loopShape[loop] != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(loop, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
+                ScalarFn body) {
+  auto type = cast<RankedTensorType>(inputs[0].getType());
+  auto resultType = RankedTensorType::get(type.getShape(), t);
+  Value init = createEmpty(b, loc, resultType, getDims(b, loc, inputs[0]));
+  SmallVector<AffineMap> maps(inputs.size(),
+                              b.getMultiDimIdentityMap(type.getRank()));
+  return buildParallelGeneric(b, loc, init, inputs, maps, body);
+}
+
+Value broadcastBack(OpBuilder &b, Location loc, Value full,
+                    ArrayRef<Value> reduced, ArrayRef<int64_t> axes, Type t,
+                    ScalarFn body) {
+  auto type = cast<RankedTensorType>(full.getType());
+  int64_t rank = type.getRank();
+  Value init = createEmpty(b, loc, RankedTensorType::get(type.getShape(), t),
+                           getDims(b, loc, full));
+  SmallVector<Value> inputs = {full};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  for (Value r : reduced) {
+    inputs.push_back(r);
+    maps.push_back(getDroppingMap(b.getContext(), rank, axes));
+  }
+  return buildParallelGeneric(b, loc, init, inputs, maps, body);
+}
+
+Type computeType(Type t) {
+  if (t.isF16() || t.isBF16())
+    return Float32Type::get(t.getContext());
+  return t;
+}
+
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw == tw) // f16 <-> bf16 goes through f32.
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  if (v.getType().getIntOrFloatBitWidth() < tw)
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+Value convertTensor(OpBuilder &b, Location loc, Value v, Type t) {
+  if (cast<RankedTensorType>(v.getType()).getElementType() == t)
+    return v;
+  return mapTensor(b, loc, {v}, t,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return convertFloat(nb, l, a[0], t);
+                   });
+}
+
+Value sumOver(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> axes) {
+  Type t = cast<RankedTensorType>(v.getType()).getElementType();
+  return buildReduction(b, loc, v, axes, zeroOf(b, loc, t),
+                        [](OpBuilder &nb, Location l, ValueRange a) {
+                          return addValues(nb, l, a[0], a[1]);
+                        });
+}
+
+Value keepDims(OpBuilder &b, Location loc, Value reduced,
+               RankedTensorType keptType, ArrayRef<int64_t> axes) {
+  reduced = convertTensor(b, loc, reduced, keptType.getElementType());
+  if (reduced.getType() == keptType)
+    return reduced;
+  return tensor::ExpandShapeOp::create(
+      b, loc, keptType, reduced,
+      getUnitDimReassociation(keptType.getRank(), axes));
+}
+
+std::tuple<Value, Value, Value> softmaxParts(OpBuilder &b, Location loc,
+                                             Value x, int64_t axis) {
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  Value max = buildReduction(
+      b, loc, x, {axis}, extremeConst(b, loc, t, /*lowest=*/true),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+      });
+  Value e = broadcastBack(b, loc, x, {max}, {axis}, t,
+                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                            return math::ExpOp::create(nb, l, d);
+                          });
+  return {max, e, sumOver(b, loc, e, {axis})};
+}
+
+Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  auto [max, e, sum] = softmaxParts(b, loc, x, axis);
+  (void)e;
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  return broadcastBack(b, loc, x, {max, sum}, {axis}, t,
+                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                         return arith::SubFOp::create(
+                             nb, l, d, math::LogOp::create(nb, l, a[2]));
+                       });
+}
+
 bool isFloat(Type t) { return isa<FloatType>(t); }
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return isFloat(t) ? floatConst(b, loc, t, 0) : intConst(b, loc, t, 0);
+}
+
+Value addValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value mulValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
 
 Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));

@@ -28,98 +28,8 @@ namespace {
 // Scalar and tensor helpers
 //===----------------------------------------------------------------------===//
 
-/// The type arithmetic happens in: f32 for the 16-bit floats, else `t`.
-Type computeType(Type t) {
-  if (t.isF16() || t.isBF16())
-    return Float32Type::get(t.getContext());
-  return t;
-}
-
-/// Converts a float scalar to the float type `to`.
-Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-  if (fw == tw) // f16 <-> bf16 goes through f32.
-    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-  if (v.getType().getIntOrFloatBitWidth() < tw)
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
-}
-
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return isFloat(t) ? floatConst(b, loc, t, 0) : intConst(b, loc, t, 0);
-}
-
 SmallVector<utils::IteratorType> parallelIterators(int64_t n) {
   return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
-}
-
-/// Elementwise map over same-shaped `inputs` into element type `t`.
-Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
-                ScalarFn body) {
-  auto type = cast<RankedTensorType>(inputs[0].getType());
-  auto resultType = RankedTensorType::get(type.getShape(), t);
-  Value init = createEmpty(b, loc, resultType, getDims(b, loc, inputs[0]));
-  SmallVector<AffineMap> maps(inputs.size(),
-                              b.getMultiDimIdentityMap(type.getRank()));
-  return buildParallelGeneric(b, loc, init, inputs, maps, body);
-}
-
-/// Converts every element of a float tensor to `t` (no-op when equal).
-Value convertTensor(OpBuilder &b, Location loc, Value v, Type t) {
-  if (cast<RankedTensorType>(v.getType()).getElementType() == t)
-    return v;
-  return mapTensor(b, loc, {v}, t,
-                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                     return convertFloat(nb, l, a[0], t);
-                   });
-}
-
-/// A full-rank generic over `full`'s shape reading `full` and tensors that
-/// lack the dimensions `axes`; the result has element type `t`.
-Value broadcastBack(OpBuilder &b, Location loc, Value full,
-                    ArrayRef<Value> reduced, ArrayRef<int64_t> axes, Type t,
-                    ScalarFn body) {
-  auto type = cast<RankedTensorType>(full.getType());
-  int64_t rank = type.getRank();
-  Value init = createEmpty(b, loc, RankedTensorType::get(type.getShape(), t),
-                           getDims(b, loc, full));
-  SmallVector<Value> inputs = {full};
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
-  for (Value r : reduced) {
-    inputs.push_back(r);
-    maps.push_back(getDroppingMap(b.getContext(), rank, axes));
-  }
-  return buildParallelGeneric(b, loc, init, inputs, maps, body);
-}
-
-Value addValues(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::AddFOp::create(b, loc, x, y);
-  return arith::AddIOp::create(b, loc, x, y);
-}
-
-/// Sum over `axes` (dropped) of a float tensor.
-Value sumOver(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> axes) {
-  Type t = cast<RankedTensorType>(v.getType()).getElementType();
-  return buildReduction(b, loc, v, axes, zeroOf(b, loc, t),
-                        [](OpBuilder &nb, Location l, ValueRange a) {
-                          return addValues(nb, l, a[0], a[1]);
-                        });
-}
-
-/// Restores the reduced `axes` as size-1 dimensions of `keptType`
-/// (converting the element type when it differs).
-Value keepDims(OpBuilder &b, Location loc, Value reduced,
-               RankedTensorType keptType, ArrayRef<int64_t> axes) {
-  reduced = convertTensor(b, loc, reduced, keptType.getElementType());
-  if (reduced.getType() == keptType)
-    return reduced;
-  return tensor::ExpandShapeOp::create(
-      b, loc, keptType, reduced,
-      getUnitDimReassociation(keptType.getRank(), axes));
 }
 
 /// Splits the static dimension `dim` of `v` into [outer, size / outer].
@@ -289,22 +199,41 @@ Value convInit(OpBuilder &b, Location loc, RankedTensorType resultType,
                               });
 }
 
-/// Collapses [N, G, M/G, O...] to [N, M, O...] of the result's element type.
-Value convFinish(OpBuilder &b, Location loc, Value acc,
-                 RankedTensorType resultType) {
+/// The part conv and conv_transpose share: splits the channels of `input`
+/// (padded or spread already) and of `weight` into `groups`, accumulates
+/// onto the bias (the batch size taken from `batchSource`) and collapses
+/// [N, G, M/G, O...] to [N, M, O...] of the result's element type.
+Value lowerGroupedConv(
+    OpBuilder &b, Location loc, Value input, Value weight, Value bias,
+    Value batchSource, RankedTensorType resultType, int64_t groups,
+    bool channelsFirst,
+    function_ref<AffineExpr(int64_t, AffineExpr, AffineExpr)> spatial) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  Type ct = computeType(inType.getElementType());
+  Value grouped = splitDim(b, loc, input, 1, groups);
+  Value groupedWeight = splitDim(b, loc, weight, 0, groups);
+  Value init = convInit(b, loc, resultType, batchSource, bias, groups, ct);
+  Value acc = buildGroupedConv(b, loc, grouped, groupedWeight, init,
+                               channelsFirst, inType.getRank() - 2, spatial);
   acc = convertTensor(b, loc, acc, resultType.getElementType());
   return mergeDims(b, loc, acc, 1);
 }
 
-LogicalResult checkStaticWindowed(Operation *op, RankedTensorType input,
-                                  RankedTensorType result,
+/// Checks that a windowed op (conv, conv_transpose, pooling) has static
+/// shapes but for the batch, and reads its window attributes for
+/// `numSpatial` spatial dimensions.
+template <typename OpTy>
+FailureOr<Window> getStaticWindow(OpTy op, int64_t numSpatial,
                                   RankedTensorType weight = {}) {
-  if (staticFrom(input, 1) && staticFrom(result, 1) &&
-      (!weight || weight.hasStaticShape()))
-    return success();
-  return op->emitOpError("cannot be lowered to linalg: channel, spatial and "
-                         "kernel dimensions must be static (only the batch "
-                         "dimension may be dynamic)");
+  if (!staticFrom(op.getInput().getType(), 1) || !staticFrom(op.getType(), 1) ||
+      (weight && !weight.hasStaticShape())) {
+    op.emitOpError("cannot be lowered to linalg: channel, spatial and kernel "
+                   "dimensions must be static (only the batch dimension may "
+                   "be dynamic)");
+    return failure();
+  }
+  return getWindow(op.getStrides(), op.getDilations(), op.getPads(),
+                   numSpatial);
 }
 
 struct ConvConversion : public OpConversionPattern<ConvOp> {
@@ -317,26 +246,23 @@ struct ConvConversion : public OpConversionPattern<ConvOp> {
     auto inType = op.getInput().getType();
     auto wType = op.getWeight().getType();
     RankedTensorType resultType = op.getType();
-    if (failed(checkStaticWindowed(op, inType, resultType, wType)))
-      return failure();
     int64_t s = inType.getRank() - 2;
+    FailureOr<Window> window = getStaticWindow(op, s, wType);
+    if (failed(window))
+      return failure();
+    const Window &w = *window;
     int64_t groups = op.getGroupsAttr().getInt();
-    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
     Type t = inType.getElementType();
-    Type ct = computeType(t);
 
     Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, w.padEnd,
                               zeroOf(b, loc, t));
-    Value input = splitDim(b, loc, padded, 1, groups);
-    Value weight = splitDim(b, loc, adaptor.getWeight(), 0, groups);
-    Value init =
-        convInit(b, loc, resultType, padded, adaptor.getBias(), groups, ct);
-    Value acc =
-        buildGroupedConv(b, loc, input, weight, init, /*channelsFirst=*/false,
-                         s, [&](int64_t i, AffineExpr o, AffineExpr k) {
-                           return o * w.strides[i] + k * w.dilations[i];
-                         });
-    rewriter.replaceOp(op, convFinish(b, loc, acc, resultType));
+    rewriter.replaceOp(
+        op, lowerGroupedConv(b, loc, padded, adaptor.getWeight(),
+                             adaptor.getBias(), padded, resultType, groups,
+                             /*channelsFirst=*/false,
+                             [&](int64_t i, AffineExpr o, AffineExpr k) {
+                               return o * w.strides[i] + k * w.dilations[i];
+                             }));
     return success();
   }
 };
@@ -351,13 +277,13 @@ struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
     auto inType = op.getInput().getType();
     auto wType = op.getWeight().getType();
     RankedTensorType resultType = op.getType();
-    if (failed(checkStaticWindowed(op, inType, resultType, wType)))
-      return failure();
     int64_t s = inType.getRank() - 2;
+    FailureOr<Window> window = getStaticWindow(op, s, wType);
+    if (failed(window))
+      return failure();
+    const Window &w = *window;
     int64_t groups = op.getGroupsAttr().getInt();
-    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
     Type t = inType.getElementType();
-    Type ct = computeType(t);
 
     // The full (unpadded) result is y[o] = sum_{i, k: i*stride + k*dil = o}
     // x[i] * w[k]. Spread x into zeros at offset P = dil * (K - 1) with the
@@ -392,15 +318,13 @@ struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
     Value spreadX = tensor::InsertSliceOp::create(b, loc, x, zeros, insOffsets,
                                                   xDims, insStrides);
 
-    Value input = splitDim(b, loc, spreadX, 1, groups);
-    Value weight = splitDim(b, loc, adaptor.getWeight(), 0, groups);
-    Value init = convInit(b, loc, resultType, x, adaptor.getBias(), groups, ct);
-    Value acc = buildGroupedConv(
-        b, loc, input, weight, init, /*channelsFirst=*/true, s,
-        [&](int64_t i, AffineExpr o, AffineExpr k) {
-          return o + (w.padBegin[i] + offsets[i]) - k * w.dilations[i];
-        });
-    rewriter.replaceOp(op, convFinish(b, loc, acc, resultType));
+    rewriter.replaceOp(
+        op, lowerGroupedConv(
+                b, loc, spreadX, adaptor.getWeight(), adaptor.getBias(), x,
+                resultType, groups, /*channelsFirst=*/true,
+                [&](int64_t i, AffineExpr o, AffineExpr k) {
+                  return o + (w.padBegin[i] + offsets[i]) - k * w.dilations[i];
+                }));
     return success();
   }
 };
@@ -422,6 +346,14 @@ SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
     extra.push_back(std::max<int64_t>(0, needed - padded));
   }
   return extra;
+}
+
+/// The end pads of a pooling input: the explicit ones plus `extra`.
+SmallVector<int64_t> poolPadEnd(const Window &w, ArrayRef<int64_t> extra) {
+  SmallVector<int64_t> high = w.padEnd;
+  for (auto [h, e] : llvm::zip(high, extra))
+    h += e;
+  return high;
 }
 
 /// Maps over loops (lead..., o1..oS, k1..kS): the window read
@@ -491,18 +423,17 @@ struct MaxPoolConversion : public OpConversionPattern<MaxPoolOp> {
     OpBuilder &b = rewriter;
     auto inType = op.getInput().getType();
     RankedTensorType resultType = op.getType();
-    if (failed(checkStaticWindowed(op, inType, resultType)))
-      return failure();
     ArrayRef<int64_t> kernel = op.getKernelShape();
     int64_t s = kernel.size();
-    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    FailureOr<Window> window = getStaticWindow(op, s);
+    if (failed(window))
+      return failure();
+    const Window &w = *window;
     Type t = inType.getElementType();
     bool fl = isFloat(t);
     Value lowest = extremeConst(b, loc, t, /*lowest=*/true);
-    SmallVector<int64_t> high = w.padEnd;
-    for (auto [h, e] :
-         llvm::zip(high, ceilExtra(inType, resultType, kernel, w)))
-      h += e;
+    SmallVector<int64_t> high =
+        poolPadEnd(w, ceilExtra(inType, resultType, kernel, w));
     Value padded =
         padSpatial(b, loc, adaptor.getInput(), w.padBegin, high, lowest);
     Value init = createFilled(b, loc, resultType,
@@ -528,17 +459,16 @@ struct AvgPoolConversion : public OpConversionPattern<AvgPoolOp> {
     OpBuilder &b = rewriter;
     auto inType = op.getInput().getType();
     RankedTensorType resultType = op.getType();
-    if (failed(checkStaticWindowed(op, inType, resultType)))
-      return failure();
     ArrayRef<int64_t> kernel = op.getKernelShape();
     int64_t s = kernel.size();
-    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    FailureOr<Window> window = getStaticWindow(op, s);
+    if (failed(window))
+      return failure();
+    const Window &w = *window;
     Type t = inType.getElementType();
     Type ct = computeType(t);
     SmallVector<int64_t> extra = ceilExtra(inType, resultType, kernel, w);
-    SmallVector<int64_t> high = w.padEnd;
-    for (auto [h, e] : llvm::zip(high, extra))
-      h += e;
+    SmallVector<int64_t> high = poolPadEnd(w, extra);
 
     // Window sums in the compute type.
     Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, high,
@@ -739,6 +669,26 @@ SmallVector<int64_t> allBut(int64_t rank, int64_t keep) {
   return axes;
 }
 
+/// instance_norm and layer_norm: normalizes `x` over `axes` with its own
+/// statistics and replaces `op` by {y, mean, inv_std}, the statistics as
+/// the op's `meanType`/`invStdType` (reduced dimensions kept as 1).
+void replaceBySelfNormalized(ConversionPatternRewriter &rewriter, Operation *op,
+                             Value x, ArrayRef<int64_t> axes, double epsilon,
+                             Value scale, AffineMap scaleMap, Value bias,
+                             AffineMap biasMap, RankedTensorType meanType,
+                             RankedTensorType invStdType) {
+  OpBuilder &b = rewriter;
+  Location loc = op->getLoc();
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  auto [mean, var] =
+      meanAndVar(b, loc, convertTensor(b, loc, x, computeType(t)), axes);
+  Value invStd = invStdOf(b, loc, var, epsilon);
+  Value y = normalize(b, loc, x, mean, invStd, axes, scale, scaleMap, bias,
+                      biasMap, t);
+  rewriter.replaceOp(op, {y, keepDims(b, loc, mean, meanType, axes),
+                          keepDims(b, loc, invStd, invStdType, axes)});
+}
+
 struct BatchNormConversion : public OpConversionPattern<BatchNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -823,70 +773,39 @@ struct InstanceNormConversion : public OpConversionPattern<InstanceNormOp> {
   LogicalResult
   matchAndRewrite(InstanceNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
     Value x = adaptor.getInput();
-    auto type = cast<RankedTensorType>(x.getType());
-    int64_t rank = type.getRank();
-    Type t = type.getElementType();
-    Type ct = computeType(t);
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
-    auto [mean, var] = meanAndVar(b, loc, convertTensor(b, loc, x, ct), axes);
-    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
-    AffineMap c = dimMap(b.getContext(), rank, {1});
-    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(), c,
-                        adaptor.getBias(), c, t);
-    rewriter.replaceOp(
-        op, {y, keepDims(b, loc, mean, op.getMean().getType(), axes),
-             keepDims(b, loc, invStd, op.getInvStd().getType(), axes)});
+    AffineMap c = dimMap(rewriter.getContext(), rank, {1});
+    replaceBySelfNormalized(rewriter, op, x, axes,
+                            op.getEpsilon().convertToDouble(),
+                            adaptor.getScale(), c, adaptor.getBias(), c,
+                            op.getMean().getType(), op.getInvStd().getType());
     return success();
   }
 };
-
-/// Map reading an operand that broadcasts (numpy, trailing-aligned) to the
-/// last dimensions of `loopShape` (the verifier bounds its rank).
-AffineMap trailingBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> loopShape,
-                               RankedTensorType operand) {
-  int64_t rank = loopShape.size();
-  int64_t r = operand.getRank();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t j = 0; j < r; ++j) {
-    int64_t loop = rank - r + j;
-    bool broadcast = operand.getDimSize(j) == 1 && loopShape[loop] != 1;
-    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
-                              : getAffineDimExpr(loop, ctx));
-  }
-  return AffineMap::get(rank, 0, exprs, ctx);
-}
 
 struct LayerNormConversion : public OpConversionPattern<LayerNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
     Value x = adaptor.getInput();
     auto type = cast<RankedTensorType>(x.getType());
     int64_t rank = type.getRank();
     int64_t axis = op.getNormalizedAxis();
-    Type t = type.getElementType();
-    Type ct = computeType(t);
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(axis, rank));
-    auto [mean, var] = meanAndVar(b, loc, convertTensor(b, loc, x, ct), axes);
-    Value invStd = invStdOf(b, loc, var, op.getEpsilon().convertToDouble());
     AffineMap scaleMap, biasMap;
     if (Value s = adaptor.getScale())
-      scaleMap = trailingBroadcastMap(b.getContext(), type.getShape(),
+      scaleMap = trailingBroadcastMap(rewriter.getContext(), type.getShape(),
                                       cast<RankedTensorType>(s.getType()));
     if (Value bi = adaptor.getBias())
-      biasMap = trailingBroadcastMap(b.getContext(), type.getShape(),
+      biasMap = trailingBroadcastMap(rewriter.getContext(), type.getShape(),
                                      cast<RankedTensorType>(bi.getType()));
-    Value y = normalize(b, loc, x, mean, invStd, axes, adaptor.getScale(),
-                        scaleMap, adaptor.getBias(), biasMap, t);
-    rewriter.replaceOp(
-        op, {y, keepDims(b, loc, mean, op.getMean().getType(), axes),
-             keepDims(b, loc, invStd, op.getInvStd().getType(), axes)});
+    replaceBySelfNormalized(
+        rewriter, op, x, axes, op.getEpsilon().convertToDouble(),
+        adaptor.getScale(), scaleMap, adaptor.getBias(), biasMap,
+        op.getMean().getType(), op.getInvStd().getType());
     return success();
   }
 };
@@ -949,28 +868,6 @@ struct DropoutConversion : public OpConversionPattern<DropoutOp> {
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
-
-/// log_softmax along `axis` of a tensor in its own (compute) element type.
-Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
-  Type t = cast<RankedTensorType>(x.getType()).getElementType();
-  Value max = buildReduction(
-      b, loc, x, {axis}, extremeConst(b, loc, t, /*lowest=*/true),
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::MaximumFOp::create(nb, l, a[0], a[1]);
-      });
-  Value e = broadcastBack(b, loc, x, {max}, {axis}, t,
-                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-                            return math::ExpOp::create(nb, l, d);
-                          });
-  Value sum = sumOver(b, loc, e, {axis});
-  return broadcastBack(b, loc, x, {max, sum}, {axis}, t,
-                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-                         return arith::SubFOp::create(
-                             nb, l, d, math::LogOp::create(nb, l, a[2]));
-                       });
-}
 
 /// The class-index loss shared by nll_loss and cross_entropy. `logp` is
 /// [N, C, d...] in the compute type; per element with label t (not

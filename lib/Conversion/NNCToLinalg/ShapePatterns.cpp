@@ -68,10 +68,6 @@ SmallVector<int64_t> staticSizes(ArrayRef<OpFoldResult> dims) {
   return shape;
 }
 
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return isFloat(t) ? floatConst(b, loc, t, 0) : intConst(b, loc, t, 0);
-}
-
 /// Combines an existing element with a scattered update. Booleans combine
 /// as numpy does (add is or, mul is and, max is or, min is and).
 Value combineScatter(OpBuilder &b, Location loc, ScatterReduction kind,
@@ -120,15 +116,34 @@ Value copyOf(OpBuilder &b, Location loc, Value v) {
       .getResult(0);
 }
 
-/// Loop bounds [0, size) with step 1 over every dimension of `v`.
-void loopBounds(OpBuilder &b, Location loc, Value v, SmallVector<Value> &lbs,
-                SmallVector<Value> &ubs, SmallVector<Value> &steps) {
-  auto type = cast<RankedTensorType>(v.getType());
-  for (int64_t i = 0; i < type.getRank(); ++i) {
+/// Scatters `updates` into a copy of `data` with a loop nest over every
+/// dimension of `loopOver`, in row-major order: the update at the loop
+/// indices goes to (or is combined with) the element at `coordsOf(ivs)`.
+Value buildScatter(
+    OpBuilder &b, Location loc, Value data, Value updates, Value loopOver,
+    ScatterReduction kind,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        coordsOf) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t i = 0; i < cast<RankedTensorType>(loopOver.getType()).getRank();
+       ++i) {
     lbs.push_back(indexConst(b, loc, 0));
-    ubs.push_back(dimValue(b, loc, v, i));
+    ubs.push_back(dimValue(b, loc, loopOver, i));
     steps.push_back(indexConst(b, loc, 1));
   }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{copyOf(b, loc, data)},
+      [&](OpBuilder &nb, Location l, ValueRange ivs,
+          ValueRange iter) -> scf::ValueVector {
+        SmallVector<Value> coords = coordsOf(nb, l, ivs);
+        Value update = tensor::ExtractOp::create(nb, l, updates, ivs);
+        if (kind != ScatterReduction::none) {
+          Value old = tensor::ExtractOp::create(nb, l, iter[0], coords);
+          update = combineScatter(nb, l, kind, old, update);
+        }
+        return {tensor::InsertOp::create(nb, l, update, iter[0], coords)};
+      });
+  return nest.results[0];
 }
 
 //===----------------------------------------------------------------------===//
@@ -146,7 +161,7 @@ struct UnsqueezeConversion : public OpConversionPattern<UnsqueezeOp> {
     int64_t rank = type.getRank();
     SmallVector<int64_t> axes;
     for (int64_t a : op.getAxes())
-      axes.push_back(a < 0 ? a + rank : a);
+      axes.push_back(wrapAxis(a, rank));
     if (axes.empty()) {
       rewriter.replaceOp(op, castTo(rewriter, loc, input, type));
       return success();
@@ -178,7 +193,7 @@ struct SqueezeConversion : public OpConversionPattern<SqueezeOp> {
     SmallVector<int64_t> axes;
     if (std::optional<ArrayRef<int64_t>> a = op.getAxes()) {
       for (int64_t x : *a)
-        axes.push_back(x < 0 ? x + rank : x);
+        axes.push_back(wrapAxis(x, rank));
     } else {
       for (int64_t i = 0; i < rank; ++i)
         if (inType.getDimSize(i) == 1)
@@ -209,9 +224,7 @@ struct FlattenConversion : public OpConversionPattern<FlattenOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     // Collapse [0, axis) and [axis, rank); an empty side becomes a unit
     // dimension added back by an expand_shape.
     SmallVector<ReassociationIndices> groups;
@@ -250,9 +263,7 @@ struct SplitConversion : public OpConversionPattern<SplitOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     SmallVector<Value> results;
@@ -437,9 +448,7 @@ struct GatherConversion : public OpConversionPattern<GatherOp> {
     auto dataType = cast<RankedTensorType>(data.getType());
     int64_t r = dataType.getRank();
     int64_t q = cast<RankedTensorType>(indices.getType()).getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += r;
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), r);
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
 
@@ -480,9 +489,7 @@ struct GatherElementsConversion : public OpConversionPattern<GatherElementsOp> {
     Location loc = op.getLoc();
     Value data = adaptor.getData(), indices = adaptor.getIndices();
     int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     Value init = createEmpty(rewriter, loc, op.getType(),
                              getDims(rewriter, loc, indices));
     Value axisSize = dimValue(rewriter, loc, data, axis);
@@ -509,9 +516,7 @@ struct OneHotConversion : public OpConversionPattern<OneHotOp> {
     Value indices = adaptor.getIndices();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     auto depth = static_cast<int64_t>(op.getDepth());
     Type t = type.getElementType();
     auto scalar = [&](OpBuilder &b, Location l, double v) -> Value {
@@ -571,9 +576,7 @@ struct CumSumConversion : public OpConversionPattern<CumSumOp> {
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(input.getType());
     int64_t rank = type.getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
     Type t = type.getElementType();
     Type accType = t.isF16() || t.isBF16() ? b.getF32Type() : t;
@@ -638,13 +641,8 @@ struct CumSumConversion : public OpConversionPattern<CumSumOp> {
                           SmallVector<utils::IteratorType>(
                               rank - 1, utils::IteratorType::parallel),
                           [&](OpBuilder &bb, Location ll, ValueRange a) {
-                            Value r =
-                                isFloat(accType)
-                                    ? arith::AddFOp::create(bb, ll, a[0], a[1])
-                                          .getResult()
-                                    : arith::AddIOp::create(bb, ll, a[0], a[1])
-                                          .getResult();
-                            linalg::YieldOp::create(bb, ll, r);
+                            linalg::YieldOp::create(
+                                bb, ll, addValues(bb, ll, a[0], a[1]));
                           })
                           .getResult(0);
           if (!exclusive)
@@ -669,29 +667,18 @@ struct ScatterElementsConversion
     Value data = adaptor.getData(), indices = adaptor.getIndices(),
           updates = adaptor.getUpdates();
     int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
-    auto axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
-    ScatterReduction kind = op.getReduction();
+    int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     Value axisSize = dimValue(rewriter, loc, data, axis);
-    SmallVector<Value> lbs, ubs, steps;
-    loopBounds(rewriter, loc, indices, lbs, ubs, steps);
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{copyOf(rewriter, loc, data)},
-        [&](OpBuilder &b, Location l, ValueRange ivs,
-            ValueRange iter) -> scf::ValueVector {
-          Value idx = tensor::ExtractOp::create(b, l, indices, ivs);
-          SmallVector<Value> coords(ivs);
-          coords[axis] = wrapIndex(b, l, idx, axisSize);
-          Value update = tensor::ExtractOp::create(b, l, updates, ivs);
-          if (kind != ScatterReduction::none) {
-            Value old = tensor::ExtractOp::create(b, l, iter[0], coords);
-            update = combineScatter(b, l, kind, old, update);
-          }
-          return {tensor::InsertOp::create(b, l, update, iter[0], coords)};
-        });
-    rewriter.replaceOp(op,
-                       castTo(rewriter, loc, nest.results[0], op.getType()));
+    Value result =
+        buildScatter(rewriter, loc, data, updates, indices, op.getReduction(),
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+                       Value idx =
+                           tensor::ExtractOp::create(b, l, indices, ivs);
+                       SmallVector<Value> coords(ivs);
+                       coords[axis] = wrapIndex(b, l, idx, axisSize);
+                       return coords;
+                     });
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
   }
 };
@@ -712,34 +699,25 @@ struct ScatterNDConversion : public OpConversionPattern<ScatterNDOp> {
     if (ShapedType::isDynamic(k))
       return op.emitOpError("cannot be lowered to linalg: the last dimension "
                             "of the indices must be static");
-    ScatterReduction kind = op.getReduction();
     SmallVector<Value> sizes;
     for (int64_t j = 0; j < k; ++j)
       sizes.push_back(dimValue(rewriter, loc, data, j));
-    SmallVector<Value> lbs, ubs, steps;
-    loopBounds(rewriter, loc, updates, lbs, ubs, steps);
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{copyOf(rewriter, loc, data)},
-        [&](OpBuilder &b, Location l, ValueRange ivs,
-            ValueRange iter) -> scf::ValueVector {
-          SmallVector<Value> at(ivs.take_front(q - 1));
-          at.push_back(Value());
-          SmallVector<Value> coords;
-          for (int64_t j = 0; j < k; ++j) {
-            at.back() = indexConst(b, l, j);
-            Value idx = tensor::ExtractOp::create(b, l, indices, at);
-            coords.push_back(wrapIndex(b, l, idx, sizes[j]));
-          }
-          coords.append(ivs.begin() + (q - 1), ivs.end());
-          Value update = tensor::ExtractOp::create(b, l, updates, ivs);
-          if (kind != ScatterReduction::none) {
-            Value old = tensor::ExtractOp::create(b, l, iter[0], coords);
-            update = combineScatter(b, l, kind, old, update);
-          }
-          return {tensor::InsertOp::create(b, l, update, iter[0], coords)};
-        });
-    rewriter.replaceOp(op,
-                       castTo(rewriter, loc, nest.results[0], op.getType()));
+    Value result =
+        buildScatter(rewriter, loc, data, updates, updates, op.getReduction(),
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+                       SmallVector<Value> at(ivs.take_front(q - 1));
+                       at.push_back(Value());
+                       SmallVector<Value> coords;
+                       for (int64_t j = 0; j < k; ++j) {
+                         at.back() = indexConst(b, l, j);
+                         Value idx =
+                             tensor::ExtractOp::create(b, l, indices, at);
+                         coords.push_back(wrapIndex(b, l, idx, sizes[j]));
+                       }
+                       coords.append(ivs.begin() + (q - 1), ivs.end());
+                       return coords;
+                     });
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
   }
 };

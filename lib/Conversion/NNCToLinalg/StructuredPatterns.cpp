@@ -22,100 +22,6 @@ using namespace nnc::detail;
 
 namespace {
 
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return isFloat(t) ? floatConst(b, loc, t, 0) : intConst(b, loc, t, 0);
-}
-
-/// Reads `full`-rank-shaped loops for an operand missing `dropped` dims.
-Value broadcastBack(OpBuilder &b, Location loc, Value full, Value reduced,
-                    ArrayRef<int64_t> axes, ScalarFn body) {
-  auto type = cast<RankedTensorType>(full.getType());
-  int64_t rank = type.getRank();
-  Value init = createEmpty(b, loc, type, getDims(b, loc, full));
-  return buildParallelGeneric(b, loc, init, {full, reduced},
-                              {b.getMultiDimIdentityMap(rank),
-                               getDroppingMap(b.getContext(), rank, axes)},
-                              body);
-}
-
-/// Elementwise map over one tensor into a tensor of element type `t`.
-Value mapTensor(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Type t,
-                ScalarFn body) {
-  auto type = cast<RankedTensorType>(inputs[0].getType());
-  auto resultType = RankedTensorType::get(type.getShape(), t);
-  Value init = createEmpty(b, loc, resultType, getDims(b, loc, inputs[0]));
-  SmallVector<AffineMap> maps(inputs.size(),
-                              b.getMultiDimIdentityMap(type.getRank()));
-  return buildParallelGeneric(b, loc, init, inputs, maps, body);
-}
-
-/// Whether `t` is a 16-bit float, which reductions and normalizations
-/// compute in f32.
-bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
-
-/// `v` with its elements converted by extf/truncf to `t`.
-Value convertFloats(OpBuilder &b, Location loc, Value v, Type t) {
-  Type from = cast<RankedTensorType>(v.getType()).getElementType();
-  if (from == t)
-    return v;
-  bool extend = from.getIntOrFloatBitWidth() < t.getIntOrFloatBitWidth();
-  return mapTensor(b, loc, {v}, t,
-                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                     if (extend)
-                       return arith::ExtFOp::create(nb, l, t, a[0]);
-                     return arith::TruncFOp::create(nb, l, t, a[0]);
-                   });
-}
-
-/// Numerically stable softmax pieces along `axis`: returns {max, exp(x-max),
-/// sum(exp(x-max))}.
-std::tuple<Value, Value, Value> softmaxParts(OpBuilder &b, Location loc,
-                                             Value x, int64_t axis) {
-  Type t = cast<RankedTensorType>(x.getType()).getElementType();
-  Value max = buildReduction(
-      b, loc, x, {axis}, extremeConst(b, loc, t, /*lowest=*/true),
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::MaximumFOp::create(nb, l, a[0], a[1]);
-      });
-  Value e = broadcastBack(b, loc, x, max, {axis},
-                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-                            return math::ExpOp::create(nb, l, d);
-                          });
-  Value sum =
-      buildReduction(b, loc, e, {axis}, floatConst(b, loc, t, 0),
-                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       return arith::AddFOp::create(nb, l, a[0], a[1]);
-                     });
-  return {max, e, sum};
-}
-
-Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
-  auto [max, e, sum] = softmaxParts(b, loc, x, axis);
-  (void)e;
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  Value init = createEmpty(b, loc, type, getDims(b, loc, x));
-  AffineMap drop = getDroppingMap(b.getContext(), rank, {axis});
-  return buildParallelGeneric(
-      b, loc, init, {x, max, sum}, {b.getMultiDimIdentityMap(rank), drop, drop},
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-        return arith::SubFOp::create(nb, l, d,
-                                     math::LogOp::create(nb, l, a[2]));
-      });
-}
-
-/// Restores reduced dimensions as size 1 (keepdims).
-Value keepDims(OpBuilder &b, Location loc, Value reduced,
-               RankedTensorType keptType, ArrayRef<int64_t> axes) {
-  if (reduced.getType() == keptType)
-    return reduced;
-  return tensor::ExpandShapeOp::create(
-      b, loc, keptType, reduced,
-      getUnitDimReassociation(keptType.getRank(), axes));
-}
-
 //===----------------------------------------------------------------------===//
 // Softmax
 //===----------------------------------------------------------------------===//
@@ -129,16 +35,16 @@ struct SoftmaxConversion : public OpConversionPattern<SoftmaxOp> {
     int64_t axis = op.getNormalizedAxis();
     Value input = adaptor.getInput();
     Type t = cast<RankedTensorType>(input.getType()).getElementType();
-    input = convertFloats(rewriter, loc, input,
-                          isHalf(t) ? rewriter.getF32Type() : t);
+    Type ct = computeType(t);
+    input = convertTensor(rewriter, loc, input, ct);
     auto [max, e, sum] = softmaxParts(rewriter, loc, input, axis);
     (void)max;
     Value result =
-        broadcastBack(rewriter, loc, e, sum, {axis},
+        broadcastBack(rewriter, loc, e, {sum}, {axis}, ct,
                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                         return arith::DivFOp::create(nb, l, a[0], a[1]);
                       });
-    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, t));
+    rewriter.replaceOp(op, convertTensor(rewriter, loc, result, t));
     return success();
   }
 };
@@ -151,10 +57,9 @@ struct LogSoftmaxConversion : public OpConversionPattern<LogSoftmaxOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     Type t = cast<RankedTensorType>(input.getType()).getElementType();
-    input = convertFloats(rewriter, loc, input,
-                          isHalf(t) ? rewriter.getF32Type() : t);
+    input = convertTensor(rewriter, loc, input, computeType(t));
     Value result = logSoftmax(rewriter, loc, input, op.getNormalizedAxis());
-    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, t));
+    rewriter.replaceOp(op, convertTensor(rewriter, loc, result, t));
     return success();
   }
 };
@@ -182,21 +87,11 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
     // 16-bit floats accumulate in f32 (numpy does too), so that sums of
     // many elements neither stall nor overflow; max and min are exact.
     Type t = resultElement;
-    if (isHalf(t) && kind != ReduceKind::max && kind != ReduceKind::min) {
-      t = b.getF32Type();
-      input = convertFloats(b, loc, input, t);
+    if (kind != ReduceKind::max && kind != ReduceKind::min) {
+      t = computeType(t);
+      input = convertTensor(b, loc, input, t);
     }
     bool fl = isFloat(t);
-    auto add = [fl](OpBuilder &nb, Location l, Value x, Value y) -> Value {
-      if (fl)
-        return arith::AddFOp::create(nb, l, x, y);
-      return arith::AddIOp::create(nb, l, x, y);
-    };
-    auto mul = [fl](OpBuilder &nb, Location l, Value x, Value y) -> Value {
-      if (fl)
-        return arith::MulFOp::create(nb, l, x, y);
-      return arith::MulIOp::create(nb, l, x, y);
-    };
 
     Value reduced;
     switch (kind) {
@@ -205,7 +100,7 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
     case ReduceKind::log_sum:
       reduced = buildReduction(b, loc, input, axes, zeroOf(b, loc, t),
                                [&](OpBuilder &nb, Location l, ValueRange a) {
-                                 return add(nb, l, a[0], a[1]);
+                                 return addValues(nb, l, a[0], a[1]);
                                });
       break;
     case ReduceKind::l1:
@@ -214,23 +109,23 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
           [&](OpBuilder &nb, Location l, ValueRange a) {
             Value abs = fl ? math::AbsFOp::create(nb, l, a[0]).getResult()
                            : math::AbsIOp::create(nb, l, a[0]).getResult();
-            return add(nb, l, abs, a[1]);
+            return addValues(nb, l, abs, a[1]);
           });
       break;
     case ReduceKind::l2:
     case ReduceKind::sum_square:
-      reduced =
-          buildReduction(b, loc, input, axes, zeroOf(b, loc, t),
-                         [&](OpBuilder &nb, Location l, ValueRange a) {
-                           return add(nb, l, mul(nb, l, a[0], a[0]), a[1]);
-                         });
+      reduced = buildReduction(b, loc, input, axes, zeroOf(b, loc, t),
+                               [&](OpBuilder &nb, Location l, ValueRange a) {
+                                 return addValues(
+                                     nb, l, mulValues(nb, l, a[0], a[0]), a[1]);
+                               });
       break;
     case ReduceKind::prod:
       reduced =
           buildReduction(b, loc, input, axes,
                          fl ? floatConst(b, loc, t, 1) : intConst(b, loc, t, 1),
                          [&](OpBuilder &nb, Location l, ValueRange a) {
-                           return mul(nb, l, a[0], a[1]);
+                           return mulValues(nb, l, a[0], a[1]);
                          });
       break;
     case ReduceKind::max:
@@ -270,14 +165,14 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
                       return arith::SelectOp::create(nb, l, finite, a[0], zero);
                     });
       Value e =
-          broadcastBack(b, loc, input, max, axes,
+          broadcastBack(b, loc, input, {max}, axes, t,
                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                           Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
                           return math::ExpOp::create(nb, l, d);
                         });
       Value sum = buildReduction(b, loc, e, axes, zeroOf(b, loc, t),
                                  [&](OpBuilder &nb, Location l, ValueRange a) {
-                                   return add(nb, l, a[0], a[1]);
+                                   return addValues(nb, l, a[0], a[1]);
                                  });
       reduced = mapTensor(b, loc, {sum, max}, t,
                           [](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -307,7 +202,7 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
                       return math::LogOp::create(nb, l, a[0]);
                     });
     }
-    reduced = convertFloats(b, loc, reduced, resultElement);
+    reduced = convertTensor(b, loc, reduced, resultElement);
     rewriter.replaceOp(op, keepDims(b, loc, reduced, op.getType(), axes));
     return success();
   }
@@ -324,9 +219,7 @@ struct ArgReduceConversion : public OpConversionPattern<ArgReduceOp> {
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
     // I64Attr getters return uint64_t: read the signed value.
-    int64_t axis = op.getAxisAttr().getInt();
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(op.getAxisAttr().getInt(), rank);
     Type t = inType.getElementType();
     bool isMax = op.getKind() == ArgReduceKind::argmax;
     bool last = op.getSelectLastIndex();
@@ -479,17 +372,12 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
   iterators.back() = utils::IteratorType::reduction;
-  bool fl = isFloat(et);
   return linalg::GenericOp::create(
              b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
              ValueRange{init}, maps, iterators,
              [&](OpBuilder &nb, Location l, ValueRange a) {
-               Value p =
-                   fl ? arith::MulFOp::create(nb, l, a[0], a[1]).getResult()
-                      : arith::MulIOp::create(nb, l, a[0], a[1]).getResult();
-               Value s = fl ? arith::AddFOp::create(nb, l, p, a[2]).getResult()
-                            : arith::AddIOp::create(nb, l, p, a[2]).getResult();
-               linalg::YieldOp::create(nb, l, s);
+               Value p = mulValues(nb, l, a[0], a[1]);
+               linalg::YieldOp::create(nb, l, addValues(nb, l, p, a[2]));
              })
       .getResult(0);
 }
@@ -572,18 +460,10 @@ struct GemmConversion : public OpConversionPattern<GemmOp> {
     FailureOr<Value> result = buildBroadcastGeneric(
         rewriter, loc, resultType, inputs,
         [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-          bool fl = isFloat(t);
-          auto mul = [&](Value x, Value y) -> Value {
-            if (fl)
-              return arith::MulFOp::create(nb, l, x, y);
-            return arith::MulIOp::create(nb, l, x, y);
-          };
-          Value r = mul(args[0], scalar(nb, l, alpha));
-          if (args.size() == 2) {
-            Value cc = mul(args[1], scalar(nb, l, beta));
-            r = fl ? arith::AddFOp::create(nb, l, r, cc).getResult()
-                   : arith::AddIOp::create(nb, l, r, cc).getResult();
-          }
+          Value r = mulValues(nb, l, args[0], scalar(nb, l, alpha));
+          if (args.size() == 2)
+            r = addValues(nb, l, r,
+                          mulValues(nb, l, args[1], scalar(nb, l, beta)));
           return r;
         },
         reason);
@@ -663,9 +543,7 @@ struct ConcatConversion : public OpConversionPattern<ConcatOp> {
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
     // I64Attr getters return uint64_t: read the signed value.
-    int64_t axis = op.getAxisAttr().getInt();
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = wrapAxis(op.getAxisAttr().getInt(), rank);
     ValueRange inputs = adaptor.getInputs();
 
     // Result sizes: those of the first input, the axis summed over inputs.
@@ -725,7 +603,7 @@ struct SliceConversion : public OpConversionPattern<SliceOp> {
         axes.push_back(i);
     SmallVector<int64_t> reversed;
     for (auto [i, axisAttr] : llvm::enumerate(axes)) {
-      int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
+      int64_t axis = wrapAxis(axisAttr, rank);
       int64_t step = op.getSteps() ? (*op.getSteps())[i] : 1;
       int64_t dim = inType.getDimSize(axis);
       int64_t size = type.getDimSize(axis);
@@ -873,9 +751,8 @@ struct PadConversion : public OpConversionPattern<PadOp> {
 
     if (op.getMode() == PadMode::constant) {
       double v = op.getValue().convertToDouble();
-      Value fill = isFloat(t)
-                       ? floatConst(b, loc, t, v)
-                       : intConst(b, loc, t, static_cast<int64_t>(v));
+      Value fill = isFloat(t) ? floatConst(b, loc, t, v)
+                              : intConst(b, loc, t, static_cast<int64_t>(v));
       SmallVector<OpFoldResult> lowAttrs, highAttrs;
       for (int64_t i = 0; i < rank; ++i) {
         lowAttrs.push_back(b.getIndexAttr(low[i]));
@@ -936,11 +813,7 @@ Value reduceAll(OpBuilder &b, Location loc, Value v, bool mean) {
   Type t = type.getElementType();
   SmallVector<int64_t> axes =
       llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  Value sum =
-      buildReduction(b, loc, v, axes, floatConst(b, loc, t, 0),
-                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       return arith::AddFOp::create(nb, l, a[0], a[1]);
-                     });
+  Value sum = sumOver(b, loc, v, axes);
   if (!mean)
     return sum;
   Value count = countAsScalar(b, loc, v, axes, t);

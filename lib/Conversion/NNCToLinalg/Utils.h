@@ -1,7 +1,8 @@
 //===- Utils.h - helpers shared by the nnc-to-linalg patterns ---*- C++ -*-===//
 //
 // Builders for the linalg-on-tensors shapes that several nnc op families
-// lower to: broadcasting elementwise generics, reductions, unit-dim reshapes.
+// lower to: broadcasting elementwise generics, reductions, unit-dim reshapes,
+// float conversions and softmax.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <tuple>
 
 namespace nnc::detail {
 
@@ -68,12 +71,69 @@ getUnitDimReassociation(int64_t fullRank, llvm::ArrayRef<int64_t> unitDims);
 mlir::AffineMap getDroppingMap(mlir::MLIRContext *ctx, int64_t fullRank,
                                llvm::ArrayRef<int64_t> dropped);
 
+/// Map reading an operand that broadcasts (numpy, trailing-aligned) to the
+/// last dimensions of `loopShape`: a static 1 against a non-1 loop
+/// dimension reads index 0.
+mlir::AffineMap trailingBroadcastMap(mlir::MLIRContext *ctx,
+                                     llvm::ArrayRef<int64_t> loopShape,
+                                     mlir::RankedTensorType operand);
+
+/// `axis` counted from the back when negative (the verifiers bound it).
+inline int64_t wrapAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Elementwise map over same-shaped `inputs` into element type `t`.
+mlir::Value mapTensor(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::ArrayRef<mlir::Value> inputs, mlir::Type t,
+                      ScalarFn body);
+
+/// A generic over `full`'s shape (element type `t`) reading `full` and
+/// tensors that lack the dimensions `axes`.
+mlir::Value broadcastBack(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value full, llvm::ArrayRef<mlir::Value> reduced,
+                          llvm::ArrayRef<int64_t> axes, mlir::Type t,
+                          ScalarFn body);
+
+/// The type arithmetic happens in: f32 for the 16-bit floats, else `t`.
+mlir::Type computeType(mlir::Type t);
+/// Converts a float scalar to the float type `to` (f16 <-> bf16 via f32).
+mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         mlir::Type to);
+/// Converts every element of a float tensor to `t` (no-op when equal).
+mlir::Value convertTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                          mlir::Type t);
+
+/// Sum over `axes` (dropped) of a tensor.
+mlir::Value sumOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                    llvm::ArrayRef<int64_t> axes);
+/// Restores the reduced `axes` as size-1 dimensions of `keptType`
+/// (converting the float element type when it differs).
+mlir::Value keepDims(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::Value reduced, mlir::RankedTensorType keptType,
+                     llvm::ArrayRef<int64_t> axes);
+
+/// Numerically stable softmax pieces of a float tensor along `axis`:
+/// {max, exp(x - max), sum(exp(x - max))}, the reductions dropping `axis`.
+std::tuple<mlir::Value, mlir::Value, mlir::Value>
+softmaxParts(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+             int64_t axis);
+/// log_softmax along `axis` of a float tensor in its own element type.
+mlir::Value logSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       int64_t axis);
+
 /// Scalar helpers.
 bool isFloat(mlir::Type t);
 mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
                        double v);
 mlir::Value intConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
                      int64_t v);
+mlir::Value zeroOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t);
+/// x + y and x * y, float or integer by the operands' type.
+mlir::Value addValues(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value y);
+mlir::Value mulValues(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value y);
 /// Identity element of max (lowest value) or min (highest value) for `t`.
 mlir::Value extremeConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
                          bool lowest);
