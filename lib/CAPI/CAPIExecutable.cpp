@@ -218,15 +218,8 @@ nnc_status_t runExecutable(const char *fn, nnc_executable_s *executable,
   if (!status.isOk())
     return convertStatus(fn, status);
   std::vector<std::unique_ptr<nnc_tensor_s>> made;
-  for (rt::HostTensor &result : results) {
-    auto tensor = std::make_unique<nnc_tensor_s>();
-    tensor->dtype = fromRuntime(result.dtype());
-    tensor->dims = result.shape();
-    tensor->byteSize = result.sizeInBytes();
-    tensor->storage = std::move(result);
-    tensor->data = tensor->storage.data();
-    made.push_back(std::move(tensor));
-  }
+  for (rt::HostTensor &result : results)
+    made.push_back(makeOwnedTensor(std::move(result)));
   for (size_t i = 0; i < made.size(); ++i)
     outputs[i] = made[i].release();
   return nullptr;
