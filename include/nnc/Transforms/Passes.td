@@ -113,4 +113,55 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def AutodiffPass : Pass<"nnc-autodiff", "mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation of a loss function";
+  let description = [{
+    Takes the function named by `function` (default `main`), whose first
+    result is a scalar loss (`tensor<f32>` or `tensor<f64>`), and adds a
+    function `<name>_grad` with the same arguments that returns the loss and
+    then the gradient of the loss with respect to every argument marked
+    `nnc.param = #nnc.param<trainable>`, in argument order. Other results are
+    dropped. The forward ops are kept once and their values reused by the
+    backward ops, which are nnc ops themselves, so the result lowers like any
+    other nnc function. Gradients of broadcast operands are summed over the
+    broadcast dimensions; values used several times accumulate their
+    gradients. Frozen parameters, buffers, constants and integer values get
+    no gradient. An op on the path from a parameter to the loss without a
+    gradient rule is an error naming it. See docs/Autodiff.md for the rules.
+
+    ```mlir
+    func.func @main(%x: tensor<4x3xf32>,
+                    %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+        -> tensor<f32> {
+      %0 = nnc.mul %x, %w : tensor<4x3xf32>, tensor<3xf32>
+      %1 = nnc.reduce sum %0 keepdims = false : tensor<4x3xf32>
+      return %1 : tensor<f32>
+    }
+    // gains
+    func.func @main_grad(%x: tensor<4x3xf32>,
+                         %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+        -> (tensor<f32>, tensor<3xf32>)
+        attributes {nnc.result_names = ["loss", "grad1"]} {
+      %0 = nnc.mul %x, %w : tensor<4x3xf32>, tensor<3xf32>
+      %1 = nnc.reduce sum %0 keepdims = false : tensor<4x3xf32>
+      %one = nnc.constant dense<1.0> : tensor<f32>
+      %2 = nnc.reshape %one : tensor<f32> -> tensor<1x1xf32>
+      %3 = nnc.expand %2 : tensor<1x1xf32> -> tensor<4x3xf32>
+      %4 = nnc.mul %3, %x : tensor<4x3xf32>, tensor<4x3xf32>
+      %5 = nnc.reduce sum %4 axes = [0] : tensor<4x3xf32>
+      %6 = nnc.reshape %5 : tensor<1x3xf32> -> tensor<3xf32>
+      return %1, %6 : tensor<f32>, tensor<3xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The function to differentiate; its first result is the loss">
+  ];
+}
+
 #endif // NNC_TRANSFORMS_PASSES_TD

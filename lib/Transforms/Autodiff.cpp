@@ -1,0 +1,508 @@
+//===- Autodiff.cpp - reverse-mode differentiation of nnc functions -------===//
+//
+// Implements --nnc-autodiff: from a function whose first result is a scalar
+// loss, builds `<name>_grad` returning the loss and the gradient of every
+// trainable parameter argument, with the backward pass written in nnc ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Transforms/Passes.h"
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_AUTODIFFPASS
+#include "nnc/Transforms/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+using namespace nnc;
+
+namespace {
+
+static bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+static bool isStatic(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape();
+}
+
+/// Builds the backward ops of one function. Gradients are keyed by forward
+/// value; all helpers create ops at the builder's insertion point.
+class GradientBuilder {
+public:
+  GradientBuilder(OpBuilder &builder) : b(builder) {}
+
+  /// A splat constant of `type`'s element type, rank 0 unless `type` is a
+  /// static tensor type wanted as is (`shaped`).
+  Value constant(Location loc, Type type, double value, bool shaped = false) {
+    auto tensor = cast<RankedTensorType>(type);
+    auto constType =
+        shaped ? tensor : RankedTensorType::get({}, tensor.getElementType());
+    auto attr = DenseElementsAttr::get(
+        constType, b.getFloatAttr(constType.getElementType(), value));
+    return ConstantOp::create(b, loc, attr);
+  }
+
+  /// Reduces `grad` (the gradient of a broadcast result) to `type`, the type
+  /// of the operand that was broadcast: sums over the leading dimensions the
+  /// operand lacks and over the dimensions where it has a static 1, then
+  /// reshapes. A `?` operand dimension is taken to match the result's.
+  Value unbroadcast(Location loc, Value grad, Type type) {
+    auto target = cast<RankedTensorType>(type);
+    auto gradType = cast<RankedTensorType>(grad.getType());
+    if (gradType == target)
+      return grad;
+    int64_t lead = gradType.getRank() - target.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < gradType.getRank(); ++i) {
+      if (i < lead) {
+        axes.push_back(i);
+        continue;
+      }
+      if (target.getDimSize(i - lead) == 1 && gradType.getDimSize(i) != 1)
+        axes.push_back(i);
+    }
+    Value reduced = grad;
+    if (!axes.empty())
+      reduced = ReduceOp::create(b, loc, ReduceKind::sum, grad, axes,
+                                 /*keepdims=*/true);
+    if (reduced.getType() == target)
+      return reduced;
+    return ReshapeOp::create(b, loc, target, reduced);
+  }
+
+  /// Broadcasts `grad`, the gradient of a reduction over `axes` of a value of
+  /// type `type`, back to `type`.
+  Value unreduce(Location loc, Value grad, Type type, ArrayRef<int64_t> axes) {
+    auto target = cast<RankedTensorType>(type);
+    SmallVector<int64_t> kept(target.getShape());
+    for (int64_t axis : axes)
+      kept[axis] = 1;
+    auto keptType = RankedTensorType::get(kept, target.getElementType());
+    if (grad.getType() != keptType)
+      grad = ReshapeOp::create(b, loc, keptType, grad);
+    if (keptType == target)
+      return grad;
+    return ExpandOp::create(b, loc, target, grad);
+  }
+
+  Value swapLastTwo(Location loc, Value v) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    SmallVector<int64_t> perm;
+    for (int64_t i = 0; i < rank; ++i)
+      perm.push_back(i);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    return TransposeOp::create(b, loc, v, perm);
+  }
+
+  template <typename OpTy> Value op(Location loc, Value lhs, Value rhs) {
+    return OpTy::create(b, loc, lhs, rhs);
+  }
+
+  OpBuilder &b;
+};
+
+struct AutodiffPass : public nnc::impl::AutodiffPassBase<AutodiffPass> {
+  using AutodiffPassBase::AutodiffPassBase;
+  void runOnOperation() override;
+
+private:
+  /// Appends to `grads` the gradient of each operand of `op` (null where the
+  /// operand gets none), given the gradients of its results.
+  LogicalResult differentiate(Operation *op, ArrayRef<Value> resultGrads,
+                              GradientBuilder &gb,
+                              SmallVectorImpl<Value> &grads);
+};
+
+static InFlightDiagnostic noRule(Operation *op, StringRef what = "") {
+  InFlightDiagnostic diag = op->emitError()
+                            << "nnc-autodiff: no gradient rule for '"
+                            << op->getName() << "'";
+  if (!what.empty())
+    diag << " " << what;
+  diag << " yet";
+  return diag;
+}
+
+LogicalResult AutodiffPass::differentiate(Operation *op,
+                                          ArrayRef<Value> resultGrads,
+                                          GradientBuilder &gb,
+                                          SmallVectorImpl<Value> &grads) {
+  Location loc = op->getLoc();
+  OpBuilder &b = gb.b;
+  grads.assign(op->getNumOperands(), Value());
+  Value g = resultGrads.empty() ? Value() : resultGrads[0];
+  Value y = op->getNumResults() ? op->getResult(0) : Value();
+  auto operand = [&](unsigned i) { return op->getOperand(i); };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // Elementwise binary ops with numpy broadcasting.
+      .Case([&](AddOp) {
+        grads[0] = gb.unbroadcast(loc, g, operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, g, operand(1).getType());
+        return success();
+      })
+      .Case([&](SubOp) {
+        grads[0] = gb.unbroadcast(loc, g, operand(0).getType());
+        grads[1] =
+            gb.unbroadcast(loc, NegOp::create(b, loc, g), operand(1).getType());
+        return success();
+      })
+      .Case([&](MulOp) {
+        grads[0] = gb.unbroadcast(loc, gb.op<MulOp>(loc, g, operand(1)),
+                                  operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, gb.op<MulOp>(loc, g, operand(0)),
+                                  operand(1).getType());
+        return success();
+      })
+      .Case([&](DivOp) {
+        // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b.
+        Value gOverB = gb.op<DivOp>(loc, g, operand(1));
+        grads[0] = gb.unbroadcast(loc, gOverB, operand(0).getType());
+        Value gbv = NegOp::create(b, loc, gb.op<MulOp>(loc, gOverB, y));
+        grads[1] = gb.unbroadcast(loc, gbv, operand(1).getType());
+        return success();
+      })
+      // Elementwise unary ops; the forward result is reused where it helps.
+      .Case([&](NegOp) {
+        grads[0] = NegOp::create(b, loc, g);
+        return success();
+      })
+      .Case([&](ExpOp) {
+        grads[0] = gb.op<MulOp>(loc, g, y);
+        return success();
+      })
+      .Case([&](LogOp) {
+        grads[0] = gb.op<DivOp>(loc, g, operand(0));
+        return success();
+      })
+      .Case([&](SqrtOp) {
+        Value twoY = gb.op<MulOp>(loc, y, gb.constant(loc, y.getType(), 2.0));
+        grads[0] = gb.op<DivOp>(loc, g, twoY);
+        return success();
+      })
+      .Case([&](TanhOp) {
+        Value one = gb.constant(loc, y.getType(), 1.0);
+        Value d = gb.op<SubOp>(loc, one, gb.op<MulOp>(loc, y, y));
+        grads[0] = gb.op<MulOp>(loc, g, d);
+        return success();
+      })
+      .Case([&](SigmoidOp) {
+        Value one = gb.constant(loc, y.getType(), 1.0);
+        Value d = gb.op<MulOp>(loc, y, gb.op<SubOp>(loc, one, y));
+        grads[0] = gb.op<MulOp>(loc, g, d);
+        return success();
+      })
+      .Case([&](ReluOp) {
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        Value positive =
+            CmpOp::create(b, loc, CmpPredicate::gt, operand(0), zero);
+        grads[0] = WhereOp::create(b, loc, positive, g, zero);
+        return success();
+      })
+      // Matrix products.
+      .Case([&](MatMulOp) -> LogicalResult {
+        auto lhsType = cast<RankedTensorType>(operand(0).getType());
+        auto rhsType = cast<RankedTensorType>(operand(1).getType());
+        if (lhsType.getRank() < 2 || rhsType.getRank() < 2)
+          return noRule(op, "with a rank-1 operand");
+        // g: [..., M, N]; da = g x b^T, db = a^T x g, each summed over the
+        // batch dimensions its operand was broadcast along.
+        grads[0] = gb.unbroadcast(
+            loc, gb.op<MatMulOp>(loc, g, gb.swapLastTwo(loc, operand(1))),
+            lhsType);
+        grads[1] = gb.unbroadcast(
+            loc, gb.op<MatMulOp>(loc, gb.swapLastTwo(loc, operand(0)), g),
+            rhsType);
+        return success();
+      })
+      .Case([&](GemmOp gemm) {
+        // y = alpha * op(a) op(b) + beta * c.
+        bool ta = gemm.getTransA(), tb = gemm.getTransB();
+        APFloat alpha = gemm.getAlpha();
+        APFloat one(1.0);
+        Value a = gemm.getA(), bm = gemm.getB();
+        // d op(a) = alpha * g op(b)^T; da is that, transposed when trans_a.
+        grads[0] = ta ? GemmOp::create(b, loc, bm, g, Value(), alpha, one,
+                                       /*trans_a=*/tb, /*trans_b=*/true)
+                      : GemmOp::create(b, loc, g, bm, Value(), alpha, one,
+                                       /*trans_a=*/false, /*trans_b=*/!tb);
+        // d op(b) = alpha * op(a)^T g; db is that, transposed when trans_b.
+        grads[1] = tb ? GemmOp::create(b, loc, g, a, Value(), alpha, one,
+                                       /*trans_a=*/true, /*trans_b=*/ta)
+                      : GemmOp::create(b, loc, a, g, Value(), alpha, one,
+                                       /*trans_a=*/!ta, /*trans_b=*/false);
+        if (Value c = gemm.getC()) {
+          double beta = gemm.getBeta().convertToDouble();
+          Value gc = g;
+          if (beta != 1.0)
+            gc = gb.op<MulOp>(loc, g, gb.constant(loc, y.getType(), beta));
+          grads[2] = gb.unbroadcast(loc, gc, c.getType());
+        }
+        return success();
+      })
+      // Shape ops.
+      .Case([&](TransposeOp transpose) {
+        ArrayRef<int64_t> perm = transpose.getPerm();
+        SmallVector<int64_t> inverse(perm.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          inverse[p] = i;
+        grads[0] = TransposeOp::create(b, loc, g, inverse);
+        return success();
+      })
+      .Case([&](ReshapeOp) {
+        grads[0] = ReshapeOp::create(b, loc, operand(0).getType(), g);
+        return success();
+      })
+      // Reductions.
+      .Case([&](ReduceOp reduce) -> LogicalResult {
+        ReduceKind kind = reduce.getKind();
+        if (kind != ReduceKind::sum && kind != ReduceKind::mean)
+          return noRule(op,
+                        ("of kind '" + stringifyReduceKind(kind) + "'").str());
+        auto inputType = cast<RankedTensorType>(operand(0).getType());
+        if (reduce.getAxes().empty() && reduce.getNoopWithEmptyAxes()) {
+          grads[0] = g;
+          return success();
+        }
+        SmallVector<int64_t> axes = reduce.getReducedAxes();
+        Value gi = g;
+        if (kind == ReduceKind::mean) {
+          int64_t count = 1;
+          for (int64_t axis : axes) {
+            if (inputType.isDynamicDim(axis))
+              return noRule(op, "mean over a dynamic dimension");
+            count *= inputType.getDimSize(axis);
+          }
+          gi = gb.op<MulOp>(loc, g,
+                            gb.constant(loc, inputType, 1.0 / double(count)));
+        }
+        grads[0] = gb.unreduce(loc, gi, inputType, axes);
+        return success();
+      })
+      .Case([&](SoftmaxOp softmax) {
+        // dx = y * (g - sum(g * y, axis)).
+        int64_t axis = softmax.getNormalizedAxis();
+        Value gy = gb.op<MulOp>(loc, g, y);
+        Value s = ReduceOp::create(b, loc, ReduceKind::sum, gy, {axis}, true);
+        grads[0] = gb.op<MulOp>(loc, y, gb.op<SubOp>(loc, g, s));
+        return success();
+      })
+      .Case([&](LogSoftmaxOp logSoftmax) {
+        // dx = g - exp(y) * sum(g, axis).
+        int64_t axis = logSoftmax.getNormalizedAxis();
+        Value s = ReduceOp::create(b, loc, ReduceKind::sum, g, {axis}, true);
+        Value p = ExpOp::create(b, loc, y);
+        grads[0] = gb.op<SubOp>(loc, g, gb.op<MulOp>(loc, p, s));
+        return success();
+      })
+      // Losses.
+      .Case([&](MseLossOp mse) -> LogicalResult {
+        auto inputType = cast<RankedTensorType>(operand(0).getType());
+        double scale = 2.0;
+        if (mse.getReduction() == LossReduction::mean) {
+          if (!inputType.hasStaticShape())
+            return noRule(op, "with reduction = mean on a dynamic shape");
+          scale /= double(inputType.getNumElements());
+        }
+        Value diff = gb.op<SubOp>(loc, operand(0), operand(1));
+        Value scaled =
+            gb.op<MulOp>(loc, diff, gb.constant(loc, inputType, scale));
+        grads[0] = gb.op<MulOp>(loc, scaled, g);
+        grads[1] = NegOp::create(b, loc, grads[0]);
+        return success();
+      })
+      .Case([&](CrossEntropyOp ce) -> LogicalResult {
+        if (ce.getWeight())
+          return noRule(op, "with a class weight");
+        if (ce.getIgnoreIndex())
+          return noRule(op, "with ignore_index");
+        auto logitsType = cast<RankedTensorType>(operand(0).getType());
+        auto labelsType = cast<RankedTensorType>(operand(1).getType());
+        if (!logitsType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        int64_t classes = logitsType.getDimSize(1);
+        double s = ce.getLabelSmoothing().convertToDouble();
+        // dlogits = (softmax(logits) - q) * g', with the target distribution
+        // q = (1 - s) * onehot(label) + s / C and g' the per-element
+        // gradient of the result broadcast over the class axis.
+        Value p = SoftmaxOp::create(b, loc, operand(0), /*axis=*/1);
+        Type elementType = logitsType.getElementType();
+        Value q = OneHotOp::create(b, loc, operand(1), classes, /*axis=*/1,
+                                   APFloat(1.0 - s + s / double(classes)),
+                                   APFloat(s / double(classes)), elementType);
+        Value d = gb.op<SubOp>(loc, p, q);
+        Value gElem = g;
+        switch (ce.getReduction()) {
+        case LossReduction::none: {
+          SmallVector<int64_t> shape(logitsType.getShape());
+          shape[1] = 1;
+          gElem = ReshapeOp::create(
+              b, loc, RankedTensorType::get(shape, elementType), g);
+          break;
+        }
+        case LossReduction::sum:
+          break;
+        case LossReduction::mean: {
+          double count = double(labelsType.getNumElements());
+          gElem =
+              gb.op<MulOp>(loc, g, gb.constant(loc, logitsType, 1.0 / count));
+          break;
+        }
+        }
+        grads[0] = gb.op<MulOp>(loc, d, gElem);
+        return success();
+      })
+      .Default([&](Operation *) -> LogicalResult { return noRule(op); });
+}
+
+void AutodiffPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto forward = module.lookupSymbol<func::FuncOp>(function);
+  if (!forward) {
+    module.emitError() << "nnc-autodiff: no function named '" << function
+                       << "'";
+    return signalPassFailure();
+  }
+  FunctionType forwardType = forward.getFunctionType();
+  if (forwardType.getNumResults() == 0) {
+    forward.emitError() << "nnc-autodiff: function '" << function
+                        << "' has no results; the first must be the loss";
+    return signalPassFailure();
+  }
+  auto lossType = dyn_cast<RankedTensorType>(forwardType.getResult(0));
+  if (!lossType || lossType.getRank() != 0 ||
+      !(lossType.getElementType().isF32() ||
+        lossType.getElementType().isF64())) {
+    forward.emitError() << "nnc-autodiff: the first result of '" << function
+                        << "' must be the loss, a tensor<f32> or tensor<f64>, "
+                           "got "
+                        << forwardType.getResult(0);
+    return signalPassFailure();
+  }
+  if (!forward.getBody().hasOneBlock()) {
+    forward.emitError() << "nnc-autodiff: function '" << function
+                        << "' must have a body of one block";
+    return signalPassFailure();
+  }
+  std::string gradName = function + "_grad";
+  if (module.lookupSymbol(gradName)) {
+    forward.emitError() << "nnc-autodiff: a symbol named '" << gradName
+                        << "' already exists";
+    return signalPassFailure();
+  }
+
+  // The gradient function starts as a copy of the forward one, whose ops the
+  // backward pass then reads.
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointAfter(forward);
+  auto grad = cast<func::FuncOp>(builder.clone(*forward));
+  grad.setSymName(gradName);
+  grad->removeAttr(NNCDialect::getResultNamesAttrName());
+  Block &body = grad.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  Value loss = ret.getOperand(0);
+
+  SmallVector<unsigned> params;
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i) {
+    auto kind =
+        grad.getArgAttrOfType<ParamKindAttr>(i, NNCDialect::getParamAttrName());
+    if (kind && kind.getValue() == ParamKind::trainable &&
+        isFloatTensor(grad.getArgument(i).getType()))
+      params.push_back(i);
+  }
+
+  // Values that depend on a trainable parameter through float values: only
+  // they need gradients, and only ops reading them need rules.
+  llvm::DenseSet<Value> active;
+  for (unsigned i : params)
+    active.insert(grad.getArgument(i));
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      for (Value r : op.getResults())
+        if (isFloatTensor(r.getType()))
+          active.insert(r);
+
+  GradientBuilder gb(builder);
+  builder.setInsertionPoint(ret);
+  llvm::DenseMap<Value, Value> grads;
+  auto accumulate = [&](Value v, Value g) {
+    auto [it, inserted] = grads.try_emplace(v, g);
+    if (!inserted)
+      it->second = AddOp::create(builder, g.getLoc(), it->second, g);
+  };
+  if (active.contains(loss))
+    grads[loss] = gb.constant(ret.getLoc(), lossType, 1.0);
+
+  SmallVector<Operation *> forwardOps;
+  for (Operation &op : body.without_terminator())
+    forwardOps.push_back(&op);
+  for (Operation *op : llvm::reverse(forwardOps)) {
+    SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value r : op->getResults()) {
+      Value g = grads.lookup(r);
+      any |= static_cast<bool>(g);
+      resultGrads.push_back(g);
+    }
+    if (!any)
+      continue;
+    if (op->getNumResults() != 1 || !isa<NNCDialect>(op->getDialect())) {
+      noRule(op);
+      return signalPassFailure();
+    }
+    SmallVector<Value> operandGrads;
+    if (failed(differentiate(op, resultGrads, gb, operandGrads)))
+      return signalPassFailure();
+    for (auto [v, g] : llvm::zip_equal(op->getOperands(), operandGrads))
+      if (g && active.contains(v))
+        accumulate(v, g);
+  }
+
+  // loss, then one gradient per trainable parameter in argument order.
+  SmallVector<Value> results{loss};
+  SmallVector<Attribute> names{builder.getStringAttr("loss")};
+  for (unsigned i : params) {
+    Value g = grads.lookup(grad.getArgument(i));
+    if (!g) {
+      Type type = grad.getArgument(i).getType();
+      if (!isStatic(type)) {
+        grad.emitError() << "nnc-autodiff: the loss does not depend on "
+                            "trainable argument "
+                         << i << ", whose zero gradient has a dynamic shape";
+        return signalPassFailure();
+      }
+      g = gb.constant(ret.getLoc(), type, 0.0, /*shaped=*/true);
+    }
+    results.push_back(g);
+    names.push_back(builder.getStringAttr("grad" + std::to_string(i)));
+  }
+  func::ReturnOp::create(builder, ret.getLoc(), results);
+  ret.erase();
+  grad.setFunctionType(builder.getFunctionType(grad.getArgumentTypes(),
+                                               ValueRange(results).getTypes()));
+  grad.removeResAttrsAttr();
+  grad->setAttr(NNCDialect::getResultNamesAttrName(),
+                builder.getArrayAttr(names));
+
+  // Forward values only the other results used are dead now.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+}
+
+} // namespace

@@ -1,0 +1,253 @@
+// RUN: nnc-opt %s --split-input-file --nnc-autodiff --verify-diagnostics | FileCheck %s
+
+// Broadcast binary ops: the gradient of a broadcast operand is summed over
+// the broadcast dimensions and reshaped to its type; the forward function
+// stays as it was.
+// CHECK-LABEL: func.func @main(
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: %[[X:.*]]: tensor<4x3xf32>, %[[W:.*]]: tensor<3xf32> {nnc.param = #nnc.param<trainable>}, %[[B:.*]]: tensor<4x1xf32> {nnc.param = #nnc.param<trainable>})
+// CHECK-SAME: -> (tensor<f32>, tensor<3xf32>, tensor<4x1xf32>) attributes {nnc.result_names = ["loss", "grad1", "grad2"]}
+// CHECK: %[[M:.*]] = nnc.mul %[[X]], %[[W]]
+// CHECK: %[[A:.*]] = nnc.add %[[M]], %[[B]]
+// CHECK: %[[L:.*]] = nnc.reduce sum %[[A]]
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[R:.*]] = nnc.reshape %[[ONE]] : tensor<f32> -> tensor<1x1xf32>
+// CHECK: %[[G:.*]] = nnc.expand %[[R]] : tensor<1x1xf32> -> tensor<4x3xf32>
+// CHECK: %[[GB:.*]] = nnc.reduce sum %[[G]] axes = [1] : tensor<4x3xf32>
+// CHECK: %[[GM:.*]] = nnc.mul %[[G]], %[[X]]
+// CHECK: %[[GW:.*]] = nnc.reduce sum %[[GM]] axes = [0] : tensor<4x3xf32>
+// CHECK: %[[GW2:.*]] = nnc.reshape %[[GW]] : tensor<1x3xf32> -> tensor<3xf32>
+// CHECK: return %[[L]], %[[GW2]], %[[GB]] : tensor<f32>, tensor<3xf32>, tensor<4x1xf32>
+func.func @main(%x: tensor<4x3xf32>,
+                %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<4x1xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.mul %x, %w : tensor<4x3xf32>, tensor<3xf32>
+  %1 = nnc.add %0, %b : tensor<4x3xf32>, tensor<4x1xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<4x3xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// Unary ops reuse the forward result (exp, sqrt, tanh, sigmoid) or operand
+// (log, relu); neg, sub and div follow their rules.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[E:.*]] = nnc.exp %arg0
+// CHECK: %[[SQ:.*]] = nnc.sqrt
+// CHECK: %[[T:.*]] = nnc.tanh %[[SQ]]
+// CHECK: %[[S:.*]] = nnc.sigmoid %[[T]]
+// CHECK: %[[D:.*]] = nnc.div %{{.*}}, %arg0
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[GX:.*]] = nnc.neg %[[G]]
+// CHECK: %[[GA:.*]] = nnc.div %[[G]], %arg0
+// CHECK: %[[GB:.*]] = nnc.mul %[[GA]], %[[D]]
+// CHECK: nnc.neg %[[GB]]
+// CHECK: %[[GN:.*]] = nnc.neg %[[GA]]
+// CHECK: %[[ZERO:.*]] = nnc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[POS:.*]] = nnc.cmp gt, %[[S]], %[[ZERO]]
+// CHECK: %[[GR:.*]] = nnc.where %[[POS]], %[[GN]], %[[ZERO]]
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[OMS:.*]] = nnc.sub %[[ONE]], %[[S]]
+// CHECK: %[[DS:.*]] = nnc.mul %[[S]], %[[OMS]]
+// CHECK: %[[GS:.*]] = nnc.mul %[[GR]], %[[DS]]
+// CHECK: %[[TT:.*]] = nnc.mul %[[T]], %[[T]]
+// CHECK: %[[DT:.*]] = nnc.sub %{{.*}}, %[[TT]]
+// CHECK: %[[GT:.*]] = nnc.mul %[[GS]], %[[DT]]
+// CHECK: %[[TWO:.*]] = nnc.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: %[[TWOY:.*]] = nnc.mul %[[SQ]], %[[TWO]]
+// CHECK: %[[GQ:.*]] = nnc.div %[[GT]], %[[TWOY]]
+// CHECK: %[[GL:.*]] = nnc.div %[[GQ]], %[[E]]
+// CHECK: %[[GE:.*]] = nnc.mul %[[GL]], %[[E]]
+// CHECK: %[[SUM:.*]] = nnc.add %{{.*}}, %[[GE]]
+// CHECK: return %{{.*}}, %[[SUM]] : tensor<f32>, tensor<3xf32>
+func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.exp %x : tensor<3xf32>
+  %1 = nnc.log %0 : tensor<3xf32>
+  %2 = nnc.sqrt %1 : tensor<3xf32>
+  %3 = nnc.tanh %2 : tensor<3xf32>
+  %4 = nnc.sigmoid %3 : tensor<3xf32>
+  %5 = nnc.relu %4 : tensor<3xf32>
+  %6 = nnc.neg %5 : tensor<3xf32>
+  %7 = nnc.div %6, %x : tensor<3xf32>, tensor<3xf32>
+  %8 = nnc.sub %7, %x : tensor<3xf32>, tensor<3xf32>
+  %9 = nnc.reduce sum %8 keepdims = false : tensor<3xf32>
+  return %9 : tensor<f32>
+}
+
+// -----
+
+// matmul: g x b^T and a^T x g; a broadcast batch is summed away.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1x1xf32> -> tensor<2x3x5xf32>
+// CHECK: %[[BT:.*]] = nnc.transpose %arg1 perm = [1, 0] : tensor<4x5xf32>
+// CHECK: %[[GA:.*]] = nnc.matmul %[[G]], %[[BT]] : tensor<2x3x5xf32>, tensor<5x4xf32>
+// CHECK: %[[AT:.*]] = nnc.transpose %arg0 perm = [0, 2, 1] : tensor<2x3x4xf32>
+// CHECK: %[[GB3:.*]] = nnc.matmul %[[AT]], %[[G]] : tensor<2x4x3xf32>, tensor<2x3x5xf32>
+// CHECK: %[[GBS:.*]] = nnc.reduce sum %[[GB3]] axes = [0] : tensor<2x4x5xf32>
+// CHECK: %[[GB:.*]] = nnc.reshape %[[GBS]] : tensor<1x4x5xf32> -> tensor<4x5xf32>
+// CHECK: return %{{.*}}, %[[GA]], %[[GB]] : tensor<f32>, tensor<2x3x4xf32>, tensor<4x5xf32>
+func.func @main(%a: tensor<2x3x4xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<4x5xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.matmul %a, %b : tensor<2x3x4xf32>, tensor<4x5xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<2x3x5xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// gemm: the operand gradients are gemms with alpha; the bias gets beta * g
+// summed over the rows.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<3x5xf32>
+// CHECK: %[[GA:.*]] = nnc.gemm %[[G]], %arg1 alpha = 2.000000e+00 : tensor<3x5xf32>, tensor<5x4xf32>
+// CHECK: %[[GB:.*]] = nnc.gemm %[[G]], %arg0 trans_a = true alpha = 2.000000e+00 : tensor<3x5xf32>, tensor<3x4xf32>
+// CHECK: %[[BETA:.*]] = nnc.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: %[[GC2:.*]] = nnc.mul %[[G]], %[[BETA]]
+// CHECK: %[[GCS:.*]] = nnc.reduce sum %[[GC2]] axes = [0] : tensor<3x5xf32>
+// CHECK: %[[GC:.*]] = nnc.reshape %[[GCS]] : tensor<1x5xf32> -> tensor<5xf32>
+// CHECK: return %{{.*}}, %[[GA]], %[[GB]], %[[GC]]
+func.func @main(%a: tensor<3x4xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<5x4xf32> {nnc.param = #nnc.param<trainable>},
+                %c: tensor<5xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.gemm %a, %b, %c trans_b = true alpha = 2.0 beta = 0.5 : tensor<3x4xf32>, tensor<5x4xf32>, tensor<5xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<3x5xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// transpose, reshape and reduce mean.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[SCALE:.*]] = nnc.constant dense<0.0416666679> : tensor<f32>
+// CHECK: %[[GM:.*]] = nnc.mul %{{.*}}, %[[SCALE]]
+// CHECK: %[[K:.*]] = nnc.reshape %[[GM]] : tensor<f32> -> tensor<1x1xf32>
+// CHECK: %[[E:.*]] = nnc.expand %[[K]] : tensor<1x1xf32> -> tensor<12x2xf32>
+// CHECK: %[[R:.*]] = nnc.reshape %[[E]] : tensor<12x2xf32> -> tensor<3x4x2xf32>
+// CHECK: %[[T:.*]] = nnc.transpose %[[R]] perm = [2, 0, 1] : tensor<3x4x2xf32>
+// CHECK: return %{{.*}}, %[[T]] : tensor<f32>, tensor<2x3x4xf32>
+func.func @main(%x: tensor<2x3x4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.transpose %x perm = [1, 2, 0] : tensor<2x3x4xf32>
+  %1 = nnc.reshape %0 : tensor<3x4x2xf32> -> tensor<12x2xf32>
+  %2 = nnc.reduce mean %1 keepdims = false : tensor<12x2xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// softmax and log_softmax along their axis.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[SM:.*]] = nnc.softmax %arg0
+// CHECK: %[[LSM:.*]] = nnc.log_softmax %[[SM]] axis = 0
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[S0:.*]] = nnc.reduce sum %[[G]] axes = [0] : tensor<2x3xf32>
+// CHECK: %[[P:.*]] = nnc.exp %[[LSM]]
+// CHECK: %[[PS:.*]] = nnc.mul %[[P]], %[[S0]]
+// CHECK: %[[GL:.*]] = nnc.sub %[[G]], %[[PS]]
+// CHECK: %[[GY:.*]] = nnc.mul %[[GL]], %[[SM]]
+// CHECK: %[[S1:.*]] = nnc.reduce sum %[[GY]] axes = [1] : tensor<2x3xf32>
+// CHECK: %[[D:.*]] = nnc.sub %[[GL]], %[[S1]]
+// CHECK: %[[GX:.*]] = nnc.mul %[[SM]], %[[D]]
+// CHECK: return %{{.*}}, %[[GX]]
+func.func @main(%x: tensor<2x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.softmax %x : tensor<2x3xf32>
+  %1 = nnc.log_softmax %0 axis = 0 : tensor<2x3xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x3xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// mse_loss and cross_entropy; the labels get no gradient.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f64>, tensor<4x3xf64>)
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f64>
+// CHECK: %[[P:.*]] = nnc.softmax %arg0 axis = 1
+// CHECK: %[[Q:.*]] = nnc.one_hot %arg2 depth = 3 axis = 1 on_value = 0.93333333333333335 off_value = 0.033333333333333333 : tensor<4xi64> -> f64
+// CHECK: %[[D:.*]] = nnc.sub %[[P]], %[[Q]]
+// CHECK: %[[N:.*]] = nnc.constant dense<2.500000e-01> : tensor<f64>
+// CHECK: %[[GN:.*]] = nnc.mul %[[ONE]], %[[N]]
+// CHECK: %[[GCE:.*]] = nnc.mul %[[D]], %[[GN]]
+// CHECK: %[[DIFF:.*]] = nnc.sub %arg0, %arg1
+// CHECK: %[[TWO:.*]] = nnc.constant dense<0.16666666666666666> : tensor<f64>
+// CHECK: %[[SC:.*]] = nnc.mul %[[DIFF]], %[[TWO]]
+// CHECK: %[[GMSE:.*]] = nnc.mul %[[SC]], %[[ONE]]
+// CHECK: %[[GX:.*]] = nnc.add %[[GCE]], %[[GMSE]]
+// CHECK: return %{{.*}}, %[[GX]] : tensor<f64>, tensor<4x3xf64>
+func.func @main(%x: tensor<4x3xf64> {nnc.param = #nnc.param<trainable>},
+                %t: tensor<4x3xf64>, %y: tensor<4xi64>)
+    -> tensor<f64> {
+  %0 = nnc.mse_loss %x, %t : tensor<4x3xf64>, tensor<4x3xf64>
+  %1 = nnc.cross_entropy %x, %y label_smoothing = 0.1 : tensor<4x3xf64>, tensor<4xi64>
+  %2 = nnc.add %0, %1 : tensor<f64>, tensor<f64>
+  return %2 : tensor<f64>
+}
+
+// -----
+
+// A value used twice accumulates its gradients; frozen parameters and
+// constants get none; a parameter the loss ignores gets zeros; the second
+// result is dropped.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f32>, tensor<3xf32>, tensor<2xf32>) attributes {nnc.result_names = ["loss", "grad0", "grad2"]}
+// CHECK: %[[C:.*]] = nnc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]>
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[G1:.*]] = nnc.mul %[[G]], %[[C]]
+// CHECK: %[[G0:.*]] = nnc.mul %[[G1]], %arg1
+// CHECK: %[[GW:.*]] = nnc.add %[[G]], %[[G0]]
+// CHECK: %[[ZERO:.*]] = nnc.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK: return %{{.*}}, %[[GW]], %[[ZERO]] : tensor<f32>, tensor<3xf32>, tensor<2xf32>
+func.func @main(%w: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %f: tensor<3xf32> {nnc.param = #nnc.param<frozen>},
+                %u: tensor<2xf32> {nnc.param = #nnc.param<trainable>})
+    -> (tensor<f32>, tensor<3xf32>) {
+  %c = nnc.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %0 = nnc.mul %w, %f : tensor<3xf32>, tensor<3xf32>
+  %1 = nnc.mul %0, %c : tensor<3xf32>, tensor<3xf32>
+  %2 = nnc.add %1, %w : tensor<3xf32>, tensor<3xf32>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<3xf32>
+  return %3, %0 : tensor<f32>, tensor<3xf32>
+}
+
+// -----
+
+// A function without results has no loss.
+// expected-error @+1 {{nnc-autodiff: function 'main' has no results; the first must be the loss}}
+func.func @main(%x: tensor<3xf32>) {
+  return
+}
+
+// -----
+
+// The loss must be a scalar.
+// expected-error @+1 {{nnc-autodiff: the first result of 'main' must be the loss, a tensor<f32> or tensor<f64>, got 'tensor<3xf32>'}}
+func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+// An op on the path from a parameter to the loss without a rule.
+func.func @main(%x: tensor<1x1x4x4xf32>,
+                %w: tensor<1x1x3x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.conv' yet}}
+  %0 = nnc.conv %x, %w : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x1x2x2xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// An op on the path from a parameter to the loss without a rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' of kind 'max' yet}}
+  %0 = nnc.reduce max %x keepdims = false : tensor<4xf32>
+  return %0 : tensor<f32>
+}
