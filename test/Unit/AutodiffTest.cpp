@@ -1,0 +1,364 @@
+//===- AutodiffTest.cpp - gradients against finite differences ------------===//
+//
+// Each gradient rule of --nnc-autodiff on a small f64 function: the pass
+// builds `main_grad`, both functions are compiled for the host CPU and run,
+// and every gradient element is compared with the central difference of the
+// forward loss.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Compiler/Compiler.h"
+#include "nnc/InitAll.h"
+#include "nnc/NNCOps.h"
+#include "nnc/Transforms/Passes.h"
+#include "nnc/runtime/Program.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mlir;
+namespace rt = nnc::runtime;
+
+namespace {
+
+/// One argument's data: f64 values or i64 labels.
+struct Arg {
+  std::vector<int64_t> shape;
+  bool isLabel = false;
+  bool trainable = false;
+  std::vector<double> values;
+  std::vector<int64_t> labels;
+
+  rt::TensorRef ref() const {
+    if (isLabel)
+      return {rt::DType::I64, shape.data(), shape.size(), labels.data(),
+              labels.size() * sizeof(int64_t)};
+    return {rt::DType::F64, shape.data(), shape.size(), values.data(),
+            values.size() * sizeof(double)};
+  }
+};
+
+class AutodiffTest : public ::testing::Test {
+protected:
+  AutodiffTest() {
+    DialectRegistry registry;
+    nnc::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  std::unique_ptr<rt::Program> compile(ModuleOp module, StringRef name) {
+    nnc::CompileResult result =
+        nnc::compileForHostCPU(module, name, {}, nnc::CompileOptions());
+    EXPECT_EQ(result.failure, nnc::CompileFailure::None) << name.str();
+    if (result.failure != nnc::CompileFailure::None)
+      return nullptr;
+    rt::ExecutableReader reader;
+    EXPECT_TRUE(rt::ExecutableReader::fromBytes(
+                    result.executable.data(), result.executable.size(), reader)
+                    .isOk());
+    std::unique_ptr<rt::Program> program;
+    rt::Status load = rt::Program::load(std::move(reader), rt::getCpuDevice(),
+                                        name.str(), program);
+    EXPECT_TRUE(load.isOk()) << load.message();
+    return program;
+  }
+
+  /// Differentiates @main of `text` and checks every gradient against central
+  /// differences. Float arguments are filled in [-1, 1) (in [0.5, 1.5) with
+  /// `positive`, for log and sqrt); i64 arguments with labels in [0, classes).
+  void check(const char *text, bool positive = false, int64_t classes = 1) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module);
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    ASSERT_TRUE(main);
+
+    std::vector<Arg> args;
+    uint32_t state = 12345;
+    auto next = [&]() {
+      state = state * 1664525u + 1013904223u;
+      return (state >> 8) % 2000;
+    };
+    for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+      auto type = cast<RankedTensorType>(main.getArgument(i).getType());
+      Arg arg;
+      arg.shape.assign(type.getShape().begin(), type.getShape().end());
+      auto kind = main.getArgAttrOfType<nnc::ParamKindAttr>(
+          i, nnc::NNCDialect::getParamAttrName());
+      arg.trainable = kind && kind.getValue() == nnc::ParamKind::trainable;
+      int64_t n = type.getNumElements();
+      if (type.getElementType().isInteger(64)) {
+        arg.isLabel = true;
+        for (int64_t j = 0; j < n; ++j)
+          arg.labels.push_back(next() % classes);
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          double u = next() / 1000.0; // [0, 2)
+          arg.values.push_back(positive ? 0.5 + u / 2 : u - 1);
+        }
+      }
+      args.push_back(std::move(arg));
+    }
+
+    PassManager pm(&context);
+    pm.addPass(nnc::createAutodiffPass());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    ASSERT_TRUE(module->lookupSymbol<func::FuncOp>("main_grad"));
+
+    std::unique_ptr<rt::Program> forward = compile(*module, "main");
+    std::unique_ptr<rt::Program> backward = compile(*module, "main_grad");
+    ASSERT_TRUE(forward && backward);
+
+    auto run = [&](const rt::Program &program,
+                   std::vector<rt::HostTensor> &outputs) {
+      std::vector<rt::TensorRef> refs;
+      for (const Arg &arg : args)
+        refs.push_back(arg.ref());
+      rt::Status status = program.run(refs, outputs, /*threads=*/1);
+      EXPECT_TRUE(status.isOk()) << status.message();
+    };
+    auto loss = [&]() {
+      std::vector<rt::HostTensor> outputs;
+      run(*forward, outputs);
+      return outputs.at(0).dataAs<double>()[0];
+    };
+
+    std::vector<rt::HostTensor> grads;
+    run(*backward, grads);
+    double loss0 = loss();
+    EXPECT_NEAR(grads.at(0).dataAs<double>()[0], loss0,
+                1e-12 * (1 + std::abs(loss0)));
+
+    const double eps = 1e-6;
+    size_t output = 1;
+    for (Arg &arg : args) {
+      if (!arg.trainable)
+        continue;
+      ASSERT_LT(output, grads.size());
+      const double *grad = grads[output++].dataAs<double>();
+      for (size_t j = 0; j < arg.values.size(); ++j) {
+        double saved = arg.values[j];
+        arg.values[j] = saved + eps;
+        double up = loss();
+        arg.values[j] = saved - eps;
+        double down = loss();
+        arg.values[j] = saved;
+        double numeric = (up - down) / (2 * eps);
+        EXPECT_NEAR(grad[j], numeric, 1e-6 * (1 + std::abs(numeric)))
+            << "gradient " << output - 1 << " element " << j;
+      }
+    }
+    EXPECT_EQ(output, grads.size());
+  }
+
+  MLIRContext context;
+};
+
+#define P "{nnc.param = #nnc.param<trainable>}"
+
+TEST_F(AutodiffTest, BroadcastingBinaryOps) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
+                %w: tensor<3xf64> )mlir" P R"mlir(,
+                %b: tensor<4x1xf64> )mlir" P R"mlir(,
+                %s: tensor<f64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.mul %x, %w : tensor<4x3xf64>, tensor<3xf64>
+  %1 = nnc.add %0, %b : tensor<4x3xf64>, tensor<4x1xf64>
+  %2 = nnc.sub %1, %s : tensor<4x3xf64>, tensor<f64>
+  %3 = nnc.sub %w, %2 : tensor<3xf64>, tensor<4x3xf64>
+  %4 = nnc.mul %3, %3 : tensor<4x3xf64>, tensor<4x3xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<4x3xf64>
+  return %5 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, Division) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
+                %y: tensor<3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.div %x, %y : tensor<2x3xf64>, tensor<3xf64>
+  %1 = nnc.div %0, %x : tensor<2x3xf64>, tensor<2x3xf64>
+  %2 = nnc.add %0, %1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<2x3xf64>
+  return %3 : tensor<f64>
+}
+)mlir",
+        /*positive=*/true);
+}
+
+TEST_F(AutodiffTest, UnaryOps) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.exp %x : tensor<2x3xf64>
+  %1 = nnc.log %x : tensor<2x3xf64>
+  %2 = nnc.sqrt %x : tensor<2x3xf64>
+  %3 = nnc.neg %x : tensor<2x3xf64>
+  %4 = nnc.add %0, %1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %5 = nnc.mul %4, %2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %6 = nnc.add %5, %3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %7 = nnc.reduce sum %6 keepdims = false : tensor<2x3xf64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/true);
+}
+
+TEST_F(AutodiffTest, Activations) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.tanh %x : tensor<3x4xf64>
+  %1 = nnc.sigmoid %x : tensor<3x4xf64>
+  %2 = nnc.relu %x : tensor<3x4xf64>
+  %3 = nnc.mul %0, %1 : tensor<3x4xf64>, tensor<3x4xf64>
+  %4 = nnc.mul %3, %2 : tensor<3x4xf64>, tensor<3x4xf64>
+  %5 = nnc.add %4, %1 : tensor<3x4xf64>, tensor<3x4xf64>
+  %6 = nnc.reduce sum %5 keepdims = false : tensor<3x4xf64>
+  return %6 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, MatMul) {
+  check(R"mlir(
+func.func @main(%a: tensor<3x4xf64> )mlir" P R"mlir(,
+                %b: tensor<4x2xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.matmul %a, %b : tensor<3x4xf64>, tensor<4x2xf64>
+  %1 = nnc.mul %0, %0 : tensor<3x2xf64>, tensor<3x2xf64>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<3x2xf64>
+  return %2 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, BatchedMatMulWithBroadcastBatch) {
+  check(R"mlir(
+func.func @main(%a: tensor<2x3x4xf64> )mlir" P R"mlir(,
+                %b: tensor<4x2xf64> )mlir" P R"mlir(,
+                %c: tensor<1x2x5xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.matmul %a, %b : tensor<2x3x4xf64>, tensor<4x2xf64>
+  %1 = nnc.matmul %0, %c : tensor<2x3x2xf64>, tensor<1x2x5xf64>
+  %2 = nnc.mul %1, %1 : tensor<2x3x5xf64>, tensor<2x3x5xf64>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<2x3x5xf64>
+  return %3 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, Gemm) {
+  check(R"mlir(
+func.func @main(%a: tensor<3x4xf64> )mlir" P R"mlir(,
+                %b: tensor<4x2xf64> )mlir" P R"mlir(,
+                %at: tensor<4x3xf64> )mlir" P R"mlir(,
+                %bt: tensor<2x4xf64> )mlir" P R"mlir(,
+                %c: tensor<2xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.gemm %a, %b, %c alpha = 0.5 beta = 2.0 : tensor<3x4xf64>, tensor<4x2xf64>, tensor<2xf64>
+  %1 = nnc.gemm %at, %bt trans_a = true trans_b = true alpha = 1.5 : tensor<4x3xf64>, tensor<2x4xf64>
+  %2 = nnc.gemm %a, %bt trans_b = true : tensor<3x4xf64>, tensor<2x4xf64>
+  %3 = nnc.gemm %at, %b, %c trans_a = true : tensor<4x3xf64>, tensor<4x2xf64>, tensor<2xf64>
+  %4 = nnc.mul %0, %1 : tensor<3x2xf64>, tensor<3x2xf64>
+  %5 = nnc.mul %2, %3 : tensor<3x2xf64>, tensor<3x2xf64>
+  %6 = nnc.add %4, %5 : tensor<3x2xf64>, tensor<3x2xf64>
+  %7 = nnc.reduce sum %6 keepdims = false : tensor<3x2xf64>
+  return %7 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, ShapeOpsAndReductions) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.transpose %x perm = [2, 0, 1] : tensor<2x3x4xf64>
+  %1 = nnc.reshape %0 : tensor<4x2x3xf64> -> tensor<8x3xf64>
+  %2 = nnc.reduce mean %1 axes = [0] keepdims = false : tensor<8x3xf64>
+  %3 = nnc.reduce sum %1 axes = [1] : tensor<8x3xf64>
+  %4 = nnc.mul %2, %2 : tensor<3xf64>, tensor<3xf64>
+  %5 = nnc.mul %3, %3 : tensor<8x1xf64>, tensor<8x1xf64>
+  %6 = nnc.reduce sum %4 : tensor<3xf64>
+  %7 = nnc.reduce mean %5 keepdims = false : tensor<8x1xf64>
+  %8 = nnc.reshape %6 : tensor<1xf64> -> tensor<f64>
+  %9 = nnc.add %8, %7 : tensor<f64>, tensor<f64>
+  return %9 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, SoftmaxAndLogSoftmax) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %t: tensor<3x4xf64>) -> tensor<f64> {
+  %0 = nnc.softmax %x : tensor<3x4xf64>
+  %1 = nnc.log_softmax %x axis = 0 : tensor<3x4xf64>
+  %2 = nnc.mul %0, %t : tensor<3x4xf64>, tensor<3x4xf64>
+  %3 = nnc.mul %1, %2 : tensor<3x4xf64>, tensor<3x4xf64>
+  %4 = nnc.reduce sum %3 keepdims = false : tensor<3x4xf64>
+  return %4 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, MseLoss) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x2xf64> )mlir" P R"mlir(,
+                %t: tensor<3x2xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.mse_loss %x, %t : tensor<3x2xf64>, tensor<3x2xf64>
+  %1 = nnc.mse_loss %x, %t reduction = sum : tensor<3x2xf64>, tensor<3x2xf64>
+  %2 = nnc.mse_loss %t, %x reduction = none : tensor<3x2xf64>, tensor<3x2xf64>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<3x2xf64>
+  %4 = nnc.add %0, %1 : tensor<f64>, tensor<f64>
+  %5 = nnc.mul %4, %3 : tensor<f64>, tensor<f64>
+  return %5 : tensor<f64>
+}
+)mlir");
+}
+
+TEST_F(AutodiffTest, CrossEntropy) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x5xf64> )mlir" P R"mlir(,
+                %y: tensor<4xi64>,
+                %z: tensor<2x3x2xf64> )mlir" P R"mlir(,
+                %l: tensor<2x2xi64>) -> tensor<f64> {
+  %0 = nnc.cross_entropy %x, %y : tensor<4x5xf64>, tensor<4xi64>
+  %1 = nnc.cross_entropy %x, %y reduction = sum label_smoothing = 0.1 : tensor<4x5xf64>, tensor<4xi64>
+  %2 = nnc.cross_entropy %z, %l reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %3 = nnc.mul %2, %2 : tensor<2x2xf64>, tensor<2x2xf64>
+  %4 = nnc.reduce sum %3 keepdims = false : tensor<2x2xf64>
+  %5 = nnc.add %0, %1 : tensor<f64>, tensor<f64>
+  %6 = nnc.add %5, %4 : tensor<f64>, tensor<f64>
+  return %6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3);
+}
+
+/// A two-layer MLP with cross-entropy; the input and labels get no gradient,
+/// a frozen weight neither, and the extra result is dropped.
+TEST_F(AutodiffTest, MlpWithCrossEntropy) {
+  check(R"mlir(
+func.func @main(%x: tensor<6x4xf64>, %labels: tensor<6xi64>,
+                %w1: tensor<4x5xf64> )mlir" P R"mlir(,
+                %b1: tensor<5xf64> )mlir" P R"mlir(,
+                %w2: tensor<5x3xf64> )mlir" P R"mlir(,
+                %b2: tensor<3xf64> )mlir" P R"mlir(,
+                %f: tensor<3xf64> {nnc.param = #nnc.param<frozen>})
+    -> (tensor<f64>, tensor<6x3xf64>) {
+  %0 = nnc.gemm %x, %w1, %b1 : tensor<6x4xf64>, tensor<4x5xf64>, tensor<5xf64>
+  %1 = nnc.tanh %0 : tensor<6x5xf64>
+  %2 = nnc.matmul %1, %w2 : tensor<6x5xf64>, tensor<5x3xf64>
+  %3 = nnc.add %2, %b2 : tensor<6x3xf64>, tensor<3xf64>
+  %4 = nnc.mul %3, %f : tensor<6x3xf64>, tensor<3xf64>
+  %5 = nnc.cross_entropy %4, %labels : tensor<6x3xf64>, tensor<6xi64>
+  return %5, %4 : tensor<f64>, tensor<6x3xf64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3);
+}
+
+} // namespace
