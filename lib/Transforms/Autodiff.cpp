@@ -331,7 +331,6 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
         if (ce.getIgnoreIndex())
           return noRule(op, "with ignore_index");
         auto logitsType = cast<RankedTensorType>(operand(0).getType());
-        auto labelsType = cast<RankedTensorType>(operand(1).getType());
         if (!logitsType.hasStaticShape())
           return noRule(op, "on a dynamic shape");
         int64_t classes = logitsType.getDimSize(1);
@@ -357,7 +356,9 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
         case LossReduction::sum:
           break;
         case LossReduction::mean: {
-          double count = double(labelsType.getNumElements());
+          // The labels' count, from the static logits (the labels' type may
+          // still spell a `?`).
+          double count = double(logitsType.getNumElements() / classes);
           gElem =
               gb.op<MulOp>(loc, g, gb.constant(loc, logitsType, 1.0 / count));
           break;

@@ -251,3 +251,16 @@ func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
   %0 = nnc.reduce max %x keepdims = false : tensor<4xf32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// cross_entropy with mean over labels whose type spells a `?`: the count
+// comes from the static logits (1 / 4).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: nnc.one_hot %arg1 depth = 3 axis = 1 : tensor<?xi64> -> f32
+// CHECK: nnc.constant dense<2.500000e-01> : tensor<f32>
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %y: tensor<?xi64>) -> tensor<f32> {
+  %0 = nnc.cross_entropy %x, %y : tensor<4x3xf32>, tensor<?xi64>
+  return %0 : tensor<f32>
+}
