@@ -4,7 +4,8 @@
 // transposed convolution, pooling, normalization, dropout and the
 // class-index losses (NLL, softmax cross-entropy). Windowed ops become one
 // linalg.generic over explicit index maps on a padded input; f16/bf16 are
-// computed in f32 and truncated at the end.
+// computed in f32 and truncated at the end. Large static 2-D f32/f64
+// convolutions become im2col + linalg.matmul instead, for the BLAS path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -219,6 +220,138 @@ Value lowerGroupedConv(
   return mergeDims(b, loc, acc, 1);
 }
 
+/// Convolutions below this many multiply-adds per group stay one generic:
+/// im2col copies the input up to KH*KW times, which only a library GEMM
+/// (--nnc-gemm-to-blas takes M*N*K >= 4096) repays.
+constexpr int64_t kConvGemmMinMacs = int64_t(1) << 16;
+/// Fewer output channels per group than this make the GEMM a handful of
+/// matrix-vector products (depthwise convolutions): the loops win.
+constexpr int64_t kConvGemmMinRows = 4;
+
+/// Reinterprets the contiguous static tensor `v` as `shape` with
+/// tensor.reshape. Not expand/collapse_shape on purpose: the reshape
+/// propagation of linalg-fuse-elementwise-ops folds those into an adjacent
+/// linalg.matmul, generalizing it into a linalg.generic that no library call
+/// takes. tensor.reshape bufferizes to memref.reshape, without a copy.
+Value reshapeOpaque(OpBuilder &b, Location loc, Value v,
+                    ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  auto shapeType = RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                         b.getI64Type());
+  Value shapeValue = arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(shapeType, shape));
+  return tensor::ReshapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      shapeValue);
+}
+
+/// Lowers a static 2-D f32/f64 convolution whose input is `padded` already
+/// as im2col + GEMM, so that --nnc-gemm-to-blas turns it into BLAS calls:
+///   cols[g, (c, kh, kw), (n, oh, ow)] = padded[n, g*C/G + c, oh*sh + kh*dh,
+///                                               ow*sw + kw*dw]
+///   out[g] = W[g] (M/G x K) * cols[g] (K x N*OH*OW)
+/// with one linalg.matmul (groups == 1) or a batch_matmul over the groups,
+/// both with default maps. [M, N*OH*OW] is NCHW as it lies for N == 1, the
+/// bias seeding the accumulator; larger batches take one generic that
+/// transposes and adds the bias. Returns null when the direct loops are the
+/// better choice (small, depthwise-like, dynamic, other types).
+Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
+                      Value bias, RankedTensorType resultType, int64_t groups,
+                      const Window &w) {
+  auto inType = cast<RankedTensorType>(padded.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  Type t = inType.getElementType();
+  if (inType.getRank() != 4 || !inType.hasStaticShape() ||
+      !wType.hasStaticShape() || !resultType.hasStaticShape() ||
+      !(t.isF32() || t.isF64()) || wType.getElementType() != t ||
+      resultType.getElementType() != t ||
+      (bias && cast<RankedTensorType>(bias.getType()).getElementType() != t))
+    return {};
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1);
+  int64_t m = wType.getDimSize(0), kh = wType.getDimSize(2),
+          kw = wType.getDimSize(3);
+  int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  int64_t cg = c / groups, mg = m / groups;
+  int64_t k = cg * kh * kw, p = n * oh * ow;
+  if (mg < kConvGemmMinRows ||
+      static_cast<double>(mg) * k * p < static_cast<double>(kConvGemmMinMacs))
+    return {};
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  bool grouped = groups > 1;
+  // Operands of the batch_matmul, or of the matmul without the leading G.
+  auto shape3 = [&](int64_t rows, int64_t cols) {
+    return grouped ? SmallVector<int64_t>{groups, rows, cols}
+                   : SmallVector<int64_t>{rows, cols};
+  };
+
+  Value cols;
+  if (kh == 1 && kw == 1 && w.strides[0] == 1 && w.strides[1] == 1 && n == 1) {
+    // A 1x1 stride-1 convolution of one image reads its input as it lies.
+    cols = padded;
+  } else {
+    Value split = splitDim(b, loc, padded, 1, groups);
+    // Loops (g, c, kh, kw, n, oh, ow) in the order cols is laid out.
+    AffineMap inMap = AffineMap::get(
+        7, 0,
+        {d(4), d(0), d(1), d(5) * w.strides[0] + d(2) * w.dilations[0],
+         d(6) * w.strides[1] + d(3) * w.dilations[1]},
+        ctx);
+    Value init = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{groups, cg, kh, kw, n, oh, ow}, t);
+    cols = buildParallelGeneric(
+        b, loc, init, {split}, {inMap},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  }
+  cols = reshapeOpaque(b, loc, cols, shape3(k, p));
+  Value wMat = reshapeOpaque(b, loc, weight, shape3(mg, k));
+
+  // One image: the accumulator starts at the bias broadcast along OH*OW.
+  SmallVector<int64_t> accShape = shape3(mg, p);
+  auto accType = RankedTensorType::get(accShape, t);
+  Value acc;
+  if (bias && n == 1) {
+    int64_t rank = accType.getRank();
+    Value bv = grouped ? splitDim(b, loc, bias, 0, groups) : bias;
+    AffineMap map =
+        AffineMap::getMultiDimIdentityMap(rank, ctx).getMajorSubMap(rank - 1);
+    acc = buildParallelGeneric(
+        b, loc, tensor::EmptyOp::create(b, loc, accShape, t), {bv}, {map},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  } else {
+    acc = createFilled(b, loc, accType, {}, zeroOf(b, loc, t));
+  }
+  Value out =
+      grouped
+          ? linalg::BatchMatmulOp::create(b, loc, TypeRange{accType},
+                                          ValueRange{wMat, cols},
+                                          ValueRange{acc})
+                .getResult(0)
+          : linalg::MatmulOp::create(b, loc, TypeRange{accType},
+                                     ValueRange{wMat, cols}, ValueRange{acc})
+                .getResult(0);
+  if (n == 1)
+    return reshapeOpaque(b, loc, out, resultType.getShape());
+
+  // [M, N*OH*OW] -> [N, M, OH, OW] (+ bias), loops (n, m, oh, ow).
+  out = reshapeOpaque(b, loc, out, {m, p});
+  SmallVector<Value> inputs = {out};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {d(1), d(0) * (oh * ow) + d(2) * ow + d(3)}, ctx)};
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(AffineMap::get(4, 0, {d(1)}, ctx));
+  }
+  return buildParallelGeneric(
+      b, loc, tensor::EmptyOp::create(b, loc, resultType.getShape(), t), inputs,
+      maps, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return bias ? arith::AddFOp::create(nb, l, a[0], a[1]).getResult()
+                    : a[0];
+      });
+}
+
 /// Checks that a windowed op (conv, conv_transpose, pooling) has static
 /// shapes but for the batch, and reads its window attributes for
 /// `numSpatial` spatial dimensions.
@@ -256,6 +389,12 @@ struct ConvConversion : public OpConversionPattern<ConvOp> {
 
     Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, w.padEnd,
                               zeroOf(b, loc, t));
+    if (Value gemm =
+            lowerConvAsGemm(b, loc, padded, adaptor.getWeight(),
+                            adaptor.getBias(), resultType, groups, w)) {
+      rewriter.replaceOp(op, gemm);
+      return success();
+    }
     rewriter.replaceOp(
         op, lowerGroupedConv(b, loc, padded, adaptor.getWeight(),
                              adaptor.getBias(), padded, resultType, groups,

@@ -281,3 +281,111 @@ func.func @cross_entropy(%z: tensor<2x3xf32>, %t: tensor<2xi32>) -> tensor<2xf32
   %0 = nnc.cross_entropy %z, %t reduction = none label_smoothing = 1.000000e-01 : tensor<2x3xf32>, tensor<2xi32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// A static f32 conv with enough multiply-adds becomes im2col + matmul (for
+// --nnc-gemm-to-blas): a copy into cols [C, KH, KW, N, OH, OW] over loops
+// (g, c, kh, kw, n, oh, ow), read as [C*KH*KW, N*OH*OW]; the weight read as
+// [M, C*KH*KW]; the bias seeds the accumulator; for one image [M, OH*OW] is
+// already NCHW. tensor.reshape, not expand/collapse_shape, so that reshape
+// propagation cannot fold them into the matmul.
+// CHECK-DAG: #[[COLS_IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d1, d5 * 2 + d2, d6 * 2 + d3)>
+// CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func @conv_im2col
+// CHECK-SAME: (%[[X:.+]]: tensor<1x16x16x16xf32>, %[[W:.+]]: tensor<32x16x3x3xf32>, %[[B:.+]]: tensor<32xf32>)
+// CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[XG:.+]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 1, 16, 18, 18]
+// CHECK: %[[COLS:.+]] = linalg.generic {indexing_maps = [#[[COLS_IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XG]] : tensor<1x1x16x18x18xf32>) outs(%{{.*}} : tensor<1x16x3x3x1x8x8xf32>)
+// CHECK: %[[CS:.+]] = arith.constant dense<[144, 64]> : tensor<2xi64>
+// CHECK: %[[CM:.+]] = tensor.reshape %[[COLS]](%[[CS]]) : (tensor<1x16x3x3x1x8x8xf32>, tensor<2xi64>) -> tensor<144x64xf32>
+// CHECK: %[[WM:.+]] = tensor.reshape %[[W]](%{{.*}}) : (tensor<32x16x3x3xf32>, tensor<2xi64>) -> tensor<32x144xf32>
+// CHECK: %[[INIT:.+]] = linalg.generic {indexing_maps = [#[[BIAS]], {{.*}}]{{.*}} ins(%[[B]] : tensor<32xf32>) outs(%{{.*}} : tensor<32x64xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[WM]], %[[CM]] : tensor<32x144xf32>, tensor<144x64xf32>) outs(%[[INIT]] : tensor<32x64xf32>)
+// CHECK: %[[OUT:.+]] = tensor.reshape %[[MM]](%{{.*}}) : (tensor<32x64xf32>, tensor<4xi64>) -> tensor<1x32x8x8xf32>
+// CHECK: return %[[OUT]]
+func.func @conv_im2col(%x: tensor<1x16x16x16xf32>, %w: tensor<32x16x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+  %0 = nnc.conv %x, %w, %b strides = [2, 2] pads = [1, 1, 1, 1] : tensor<1x16x16x16xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// f64 and a batch of 4: the matmul accumulates from zero into
+// [M, N*OH*OW]; one generic transposes it to NCHW and adds the bias.
+// CHECK-DAG: #[[MMREAD:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0 * 64 + d2 * 8 + d3)>
+// CHECK-DAG: #[[BIASREAD:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func @conv_im2col_batch
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x3x3x4x8x8xf64>)
+// CHECK: %[[CM:.+]] = tensor.reshape %{{.*}} -> tensor<72x256xf64>
+// CHECK: %[[WM:.+]] = tensor.reshape %{{.*}} -> tensor<16x72xf64>
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<16x256xf64>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[WM]], %[[CM]] : tensor<16x72xf64>, tensor<72x256xf64>) outs(%[[ZERO]] : tensor<16x256xf64>)
+// CHECK: %[[OUT:.+]] = linalg.generic {indexing_maps = [#[[MMREAD]], #[[BIASREAD]], {{.*}}]{{.*}} ins(%[[MM]], %{{.*}} : tensor<16x256xf64>, tensor<16xf64>) outs(%{{.*}} : tensor<4x16x8x8xf64>)
+// CHECK: arith.addf
+// CHECK: return %[[OUT]]
+func.func @conv_im2col_batch(%x: tensor<4x8x10x10xf64>, %w: tensor<16x8x3x3xf64>, %b: tensor<16xf64>) -> tensor<4x16x8x8xf64> {
+  %0 = nnc.conv %x, %w, %b : tensor<4x8x10x10xf64>, tensor<16x8x3x3xf64>, tensor<16xf64>
+  return %0 : tensor<4x16x8x8xf64>
+}
+
+// -----
+
+// Grouped (4 groups of 16 input and 4 output channels) and dilated: cols
+// [G, C/G*KH*KW, OH*OW], weight [G, M/G, C/G*KH*KW], one batch_matmul.
+// CHECK-DAG: #[[COLS_IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d1, d5 + d2 * 2, d6 + d3 * 2)>
+// CHECK-LABEL: func @conv_im2col_grouped
+// CHECK: %[[XG:.+]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 4, 16, 18, 18]
+// CHECK: %[[COLS:.+]] = linalg.generic {indexing_maps = [#[[COLS_IN]], {{.*}}]{{.*}} ins(%[[XG]] : tensor<1x4x16x18x18xf32>) outs(%{{.*}} : tensor<4x16x3x3x1x14x14xf32>)
+// CHECK: %[[CM:.+]] = tensor.reshape %[[COLS]](%{{.*}}) : (tensor<4x16x3x3x1x14x14xf32>, tensor<3xi64>) -> tensor<4x144x196xf32>
+// CHECK: %[[WM:.+]] = tensor.reshape %{{.*}} : (tensor<16x16x3x3xf32>, tensor<3xi64>) -> tensor<4x4x144xf32>
+// CHECK: %[[BG:.+]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [4, 4] : tensor<16xf32> into tensor<4x4xf32>
+// CHECK: %[[INIT:.+]] = linalg.generic {{.*}} ins(%[[BG]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4x196xf32>)
+// CHECK: %[[MM:.+]] = linalg.batch_matmul ins(%[[WM]], %[[CM]] : tensor<4x4x144xf32>, tensor<4x144x196xf32>) outs(%[[INIT]] : tensor<4x4x196xf32>)
+// CHECK: tensor.reshape %[[MM]](%{{.*}}) : (tensor<4x4x196xf32>, tensor<4xi64>) -> tensor<1x16x14x14xf32>
+func.func @conv_im2col_grouped(%x: tensor<1x64x18x18xf32>, %w: tensor<16x16x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x14x14xf32> {
+  %0 = nnc.conv %x, %w, %b dilations = [2, 2] groups = 4 : tensor<1x64x18x18xf32>, tensor<16x16x3x3xf32>, tensor<16xf32>
+  return %0 : tensor<1x16x14x14xf32>
+}
+
+// -----
+
+// A 1x1 stride-1 conv of one image needs no im2col copy: the input is the
+// [C, H*W] matrix as it lies.
+// CHECK-LABEL: func @conv_im2col_pointwise
+// CHECK-SAME: (%[[X:.+]]: tensor<1x64x16x16xf32>, %[[W:.+]]: tensor<32x64x1x1xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[CM:.+]] = tensor.reshape %[[X]](%{{.*}}) : (tensor<1x64x16x16xf32>, tensor<2xi64>) -> tensor<64x256xf32>
+// CHECK: %[[WM:.+]] = tensor.reshape %[[W]](%{{.*}}) : (tensor<32x64x1x1xf32>, tensor<2xi64>) -> tensor<32x64xf32>
+// CHECK: linalg.matmul ins(%[[WM]], %[[CM]] : tensor<32x64xf32>, tensor<64x256xf32>)
+// CHECK-NOT: linalg.generic
+func.func @conv_im2col_pointwise(%x: tensor<1x64x16x16xf32>, %w: tensor<32x64x1x1xf32>) -> tensor<1x32x16x16xf32> {
+  %0 = nnc.conv %x, %w : tensor<1x64x16x16xf32>, tensor<32x64x1x1xf32>
+  return %0 : tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Below 1 << 16 multiply-adds (8 * 27 * 25 here) a conv stays one generic.
+// CHECK-LABEL: func @conv_direct_small
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK-NOT: linalg.matmul
+func.func @conv_direct_small(%x: tensor<1x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x5x5xf32> {
+  %0 = nnc.conv %x, %w strides = [2, 2] pads = [1, 1, 1, 1] : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>
+  return %0 : tensor<1x8x5x5xf32>
+}
+
+// -----
+
+// A depthwise conv (one output channel per group) stays one generic however
+// large: its GEMMs would be matrix-vector products.
+// CHECK-LABEL: func @conv_direct_depthwise
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK-NOT: linalg.batch_matmul
+func.func @conv_direct_depthwise(%x: tensor<1x64x56x56xf32>, %w: tensor<64x1x3x3xf32>) -> tensor<1x64x54x54xf32> {
+  %0 = nnc.conv %x, %w groups = 64 : tensor<1x64x56x56xf32>, tensor<64x1x3x3xf32>
+  return %0 : tensor<1x64x54x54xf32>
+}

@@ -41,6 +41,158 @@ func.func @main() {
   %c2_u = memref.cast %c2_buf : memref<36xf32> to memref<*xf32>
   call @printMemrefF32(%c2_u) : (memref<*xf32>) -> ()
 
+  // conv 2-D as im2col + matmul: batch 2 (the [M, N*OH*OW] product is transposed to NCHW), stride 2, pads 1, bias;
+  // inputs ((i * a) mod p - (p - 1) / 2) / 4 + ((5 * i) mod 29 - 14) / 8
+  // over the flat index i
+  // CHECK: {{\[}}-38.5938,  -67.0312,  -110.5,  189.688,  -238.562,  342.125,  -271.141,  -51.1094,  473.453,  -436.766,  539.516,  -374.125,  -315.891,  562.516,  -530.359,  694.859,  -58.6719,  182.328,  -280.609,  431.844,  -184.172,  -29.4375,  -74.4219,  -312.359,  301.688,  -385.656,  114.094,  -237.188,  -309.531,  797,  -440.234,  466.734,  -223.828,  482.562,  -429.094,  535.625,  68.0625,  -284.703,  390.031,  -410.922,  89.7656,  -124.219,  -157.578,  189.547,  -351.828,  440.531,  -367.844,  17.7969,  -225.766,  446.688,  -286.969,  215.047,  350.297,  -379.734,  703.203,  -450.016,  -226.281,  100.109,  -364.938,  447.141,  -237.703,  38.4062,  -105.859,  -251.594,  -203.688,  188.812,  -327.203,  410.344,  -202.125,  -90.6406,  15.4375,  -389.641,  266.953,  -349.312,  209.203,  -208.406,  -310.328,  721.484,  -375.938,  398.766,  -158.766,  427.766,  -282.703,  444.344,  31.5469,  -242.453,  412.188,  -432.047,  8.14062,  -247.484,  -128.125,  88.4844,  -279.203,  349.953,  -332.734,  -10.7812,  -214.516,  613.188,  -345.719,  258.406,  274.109,  -459.672,  719.016,  -558.719,  -148.438,  77.3594,  -370.594,  510.219,  -147.656,  38.375,  -58.5,  -178.797,  -314.578,  164.344,  -249.531,  -57.1719,  529.328,  -523.906,  635.078,  -431.078,  -208.406,  507.375,  -437.734,  785.266,  -31.875,  -229.422,  208.672,  -428.266]
+  %g0_x_one = nnc.constant dense<1.0> : tensor<8192xf32>
+  %g0_x_i = nnc.cumsum %g0_x_one axis = 0 exclusive = true : tensor<8192xf32>
+  %g0_x_a = nnc.constant dense<7.0> : tensor<f32>
+  %g0_x_p = nnc.constant dense<31.0> : tensor<f32>
+  %g0_x_h = nnc.constant dense<15.0> : tensor<f32>
+  %g0_x_q = nnc.constant dense<0.25> : tensor<f32>
+  %g0_x_ia = nnc.mul %g0_x_i, %g0_x_a : tensor<8192xf32>, tensor<f32>
+  %g0_x_r = nnc.rem %g0_x_ia, %g0_x_p {fmod = true} : tensor<8192xf32>, tensor<f32>
+  %g0_x_c = nnc.sub %g0_x_r, %g0_x_h : tensor<8192xf32>, tensor<f32>
+  %g0_x_s0 = nnc.mul %g0_x_c, %g0_x_q : tensor<8192xf32>, tensor<f32>
+  %g0_x_5 = nnc.constant dense<5.0> : tensor<f32>
+  %g0_x_29 = nnc.constant dense<29.0> : tensor<f32>
+  %g0_x_14 = nnc.constant dense<14.0> : tensor<f32>
+  %g0_x_e = nnc.constant dense<0.125> : tensor<f32>
+  %g0_x_i5 = nnc.mul %g0_x_i, %g0_x_5 : tensor<8192xf32>, tensor<f32>
+  %g0_x_r29 = nnc.rem %g0_x_i5, %g0_x_29 {fmod = true} : tensor<8192xf32>, tensor<f32>
+  %g0_x_c14 = nnc.sub %g0_x_r29, %g0_x_14 : tensor<8192xf32>, tensor<f32>
+  %g0_x_t = nnc.mul %g0_x_c14, %g0_x_e : tensor<8192xf32>, tensor<f32>
+  %g0_x_s = nnc.add %g0_x_s0, %g0_x_t : tensor<8192xf32>, tensor<8192xf32>
+  %g0_x = nnc.reshape %g0_x_s : tensor<8192xf32> -> tensor<2x64x8x8xf32>
+  %g0_w_one = nnc.constant dense<1.0> : tensor<2304xf32>
+  %g0_w_i = nnc.cumsum %g0_w_one axis = 0 exclusive = true : tensor<2304xf32>
+  %g0_w_a = nnc.constant dense<3.0> : tensor<f32>
+  %g0_w_p = nnc.constant dense<11.0> : tensor<f32>
+  %g0_w_h = nnc.constant dense<5.0> : tensor<f32>
+  %g0_w_q = nnc.constant dense<0.25> : tensor<f32>
+  %g0_w_ia = nnc.mul %g0_w_i, %g0_w_a : tensor<2304xf32>, tensor<f32>
+  %g0_w_r = nnc.rem %g0_w_ia, %g0_w_p {fmod = true} : tensor<2304xf32>, tensor<f32>
+  %g0_w_c = nnc.sub %g0_w_r, %g0_w_h : tensor<2304xf32>, tensor<f32>
+  %g0_w_s0 = nnc.mul %g0_w_c, %g0_w_q : tensor<2304xf32>, tensor<f32>
+  %g0_w_5 = nnc.constant dense<5.0> : tensor<f32>
+  %g0_w_29 = nnc.constant dense<29.0> : tensor<f32>
+  %g0_w_14 = nnc.constant dense<14.0> : tensor<f32>
+  %g0_w_e = nnc.constant dense<0.125> : tensor<f32>
+  %g0_w_i5 = nnc.mul %g0_w_i, %g0_w_5 : tensor<2304xf32>, tensor<f32>
+  %g0_w_r29 = nnc.rem %g0_w_i5, %g0_w_29 {fmod = true} : tensor<2304xf32>, tensor<f32>
+  %g0_w_c14 = nnc.sub %g0_w_r29, %g0_w_14 : tensor<2304xf32>, tensor<f32>
+  %g0_w_t = nnc.mul %g0_w_c14, %g0_w_e : tensor<2304xf32>, tensor<f32>
+  %g0_w_s = nnc.add %g0_w_s0, %g0_w_t : tensor<2304xf32>, tensor<2304xf32>
+  %g0_w = nnc.reshape %g0_w_s : tensor<2304xf32> -> tensor<4x64x3x3xf32>
+  %g0_b = nnc.constant dense<[0.5, -1.0, 0.25, 2.0]> : tensor<4xf32>
+  %g0_o = nnc.conv %g0_x, %g0_w, %g0_b strides = [2, 2] pads = [1, 1, 1, 1] : tensor<2x64x8x8xf32>, tensor<4x64x3x3xf32>, tensor<4xf32>
+  %g0_flat = nnc.reshape %g0_o : tensor<2x4x4x4xf32> -> tensor<128xf32>
+  %g0_buf = bufferization.to_buffer %g0_flat : tensor<128xf32> to memref<128xf32>
+  %g0_u = memref.cast %g0_buf : memref<128xf32> to memref<*xf32>
+  call @printMemrefF32(%g0_u) : (memref<*xf32>) -> ()
+
+  // conv 2-D as im2col + batch_matmul over 2 groups: dilations 2, stride 2, pads 2, no bias;
+  // inputs ((i * a) mod p - (p - 1) / 2) / 4 + ((5 * i) mod 29 - 14) / 8
+  // over the flat index i
+  // CHECK: {{\[}}-37.0312,  -0.78125,  19.3906,  -24.4375,  -48.4062,  27.2344,  -50.7188,  16.3906,  8.89062,  20.3281,  22.375,  9.4375,  55.5625,  18.375,  22.6875,  -24.5156,  12.8125,  -5.39062,  -16.3594,  -22.5156,  42.1406,  -26.2969,  -39.5781,  14.875,  28.625,  30.0312,  -8.25,  -25.0312,  51.5938,  29.7656,  11.0312,  1.42188,  -37.0625,  31.4062,  -29.1406,  -19.6719,  16.3906,  -12,  -38.6875,  63.2812,  -21,  12.4531,  25.7031,  -4.51562,  -20.375,  11.0938,  -0.859375,  7.48438,  -33.8594,  19.5,  1.78125,  -19.4219,  9.14062,  -23.6562,  42.2031,  -16.8438,  -42.6406,  78.1094,  -9.0625,  24.4062,  -54.375,  -8.4375,  -11.3906,  18.0156,  -24.2969,  13.4688,  -42.375,  35.8438,  16.0938,  -1.01562,  7.20312,  -19.6875,  45.6562,  -11.375,  16.2812,  13.6562,  -13.7656,  -35.9844,  24.0625,  6.375,  -24.8281,  -34.2656,  0.84375,  -21.5156,  30.3438,  -14.4375,  25.2656,  -9.01562,  -19.5,  66.0156,  -2.125,  41.9531,  -25.7344,  -0.46875,  -9.5,  5.54688,  52.3281,  32.9688,  -23.5781,  50.5469,  -44.2031,  -63.25,  -10.6875,  -14.375,  9.45312,  -59.4375,  13.2812,  51.6562,  1.375,  -15.0469,  17.0312,  -52.125,  53.3594,  -5.96875,  -8.10938,  -34.9844,  25.6719,  -21.3125,  58.0625,  5.46875,  11.1406,  -2.9375,  29.5,  3.78125,  5.90625,  -35.4219,  41.4844,  -13.3906,  -10.0625,  -25,  15.6719,  47.9062,  12.6562,  10.3438,  -25.5625,  -22.375,  57.9062,  -18.0938,  59.0469,  -57.3438,  50.2812,  6.26562,  -34.4062,  0.25,  1.73438,  -61.875,  38.3438,  15.5469,  -43.6094,  9.42188,  28.7031,  14.4531,  60.5781,  -29.9219,  -9.42188,  14.1562,  52.0781,  -16.6406,  10.9375,  -29.6094,  -3.625,  45.2656,  33.25,  -30.6562,  48.0156,  -0.125,  -23.7969,  -29.3125,  -23.25,  -23.5312,  18.8594,  -6.65625,  9.10938,  27.375,  24.1094,  40.6875,  -2.82812,  9.65625,  -21.4062,  -25.5781,  27.8594,  -3.84375,  -55.5312,  19.7656,  16.5,  -33.7344,  -29.9844,  12.2031,  32.4531,  -31.125,  44.4219,  39.6406,  41.9062,  -41.1875,  -11.8438,  -32.7031,  36.0156,  -20.5469,  3.03125,  25.8906,  -12.0156,  -34.9688,  70.9062,  -2.98438,  40.3594,  -6.04688,  -15.8281,  -34.0781,  0.140625,  -48.7344,  -16.1875,  -29.375,  53.6719,  -36.375,  -10,  44.875,  -16.0938,  58.1562,  -43.5625,  9.21875,  40.7344,  -21.875,  16.9531,  8.82812,  -1.21875,  24.3125,  -25.2188,  -72.8281,  -37.2344,  19.75,  1.6875,  7.875,  4.34375,  2.15625,  16.7188,  -27.4688,  -24.1562,  47.5156,  -14.8125,  -28.0938,  -35.5156,  66.2656,  -41.1562,  29.7188,  47.875,  14.9219,  -21.1875,  -84.3281,  37.4531,  37.3438,  -71.875,  6.1875,  -63.3125,  -11.6719,  37.8438,  -9.64062,  -29.4375,  10.7188,  -3.42188,  -2.125,  6.65625,  -33.4062,  -8.375,  28.7344,  20.0781,  16.6562,  -10.4844,  30.7188,  -5.26562,  65.3438,  -32.5781,  3.76562,  -19.4062,  17.4844,  -43.6875,  12.3906,  -36.7656,  37.5781,  24.7188,  -6.95312,  -35.9375,  36.7031,  32.9375,  -5.46875,  -48.6719,  58.9375,  -2.8125,  0.546875]
+  %g1_x_one = nnc.constant dense<1.0> : tensor<18432xf32>
+  %g1_x_i = nnc.cumsum %g1_x_one axis = 0 exclusive = true : tensor<18432xf32>
+  %g1_x_a = nnc.constant dense<11.0> : tensor<f32>
+  %g1_x_p = nnc.constant dense<31.0> : tensor<f32>
+  %g1_x_h = nnc.constant dense<15.0> : tensor<f32>
+  %g1_x_q = nnc.constant dense<0.25> : tensor<f32>
+  %g1_x_ia = nnc.mul %g1_x_i, %g1_x_a : tensor<18432xf32>, tensor<f32>
+  %g1_x_r = nnc.rem %g1_x_ia, %g1_x_p {fmod = true} : tensor<18432xf32>, tensor<f32>
+  %g1_x_c = nnc.sub %g1_x_r, %g1_x_h : tensor<18432xf32>, tensor<f32>
+  %g1_x_s0 = nnc.mul %g1_x_c, %g1_x_q : tensor<18432xf32>, tensor<f32>
+  %g1_x_5 = nnc.constant dense<5.0> : tensor<f32>
+  %g1_x_29 = nnc.constant dense<29.0> : tensor<f32>
+  %g1_x_14 = nnc.constant dense<14.0> : tensor<f32>
+  %g1_x_e = nnc.constant dense<0.125> : tensor<f32>
+  %g1_x_i5 = nnc.mul %g1_x_i, %g1_x_5 : tensor<18432xf32>, tensor<f32>
+  %g1_x_r29 = nnc.rem %g1_x_i5, %g1_x_29 {fmod = true} : tensor<18432xf32>, tensor<f32>
+  %g1_x_c14 = nnc.sub %g1_x_r29, %g1_x_14 : tensor<18432xf32>, tensor<f32>
+  %g1_x_t = nnc.mul %g1_x_c14, %g1_x_e : tensor<18432xf32>, tensor<f32>
+  %g1_x_s = nnc.add %g1_x_s0, %g1_x_t : tensor<18432xf32>, tensor<18432xf32>
+  %g1_x = nnc.reshape %g1_x_s : tensor<18432xf32> -> tensor<1x128x12x12xf32>
+  %g1_w_one = nnc.constant dense<1.0> : tensor<4608xf32>
+  %g1_w_i = nnc.cumsum %g1_w_one axis = 0 exclusive = true : tensor<4608xf32>
+  %g1_w_a = nnc.constant dense<2.0> : tensor<f32>
+  %g1_w_p = nnc.constant dense<13.0> : tensor<f32>
+  %g1_w_h = nnc.constant dense<6.0> : tensor<f32>
+  %g1_w_q = nnc.constant dense<0.25> : tensor<f32>
+  %g1_w_ia = nnc.mul %g1_w_i, %g1_w_a : tensor<4608xf32>, tensor<f32>
+  %g1_w_r = nnc.rem %g1_w_ia, %g1_w_p {fmod = true} : tensor<4608xf32>, tensor<f32>
+  %g1_w_c = nnc.sub %g1_w_r, %g1_w_h : tensor<4608xf32>, tensor<f32>
+  %g1_w_s0 = nnc.mul %g1_w_c, %g1_w_q : tensor<4608xf32>, tensor<f32>
+  %g1_w_5 = nnc.constant dense<5.0> : tensor<f32>
+  %g1_w_29 = nnc.constant dense<29.0> : tensor<f32>
+  %g1_w_14 = nnc.constant dense<14.0> : tensor<f32>
+  %g1_w_e = nnc.constant dense<0.125> : tensor<f32>
+  %g1_w_i5 = nnc.mul %g1_w_i, %g1_w_5 : tensor<4608xf32>, tensor<f32>
+  %g1_w_r29 = nnc.rem %g1_w_i5, %g1_w_29 {fmod = true} : tensor<4608xf32>, tensor<f32>
+  %g1_w_c14 = nnc.sub %g1_w_r29, %g1_w_14 : tensor<4608xf32>, tensor<f32>
+  %g1_w_t = nnc.mul %g1_w_c14, %g1_w_e : tensor<4608xf32>, tensor<f32>
+  %g1_w_s = nnc.add %g1_w_s0, %g1_w_t : tensor<4608xf32>, tensor<4608xf32>
+  %g1_w = nnc.reshape %g1_w_s : tensor<4608xf32> -> tensor<8x64x3x3xf32>
+  %g1_o = nnc.conv %g1_x, %g1_w strides = [2, 2] dilations = [2, 2] pads = [2, 2, 2, 2] groups = 2 : tensor<1x128x12x12xf32>, tensor<8x64x3x3xf32>
+  %g1_flat = nnc.reshape %g1_o : tensor<1x8x6x6xf32> -> tensor<288xf32>
+  %g1_buf = bufferization.to_buffer %g1_flat : tensor<288xf32> to memref<288xf32>
+  %g1_u = memref.cast %g1_buf : memref<288xf32> to memref<*xf32>
+  call @printMemrefF32(%g1_u) : (memref<*xf32>) -> ()
+
+  // conv 2-D 1x1, one image: the input is the im2col matrix as it lies;
+  // inputs ((i * a) mod p - (p - 1) / 2) / 4 + ((5 * i) mod 29 - 14) / 8
+  // over the flat index i
+  // CHECK: {{\[}}90.2812,  82.25,  6.53125,  -73.5781,  -34.4844,  -37.5625,  32.5,  38.75,  69.1094,  -20,  -49.2812,  -18.0469,  26.6875,  -36.4844,  -15.125,  37.6875,  -3.78125,  -23.2031,  27.0312,  -7.54688,  -26.4688,  -23.625,  22.8594,  45.5,  25.0938,  -30.6875,  -61.7969,  -22.4219,  2.1875,  87.3125,  79.2812,  17.125,  -48.4531,  -47.1406,  -50.2188,  59.5625,  12.5312,  33.2031,  -3.59375,  -14.4688,  -36.5156,  19.8438,  1.23438,  -8.40625,  9.53125,  -20.3125,  -8.73438,  31.8125,  -34.7344,  -35.25,  -1.40625,  56.7031,  18.3125,  16.3125,  3.15625,  -65.7344,  -54.4531,  -8.53125,  97.9062,  83.0938,  14.1562,  -51.4219,  -36.5469,  -25.0938,  76.1875,  19.4375,  -34.1719,  -74.1719,  -41.0625,  20.875,  5.65625,  43.7344,  -12.0938,  -10.0312,  -17.2031,  30.8906,  -18.7188,  7.15625,  11.1875,  -24.125,  -33.5156,  31.4531,  -33.0625,  -37.625,  3.625,  69.5469,  29.8438,  33.2188,  -41.6562,  -48.2656,  -75.3906,  -27.1875,  83.75,  108.844,  17.2188,  -46.0781,  -36.6719,  -13.25,  13.8125,  10.2188,  31.8281,  -33.6875,  -42.2812,  -31.0469,  48.0469,  10.0625,  1.0625,  23.5,  9.5,  -37.6719,  4.04688,  -48.8438,  -29.1875,  -18.9375,  43.1094,  43.125,  67.8125,  -16.75,  -58.2344,  -66.9531,  2.5625,  52.4688,  49.4688,  7.25,  -13.4219,  -38.8906,  -25.1562,  51.3125,  20.75,  -13.2656,  -54.9062,  -7.375,  30.9219,  5.9375,  11.7656,  -28.6094,  -51.1562,  -19.6875,  34.5156,  28.625,  0.96875,  42.7812,  -20.0469,  -17.2344,  -21.4375,  -45.3281,  -48.9219,  5.82812,  49.0781,  36.1094,  75.9062,  -7.64062,  -70.0938,  -72.5469,  -10.2031,  69.3438,  55.2969,  -17.875,  -2.48438,  -34.4375,  6.3125,  41.7031,  38.0312,  27.3906,  -34.2969,  -66.5312,  -38.9375,  5.57812,  -4.1875,  7.875,  75.8438,  3.32812,  -7.42188,  6.78125,  -31.6406,  -79.7969,  -28.9219,  32.7344,  43.9844,  46,  -18.1719,  -12.8125,  -22.0469,  -18.7969,  53.9688,  65.1094,  -14.8438,  -62.4219,  -73.0625,  17.0938,  62.1719,  51.7188,  -52.125,  -7.21875,  -5.60938,  63.2969,  23.3906,  57.8438,  -48.5,  -59.0156,  -41.5,  9.40625,  -11.4062,  2.14062,  52.625,  26.9844,  -2.5625,  3.5,  -29.5,  -55.2656,  -54.125,  31.8438,  46.2969,  41.4219,  -3.76562,  -27.875,  -10.375,  -8.67188,  65.6406,  58.2656,  -14.6094,  -56.4375,  -67.7188,  -30.2656,  88.0469,  38.4531,  66.125,  -21.8125,  -23.6094,  -50.6562,  -3.625,  -27.3438,  -17.6719,  16.3438,  8.14062,  25.0938,  52.4688,  -18.3125,  -63.4531,  -22.5938,  38.1875,  -13.2344,  27.4219,  0.640625,  -55.4375,  -26.3125,  24.7969,  117.516,  75.2656,  -19.8906,  -68.5,  -65.25,  -34.5781,  27.5469,  13.7969,  90.875]
+  %g2_x_one = nnc.constant dense<1.0> : tensor<16384xf32>
+  %g2_x_i = nnc.cumsum %g2_x_one axis = 0 exclusive = true : tensor<16384xf32>
+  %g2_x_a = nnc.constant dense<3.0> : tensor<f32>
+  %g2_x_p = nnc.constant dense<31.0> : tensor<f32>
+  %g2_x_h = nnc.constant dense<15.0> : tensor<f32>
+  %g2_x_q = nnc.constant dense<0.25> : tensor<f32>
+  %g2_x_ia = nnc.mul %g2_x_i, %g2_x_a : tensor<16384xf32>, tensor<f32>
+  %g2_x_r = nnc.rem %g2_x_ia, %g2_x_p {fmod = true} : tensor<16384xf32>, tensor<f32>
+  %g2_x_c = nnc.sub %g2_x_r, %g2_x_h : tensor<16384xf32>, tensor<f32>
+  %g2_x_s0 = nnc.mul %g2_x_c, %g2_x_q : tensor<16384xf32>, tensor<f32>
+  %g2_x_5 = nnc.constant dense<5.0> : tensor<f32>
+  %g2_x_29 = nnc.constant dense<29.0> : tensor<f32>
+  %g2_x_14 = nnc.constant dense<14.0> : tensor<f32>
+  %g2_x_e = nnc.constant dense<0.125> : tensor<f32>
+  %g2_x_i5 = nnc.mul %g2_x_i, %g2_x_5 : tensor<16384xf32>, tensor<f32>
+  %g2_x_r29 = nnc.rem %g2_x_i5, %g2_x_29 {fmod = true} : tensor<16384xf32>, tensor<f32>
+  %g2_x_c14 = nnc.sub %g2_x_r29, %g2_x_14 : tensor<16384xf32>, tensor<f32>
+  %g2_x_t = nnc.mul %g2_x_c14, %g2_x_e : tensor<16384xf32>, tensor<f32>
+  %g2_x_s = nnc.add %g2_x_s0, %g2_x_t : tensor<16384xf32>, tensor<16384xf32>
+  %g2_x = nnc.reshape %g2_x_s : tensor<16384xf32> -> tensor<1x256x8x8xf32>
+  %g2_w_one = nnc.constant dense<1.0> : tensor<1024xf32>
+  %g2_w_i = nnc.cumsum %g2_w_one axis = 0 exclusive = true : tensor<1024xf32>
+  %g2_w_a = nnc.constant dense<7.0> : tensor<f32>
+  %g2_w_p = nnc.constant dense<11.0> : tensor<f32>
+  %g2_w_h = nnc.constant dense<5.0> : tensor<f32>
+  %g2_w_q = nnc.constant dense<0.25> : tensor<f32>
+  %g2_w_ia = nnc.mul %g2_w_i, %g2_w_a : tensor<1024xf32>, tensor<f32>
+  %g2_w_r = nnc.rem %g2_w_ia, %g2_w_p {fmod = true} : tensor<1024xf32>, tensor<f32>
+  %g2_w_c = nnc.sub %g2_w_r, %g2_w_h : tensor<1024xf32>, tensor<f32>
+  %g2_w_s0 = nnc.mul %g2_w_c, %g2_w_q : tensor<1024xf32>, tensor<f32>
+  %g2_w_5 = nnc.constant dense<5.0> : tensor<f32>
+  %g2_w_29 = nnc.constant dense<29.0> : tensor<f32>
+  %g2_w_14 = nnc.constant dense<14.0> : tensor<f32>
+  %g2_w_e = nnc.constant dense<0.125> : tensor<f32>
+  %g2_w_i5 = nnc.mul %g2_w_i, %g2_w_5 : tensor<1024xf32>, tensor<f32>
+  %g2_w_r29 = nnc.rem %g2_w_i5, %g2_w_29 {fmod = true} : tensor<1024xf32>, tensor<f32>
+  %g2_w_c14 = nnc.sub %g2_w_r29, %g2_w_14 : tensor<1024xf32>, tensor<f32>
+  %g2_w_t = nnc.mul %g2_w_c14, %g2_w_e : tensor<1024xf32>, tensor<f32>
+  %g2_w_s = nnc.add %g2_w_s0, %g2_w_t : tensor<1024xf32>, tensor<1024xf32>
+  %g2_w = nnc.reshape %g2_w_s : tensor<1024xf32> -> tensor<4x256x1x1xf32>
+  %g2_b = nnc.constant dense<[1.0, -0.5, 0.0, 0.75]> : tensor<4xf32>
+  %g2_o = nnc.conv %g2_x, %g2_w, %g2_b strides = [1, 1] : tensor<1x256x8x8xf32>, tensor<4x256x1x1xf32>, tensor<4xf32>
+  %g2_flat = nnc.reshape %g2_o : tensor<1x4x8x8xf32> -> tensor<256xf32>
+  %g2_buf = bufferization.to_buffer %g2_flat : tensor<256xf32> to memref<256xf32>
+  %g2_u = memref.cast %g2_buf : memref<256xf32> to memref<*xf32>
+  call @printMemrefF32(%g2_u) : (memref<*xf32>) -> ()
+
   // conv in f16 (accumulated in f32), same padding
   // CHECK: {{\[}}-0.5625,  0.875,  -0.75,  -2.75,  0.3125,  10.5,  -7.4375,  0.1875,  -4.4375,  0.0625,  5.1875,  2.9375,  -1.6875,  -3.3125,  2.3125,  3.5625,  -3.9375,  1.4375,  4.625,  7.5625,  -0.4375,  1.8125,  -9.5,  -3.75,  -2.375,  -2.9375,  -1.875,  0.75,  -0.9375,  -3.6875,  1.9375,  1.5]
   %c3_x32 = nnc.constant dense<[[[[0.5, 1.75, 2.0, -0.75],   [-0.75, 0.5, -0.5, 1.0],   [-1.25, -1.5, -2.0, -0.25],   [-1.25, -0.75, 1.75, 1.25]],  [[1.5, 0.5, -1.75, 1.0],   [0.5, 1.75, 0.0, -1.5],   [0.5, -0.25, 0.75, -0.5],   [-0.75, -1.5, 2.0, 1.0]]]]> : tensor<1x2x4x4xf32>
