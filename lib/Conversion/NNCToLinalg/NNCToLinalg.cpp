@@ -273,6 +273,25 @@ Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
                        });
 }
 
+/// Reinterprets the contiguous static tensor `v` as `shape` with
+/// tensor.reshape. Not expand/collapse_shape on purpose: the reshape
+/// propagation of linalg-fuse-elementwise-ops folds those into an adjacent
+/// linalg.matmul, generalizing it into a linalg.generic that no library call
+/// takes. tensor.reshape bufferizes to memref.reshape, without a copy.
+Value reshapeOpaque(OpBuilder &b, Location loc, Value v,
+                    ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  auto shapeType = RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                         b.getI64Type());
+  Value shapeValue = arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(shapeType, shape));
+  return tensor::ReshapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      shapeValue);
+}
+
 bool isFloat(Type t) { return isa<FloatType>(t); }
 
 Value zeroOf(OpBuilder &b, Location loc, Type t) {

@@ -228,25 +228,6 @@ constexpr int64_t kConvGemmMinMacs = int64_t(1) << 16;
 /// matrix-vector products (depthwise convolutions): the loops win.
 constexpr int64_t kConvGemmMinRows = 4;
 
-/// Reinterprets the contiguous static tensor `v` as `shape` with
-/// tensor.reshape. Not expand/collapse_shape on purpose: the reshape
-/// propagation of linalg-fuse-elementwise-ops folds those into an adjacent
-/// linalg.matmul, generalizing it into a linalg.generic that no library call
-/// takes. tensor.reshape bufferizes to memref.reshape, without a copy.
-Value reshapeOpaque(OpBuilder &b, Location loc, Value v,
-                    ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getShape() == shape)
-    return v;
-  auto shapeType = RankedTensorType::get({static_cast<int64_t>(shape.size())},
-                                         b.getI64Type());
-  Value shapeValue = arith::ConstantOp::create(
-      b, loc, DenseIntElementsAttr::get(shapeType, shape));
-  return tensor::ReshapeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
-      shapeValue);
-}
-
 /// Lowers a static 2-D f32/f64 convolution whose input is `padded` already
 /// as im2col + GEMM, so that --nnc-gemm-to-blas turns it into BLAS calls:
 ///   cols[g, (c, kh, kw), (n, oh, ow)] = padded[n, g*C/G + c, oh*sh + kh*dh,

@@ -327,8 +327,24 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   shape.push_back(rt.getDimSize(rr - 1));
   dims.push_back(rDims[rr - 1]);
   auto resultType = RankedTensorType::get(shape, et);
-  Value init = zeroFilled(b, loc, resultType, dims);
 
+  // [..., M, K] x [K, N] with static shapes is one [...*M, K] x [K, N]
+  // matmul (what a library GEMM takes), not a batch of small ones.
+  if (rr == 2 && lr > 2 && lt.hasStaticShape() && rt.hasStaticShape()) {
+    int64_t rows = lt.getNumElements() / lt.getDimSize(lr - 1);
+    Value flat = reshapeOpaque(b, loc, lhs, {rows, lt.getDimSize(lr - 1)});
+    auto flatType = RankedTensorType::get({rows, rt.getDimSize(1)}, et);
+    Value flatInit =
+        zeroFilled(b, loc, flatType,
+                   {b.getIndexAttr(rows), b.getIndexAttr(rt.getDimSize(1))});
+    Value product =
+        linalg::MatmulOp::create(b, loc, TypeRange{flatType},
+                                 ValueRange{flat, rhs}, ValueRange{flatInit})
+            .getResult(0);
+    return reshapeOpaque(b, loc, product, resultType.getShape());
+  }
+
+  Value init = zeroFilled(b, loc, resultType, dims);
   if (rank == 2)
     return linalg::MatmulOp::create(b, loc, TypeRange{resultType},
                                     ValueRange{lhs, rhs}, ValueRange{init})

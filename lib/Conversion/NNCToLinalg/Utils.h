@@ -122,6 +122,13 @@ softmaxParts(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 mlir::Value logSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        int64_t axis);
 
+/// Reinterprets the contiguous static tensor `v` as `shape` with
+/// tensor.reshape, which elementwise fusion leaves alone (it would fold
+/// expand/collapse_shape next to a linalg.matmul into a generic that no
+/// library call takes); bufferizes to memref.reshape, without a copy.
+mlir::Value reshapeOpaque(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                          llvm::ArrayRef<int64_t> shape);
+
 /// Scalar helpers.
 bool isFloat(mlir::Type t);
 mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,

@@ -59,3 +59,17 @@ func.func @gemm(%a: tensor<4x8xf32>, %b: tensor<10x8xf32>, %c: tensor<10xf32>) -
   %0 = nnc.gemm %a, %b, %c trans_b = true beta = 0.5 : tensor<4x8xf32>, tensor<10x8xf32>, tensor<10xf32>
   return %0 : tensor<4x10xf32>
 }
+
+// -----
+
+// [B, M, K] x [K, N] with static shapes folds the batch into the rows: one
+// matmul a library GEMM takes, between opaque reshapes that fusion keeps.
+// CHECK-LABEL: func @matmul_rows
+// CHECK: %[[FLAT:.*]] = tensor.reshape %{{.*}}(%{{.*}}) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[FLAT]], %{{.*}} : tensor<6x4xf32>, tensor<4x5xf32>)
+// CHECK: tensor.reshape %[[MM]](%{{.*}}) : (tensor<6x5xf32>, tensor<3xi64>) -> tensor<2x3x5xf32>
+// CHECK-NOT: linalg.generic
+func.func @matmul_rows(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = nnc.matmul %a, %b : tensor<2x3x4xf32>, tensor<4x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
