@@ -176,6 +176,28 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
         grads[1] = gb.unbroadcast(loc, gbv, operand(1).getType());
         return success();
       })
+      .Case<MaxOp, MinOp>([&](Operation *) {
+        // The selected operand gets g; a tie goes to the first operand.
+        CmpPredicate pred =
+            isa<MaxOp>(op) ? CmpPredicate::ge : CmpPredicate::le;
+        Value first = CmpOp::create(b, loc, pred, operand(0), operand(1));
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        grads[0] = gb.unbroadcast(loc, WhereOp::create(b, loc, first, g, zero),
+                                  operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, WhereOp::create(b, loc, first, zero, g),
+                                  operand(1).getType());
+        return success();
+      })
+      .Case([&](WhereOp where) {
+        // The condition is boolean and gets none.
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        Value c = where.getCondition();
+        grads[1] = gb.unbroadcast(loc, WhereOp::create(b, loc, c, g, zero),
+                                  operand(1).getType());
+        grads[2] = gb.unbroadcast(loc, WhereOp::create(b, loc, c, zero, g),
+                                  operand(2).getType());
+        return success();
+      })
       // Elementwise unary ops; the forward result is reused where it helps.
       .Case([&](NegOp) {
         grads[0] = NegOp::create(b, loc, g);
@@ -263,7 +285,7 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
         grads[0] = TransposeOp::create(b, loc, g, inverse);
         return success();
       })
-      .Case([&](ReshapeOp) {
+      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>([&](Operation *) {
         grads[0] = ReshapeOp::create(b, loc, operand(0).getType(), g);
         return success();
       })

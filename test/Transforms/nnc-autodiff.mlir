@@ -233,12 +233,11 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor
 // -----
 
 // An op on the path from a parameter to the loss without a rule.
-func.func @main(%x: tensor<1x1x4x4xf32>,
-                %w: tensor<1x1x3x3xf32> {nnc.param = #nnc.param<trainable>})
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.conv' yet}}
-  %0 = nnc.conv %x, %w : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>
-  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x1x2x2xf32>
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.sin' yet}}
+  %0 = nnc.sin %x : tensor<4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
   return %1 : tensor<f32>
 }
 
@@ -263,4 +262,54 @@ func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
                 %y: tensor<?xi64>) -> tensor<f32> {
   %0 = nnc.cross_entropy %x, %y : tensor<4x3xf32>, tensor<?xi64>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// flatten, squeeze and unsqueeze: the gradient is reshaped back.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1xf32> -> tensor<2x6xf32>
+// CHECK: %[[G1:.*]] = nnc.reshape %[[G]] : tensor<2x6xf32> -> tensor<1x2x3x2xf32>
+// CHECK: %[[G2:.*]] = nnc.reshape %[[G1]] : tensor<1x2x3x2xf32> -> tensor<2x3x2xf32>
+// CHECK: %[[G3:.*]] = nnc.reshape %[[G2]] : tensor<2x3x2xf32> -> tensor<2x1x3x2xf32>
+// CHECK: return %{{.*}}, %[[G3]]
+func.func @main(%x: tensor<2x1x3x2xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.squeeze %x axes = [1] : tensor<2x1x3x2xf32>
+  %1 = nnc.unsqueeze %0 axes = [0] : tensor<2x3x2xf32>
+  %2 = nnc.flatten %1 axis = 2 : tensor<1x2x3x2xf32>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<2x6xf32>
+  return %3 : tensor<f32>
+}
+
+// -----
+
+// max routes g to the first operand where it is >= the second (ties to the
+// first), min where it is <=; where splits g by its condition, which gets
+// no gradient.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<3x4xf32>
+// CHECK-SAME: %[[B:[^:]*]]: tensor<4xf32>
+// CHECK-SAME: %[[C:[^:]*]]: tensor<3x4xi1>
+// CHECK: %[[MAX:.*]] = nnc.max %[[A]], %[[B]]
+// CHECK: %[[MIN:.*]] = nnc.min %[[MAX]], %[[B]]
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[GT:.*]] = nnc.where %[[C]], %[[G]], %[[Z]]
+// CHECK: %[[GF:.*]] = nnc.where %[[C]], %[[Z]], %[[G]]
+// CHECK: nnc.reduce sum %[[GF]] axes = [0]
+// CHECK: %[[LE:.*]] = nnc.cmp le, %[[MAX]], %[[B]]
+// CHECK: nnc.where %[[LE]], %[[GT]], %{{.*}}
+// CHECK: nnc.where %[[LE]], %{{.*}}, %[[GT]]
+// CHECK: %[[GE:.*]] = nnc.cmp ge, %[[A]], %[[B]]
+// CHECK: nnc.where %[[GE]], %{{.*}}, %{{.*}}
+// CHECK: nnc.where %[[GE]], %{{.*}}, %{{.*}}
+func.func @main(%a: tensor<3x4xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
+                %c: tensor<3x4xi1>) -> tensor<f32> {
+  %0 = nnc.max %a, %b : tensor<3x4xf32>, tensor<4xf32>
+  %1 = nnc.min %0, %b : tensor<3x4xf32>, tensor<4xf32>
+  %2 = nnc.where %c, %1, %b : tensor<3x4xi1>, tensor<3x4xf32>, tensor<4xf32>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<3x4xf32>
+  return %3 : tensor<f32>
 }

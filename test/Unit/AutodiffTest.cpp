@@ -338,6 +338,45 @@ func.func @main(%x: tensor<4x5xf64> )mlir" P R"mlir(,
         /*positive=*/false, /*classes=*/3);
 }
 
+TEST_F(AutodiffTest, FlattenSqueezeUnsqueeze) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x1x3x2xf64> )mlir" P R"mlir(,
+                %t: tensor<6x2xf64>) -> tensor<f64> {
+  %0 = nnc.squeeze %x axes = [1] : tensor<2x1x3x2xf64>
+  %1 = nnc.unsqueeze %0 axes = [0] : tensor<2x3x2xf64>
+  %2 = nnc.flatten %1 axis = 2 : tensor<1x2x3x2xf64>
+  %3 = nnc.mul %2, %2 : tensor<2x6xf64>, tensor<2x6xf64>
+  %4 = nnc.flatten %x axis = 3 : tensor<2x1x3x2xf64>
+  %5 = nnc.mul %4, %t : tensor<6x2xf64>, tensor<6x2xf64>
+  %6 = nnc.reduce sum %3 keepdims = false : tensor<2x6xf64>
+  %7 = nnc.reduce sum %5 keepdims = false : tensor<6x2xf64>
+  %8 = nnc.add %6, %7 : tensor<f64>, tensor<f64>
+  return %8 : tensor<f64>
+}
+)mlir");
+}
+
+/// max/min route g to the selected operand, with broadcasting; where splits
+/// g by its (non-differentiable) condition.
+TEST_F(AutodiffTest, MaxMinWhere) {
+  check(R"mlir(
+func.func @main(%a: tensor<3x4xf64> )mlir" P R"mlir(,
+                %b: tensor<4xf64> )mlir" P R"mlir(,
+                %c: tensor<3x1xf64> )mlir" P R"mlir(,
+                %t: tensor<3x4xf64>) -> tensor<f64> {
+  %0 = nnc.max %a, %b : tensor<3x4xf64>, tensor<4xf64>
+  %1 = nnc.min %0, %c : tensor<3x4xf64>, tensor<3x1xf64>
+  %z = nnc.constant dense<0.0> : tensor<f64>
+  %m = nnc.cmp gt, %t, %z : tensor<3x4xf64>, tensor<f64>
+  %2 = nnc.where %m, %1, %b : tensor<3x4xi1>, tensor<3x4xf64>, tensor<4xf64>
+  %3 = nnc.mul %2, %t : tensor<3x4xf64>, tensor<3x4xf64>
+  %4 = nnc.mul %3, %2 : tensor<3x4xf64>, tensor<3x4xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<3x4xf64>
+  return %5 : tensor<f64>
+}
+)mlir");
+}
+
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
 /// a frozen weight neither, and the extra result is dropped.
 TEST_F(AutodiffTest, MlpWithCrossEntropy) {
