@@ -127,6 +127,15 @@ private:
                               SmallVectorImpl<Value> &grads);
 };
 
+/// The values of an optional per-spatial-dimension attribute, `count`
+/// copies of `fill` when absent.
+static SmallVector<int64_t> spatialAttr(std::optional<ArrayRef<int64_t>> attr,
+                                        int64_t count, int64_t fill) {
+  if (attr)
+    return SmallVector<int64_t>(*attr);
+  return SmallVector<int64_t>(count, fill);
+}
+
 static InFlightDiagnostic noRule(Operation *op, StringRef what = "") {
   InFlightDiagnostic diag = op->emitError()
                             << "nnc-autodiff: no gradient rule for '"
@@ -273,6 +282,70 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
           if (beta != 1.0)
             gc = gb.op<MulOp>(loc, g, gb.constant(loc, y.getType(), beta));
           grads[2] = gb.unbroadcast(loc, gc, c.getType());
+        }
+        return success();
+      })
+      // Convolutions.
+      .Case([&](ConvOp conv) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        auto wType = cast<RankedTensorType>(operand(1).getType());
+        auto yType = cast<RankedTensorType>(y.getType());
+        if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
+            !yType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (conv.getGroups() != 1)
+          return noRule(op, "with groups > 1");
+        int64_t n = xType.getRank() - 2;
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the transposed convolution of g with the same kernel; the
+        // output padding restores the input positions the last window
+        // never reached.
+        SmallVector<int64_t> outputPadding;
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
+                            pads[i] - pads[n + i];
+          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
+        }
+        grads[0] = ConvTransposeOp::create(
+            b, loc, xType, g, operand(1), Value(),
+            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
+            b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
+            /*groups=*/1);
+        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
+        // convolution of x^T [C, N, D] with g^T [M, N, O] as the kernel,
+        // strides and dilations swapped; it may reach past K, so slice.
+        SmallVector<int64_t> swap01{1, 0};
+        for (int64_t i = 0; i < n; ++i)
+          swap01.push_back(2 + i);
+        Value xt = TransposeOp::create(b, loc, operand(0), swap01);
+        Value gt = TransposeOp::create(b, loc, g, swap01);
+        Value dwt = ConvOp::create(
+            b, loc, xt, gt, Value(), b.getDenseI64ArrayAttr(dilations),
+            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+            /*groups=*/1);
+        auto dwtType = cast<RankedTensorType>(dwt.getType());
+        SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+        if (dwtType.getShape().drop_front(2) != ArrayRef<int64_t>(kernel)) {
+          SmallVector<int64_t> starts(n, 0), axes;
+          for (int64_t i = 0; i < n; ++i)
+            axes.push_back(2 + i);
+          dwt = SliceOp::create(b, loc, dwt, b.getDenseI64ArrayAttr(starts),
+                                b.getDenseI64ArrayAttr(kernel),
+                                b.getDenseI64ArrayAttr(axes),
+                                DenseI64ArrayAttr());
+        }
+        grads[1] = TransposeOp::create(b, loc, dwt, swap01);
+        if (Value bias = conv.getBias()) {
+          SmallVector<int64_t> axes{0};
+          for (int64_t i = 0; i < n; ++i)
+            axes.push_back(2 + i);
+          grads[2] = ReduceOp::create(b, loc, ReduceKind::sum, g, axes,
+                                      /*keepdims=*/false);
+          if (grads[2].getType() != bias.getType())
+            grads[2] = ReshapeOp::create(b, loc, bias.getType(), grads[2]);
         }
         return success();
       })

@@ -313,3 +313,43 @@ func.func @main(%a: tensor<3x4xf32> {nnc.param = #nnc.param<trainable>},
   %3 = nnc.reduce sum %2 keepdims = false : tensor<3x4xf32>
   return %3 : tensor<f32>
 }
+
+// -----
+
+// conv: the input gradient is a conv_transpose of g with the same kernel,
+// whose output padding restores the input row and column the strided
+// windows never read; the weight gradient convolves x^T with g^T (strides
+// and dilations swapped), sliced to the kernel; the bias sums g.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x5x5xf32>
+// CHECK-SAME: %[[W:[^:]*]]: tensor<3x2x3x3xf32>
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1x1x1xf32> -> tensor<1x3x2x2xf32>
+// CHECK: %[[GX:.*]] = nnc.conv_transpose %[[G]], %[[W]] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 0, 0] output_padding = [1, 1] : tensor<1x3x2x2xf32>, tensor<3x2x3x3xf32>
+// CHECK: %[[XT:.*]] = nnc.transpose %[[X]] perm = [1, 0, 2, 3]
+// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
+// CHECK: %[[DWT:.*]] = nnc.conv %[[XT]], %[[GT]] strides = [1, 1] dilations = [2, 2] pads = [1, 1, 0, 0] : tensor<2x1x5x5xf32>, tensor<3x1x2x2xf32>
+// CHECK: %[[S:.*]] = nnc.slice %[[DWT]] starts = [0, 0] ends = [3, 3] axes = [2, 3] : tensor<2x3x4x4xf32>
+// CHECK: %[[GW:.*]] = nnc.transpose %[[S]] perm = [1, 0, 2, 3] : tensor<2x3x3x3xf32>
+// CHECK: %[[GB:.*]] = nnc.reduce sum %[[G]] axes = [0, 2, 3] keepdims = false
+// CHECK: return %{{.*}}, %[[GX]], %[[GW]], %[[GB]] : tensor<f32>, tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>
+func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>},
+                %w: tensor<3x2x3x3xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.conv %x, %w, %b strides = [2, 2] pads = [1, 1, 0, 0]
+      : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x3x2x2xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// Grouped convolutions have no rule yet.
+func.func @main(%x: tensor<1x4x5x5xf32>,
+                %w: tensor<4x2x3x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.conv' with groups > 1 yet}}
+  %0 = nnc.conv %x, %w groups = 2 : tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x4x3x3xf32>
+  return %1 : tensor<f32>
+}

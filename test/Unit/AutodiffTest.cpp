@@ -377,6 +377,28 @@ func.func @main(%a: tensor<3x4xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// 2-D convolutions with strides, pads, dilations and a bias; the second
+/// one's last windows leave input rows and columns unread (output padding
+/// and a sliced weight gradient).
+TEST_F(AutodiffTest, Conv) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x2x6x6xf64> )mlir" P R"mlir(,
+                %w1: tensor<3x2x2x3xf64> )mlir" P R"mlir(,
+                %b1: tensor<3xf64> )mlir" P R"mlir(,
+                %w2: tensor<2x2x3x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w1, %b1 strides = [2, 1] dilations = [1, 2]
+      pads = [1, 0, 0, 1] : tensor<2x2x6x6xf64>, tensor<3x2x2x3xf64>, tensor<3xf64>
+  %1 = nnc.conv %x, %w2 strides = [2, 2] : tensor<2x2x6x6xf64>, tensor<2x2x3x3xf64>
+  %2 = nnc.mul %0, %0 : tensor<2x3x3x3xf64>, tensor<2x3x3x3xf64>
+  %3 = nnc.mul %1, %1 : tensor<2x2x2x2xf64>, tensor<2x2x2x2xf64>
+  %4 = nnc.reduce sum %2 keepdims = false : tensor<2x3x3x3xf64>
+  %5 = nnc.reduce sum %3 keepdims = false : tensor<2x2x2x2xf64>
+  %6 = nnc.add %4, %5 : tensor<f64>, tensor<f64>
+  return %6 : tensor<f64>
+}
+)mlir");
+}
+
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
 /// a frozen weight neither, and the extra result is dropped.
 TEST_F(AutodiffTest, MlpWithCrossEntropy) {
