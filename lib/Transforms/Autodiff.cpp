@@ -99,6 +99,108 @@ public:
     return ExpandOp::create(b, loc, target, grad);
   }
 
+  /// A constant of the static tensor type `type` with the given values.
+  Value dense(Location loc, RankedTensorType type, ArrayRef<double> values) {
+    const llvm::fltSemantics &sem =
+        cast<FloatType>(type.getElementType()).getFloatSemantics();
+    SmallVector<APFloat> elements;
+    for (double v : values) {
+      APFloat f(v);
+      bool lost;
+      f.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+      elements.push_back(f);
+    }
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, elements));
+  }
+
+  /// The backward pass of a pooling op with static shapes, written with
+  /// convolutions over a one-channel view `[N * C, 1, D...]` of the input.
+  /// The input is padded explicitly (with `padValue`) up to the extent the
+  /// windows reach, which also covers ceil_mode. For max pooling
+  /// (`isMax`), a one-hot kernel per window offset gathers the window
+  /// elements and g goes to the first of them that equals the window's
+  /// maximum (PyTorch routes it to one element too); for average pooling
+  /// `g * scale` is spread over each window by a kernel of ones.
+  Value poolGrad(Location loc, bool isMax, Value x, Value y, Value g,
+                 Value scale, ArrayRef<int64_t> kernel,
+                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                 ArrayRef<int64_t> pads) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto yType = cast<RankedTensorType>(y.getType());
+    Type elementType = xType.getElementType();
+    int64_t n = xType.getRank() - 2;
+    int64_t nc = xType.getDimSize(0) * xType.getDimSize(1);
+    SmallVector<int64_t> padBegin(pads.take_front(n)),
+        padEnd(pads.drop_front(n));
+    SmallVector<int64_t> outputPadding;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t reach = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                      dilations[i] * (kernel[i] - 1) + 1;
+      int64_t padded = xType.getDimSize(2 + i) + padBegin[i] + padEnd[i];
+      if (reach > padded)
+        padEnd[i] += reach - padded;
+      outputPadding.push_back(std::max<int64_t>(padded - reach, 0));
+    }
+    auto view = [&](RankedTensorType type, int64_t channels) {
+      SmallVector<int64_t> shape{nc, channels};
+      llvm::append_range(shape, type.getShape().drop_front(2));
+      return RankedTensorType::get(shape, elementType);
+    };
+    // The window offsets as the output channels of a kernel [K, 1, K...].
+    int64_t offsets = 1;
+    for (int64_t k : kernel)
+      offsets *= k;
+    SmallVector<int64_t> kernelShape{isMax ? offsets : 1, 1};
+    llvm::append_range(kernelShape, kernel);
+    auto kernelType = RankedTensorType::get(kernelShape, elementType);
+    SmallVector<double> kernelValues;
+    for (int64_t k = 0; k < kernelType.getNumElements(); ++k)
+      kernelValues.push_back(isMax ? double(k / offsets == k % offsets) : 1.0);
+    Value w = dense(loc, kernelType, kernelValues);
+
+    Value gv;
+    if (isMax) {
+      gv = ReshapeOp::create(b, loc, view(yType, 1), g);
+      SmallVector<int64_t> explicitPads{0, 0};
+      llvm::append_range(explicitPads, padBegin);
+      explicitPads.append({0, 0});
+      llvm::append_range(explicitPads, padEnd);
+      double lowest =
+          APFloat::getLargest(cast<FloatType>(elementType).getFloatSemantics(),
+                              /*Negative=*/true)
+              .convertToDouble();
+      Value xv = ReshapeOp::create(b, loc, view(xType, 1), x);
+      Value xp =
+          PadOp::create(b, loc, xv, b.getDenseI64ArrayAttr(explicitPads),
+                        PadModeAttr::get(b.getContext(), PadMode::constant),
+                        b.getF64FloatAttr(lowest));
+      // windows[nc, k, o] = the element at offset k of window o.
+      Value windows = ConvOp::create(
+          b, loc, xp, w, Value(), b.getDenseI64ArrayAttr(strides),
+          b.getDenseI64ArrayAttr(dilations), DenseI64ArrayAttr(),
+          /*groups=*/1);
+      Value yv = ReshapeOp::create(b, loc, view(yType, 1), y);
+      Value isMaxElem = CmpOp::create(b, loc, CmpPredicate::eq, windows, yv);
+      auto countType = cast<RankedTensorType>(windows.getType());
+      Value count =
+          CumSumOp::create(b, loc, CastOp::create(b, loc, countType, isMaxElem),
+                           b.getI64IntegerAttr(1));
+      Value first = AndOp::create(b, loc, isMaxElem,
+                                  CmpOp::create(b, loc, CmpPredicate::eq, count,
+                                                constant(loc, countType, 1.0)));
+      gv = WhereOp::create(b, loc, first, gv, constant(loc, countType, 0.0));
+    } else {
+      gv = ReshapeOp::create(b, loc, view(yType, 1), op<MulOp>(loc, g, scale));
+    }
+    Value dx = ConvTransposeOp::create(
+        b, loc, view(xType, 1), gv, w, Value(), b.getDenseI64ArrayAttr(strides),
+        b.getDenseI64ArrayAttr(dilations),
+        b.getDenseI64ArrayAttr(
+            llvm::to_vector(llvm::concat<int64_t>(padBegin, padEnd))),
+        b.getDenseI64ArrayAttr(outputPadding), /*groups=*/1);
+    return ReshapeOp::create(b, loc, xType, dx);
+  }
+
   Value swapLastTwo(Location loc, Value v) {
     int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
     SmallVector<int64_t> perm;
@@ -347,6 +449,80 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
           if (grads[2].getType() != bias.getType())
             grads[2] = ReshapeOp::create(b, loc, bias.getType(), grads[2]);
         }
+        return success();
+      })
+      // Pooling.
+      .Case<MaxPoolOp, AvgPoolOp>([&](Operation *) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape() || !isStatic(y.getType()))
+          return noRule(op, "on a dynamic shape");
+        int64_t n = xType.getRank() - 2;
+        ArrayRef<int64_t> kernel;
+        SmallVector<int64_t> strides, dilations, pads;
+        if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+          kernel = pool.getKernelShape();
+          strides = spatialAttr(pool.getStrides(), n, 1);
+          dilations = spatialAttr(pool.getDilations(), n, 1);
+          pads = spatialAttr(pool.getPads(), 2 * n, 0);
+          grads[0] = gb.poolGrad(loc, /*isMax=*/true, operand(0), y, g, Value(),
+                                 kernel, strides, dilations, pads);
+          return success();
+        }
+        auto pool = cast<AvgPoolOp>(op);
+        kernel = pool.getKernelShape();
+        strides = spatialAttr(pool.getStrides(), n, 1);
+        dilations = spatialAttr(pool.getDilations(), n, 1);
+        pads = spatialAttr(pool.getPads(), 2 * n, 0);
+        // y = (sum of the window's input elements) / divisor, and the
+        // divisor (which depends on count_include_pad and ceil_mode) is
+        // recovered from the op itself: 1 / divisor = avg_pool(ones) /
+        // valid, with valid the number of input elements in each window.
+        auto yType = cast<RankedTensorType>(y.getType());
+        SmallVector<int64_t> unitShape{1, 1};
+        llvm::append_range(unitShape, xType.getShape().drop_front(2));
+        Value ones = gb.constant(
+            loc, RankedTensorType::get(unitShape, xType.getElementType()), 1.0,
+            /*shaped=*/true);
+        IRMapping mapping;
+        mapping.map(operand(0), ones);
+        Operation *onesPool = b.clone(*op, mapping);
+        SmallVector<int64_t> outShape{1, 1};
+        llvm::append_range(outShape, yType.getShape().drop_front(2));
+        auto outType = RankedTensorType::get(outShape, xType.getElementType());
+        onesPool->getResult(0).setType(outType);
+        SmallVector<double> valid(outType.getNumElements(), 1.0);
+        for (int64_t j = 0; j < outType.getNumElements(); ++j) {
+          int64_t rest = j;
+          for (int64_t i = n - 1; i >= 0; --i) {
+            int64_t o = rest % outShape[2 + i];
+            rest /= outShape[2 + i];
+            int64_t count = 0;
+            for (int64_t k = 0; k < kernel[i]; ++k) {
+              int64_t p = o * strides[i] + k * dilations[i] - pads[i];
+              count += p >= 0 && p < xType.getDimSize(2 + i);
+            }
+            valid[j] *= double(count);
+          }
+        }
+        Value scale = gb.op<DivOp>(loc, onesPool->getResult(0),
+                                   gb.dense(loc, outType, valid));
+        grads[0] = gb.poolGrad(loc, /*isMax=*/false, operand(0), y, g, scale,
+                               kernel, strides, dilations, pads);
+        return success();
+      })
+      .Case([&](GlobalAvgPoolOp) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value gi =
+            gb.op<MulOp>(loc, g, gb.constant(loc, xType, 1.0 / double(count)));
+        grads[0] = gb.unreduce(loc, gi, xType, axes);
         return success();
       })
       // Shape ops.

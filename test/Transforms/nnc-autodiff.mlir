@@ -353,3 +353,65 @@ func.func @main(%x: tensor<1x4x5x5xf32>,
   %1 = nnc.reduce sum %0 keepdims = false : tensor<1x4x3x3xf32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// max_pool: on a [N*C, 1, H, W] view padded with the lowest value (here to
+// the extent the ceil_mode windows reach), a one-hot kernel gathers each
+// window offset, the first offset equal to the maximum (cumsum == 1) keeps
+// g, and conv_transpose with the same kernel scatters it back.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x5x5xf32>
+// CHECK: %[[Y:.*]] = nnc.max_pool %[[X]]
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[K:.*]] = nnc.constant dense<{{\[\[\[\[}}1.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00]]], {{.*}} : tensor<4x1x2x2xf32>
+// CHECK: %[[GV:.*]] = nnc.reshape %[[G]] : tensor<1x2x3x3xf32> -> tensor<2x1x3x3xf32>
+// CHECK: %[[XV:.*]] = nnc.reshape %[[X]] : tensor<1x2x5x5xf32> -> tensor<2x1x5x5xf32>
+// CHECK: %[[XP:.*]] = nnc.pad %[[XV]] pads = [0, 0, 0, 0, 0, 0, 1, 1] value = -3.4028234663852886E+38
+// CHECK: %[[WIN:.*]] = nnc.conv %[[XP]], %[[K]] strides = [2, 2] dilations = [1, 1] : tensor<2x1x6x6xf32>, tensor<4x1x2x2xf32>
+// CHECK: %[[YV:.*]] = nnc.reshape %[[Y]] : tensor<1x2x3x3xf32> -> tensor<2x1x3x3xf32>
+// CHECK: %[[EQ:.*]] = nnc.cmp eq, %[[WIN]], %[[YV]]
+// CHECK: %[[EQF:.*]] = nnc.cast %[[EQ]] : tensor<2x4x3x3xi1> to tensor<2x4x3x3xf32>
+// CHECK: %[[CNT:.*]] = nnc.cumsum %[[EQF]] axis = 1
+// CHECK: %[[ONE:.*]] = nnc.cmp eq, %[[CNT]], %{{.*}}
+// CHECK: %[[FIRST:.*]] = nnc.and %[[EQ]], %[[ONE]]
+// CHECK: %[[SEL:.*]] = nnc.where %[[FIRST]], %[[GV]], %{{.*}}
+// CHECK: %[[DX:.*]] = nnc.conv_transpose %[[SEL]], %[[K]] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 1, 1] output_padding = [0, 0] : tensor<2x4x3x3xf32>, tensor<4x1x2x2xf32>
+// CHECK: %[[GX:.*]] = nnc.reshape %[[DX]] : tensor<2x1x5x5xf32> -> tensor<1x2x5x5xf32>
+// CHECK: return %{{.*}}, %[[GX]]
+func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.max_pool %x kernel_shape = [2, 2] strides = [2, 2] ceil_mode = true
+      : tensor<1x2x5x5xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x2x3x3xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// avg_pool: g scaled by avg_pool(ones) / valid (the per-window count of
+// input elements, a constant) is spread by conv_transpose with a kernel of
+// ones; global_avg_pool expands g / (H * W).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1x1x1xf32> -> tensor<1x2x1x1xf32>
+// CHECK: %[[C:.*]] = nnc.constant dense<6.250000e-02> : tensor<f32>
+// CHECK: %[[GS:.*]] = nnc.mul %[[G]], %[[C]]
+// CHECK: %[[GP:.*]] = nnc.expand %[[GS]] : tensor<1x2x1x1xf32> -> tensor<1x2x4x4xf32>
+// CHECK: %[[ONES:.*]] = nnc.constant dense<1.000000e+00> : tensor<1x1x4x4xf32>
+// CHECK: %[[AVG1:.*]] = nnc.avg_pool %[[ONES]] kernel_shape = [3, 3] pads = [1, 1, 1, 1] : tensor<1x1x4x4xf32>
+// CHECK: %[[VALID:.*]] = nnc.constant dense<{{\[\[\[\[}}4.000000e+00, 6.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00
+// CHECK: %[[SCALE:.*]] = nnc.div %[[AVG1]], %[[VALID]]
+// CHECK: %[[K:.*]] = nnc.constant dense<1.000000e+00> : tensor<1x1x3x3xf32>
+// CHECK: %[[GM:.*]] = nnc.mul %[[GP]], %[[SCALE]]
+// CHECK: %[[GV:.*]] = nnc.reshape %[[GM]] : tensor<1x2x4x4xf32> -> tensor<2x1x4x4xf32>
+// CHECK: %[[DX:.*]] = nnc.conv_transpose %[[GV]], %[[K]] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] output_padding = [0, 0]
+// CHECK: %[[GX:.*]] = nnc.reshape %[[DX]] : tensor<2x1x4x4xf32> -> tensor<1x2x4x4xf32>
+// CHECK: return %{{.*}}, %[[GX]]
+func.func @main(%x: tensor<1x2x4x4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.avg_pool %x kernel_shape = [3, 3] pads = [1, 1, 1, 1]
+      : tensor<1x2x4x4xf32>
+  %1 = nnc.global_avg_pool %0 : tensor<1x2x4x4xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<1x2x1x1xf32>
+  return %2 : tensor<f32>
+}

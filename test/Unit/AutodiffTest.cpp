@@ -399,6 +399,46 @@ func.func @main(%x: tensor<2x2x6x6xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// Max pooling with overlapping padded windows and with ceil_mode.
+TEST_F(AutodiffTest, MaxPool) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x2x5x5xf64> )mlir" P R"mlir(,
+                %t: tensor<2x2x3x3xf64>) -> tensor<f64> {
+  %0 = nnc.max_pool %x kernel_shape = [3, 3] strides = [2, 2]
+      pads = [1, 1, 1, 1] : tensor<2x2x5x5xf64>
+  %1 = nnc.max_pool %x kernel_shape = [2, 2] strides = [2, 2]
+      ceil_mode = true : tensor<2x2x5x5xf64>
+  %2 = nnc.mul %0, %t : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %3 = nnc.mul %1, %1 : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %4 = nnc.add %2, %3 : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<2x2x3x3xf64>
+  return %5 : tensor<f64>
+}
+)mlir");
+}
+
+/// Average pooling with and without count_include_pad, with ceil_mode, and
+/// global average pooling.
+TEST_F(AutodiffTest, AvgPool) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x2x5x5xf64> )mlir" P R"mlir(,
+                %t: tensor<2x2x3x3xf64>) -> tensor<f64> {
+  %0 = nnc.avg_pool %x kernel_shape = [3, 3] strides = [2, 2]
+      pads = [1, 1, 1, 1] : tensor<2x2x5x5xf64>
+  %1 = nnc.avg_pool %x kernel_shape = [2, 2] strides = [2, 2]
+      pads = [1, 0, 0, 1] ceil_mode = true count_include_pad = true
+      : tensor<2x2x5x5xf64>
+  %2 = nnc.global_avg_pool %x : tensor<2x2x5x5xf64>
+  %3 = nnc.mul %0, %t : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %4 = nnc.mul %1, %1 : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %5 = nnc.add %3, %4 : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %6 = nnc.mul %5, %2 : tensor<2x2x3x3xf64>, tensor<2x2x1x1xf64>
+  %7 = nnc.reduce sum %6 keepdims = false : tensor<2x2x3x3xf64>
+  return %7 : tensor<f64>
+}
+)mlir");
+}
+
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
 /// a frozen weight neither, and the extra result is dropped.
 TEST_F(AutodiffTest, MlpWithCrossEntropy) {
