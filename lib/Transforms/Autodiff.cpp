@@ -580,6 +580,87 @@ LogicalResult AutodiffPass::differentiate(Operation *op,
         grads[0] = gb.op<SubOp>(loc, g, gb.op<MulOp>(loc, p, s));
         return success();
       })
+      // Normalizations: with xhat the normalized input and the sums over
+      // the M normalized elements, dxhat = g * scale and
+      // dx = inv_std / M * (M dxhat - sum(dxhat) - xhat sum(dxhat xhat)).
+      .Case([&](BatchNormTrainOp bn) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (bn.getBatchMean().getType().getElementType() !=
+                xType.getElementType() ||
+            operand(1).getType() != bn.getBatchMean().getType())
+          return noRule(op, "with mixed element types");
+        SmallVector<int64_t> axes{0}, statShape(xType.getRank(), 1);
+        int64_t count = xType.getDimSize(0);
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        statShape[1] = xType.getDimSize(1);
+        auto statType =
+            RankedTensorType::get(statShape, xType.getElementType());
+        auto stat = [&](Value v) {
+          return ReshapeOp::create(b, loc, statType, v).getResult();
+        };
+        Value eps = gb.constant(loc, xType, bn.getEpsilon().convertToDouble());
+        Value invStd = RsqrtOp::create(
+            b, loc, gb.op<AddOp>(loc, stat(bn.getBatchVar()), eps));
+        Value xhat = gb.op<MulOp>(
+            loc, gb.op<SubOp>(loc, operand(0), stat(bn.getBatchMean())),
+            invStd);
+        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, g, axes, true);
+        Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
+                                       gb.op<MulOp>(loc, g, xhat), axes, true);
+        Value scale = stat(operand(1));
+        Value m = gb.constant(loc, xType, double(count));
+        Value inner =
+            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, g, m), sumG),
+                         gb.op<MulOp>(loc, xhat, sumGX));
+        Value factor = gb.op<DivOp>(loc, gb.op<MulOp>(loc, scale, invStd), m);
+        grads[0] = gb.op<MulOp>(loc, inner, factor);
+        grads[1] = ReshapeOp::create(b, loc, operand(1).getType(), sumGX);
+        grads[2] = ReshapeOp::create(b, loc, operand(2).getType(), sumG);
+        // The running statistics are buffers: no gradient.
+        return success();
+      })
+      .Case([&](LayerNormOp ln) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (ln.getMean().getType().getElementType() != xType.getElementType())
+          return noRule(op, "with f32 statistics of a narrower input");
+        int64_t axis = ln.getNormalizedAxis();
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = axis; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value xhat = gb.op<MulOp>(
+            loc, gb.op<SubOp>(loc, operand(0), ln.getMean()), ln.getInvStd());
+        unsigned next = 1;
+        Value dxhat = g;
+        if (Value scale = ln.getScale()) {
+          dxhat = gb.op<MulOp>(loc, g, scale);
+          grads[next++] =
+              gb.unbroadcast(loc, gb.op<MulOp>(loc, g, xhat), scale.getType());
+        }
+        if (Value bias = ln.getBias())
+          grads[next] = gb.unbroadcast(loc, g, bias.getType());
+        Value sumD =
+            ReduceOp::create(b, loc, ReduceKind::sum, dxhat, axes, true);
+        Value sumDX =
+            ReduceOp::create(b, loc, ReduceKind::sum,
+                             gb.op<MulOp>(loc, dxhat, xhat), axes, true);
+        Value m = gb.constant(loc, xType, double(count));
+        Value inner = gb.op<SubOp>(
+            loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, dxhat, m), sumD),
+            gb.op<MulOp>(loc, xhat, sumDX));
+        grads[0] =
+            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m));
+        return success();
+      })
       // Losses.
       .Case([&](MseLossOp mse) -> LogicalResult {
         auto inputType = cast<RankedTensorType>(operand(0).getType());
@@ -733,7 +814,13 @@ void AutodiffPass::runOnOperation() {
     }
     if (!any)
       continue;
-    if (op->getNumResults() != 1 || !isa<NNCDialect>(op->getDialect())) {
+    // Multi-result ops have rules for their first result only (the others
+    // are statistics such as batch_norm_train's running ones).
+    bool onlyFirst =
+        llvm::all_of(llvm::drop_begin(resultGrads), [](Value g) { return !g; });
+    if (!isa<NNCDialect>(op->getDialect()) || !resultGrads[0] ||
+        (op->getNumResults() > 1 &&
+         (!isa<BatchNormTrainOp, LayerNormOp>(op) || !onlyFirst))) {
       noRule(op);
       return signalPassFailure();
     }

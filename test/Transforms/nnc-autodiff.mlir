@@ -415,3 +415,86 @@ func.func @main(%x: tensor<1x2x4x4xf32> {nnc.param = #nnc.param<trainable>})
   %2 = nnc.reduce sum %1 keepdims = false : tensor<1x2x1x1xf32>
   return %2 : tensor<f32>
 }
+
+// -----
+
+// batch_norm_train: the gradient uses the batch statistics; the running
+// statistics get none, and the updated running mean may be returned (it is
+// dropped from _grad).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f32>, tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>)
+// CHECK: %[[Y:.*]], %[[BM:.*]], %[[BV:.*]], %{{.*}}, %{{.*}} = nnc.batch_norm_train
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[EPS:.*]] = nnc.constant dense<9.99999974E-6> : tensor<f32>
+// CHECK: %[[V:.*]] = nnc.reshape %[[BV]] : tensor<2xf32> -> tensor<1x2x1xf32>
+// CHECK: %[[VE:.*]] = nnc.add %[[V]], %[[EPS]]
+// CHECK: %[[R:.*]] = nnc.rsqrt %[[VE]]
+// CHECK: %[[M:.*]] = nnc.reshape %[[BM]] : tensor<2xf32> -> tensor<1x2x1xf32>
+// CHECK: %[[XC:.*]] = nnc.sub %arg0, %[[M]]
+// CHECK: %[[XH:.*]] = nnc.mul %[[XC]], %[[R]]
+// CHECK: %[[SG:.*]] = nnc.reduce sum %[[G]] axes = [0, 2] : tensor<4x2x3xf32>
+// CHECK: %[[GXH:.*]] = nnc.mul %[[G]], %[[XH]]
+// CHECK: %[[SGX:.*]] = nnc.reduce sum %[[GXH]] axes = [0, 2] : tensor<4x2x3xf32>
+// CHECK: %[[CNT:.*]] = nnc.constant dense<1.200000e+01> : tensor<f32>
+// CHECK: %[[F:.*]] = nnc.div %{{.*}}, %[[CNT]] : tensor<1x2x1xf32>, tensor<f32>
+// CHECK: %[[DX:.*]] = nnc.mul %{{.*}}, %[[F]] : tensor<4x2x3xf32>, tensor<1x2x1xf32>
+// CHECK: %[[DS:.*]] = nnc.reshape %[[SGX]] : tensor<1x2x1xf32> -> tensor<2xf32>
+// CHECK: %[[DB:.*]] = nnc.reshape %[[SG]] : tensor<1x2x1xf32> -> tensor<2xf32>
+// CHECK: return %{{.*}}, %[[DX]], %[[DS]], %[[DB]]
+func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<2xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<2xf32> {nnc.param = #nnc.param<trainable>},
+                %rm: tensor<2xf32>, %rv: tensor<2xf32>)
+    -> (tensor<f32>, tensor<2xf32>) {
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
+      : tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+        tensor<2xf32>
+  %0 = nnc.reduce sum %y keepdims = false : tensor<4x2x3xf32>
+  return %0, %nrm : tensor<f32>, tensor<2xf32>
+}
+
+// -----
+
+// A loss through batch_norm_train's batch statistics has no rule.
+func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<2xf32>, %b: tensor<2xf32>,
+                %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm_train' yet}}
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
+      : tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+        tensor<2xf32>
+  %0 = nnc.reduce sum %bv keepdims = false : tensor<2xf32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// layer_norm: the gradient reuses the op's mean and inv_std results; scale
+// and bias gradients are summed over the leading dimensions.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[ISTD:.*]] = nnc.layer_norm %arg0 scale(%arg1 : tensor<3xf32>) bias(%arg2 : tensor<3xf32>)
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[XC:.*]] = nnc.sub %arg0, %[[MEAN]] : tensor<4x3xf32>, tensor<4x1xf32>
+// CHECK: %[[XH:.*]] = nnc.mul %[[XC]], %[[ISTD]]
+// CHECK: %[[D:.*]] = nnc.mul %[[G]], %arg1
+// CHECK: %[[GXH:.*]] = nnc.mul %[[G]], %[[XH]]
+// CHECK: %[[DS:.*]] = nnc.reduce sum %[[GXH]] axes = [0]
+// CHECK: %[[DS2:.*]] = nnc.reshape %[[DS]] : tensor<1x3xf32> -> tensor<3xf32>
+// CHECK: %[[DB:.*]] = nnc.reduce sum %[[G]] axes = [0]
+// CHECK: %[[DB2:.*]] = nnc.reshape %[[DB]] : tensor<1x3xf32> -> tensor<3xf32>
+// CHECK: %[[SD:.*]] = nnc.reduce sum %[[D]] axes = [1]
+// CHECK: %[[DXH:.*]] = nnc.mul %[[D]], %[[XH]]
+// CHECK: %[[SDX:.*]] = nnc.reduce sum %[[DXH]] axes = [1]
+// CHECK: %[[M:.*]] = nnc.constant dense<3.000000e+00> : tensor<f32>
+// CHECK: %[[F:.*]] = nnc.div %[[ISTD]], %[[M]]
+// CHECK: %[[DX:.*]] = nnc.mul %{{.*}}, %[[F]]
+// CHECK: return %{{.*}}, %[[DX]], %[[DS2]], %[[DB2]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %y, %m, %r = nnc.layer_norm %x scale(%s : tensor<3xf32>)
+      bias(%b : tensor<3xf32>) : tensor<4x3xf32>
+  %0 = nnc.reduce sum %y keepdims = false : tensor<4x3xf32>
+  return %0 : tensor<f32>
+}

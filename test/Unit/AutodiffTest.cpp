@@ -439,6 +439,49 @@ func.func @main(%x: tensor<2x2x5x5xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// batch_norm_train with batch statistics; the running statistics are
+/// buffers (no gradient) and its other results are unused.
+TEST_F(AutodiffTest, BatchNormTrain) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x2x2x2xf64> )mlir" P R"mlir(,
+                %scale: tensor<2xf64> )mlir" P R"mlir(,
+                %bias: tensor<2xf64> )mlir" P R"mlir(,
+                %rm: tensor<2xf64>, %rv: tensor<2xf64>,
+                %t: tensor<3x2x2x2xf64>) -> tensor<f64> {
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %scale, %bias, %rm, %rv
+      : tensor<3x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>,
+        tensor<2xf64>
+  %0 = nnc.mul %y, %t : tensor<3x2x2x2xf64>, tensor<3x2x2x2xf64>
+  %1 = nnc.mul %0, %y : tensor<3x2x2x2xf64>, tensor<3x2x2x2xf64>
+  %2 = nnc.add %0, %1 : tensor<3x2x2x2xf64>, tensor<3x2x2x2xf64>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<3x2x2x2xf64>
+  return %3 : tensor<f64>
+}
+)mlir");
+}
+
+/// layer_norm over the last axis with scale and bias, and over the last two
+/// with a broadcast scale and no bias.
+TEST_F(AutodiffTest, LayerNorm) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3x4xf64> )mlir" P R"mlir(,
+                %s1: tensor<4xf64> )mlir" P R"mlir(,
+                %b1: tensor<4xf64> )mlir" P R"mlir(,
+                %s2: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<2x3x4xf64>) -> tensor<f64> {
+  %y1, %m1, %r1 = nnc.layer_norm %x scale(%s1 : tensor<4xf64>)
+      bias(%b1 : tensor<4xf64>) : tensor<2x3x4xf64>
+  %y2, %m2, %r2 = nnc.layer_norm %x scale(%s2 : tensor<4xf64>) axis = 1
+      : tensor<2x3x4xf64>
+  %0 = nnc.mul %y1, %t : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %1 = nnc.mul %0, %y2 : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %2 = nnc.add %0, %1 : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %3 = nnc.reduce sum %2 keepdims = false : tensor<2x3x4xf64>
+  return %3 : tensor<f64>
+}
+)mlir");
+}
+
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
 /// a frozen weight neither, and the extra result is dropped.
 TEST_F(AutodiffTest, MlpWithCrossEntropy) {
