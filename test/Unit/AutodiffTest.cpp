@@ -482,6 +482,36 @@ func.func @main(%x: tensor<2x3x4xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
+/// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
+TEST_F(AutodiffTest, CnnWithCrossEntropy) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x1x6x6xf64>, %labels: tensor<2xi64>,
+                %w: tensor<3x1x3x3xf64> )mlir" P R"mlir(,
+                %b: tensor<3xf64> )mlir" P R"mlir(,
+                %s: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<3xf64> )mlir" P R"mlir(,
+                %rm: tensor<3xf64>, %rv: tensor<3xf64>,
+                %fw: tensor<3x4xf64> )mlir" P R"mlir(,
+                %fb: tensor<4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w, %b pads = [1, 1, 1, 1]
+      : tensor<2x1x6x6xf64>, tensor<3x1x3x3xf64>, tensor<3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<2x3x6x6xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>,
+        tensor<3xf64>
+  %1 = nnc.relu %y : tensor<2x3x6x6xf64>
+  %2 = nnc.max_pool %1 kernel_shape = [2, 2] strides = [2, 2]
+      : tensor<2x3x6x6xf64>
+  %3 = nnc.global_avg_pool %2 : tensor<2x3x3x3xf64>
+  %4 = nnc.flatten %3 : tensor<2x3x1x1xf64>
+  %5 = nnc.gemm %4, %fw, %fb : tensor<2x3xf64>, tensor<3x4xf64>, tensor<4xf64>
+  %6 = nnc.cross_entropy %5, %labels : tensor<2x4xf64>, tensor<2xi64>
+  return %6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/4);
+}
+
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
 /// a frozen weight neither, and the extra result is dropped.
 TEST_F(AutodiffTest, MlpWithCrossEntropy) {
