@@ -164,4 +164,71 @@ def AutodiffPass : Pass<"nnc-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+def OptimizerPass : Pass<"nnc-optimizer", "mlir::ModuleOp"> {
+  let summary = "Build a training step: gradients plus an optimizer update";
+  let description = [{
+    Takes `<name>_grad`, built by `--nnc-autodiff` from the function named by
+    `function` (default `main`), and adds a self-contained `<name>_step`: the
+    gradient computation is inlined and followed by the update of every
+    trainable parameter, as PyTorch defines it for `kind`:
+
+    - `sgd`: `g += weight-decay * p`; with a `momentum`,
+      `buf = momentum * buf + g` and `g = buf` (or `g + momentum * buf` with
+      `nesterov`); `p -= lr * g`. Dampening is 0.
+    - `adam`: `g += weight-decay * p`; `m = beta1 m + (1 - beta1) g`,
+      `v = beta2 v + (1 - beta2) g^2`, `t += 1`,
+      `p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + epsilon)`.
+    - `adamw`: `p *= 1 - lr * weight-decay`, then the Adam update without L2.
+
+    Arguments: those of `<name>_grad`, then the optimizer state, marked
+    `nnc.param = #nnc.param<buffer>` (one velocity per parameter for SGD with
+    momentum; all `m`, then all `v`, then the step count `t` as a scalar of
+    the loss type for Adam/AdamW), then the learning rate `lr`, a scalar of
+    the loss type, so a schedule changes it without recompiling. Results:
+    the loss, the updated parameters in argument order, the updated state in
+    the order of the state arguments (`t + 1` last), named by
+    `nnc.result_names`. Start the state at zeros.
+
+    ```mlir
+    // nnc-opt --nnc-autodiff --nnc-optimizer="kind=sgd momentum=0.9"
+    func.func @main(%x: tensor<4x3xf32>,
+                    %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+        -> tensor<f32> { ... }
+    // gains, besides @main_grad,
+    func.func @main_step(%x: tensor<4x3xf32>,
+                         %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                         %buf: tensor<3xf32> {nnc.param = #nnc.param<buffer>},
+                         %lr: tensor<f32>)
+        -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>)
+        attributes {nnc.result_names = ["loss", "param1", "velocity1"]} {
+      // ... the body of @main_grad: %loss, %g ...
+      %c = nnc.constant dense<0.9> : tensor<f32>
+      %0 = nnc.mul %buf, %c : tensor<3xf32>, tensor<f32>
+      %1 = nnc.add %0, %g : tensor<3xf32>, tensor<3xf32>
+      %2 = nnc.mul %lr, %1 : tensor<f32>, tensor<3xf32>
+      %3 = nnc.sub %w, %2 : tensor<3xf32>, tensor<3xf32>
+      return %loss, %3, %1 : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The differentiated function; `<function>_grad` must exist">,
+    Option<"kind", "kind", "std::string", /*default=*/"\"sgd\"",
+           "The optimizer: sgd, adam or adamw">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum (0: no velocity state)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD with Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "L2 penalty (SGD, Adam) or decoupled weight decay (AdamW)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam/AdamW decay of the first moment">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam/AdamW decay of the second moment">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
+           "Adam/AdamW term added to the denominator">
+  ];
+}
+
 #endif // NNC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,344 @@
+//===- Optimizer.cpp - optimizer update steps on top of autodiff ----------===//
+//
+// Implements --nnc-optimizer: from `<name>_grad` (built by --nnc-autodiff),
+// builds a self-contained `<name>_step` that computes the loss and gradients
+// and applies an SGD, Adam or AdamW update to every trainable parameter, with
+// the optimizer state and the learning rate as arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Transforms/Passes.h"
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
+
+namespace nnc {
+#define GEN_PASS_DEF_OPTIMIZERPASS
+#include "nnc/Transforms/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+using namespace nnc;
+
+namespace {
+
+enum class OptimizerKind { SGD, Adam, AdamW };
+
+/// Creates the elementwise update ops; every constant is rank 0 and
+/// broadcasts, so parameters with dynamic shapes need nothing special.
+class UpdateBuilder {
+public:
+  UpdateBuilder(OpBuilder &builder, Location loc, Type elementType)
+      : b(builder), loc(loc), elementType(elementType) {}
+
+  Value constant(double value) {
+    auto type = RankedTensorType::get({}, elementType);
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value pow(Value x, Value y) { return PowOp::create(b, loc, x, y); }
+  Value sqrt(Value x) { return SqrtOp::create(b, loc, x); }
+  /// x * c, or x itself when c is 1.
+  Value scale(Value x, double c) { return c == 1.0 ? x : mul(x, constant(c)); }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Type elementType;
+};
+
+struct OptimizerPass : public nnc::impl::OptimizerPassBase<OptimizerPass> {
+  using OptimizerPassBase::OptimizerPassBase;
+  void runOnOperation() override;
+
+private:
+  /// Checks the options against PyTorch's constraints; emits on `module`.
+  LogicalResult checkOptions(ModuleOp module, OptimizerKind &kindOut);
+};
+
+LogicalResult OptimizerPass::checkOptions(ModuleOp module,
+                                          OptimizerKind &kindOut) {
+  auto fail = [&]() { return module.emitError() << "nnc-optimizer: "; };
+  if (kind == "sgd")
+    kindOut = OptimizerKind::SGD;
+  else if (kind == "adam")
+    kindOut = OptimizerKind::Adam;
+  else if (kind == "adamw")
+    kindOut = OptimizerKind::AdamW;
+  else
+    return fail() << "unknown kind '" << kind
+                  << "'; expected sgd, adam or adamw";
+  if (!(momentum >= 0.0))
+    return fail() << "momentum must be >= 0, got " << momentum;
+  if (!(weightDecay >= 0.0))
+    return fail() << "weight-decay must be >= 0, got " << weightDecay;
+  if (kindOut == OptimizerKind::SGD) {
+    if (nesterov && momentum == 0.0)
+      return fail() << "nesterov needs a momentum > 0";
+    return success();
+  }
+  if (!(beta1 >= 0.0 && beta1 < 1.0))
+    return fail() << "beta1 must be in [0, 1), got " << beta1;
+  if (!(beta2 >= 0.0 && beta2 < 1.0))
+    return fail() << "beta2 must be in [0, 1), got " << beta2;
+  if (!(epsilon >= 0.0))
+    return fail() << "epsilon must be >= 0, got " << epsilon;
+  return success();
+}
+
+void OptimizerPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  OptimizerKind optimizer;
+  if (failed(checkOptions(module, optimizer)))
+    return signalPassFailure();
+
+  std::string gradName = function + "_grad";
+  std::string stepName = function + "_step";
+  auto grad = module.lookupSymbol<func::FuncOp>(gradName);
+  if (!grad) {
+    module.emitError() << "nnc-optimizer: no function named '" << gradName
+                       << "'; run --nnc-autodiff"
+                       << (function == "main"
+                               ? std::string()
+                               : "=\"function=" + function + "\"")
+                       << " first";
+    return signalPassFailure();
+  }
+  if (module.lookupSymbol(stepName)) {
+    grad.emitError() << "nnc-optimizer: a symbol named '" << stepName
+                     << "' already exists";
+    return signalPassFailure();
+  }
+  if (!grad.getBody().hasOneBlock()) {
+    grad.emitError() << "nnc-optimizer: function '" << gradName
+                     << "' must have a body of one block";
+    return signalPassFailure();
+  }
+
+  // The gradient function's contract: loss, then one gradient per trainable
+  // argument, in argument order, of that argument's type.
+  FunctionType gradType = grad.getFunctionType();
+  auto lossType = gradType.getNumResults()
+                      ? dyn_cast<RankedTensorType>(gradType.getResult(0))
+                      : RankedTensorType();
+  if (!lossType || lossType.getRank() != 0 ||
+      !(lossType.getElementType().isF32() ||
+        lossType.getElementType().isF64())) {
+    grad.emitError() << "nnc-optimizer: the first result of '" << gradName
+                     << "' must be the loss, a tensor<f32> or tensor<f64>";
+    return signalPassFailure();
+  }
+  Type elementType = lossType.getElementType();
+  SmallVector<unsigned> params;
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i) {
+    auto kindAttr =
+        grad.getArgAttrOfType<ParamKindAttr>(i, NNCDialect::getParamAttrName());
+    auto type = dyn_cast<RankedTensorType>(grad.getArgument(i).getType());
+    if (kindAttr && kindAttr.getValue() == ParamKind::trainable && type &&
+        isa<FloatType>(type.getElementType()))
+      params.push_back(i);
+  }
+  if (params.empty()) {
+    grad.emitError() << "nnc-optimizer: '" << gradName
+                     << "' has no trainable arguments to update";
+    return signalPassFailure();
+  }
+  if (gradType.getNumResults() != params.size() + 1) {
+    grad.emitError() << "nnc-optimizer: '" << gradName << "' returns "
+                     << gradType.getNumResults()
+                     << " results, expected the loss and " << params.size()
+                     << " gradients";
+    return signalPassFailure();
+  }
+  for (auto [n, i] : llvm::enumerate(params)) {
+    Type paramType = grad.getArgument(i).getType();
+    if (gradType.getResult(n + 1) != paramType) {
+      grad.emitError() << "nnc-optimizer: gradient " << n + 1 << " of '"
+                       << gradName << "' has type " << gradType.getResult(n + 1)
+                       << ", expected " << paramType << " (trainable argument "
+                       << i << ")";
+      return signalPassFailure();
+    }
+    if (cast<RankedTensorType>(paramType).getElementType() != elementType) {
+      grad.emitError() << "nnc-optimizer: trainable argument " << i
+                       << " has type " << paramType << " but the loss is "
+                       << lossType << "; the update needs one element type";
+      return signalPassFailure();
+    }
+  }
+
+  // Optimizer state, in the order of both the extra arguments and the extra
+  // results: per parameter one velocity (SGD with momentum) or m then v
+  // (Adam, AdamW), then the step count t.
+  MLIRContext *ctx = module.getContext();
+  bool adam = optimizer != OptimizerKind::SGD;
+  bool hasVelocity = !adam && momentum != 0.0;
+  SmallVector<std::string> stateNames;
+  auto addState = [&](StringRef prefix) {
+    for (unsigned i : params)
+      stateNames.push_back((Twine(prefix) + Twine(i)).str());
+  };
+  if (hasVelocity)
+    addState("velocity");
+  if (adam) {
+    addState("m");
+    addState("v");
+  }
+  auto scalarType = RankedTensorType::get({}, elementType);
+  SmallVector<Type> argTypes(gradType.getInputs());
+  SmallVector<Type> stateTypes;
+  for (unsigned s = 0, e = stateNames.size(); s < e; ++s)
+    stateTypes.push_back(grad.getArgument(params[s % params.size()]).getType());
+  if (adam) {
+    stateTypes.push_back(scalarType);
+    stateNames.push_back("t");
+  }
+  unsigned firstState = argTypes.size();
+  llvm::append_range(argTypes, stateTypes);
+  unsigned lrIndex = argTypes.size();
+  argTypes.push_back(scalarType);
+
+  SmallVector<Type> resultTypes{lossType};
+  for (unsigned i : params)
+    resultTypes.push_back(grad.getArgument(i).getType());
+  llvm::append_range(resultTypes, stateTypes);
+
+  OpBuilder builder(ctx);
+  builder.setInsertionPointAfter(grad);
+  Location loc = grad.getLoc();
+  auto step = func::FuncOp::create(
+      builder, loc, stepName, builder.getFunctionType(argTypes, resultTypes));
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i)
+    step.setArgAttrs(i, grad.getArgAttrDict(i) ? grad.getArgAttrDict(i)
+                                               : DictionaryAttr::get(ctx));
+  auto bufferAttr = ParamKindAttr::get(ctx, ParamKind::buffer);
+  for (unsigned i = firstState; i < lrIndex; ++i)
+    step.setArgAttr(i, NNCDialect::getParamAttrName(), bufferAttr);
+
+  // The gradient computation is inlined: the CPU compiler compiles one
+  // function, so the step must not call `<name>_grad`.
+  Block *body = step.addEntryBlock();
+  IRMapping mapping;
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i)
+    mapping.map(grad.getArgument(i), step.getArgument(i));
+  builder.setInsertionPointToEnd(body);
+  Block &gradBody = grad.getBody().front();
+  for (Operation &op : gradBody.without_terminator())
+    builder.clone(op, mapping);
+  auto gradReturn = cast<func::ReturnOp>(gradBody.getTerminator());
+  Value loss = mapping.lookup(gradReturn.getOperand(0));
+
+  UpdateBuilder ub(builder, loc, elementType);
+  Value lr = step.getArgument(lrIndex);
+  unsigned numParams = params.size();
+  auto stateArg = [&](unsigned group, unsigned n) {
+    return step.getArgument(firstState + group * numParams + n);
+  };
+
+  SmallVector<Value> newParams, newState;
+  // Adam's step count and bias corrections are shared by every parameter:
+  // t' = t + 1, step_size = lr / (1 - beta1^t'), sqrt(1 - beta2^t').
+  Value tNext, stepSize, correction2Sqrt;
+  if (adam) {
+    // Operands are built in separate statements throughout so that the op
+    // order does not depend on the C++ compiler's argument evaluation order.
+    Value one = ub.constant(1.0);
+    tNext = ub.add(step.getArgument(lrIndex - 1), one);
+    Value b1 = ub.constant(beta1);
+    Value b1t = ub.pow(b1, tNext);
+    Value correction1 = ub.sub(one, b1t);
+    Value b2 = ub.constant(beta2);
+    Value b2t = ub.pow(b2, tNext);
+    Value correction2 = ub.sub(one, b2t);
+    stepSize = ub.div(lr, correction1);
+    correction2Sqrt = ub.sqrt(correction2);
+  }
+  SmallVector<Value> velocities, ms, vs;
+  for (unsigned n = 0; n < numParams; ++n) {
+    Value p = step.getArgument(params[n]);
+    Value g = mapping.lookup(gradReturn.getOperand(n + 1));
+    if (optimizer == OptimizerKind::SGD) {
+      // PyTorch SGD with dampening 0: g += wd * p; buf = momentum * buf + g;
+      // g = nesterov ? g + momentum * buf : buf; p -= lr * g.
+      if (weightDecay != 0.0) {
+        Value decay = ub.scale(p, weightDecay);
+        g = ub.add(g, decay);
+      }
+      if (hasVelocity) {
+        Value kept = ub.scale(stateArg(0, n), momentum);
+        Value buf = ub.add(kept, g);
+        velocities.push_back(buf);
+        if (nesterov) {
+          Value ahead = ub.scale(buf, momentum);
+          g = ub.add(g, ahead);
+        } else {
+          g = buf;
+        }
+      }
+      Value delta = ub.mul(lr, g);
+      newParams.push_back(ub.sub(p, delta));
+      continue;
+    }
+    // Adam: g += wd * p (L2); AdamW: p *= 1 - lr * wd (decoupled). Then
+    // m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2,
+    // p -= step_size * m / (sqrt(v) / sqrt(1 - beta2^t') + eps).
+    if (weightDecay != 0.0) {
+      if (optimizer == OptimizerKind::Adam) {
+        Value decay = ub.scale(p, weightDecay);
+        g = ub.add(g, decay);
+      } else {
+        Value one = ub.constant(1.0);
+        Value lrDecay = ub.scale(lr, weightDecay);
+        Value factor = ub.sub(one, lrDecay);
+        p = ub.mul(p, factor);
+      }
+    }
+    Value mKept = ub.scale(stateArg(0, n), beta1);
+    Value mNew = ub.scale(g, 1.0 - beta1);
+    Value m = ub.add(mKept, mNew);
+    Value vKept = ub.scale(stateArg(1, n), beta2);
+    Value g2 = ub.mul(g, g);
+    Value vNew = ub.scale(g2, 1.0 - beta2);
+    Value v = ub.add(vKept, vNew);
+    ms.push_back(m);
+    vs.push_back(v);
+    Value rootV = ub.sqrt(v);
+    Value corrected = ub.div(rootV, correction2Sqrt);
+    Value eps = ub.constant(epsilon);
+    Value denom = ub.add(corrected, eps);
+    Value ratio = ub.div(m, denom);
+    Value delta = ub.mul(stepSize, ratio);
+    newParams.push_back(ub.sub(p, delta));
+  }
+  llvm::append_range(newState, velocities);
+  llvm::append_range(newState, ms);
+  llvm::append_range(newState, vs);
+  if (adam)
+    newState.push_back(tNext);
+
+  SmallVector<Value> results{loss};
+  llvm::append_range(results, newParams);
+  llvm::append_range(results, newState);
+  func::ReturnOp::create(builder, gradReturn.getLoc(), results);
+
+  SmallVector<Attribute> names{builder.getStringAttr("loss")};
+  for (unsigned i : params)
+    names.push_back(builder.getStringAttr("param" + std::to_string(i)));
+  for (const std::string &name : stateNames)
+    names.push_back(builder.getStringAttr(name));
+  step->setAttr(NNCDialect::getResultNamesAttrName(),
+                builder.getArrayAttr(names));
+}
+
+} // namespace
