@@ -54,9 +54,13 @@ void nnc::buildCPUBufferizationPipeline(OpPassManager &pm) {
 
 void nnc::buildCPULoweringPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
-  std::string loops = options.parallel ? "convert-linalg-to-parallel-loops,"
-                                         "convert-scf-to-openmp,"
-                                       : "convert-linalg-to-loops,";
+  // Only loops with enough work become OpenMP regions: a thread fork costs
+  // more than a small loop.
+  std::string loops = options.parallel
+                          ? "convert-linalg-to-parallel-loops,"
+                            "func.func(nnc-sequential-small-loops),"
+                            "convert-scf-to-openmp,"
+                          : "convert-linalg-to-loops,";
   addPipeline(pm, loops +
                       "expand-strided-metadata,lower-affine,"
                       "math-extend-to-supported-types,convert-math-to-libm,"

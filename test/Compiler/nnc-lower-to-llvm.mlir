@@ -3,14 +3,28 @@
 
 // The CPU pipeline: one pointer per input and per result (an out-parameter
 // the runtime allocates), no memref descriptors, parallel loops through
-// OpenMP unless parallel=0.
+// OpenMP for loops with enough work (65536 iterations here) unless
+// parallel=0.
 // CHECK-LABEL: llvm.func @relu(
 // CHECK-SAME: %{{[a-z0-9]*}}: !llvm.ptr, %{{[a-z0-9]*}}: !llvm.ptr) {
 // CHECK: omp.parallel
 // SEQ-LABEL: llvm.func @relu(
 // SEQ-NOT: omp.
 // SEQ: llvm.return
-func.func @relu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+func.func @relu(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = nnc.relu %x : tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// A small loop stays sequential even in the parallel pipeline: a thread fork
+// would cost more than its 32 iterations.
+// CHECK-LABEL: llvm.func @small(
+// CHECK-NOT: omp.
+// CHECK: llvm.return
+// SEQ-LABEL: llvm.func @small(
+func.func @small(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = nnc.relu %x : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }

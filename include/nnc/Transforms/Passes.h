@@ -19,6 +19,9 @@ class FuncOp;
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
+namespace scf {
+class SCFDialect;
+} // namespace scf
 namespace tensor {
 class TensorDialect;
 } // namespace tensor

@@ -57,6 +57,32 @@ def ShapeInferencePass : Pass<"nnc-shape-inference", "mlir::ModuleOp"> {
 // CPU code generation
 //===----------------------------------------------------------------------===//
 
+def SequentialSmallLoopsPass
+    : Pass<"nnc-sequential-small-loops", "mlir::func::FuncOp"> {
+  let summary = "Keep parallel loops with little work sequential";
+  let description = [{
+    Every linalg op becomes its own `scf.parallel` nest and, through
+    `convert-scf-to-openmp`, its own OpenMP parallel region; forking and
+    joining threads costs microseconds, more than a small loop's work. This
+    pass turns an outermost `scf.parallel` (without reductions) whose static
+    work — its trip count times the largest trip count nested in it — is
+    below `min-iterations` into nested `scf.for` loops. Loops with dynamic
+    bounds stay parallel.
+
+    ```mlir
+    // min-iterations=1024
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) { ... }   // 16 < 1024
+    // becomes
+    scf.for %i = %c0 to %c16 step %c1 { ... }
+    ```
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"32768",
+           "Loops with less static work than this run sequentially">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def StridedCopyToLinalgPass
     : Pass<"nnc-strided-copy-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Turn memref copies with strided layouts into linalg.copy";

@@ -1,0 +1,99 @@
+//===- SequentialSmallLoops.cpp - small parallel loops run sequentially ---===//
+//
+// Implements --nnc-sequential-small-loops: outermost scf.parallel nests with
+// little static work become scf.for nests, so that only loops worth a thread
+// fork become OpenMP parallel regions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+#include <optional>
+
+namespace nnc {
+#define GEN_PASS_DEF_SEQUENTIALSMALLLOOPSPASS
+#include "nnc/Transforms/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
+
+int64_t saturatingMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  if (a > kUnknown / b)
+    return kUnknown;
+  return a * b;
+}
+
+/// The static trip count of one dimension, or kUnknown.
+int64_t tripCount(Value lb, Value ub, Value step) {
+  std::optional<int64_t> l = getConstantIntValue(lb);
+  std::optional<int64_t> u = getConstantIntValue(ub);
+  std::optional<int64_t> s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0)
+    return kUnknown;
+  return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
+}
+
+int64_t loopWork(Operation *loop);
+
+/// The largest work of the loops nested in `op`'s regions (1 without any).
+int64_t nestedWork(Operation *op) {
+  int64_t most = 1;
+  for (Region &region : op->getRegions())
+    for (Operation &inner : region.getOps()) {
+      int64_t work = isa<scf::ForOp, scf::ParallelOp>(inner)
+                         ? loopWork(&inner)
+                         : nestedWork(&inner);
+      most = std::max(most, work);
+    }
+  return most;
+}
+
+int64_t loopWork(Operation *loop) {
+  int64_t trips = 1;
+  if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    trips = tripCount(forOp.getLowerBound(), forOp.getUpperBound(),
+                      forOp.getStep());
+  } else if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep()))
+      trips = saturatingMul(trips, tripCount(lb, ub, step));
+  }
+  return saturatingMul(trips, nestedWork(loop));
+}
+
+struct SequentialSmallLoopsPass
+    : public nnc::impl::SequentialSmallLoopsPassBase<SequentialSmallLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> small;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (loop->getParentOfType<scf::ParallelOp>() || loop.getNumResults())
+        return;
+      if (loopWork(loop) < minIterations)
+        small.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : small) {
+      rewriter.setInsertionPoint(loop);
+      if (failed(scf::parallelForToNestedFors(rewriter, loop)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

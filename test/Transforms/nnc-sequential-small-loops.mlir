@@ -1,0 +1,54 @@
+// RUN: nnc-opt %s --split-input-file --nnc-sequential-small-loops="min-iterations=1024" | FileCheck %s
+
+// 16 x 8 iterations: sequential.
+// CHECK-LABEL: func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.store
+func.func @small(%m: memref<16x8xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c8) step (%c1, %c1) {
+    memref.store %v, %m[%i, %j] : memref<16x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 16 parallel iterations around a 128-iteration loop: 2048 >= 1024, parallel.
+// CHECK-LABEL: func @nested_work
+// CHECK: scf.parallel
+// CHECK: scf.for
+func.func @nested_work(%m: memref<16x128xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %k = %c0 to %c128 step %c1 {
+      memref.store %v, %m[%i, %k] : memref<16x128xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Dynamic bounds: unknown work, parallel.
+// CHECK-LABEL: func @dynamic
+// CHECK: scf.parallel
+func.func @dynamic(%m: memref<?xf32>, %n: index, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %v, %m[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
