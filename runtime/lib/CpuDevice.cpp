@@ -53,82 +53,65 @@ namespace {
 using KernelFn = void (*)(void **);
 using SetThreadsFn = void (*)(int);
 
-/// The OpenMP runtime, opened once with its symbols global so that kernels
-/// loaded afterwards bind to it.
-struct OpenMPRuntime {
+/// A runtime library generated code calls into (OpenMP, BLAS), opened once
+/// with its symbols global so that kernels loaded afterwards bind to it.
+struct RuntimeLibrary {
   DynamicLibrary library;
+  /// Its thread-count setter, null when it has none.
   SetThreadsFn setNumThreads = nullptr;
   Status status;
 };
 
-OpenMPRuntime &openMP() {
-  static OpenMPRuntime *runtime = [] {
-    auto *rt = new OpenMPRuntime;
-    std::vector<std::string> candidates;
-    if (const char *path = std::getenv("NNC_OPENMP_LIBRARY"))
-      candidates.push_back(path);
-    candidates.insert(candidates.end(), {"libomp.so.5", "libomp.so",
-                                         "/usr/lib/llvm-22/lib/libomp.so.5"});
-    rt->status = DynamicLibrary::open(
-        candidates,
-        "the OpenMP runtime that parallel CPU kernels call (install "
-        "libomp5, or set NNC_OPENMP_LIBRARY)",
-        rt->library, /*global=*/true);
-    if (rt->status.isOk()) {
-      void *fn = nullptr;
-      rt->status = rt->library.lookup("omp_set_num_threads", &fn);
-      rt->setNumThreads = reinterpret_cast<SetThreadsFn>(fn);
-    }
-    return rt;
-  }();
+/// Opens the first of $`envVar` and `candidates` that loads, checks that it
+/// has `required`, and looks up `threadsSymbol` (optional unless listed in
+/// `required`). `purpose` says what it is for and how to install it.
+RuntimeLibrary *openRuntimeLibrary(const char *envVar,
+                                   std::vector<std::string> candidates,
+                                   const std::string &purpose,
+                                   std::vector<const char *> required,
+                                   const char *threadsSymbol) {
+  auto *rt = new RuntimeLibrary;
+  if (const char *path = std::getenv(envVar))
+    candidates.insert(candidates.begin(), path);
+  rt->status = DynamicLibrary::open(candidates, purpose, rt->library,
+                                    /*global=*/true);
+  for (const char *symbol : required) {
+    if (!rt->status.isOk())
+      break;
+    void *fn = nullptr;
+    rt->status = rt->library.lookup(symbol, &fn);
+    if (!rt->status.isOk())
+      rt->status =
+          Status(rt->status.code(), rt->status.message() + "; " + purpose);
+  }
+  void *fn = nullptr;
+  if (rt->status.isOk() && rt->library.lookup(threadsSymbol, &fn).isOk())
+    rt->setNumThreads = reinterpret_cast<SetThreadsFn>(fn);
+  return rt;
+}
+
+RuntimeLibrary &openMP() {
+  static RuntimeLibrary *runtime = openRuntimeLibrary(
+      "NNC_OPENMP_LIBRARY",
+      {"libomp.so.5", "libomp.so", "/usr/lib/llvm-22/lib/libomp.so.5"},
+      "the OpenMP runtime that parallel CPU kernels call (install libomp5, "
+      "or set NNC_OPENMP_LIBRARY)",
+      {"omp_set_num_threads"}, "omp_set_num_threads");
   return *runtime;
 }
 
 /// BLAS for the GEMMs the compiler hands to a library (cblas_sgemm,
-/// cblas_dgemm), opened once with its symbols global like the OpenMP
-/// runtime. `setNumThreads` is OpenBLAS's, null for another BLAS.
-struct BlasRuntime {
-  DynamicLibrary library;
-  SetThreadsFn setNumThreads = nullptr;
-  Status status;
-};
-
-BlasRuntime &blas() {
-  static BlasRuntime *runtime = [] {
-    auto *rt = new BlasRuntime;
-    std::vector<std::string> candidates;
-    if (const char *path = std::getenv("NNC_BLAS_LIBRARY"))
-      candidates.push_back(path);
-    candidates.insert(
-        candidates.end(),
-        {"libopenblas.so.0", "libopenblas.so",
-         // Debian's libopenblas0-pthread, when no alternative points at it.
-         "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
-         "libblas.so.3"});
-    rt->status = DynamicLibrary::open(
-        candidates,
-        "the BLAS library that CPU kernels call for matrix multiplies "
-        "(install libopenblas0-pthread, or set NNC_BLAS_LIBRARY)",
-        rt->library, /*global=*/true);
-    for (const char *symbol : {"cblas_sgemm", "cblas_dgemm"}) {
-      if (!rt->status.isOk())
-        break;
-      void *fn = nullptr;
-      rt->status = rt->library.lookup(symbol, &fn);
-      if (!rt->status.isOk())
-        rt->status = Status(rt->status.code(),
-                            rt->status.message() +
-                                "; CPU kernels need a CBLAS library (install "
-                                "libopenblas0-pthread, or set "
-                                "NNC_BLAS_LIBRARY)");
-    }
-    if (rt->status.isOk()) {
-      void *fn = nullptr;
-      if (rt->library.lookup("openblas_set_num_threads", &fn).isOk())
-        rt->setNumThreads = reinterpret_cast<SetThreadsFn>(fn);
-    }
-    return rt;
-  }();
+/// cblas_dgemm); the thread setter is OpenBLAS's, absent from other BLAS.
+RuntimeLibrary &blas() {
+  static RuntimeLibrary *runtime = openRuntimeLibrary(
+      "NNC_BLAS_LIBRARY",
+      {"libopenblas.so.0", "libopenblas.so",
+       // Debian's libopenblas0-pthread, when no alternative points at it.
+       "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+       "libblas.so.3"},
+      "the CBLAS library that CPU kernels call for matrix multiplies "
+      "(install libopenblas0-pthread, or set NNC_BLAS_LIBRARY)",
+      {"cblas_sgemm", "cblas_dgemm"}, "openblas_set_num_threads");
   return *runtime;
 }
 
@@ -233,12 +216,12 @@ public:
                       source + ": the code needs the CPU feature '" + feature +
                           "', which this CPU lacks; recompile the model here");
     if (requirements.needsOpenMP) {
-      OpenMPRuntime &rt = openMP();
+      RuntimeLibrary &rt = openMP();
       if (!rt.status.isOk())
         return Status(rt.status.code(), source + ": " + rt.status.message());
     }
     if (requirements.needsBlas) {
-      BlasRuntime &rt = blas();
+      RuntimeLibrary &rt = blas();
       if (!rt.status.isOk())
         return Status(rt.status.code(), source + ": " + rt.status.message());
     }
