@@ -41,8 +41,10 @@ namespace {
 /// CPU features the runtime can check before loading code (see
 /// runtime/lib/CpuDevice.cpp, hostHasCpuFeature).
 const char *const kCheckedFeatures[] = {
-    "sse4.2", "avx",     "avx2",     "fma",      "bmi",      "bmi2",
-    "popcnt", "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"};
+#define NNC_CPU_FEATURE(name) name,
+#include "nnc/runtime/CpuFeatures.def"
+#undef NNC_CPU_FEATURE
+};
 
 struct HostTarget {
   llvm::Triple triple;

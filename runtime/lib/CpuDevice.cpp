@@ -30,18 +30,7 @@ bool hostHasCpuFeature(const std::string &feature) {
 #define NNC_CPU_FEATURE(name)                                                  \
   if (feature == name)                                                         \
     return __builtin_cpu_supports(name);
-  NNC_CPU_FEATURE("sse4.2")
-  NNC_CPU_FEATURE("avx")
-  NNC_CPU_FEATURE("avx2")
-  NNC_CPU_FEATURE("fma")
-  NNC_CPU_FEATURE("bmi")
-  NNC_CPU_FEATURE("bmi2")
-  NNC_CPU_FEATURE("popcnt")
-  NNC_CPU_FEATURE("avx512f")
-  NNC_CPU_FEATURE("avx512bw")
-  NNC_CPU_FEATURE("avx512cd")
-  NNC_CPU_FEATURE("avx512dq")
-  NNC_CPU_FEATURE("avx512vl")
+#include "nnc/runtime/CpuFeatures.def"
 #undef NNC_CPU_FEATURE
 #endif
   (void)feature;
