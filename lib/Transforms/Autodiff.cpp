@@ -850,6 +850,20 @@ void AutodiffPass::runOnOperation() {
     results.push_back(g);
     names.push_back(builder.getStringAttr("grad" + std::to_string(i)));
   }
+  // The forward function's other results pass through after the gradients
+  // (e.g. updated batch-norm running statistics); no gradient flows into
+  // them.
+  auto forwardNames =
+      forward->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+  for (unsigned k = 1; k < ret.getNumOperands(); ++k) {
+    results.push_back(ret.getOperand(k));
+    StringAttr name;
+    if (forwardNames && k < forwardNames.size())
+      name = dyn_cast<StringAttr>(forwardNames[k]);
+    names.push_back(name && !name.getValue().empty()
+                        ? name
+                        : builder.getStringAttr("output" + std::to_string(k)));
+  }
   func::ReturnOp::create(builder, ret.getLoc(), results);
   ret.erase();
   grad.setFunctionType(builder.getFunctionType(grad.getArgumentTypes(),

@@ -154,11 +154,11 @@ void OptimizerPass::runOnOperation() {
                      << "' has no trainable arguments to update";
     return signalPassFailure();
   }
-  if (gradType.getNumResults() != params.size() + 1) {
+  if (gradType.getNumResults() < params.size() + 1) {
     grad.emitError() << "nnc-optimizer: '" << gradName << "' returns "
                      << gradType.getNumResults()
                      << " results, expected the loss and " << params.size()
-                     << " gradients";
+                     << " gradients (then any other results)";
     return signalPassFailure();
   }
   for (auto [n, i] : llvm::enumerate(params)) {
@@ -213,6 +213,10 @@ void OptimizerPass::runOnOperation() {
   for (unsigned i : params)
     resultTypes.push_back(grad.getArgument(i).getType());
   llvm::append_range(resultTypes, stateTypes);
+  // The other results of `_grad` (e.g. updated running statistics) follow.
+  unsigned firstAux = params.size() + 1;
+  for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
+    resultTypes.push_back(gradType.getResult(k));
 
   OpBuilder builder(ctx);
   builder.setInsertionPointAfter(grad);
@@ -330,6 +334,8 @@ void OptimizerPass::runOnOperation() {
   SmallVector<Value> results{loss};
   llvm::append_range(results, newParams);
   llvm::append_range(results, newState);
+  for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
+    results.push_back(mapping.lookup(gradReturn.getOperand(k)));
   func::ReturnOp::create(builder, gradReturn.getLoc(), results);
 
   SmallVector<Attribute> names{builder.getStringAttr("loss")};
@@ -337,6 +343,12 @@ void OptimizerPass::runOnOperation() {
     names.push_back(builder.getStringAttr("param" + std::to_string(i)));
   for (const std::string &name : stateNames)
     names.push_back(builder.getStringAttr(name));
+  auto gradNames =
+      grad->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+  for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
+    names.push_back(gradNames && k < gradNames.size()
+                        ? gradNames[k]
+                        : builder.getStringAttr("output" + std::to_string(k)));
   step->setAttr(NNCDialect::getResultNamesAttrName(),
                 builder.getArrayAttr(names));
 }

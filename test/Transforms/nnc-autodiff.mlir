@@ -192,16 +192,16 @@ func.func @main(%x: tensor<4x3xf64> {nnc.param = #nnc.param<trainable>},
 
 // A value used twice accumulates its gradients; frozen parameters and
 // constants get none; a parameter the loss ignores gets zeros; the second
-// result is dropped.
+// result passes through after the gradients.
 // CHECK-LABEL: func.func @main_grad(
-// CHECK-SAME: -> (tensor<f32>, tensor<3xf32>, tensor<2xf32>) attributes {nnc.result_names = ["loss", "grad0", "grad2"]}
+// CHECK-SAME: -> (tensor<f32>, tensor<3xf32>, tensor<2xf32>, tensor<3xf32>) attributes {nnc.result_names = ["loss", "grad0", "grad2", "output1"]}
 // CHECK: %[[C:.*]] = nnc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]>
 // CHECK: %[[G:.*]] = nnc.expand
 // CHECK: %[[G1:.*]] = nnc.mul %[[G]], %[[C]]
 // CHECK: %[[G0:.*]] = nnc.mul %[[G1]], %arg1
 // CHECK: %[[GW:.*]] = nnc.add %[[G]], %[[G0]]
 // CHECK: %[[ZERO:.*]] = nnc.constant dense<0.000000e+00> : tensor<2xf32>
-// CHECK: return %{{.*}}, %[[GW]], %[[ZERO]] : tensor<f32>, tensor<3xf32>, tensor<2xf32>
+// CHECK: return %{{.*}}, %[[GW]], %[[ZERO]], %{{.*}} : tensor<f32>, tensor<3xf32>, tensor<2xf32>, tensor<3xf32>
 func.func @main(%w: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
                 %f: tensor<3xf32> {nnc.param = #nnc.param<frozen>},
                 %u: tensor<2xf32> {nnc.param = #nnc.param<trainable>})
@@ -419,11 +419,11 @@ func.func @main(%x: tensor<1x2x4x4xf32> {nnc.param = #nnc.param<trainable>})
 // -----
 
 // batch_norm_train: the gradient uses the batch statistics; the running
-// statistics get none, and the updated running mean may be returned (it is
-// dropped from _grad).
+// statistics get none, and the updated running mean may be returned (it
+// passes through _grad after the gradients).
 // CHECK-LABEL: func.func @main_grad(
-// CHECK-SAME: -> (tensor<f32>, tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>)
-// CHECK: %[[Y:.*]], %[[BM:.*]], %[[BV:.*]], %{{.*}}, %{{.*}} = nnc.batch_norm_train
+// CHECK-SAME: -> (tensor<f32>, tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+// CHECK: %[[Y:.*]], %[[BM:.*]], %[[BV:.*]], %[[NRM:.*]], %{{.*}} = nnc.batch_norm_train
 // CHECK: %[[G:.*]] = nnc.expand
 // CHECK: %[[EPS:.*]] = nnc.constant dense<9.99999974E-6> : tensor<f32>
 // CHECK: %[[V:.*]] = nnc.reshape %[[BV]] : tensor<2xf32> -> tensor<1x2x1xf32>
@@ -440,7 +440,7 @@ func.func @main(%x: tensor<1x2x4x4xf32> {nnc.param = #nnc.param<trainable>})
 // CHECK: %[[DX:.*]] = nnc.mul %{{.*}}, %[[F]] : tensor<4x2x3xf32>, tensor<1x2x1xf32>
 // CHECK: %[[DS:.*]] = nnc.reshape %[[SGX]] : tensor<1x2x1xf32> -> tensor<2xf32>
 // CHECK: %[[DB:.*]] = nnc.reshape %[[SG]] : tensor<1x2x1xf32> -> tensor<2xf32>
-// CHECK: return %{{.*}}, %[[DX]], %[[DS]], %[[DB]]
+// CHECK: return %{{.*}}, %[[DX]], %[[DS]], %[[DB]], %[[NRM]]
 func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
                 %s: tensor<2xf32> {nnc.param = #nnc.param<trainable>},
                 %b: tensor<2xf32> {nnc.param = #nnc.param<trainable>},

@@ -150,8 +150,8 @@ def AutodiffPass : Pass<"nnc-autodiff", "mlir::ModuleOp"> {
     result is a scalar loss (`tensor<f32>` or `tensor<f64>`), and adds a
     function `<name>_grad` with the same arguments that returns the loss and
     then the gradient of the loss with respect to every argument marked
-    `nnc.param = #nnc.param<trainable>`, in argument order. Other results are
-    dropped. The forward ops are kept once and their values reused by the
+    `nnc.param = #nnc.param<trainable>`, in argument order, and then the
+    forward function's other results (no gradient flows into them). The forward ops are kept once and their values reused by the
     backward ops, which are nnc ops themselves, so the result lowers like any
     other nnc function. Gradients of broadcast operands are summed over the
     broadcast dimensions; values used several times accumulate their
