@@ -186,8 +186,18 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// The running statistics' momentum, in the ONNX convention.
+template <typename OpT> static LogicalResult verifyMomentum(OpT op) {
+  double momentum = op.getMomentum().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return op.emitOpError("momentum must be in [0, 1], got ") << momentum;
+  return success();
+}
+
 LogicalResult BatchNormOp::verify() {
-  return verifyEpsilon(*this, getEpsilon());
+  if (failed(verifyEpsilon(*this, getEpsilon())))
+    return failure();
+  return verifyMomentum(*this);
 }
 
 LogicalResult BatchNormTrainOp::inferReturnTypes(MLIRContext *,
@@ -211,10 +221,7 @@ LogicalResult BatchNormTrainOp::inferReturnTypes(MLIRContext *,
 LogicalResult BatchNormTrainOp::verify() {
   if (failed(verifyEpsilon(*this, getEpsilon())))
     return failure();
-  double momentum = getMomentum().convertToDouble();
-  if (!(momentum >= 0.0 && momentum <= 1.0))
-    return emitOpError("momentum must be in [0, 1], got ") << momentum;
-  return success();
+  return verifyMomentum(*this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -59,7 +59,9 @@ def NNC_BatchNormOp : NNC_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
     activations can use f32 parameters); all four are `[C]` and their sizes
     must agree with the input's channel dimension. `epsilon` must be
     positive. The result has the input's type. For training use
-    `nnc.batch_norm_train`.
+    `nnc.batch_norm_train`; `momentum` (ONNX convention, the weight of the old
+    running value) does not change the result and is what
+    `--nnc-prepare-training` gives the training op.
 
     ```mlir
     %y = nnc.batch_norm %x, %scale, %bias, %mean, %var epsilon = 1.000000e-03
@@ -70,11 +72,13 @@ def NNC_BatchNormOp : NNC_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins NNC_FloatTensor:$input, NNC_FloatTensor:$scale,
                        NNC_FloatTensor:$bias, NNC_FloatTensor:$mean,
                        NNC_FloatTensor:$var,
-                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.9">:$momentum);
   let results = (outs NNC_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $scale `,` $bias `,` $mean `,` $var
-    (`epsilon` `=` $epsilon^)? attr-dict `:` type($input) `,` type($scale)
+    (`epsilon` `=` $epsilon^)? (`momentum` `=` $momentum^)? attr-dict `:`
+    type($input) `,` type($scale)
     `,` type($bias) `,` type($mean) `,` type($var)
   }];
   let hasVerifier = 1;

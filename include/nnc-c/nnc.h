@@ -621,6 +621,274 @@ NNC_API_EXPORT size_t nnc_session_specialization_count(
 /* Releases `session` (owned; NULL is a no-op) and its executables. */
 NNC_API_EXPORT void nnc_session_destroy(nnc_session_t *session);
 
+/*===----------------------------------------------------------------------===*
+ * Data loading
+ *===----------------------------------------------------------------------===*/
+
+typedef struct nnc_loader_options_t {
+  /* Stamped by nnc_loader_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  int64_t batch_size; /* > 0; default 32 */
+  int32_t shuffle;    /* nonzero (the default): a new order every epoch */
+  uint64_t seed;      /* the order is a pure function of (seed, epoch) */
+  int32_t drop_last;  /* nonzero: no short last batch per epoch */
+  int32_t workers;    /* threads gathering batches; default 2 */
+  int32_t prefetch;   /* batches prepared ahead; default 4 */
+} nnc_loader_options_t;
+
+static inline void
+nnc_loader_options_initialize(nnc_loader_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->batch_size = 32;
+  options->shuffle = 1;
+  options->seed = 0;
+  options->drop_last = 0;
+  options->workers = 2;
+  options->prefetch = 4;
+}
+
+/* Serves the arrays of a dataset (sharing their first, sample dimension) as
+ * an endless sequence of batches across epochs, gathered ahead of time on
+ * worker threads (docs/DataFormats.md gives the order exactly). One thread
+ * at a time per loader. */
+typedef struct nnc_loader_s nnc_loader_t;
+/* One batch: one tensor per loader array, `size` rows each. */
+typedef struct nnc_batch_s nnc_batch_t;
+
+/* Creates a loader over the arrays `names[0, count)` (borrowed; in this
+ * order) of the .npz archive at `path` (borrowed). NOT_FOUND names a
+ * missing array and lists those present; arrays of different sample counts
+ * are INVALID_ARGUMENT. `options` may be NULL for the defaults. */
+NNC_API_EXPORT nnc_status_t nnc_loader_create_npz(
+    const char *path, size_t count, const char *const *names,
+    const nnc_loader_options_t *options, nnc_loader_t **out_loader);
+
+NNC_API_EXPORT int64_t nnc_loader_sample_count(const nnc_loader_t *loader);
+NNC_API_EXPORT int64_t nnc_loader_batches_per_epoch(
+    const nnc_loader_t *loader);
+
+/* Blocks until the next batch is ready; `out_batch` (owned by the caller;
+ * release it with nnc_batch_destroy, which recycles its buffers). */
+NNC_API_EXPORT nnc_status_t nnc_loader_next(nnc_loader_t *loader,
+                                            nnc_batch_t **out_batch);
+
+/* The epoch and batch index the next nnc_loader_next returns; seek makes
+ * the next call return exactly that batch (resuming a run). */
+NNC_API_EXPORT void nnc_loader_position(const nnc_loader_t *loader,
+                                        int64_t *out_epoch,
+                                        int64_t *out_index);
+NNC_API_EXPORT nnc_status_t nnc_loader_seek(nnc_loader_t *loader,
+                                            int64_t epoch, int64_t index);
+
+/* Total seconds nnc_loader_next spent waiting for a batch. */
+NNC_API_EXPORT double nnc_loader_wait_seconds(const nnc_loader_t *loader);
+
+/* Releases `loader` (owned; NULL is a no-op); stops its workers. Batches
+ * still held stay valid. */
+NNC_API_EXPORT void nnc_loader_destroy(nnc_loader_t *loader);
+
+NNC_API_EXPORT int64_t nnc_batch_epoch(const nnc_batch_t *batch);
+NNC_API_EXPORT int64_t nnc_batch_index(const nnc_batch_t *batch);
+NNC_API_EXPORT int64_t nnc_batch_size(const nnc_batch_t *batch);
+/* The tensors of `batch`, in the loader's array order (borrowed from the
+ * batch); NULL past the end. */
+NNC_API_EXPORT size_t nnc_batch_tensor_count(const nnc_batch_t *batch);
+NNC_API_EXPORT const nnc_tensor_t *nnc_batch_tensor(const nnc_batch_t *batch,
+                                                    size_t index);
+NNC_API_EXPORT void nnc_batch_destroy(nnc_batch_t *batch);
+
+/*===----------------------------------------------------------------------===*
+ * Training
+ *===----------------------------------------------------------------------===*/
+
+typedef enum nnc_loss_t {
+  NNC_LOSS_CROSS_ENTROPY = 0, /* softmax cross-entropy, int64 class labels */
+  NNC_LOSS_NLL = 1,           /* on log-probabilities, int64 class labels */
+  NNC_LOSS_MSE = 2,           /* targets of the output's type */
+} nnc_loss_t;
+
+typedef enum nnc_optimizer_t {
+  NNC_OPTIMIZER_SGD = 0,
+  NNC_OPTIMIZER_ADAM = 1,
+  NNC_OPTIMIZER_ADAMW = 2,
+} nnc_optimizer_t;
+
+typedef enum nnc_lr_schedule_t {
+  NNC_LR_CONSTANT = 0, /* learning_rate throughout */
+  NNC_LR_STEP = 1,     /* times gamma every step_size optimizer steps */
+  NNC_LR_COSINE = 2,   /* linear warm-up, then cosine down to min_lr */
+} nnc_lr_schedule_t;
+
+typedef struct nnc_train_options_t {
+  /* Stamped by nnc_train_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* The model output the loss attaches to, by name (borrowed during
+   * nnc_trainer_create); NULL or "" for the first output. */
+  const char *output;
+  nnc_loss_t loss;
+  int32_t loss_sum;          /* nonzero: sum instead of mean */
+  double label_smoothing;    /* cross-entropy only, in [0, 1] */
+  int32_t has_ignore_index;  /* nonzero: labels equal to ignore_index count
+                                for nothing (cross-entropy, NLL) */
+  int64_t ignore_index;
+  nnc_optimizer_t optimizer;
+  double learning_rate;      /* > 0; the peak for schedules */
+  double momentum;           /* SGD */
+  int32_t nesterov;          /* SGD */
+  double weight_decay;       /* L2 (SGD, Adam) or decoupled (AdamW) */
+  double beta1, beta2, epsilon; /* Adam, AdamW */
+  nnc_lr_schedule_t schedule;
+  int64_t warmup_steps;      /* cosine */
+  int64_t total_steps;       /* cosine: steps to reach min_learning_rate */
+  int64_t step_size;         /* step */
+  double gamma;              /* step */
+  double min_learning_rate;  /* cosine */
+  /* Micro-batches whose gradients are summed before one update; 1 (the
+   * default) updates after every batch. The loss must be a mean over
+   * equally sized micro-batches for the update to equal that of one
+   * accumulate-times larger batch. */
+  int64_t accumulate;
+  /* > 0: a fixed loss scale (1, the default, is no scaling); 0: dynamic
+   * scaling as PyTorch's GradScaler (start 65536, halve and skip the step
+   * on non-finite gradients, double after 2000 good steps). A step whose
+   * gradients are not finite is skipped in either case. */
+  double loss_scale;
+  /* Seeds the random streams of training-mode ops (dropout). */
+  uint64_t seed;
+} nnc_train_options_t;
+
+static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->output = NULL;
+  options->loss = NNC_LOSS_CROSS_ENTROPY;
+  options->loss_sum = 0;
+  options->label_smoothing = 0.0;
+  options->has_ignore_index = 0;
+  options->ignore_index = -100;
+  options->optimizer = NNC_OPTIMIZER_ADAM;
+  options->learning_rate = 1e-3;
+  options->momentum = 0.0;
+  options->nesterov = 0;
+  options->weight_decay = 0.0;
+  options->beta1 = 0.9;
+  options->beta2 = 0.999;
+  options->epsilon = 1e-8;
+  options->schedule = NNC_LR_CONSTANT;
+  options->warmup_steps = 0;
+  options->total_steps = 0;
+  options->step_size = 0;
+  options->gamma = 0.1;
+  options->min_learning_rate = 0.0;
+  options->accumulate = 1;
+  options->loss_scale = 1.0;
+  options->seed = 0;
+}
+
+/* A model being trained: the training step compiled from it (loss attached,
+ * batch normalization in training mode, gradients, optimizer update; one
+ * specialization per batch shape), the current parameters, buffers and
+ * optimizer state, the step count and the loss scaler. Follows its model's
+ * context threading rule; one thread at a time per trainer. */
+typedef struct nnc_trainer_s nnc_trainer_t;
+
+/* Builds a trainer for `model` (borrowed; the trainer keeps its own copy)
+ * with `options` (borrowed; NULL for the defaults) and `compile_options`
+ * (borrowed, copied; NULL for the defaults). Parameters start at the model's
+ * initial values; UNIMPLEMENTED names an op without a gradient. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_create(
+    nnc_model_t *model, const nnc_train_options_t *options,
+    const nnc_compile_options_t *compile_options,
+    nnc_trainer_t **out_trainer);
+
+/* The data a step takes: the model's graph inputs (arguments without an
+ * initial value), in order, then the labels. `out_info` is borrowed from the
+ * trainer; dims of -1 are the batch dimension (any size). */
+NNC_API_EXPORT size_t nnc_trainer_data_count(const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t nnc_trainer_data_info(
+    const nnc_trainer_t *trainer, size_t index,
+    const nnc_value_info_t **out_info);
+
+typedef struct nnc_step_info_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_step_info_t) */
+  double loss;          /* this batch's loss, unscaled */
+  int32_t applied;      /* nonzero when this call updated the parameters */
+  int32_t skipped;      /* nonzero when non-finite gradients skipped it */
+  double learning_rate; /* used by the update (or to be used) */
+  double loss_scale;    /* in effect for this batch */
+  int64_t step;         /* optimizer steps taken so far (after this call) */
+  double seconds;       /* compute time of this call */
+  int32_t compiled;     /* nonzero when this call compiled a new shape */
+} nnc_step_info_t;
+
+/* Runs one training step on a batch: `data[0, count)` (borrowed) as
+ * nnc_trainer_data_info describes. With accumulation the parameters change
+ * on every `accumulate`-th call. `out_info` (optional) receives the
+ * figures. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_step(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
+    nnc_step_info_t *out_info);
+
+/* Computes, without updating anything, the loss and the gradient of every
+ * trainable parameter (in nnc_trainer_parameter order of the trainable
+ * ones) on a batch in training mode. `out_loss` receives the loss;
+ * `out_gradients[0, count)` receive new tensors (owned by the caller),
+ * `count` being the number of trainable parameters. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_gradients(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
+    double *out_loss, size_t num_gradients, nnc_tensor_t **out_gradients);
+
+/* Runs the model in inference mode with the current parameters on the
+ * graph inputs `inputs[0, count)` (borrowed, without labels); `outputs`
+ * receive new tensors, one per model output. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_evaluate(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *inputs,
+    size_t num_outputs, nnc_tensor_t **outputs);
+
+/* The model's parameters and buffers with their current values: trainable,
+ * frozen and buffer arguments, in argument order. `out_info` and
+ * `out_value` are borrowed from the trainer and valid until its next step,
+ * checkpoint load or destruction. */
+NNC_API_EXPORT size_t nnc_trainer_parameter_count(
+    const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t nnc_trainer_parameter(
+    nnc_trainer_t *trainer, size_t index, const nnc_value_info_t **out_info,
+    const nnc_tensor_t **out_value);
+
+/* Optimizer steps taken (restored by a checkpoint). */
+NNC_API_EXPORT int64_t nnc_trainer_step_count(const nnc_trainer_t *trainer);
+
+/* Writes a checkpoint of everything a resumed run needs (parameters,
+ * buffers, optimizer state, step count, loss scaler, seed, options) plus
+ * `metadata_keys/values[0, num_metadata)` (borrowed strings, e.g. the data
+ * position) to `path`, atomically: a crash leaves the previous file intact.
+ * Only between optimizer steps (INVALID_ARGUMENT in the middle of an
+ * accumulation). */
+NNC_API_EXPORT nnc_status_t nnc_trainer_save_checkpoint(
+    nnc_trainer_t *trainer, const char *path, size_t num_metadata,
+    const char *const *metadata_keys, const char *const *metadata_values);
+
+/* Restores the state a checkpoint holds. A checkpoint of another model or
+ * optimizer, or a corrupt one, is rejected (DATA_LOSS, INVALID_ARGUMENT)
+ * and changes nothing. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_load_checkpoint(
+    nnc_trainer_t *trainer, const char *path);
+
+/* The value of `key` in the metadata of the last checkpoint loaded, or NULL
+ * (borrowed; valid until the next load or destruction). */
+NNC_API_EXPORT const char *nnc_trainer_checkpoint_metadata(
+    const nnc_trainer_t *trainer, const char *key);
+
+/* Releases `trainer` (owned; NULL is a no-op). */
+NNC_API_EXPORT void nnc_trainer_destroy(nnc_trainer_t *trainer);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,14 +24,7 @@
 using namespace mlir;
 using namespace nnc::capi;
 
-struct nnc_executable_s {
-  std::unique_ptr<rt::Program> program;
-  std::vector<std::unique_ptr<ValueInfo>> inputs;
-  std::vector<std::unique_ptr<ValueInfo>> outputs;
-  double compileSeconds = 0;
-  bool fromCache = false;
-  uint32_t threads = 0;
-};
+nnc_executable_s::~nnc_executable_s() = default;
 
 struct nnc_session_s {
   nnc_model_t *model = nullptr;
@@ -130,10 +123,14 @@ func::FuncOp modelFunction(nnc_model_t *model) {
   return nullptr;
 }
 
-nnc_status_t compileModel(const char *fn, nnc_model_t *model,
-                          const nnc_compile_options_t *options,
-                          llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                          std::unique_ptr<nnc_executable_s> &out) {
+} // namespace
+
+nnc_status_t
+nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
+                           llvm::StringRef name,
+                           const nnc_compile_options_t *options,
+                           llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                           std::unique_ptr<nnc_executable_s> &out) {
   nnc_compile_options_t defaults;
   nnc_compile_options_initialize(&defaults);
   if (!options)
@@ -143,12 +140,13 @@ nnc_status_t compileModel(const char *fn, nnc_model_t *model,
   if (nnc_status_t status =
           checkCompileOptions(fn, options, compileOptions, threads))
     return status;
-  func::FuncOp func = modelFunction(model);
+  auto func = module.lookupSymbol<func::FuncOp>(name);
   if (!func)
-    return makeStatus(NNC_STATUS_INTERNAL, fn, "the model holds no function");
-  DiagnosticCapture capture(*model->context->mlir);
-  nnc::CompileResult result = nnc::compileForHostCPU(
-      *model->module, func.getSymName(), shapes, compileOptions);
+    return makeStatus(NNC_STATUS_INTERNAL, fn,
+                      "no function @" + name.str() + " to compile");
+  DiagnosticCapture capture(*module.getContext());
+  nnc::CompileResult result =
+      nnc::compileForHostCPU(module, func.getSymName(), shapes, compileOptions);
   switch (result.failure) {
   case nnc::CompileFailure::None:
     break;
@@ -173,6 +171,19 @@ nnc_status_t compileModel(const char *fn, nnc_model_t *model,
   out->fromCache = result.fromCache;
   out->threads = threads;
   return nullptr;
+}
+
+namespace {
+
+nnc_status_t compileModel(const char *fn, nnc_model_t *model,
+                          const nnc_compile_options_t *options,
+                          llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                          std::unique_ptr<nnc_executable_s> &out) {
+  func::FuncOp func = modelFunction(model);
+  if (!func)
+    return makeStatus(NNC_STATUS_INTERNAL, fn, "the model holds no function");
+  return compileFunction(fn, *model->module, func.getSymName(), options,
+                         shapes, out);
 }
 
 nnc_status_t checkTensors(const char *fn, const char *argument, size_t count,

@@ -223,4 +223,30 @@ nnc_status_t copyToHost(const char *fn, const nnc_tensor_s &tensor,
 
 } // namespace nnc::capi
 
+namespace nnc::runtime {
+class Program;
+} // namespace nnc::runtime
+
+struct nnc_executable_s {
+  std::unique_ptr<nnc::runtime::Program> program;
+  std::vector<std::unique_ptr<nnc::capi::ValueInfo>> inputs;
+  std::vector<std::unique_ptr<nnc::capi::ValueInfo>> outputs;
+  double compileSeconds = 0;
+  bool fromCache = false;
+  uint32_t threads = 0;
+  ~nnc_executable_s();
+};
+
+namespace nnc::capi {
+
+/// Compiles function `name` of `module` for the host CPU with `options`
+/// (NULL: the defaults) and loads it; diagnostics become the status.
+nnc_status_t compileFunction(const char *fn, mlir::ModuleOp module,
+                             llvm::StringRef name,
+                             const nnc_compile_options_t *options,
+                             llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                             std::unique_ptr<nnc_executable_s> &out);
+
+} // namespace nnc::capi
+
 #endif // NNC_LIB_CAPI_INTERNAL_H

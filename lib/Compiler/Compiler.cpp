@@ -160,9 +160,17 @@ rt::ValueKind kindOf(func::FuncOp func, unsigned index) {
   return rt::ValueKind::Input;
 }
 
-/// The bytes of `value` in row-major order, one element per dtype size (i1
-/// as one byte), expanding splats.
-LogicalResult appendElements(ElementsAttr value, std::vector<uint8_t> &out) {
+/// The name a function argument or result carries, if any.
+std::string argumentName(BlockArgument arg) {
+  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+    return name.getName().str();
+  return "";
+}
+
+} // namespace
+
+LogicalResult nnc::appendElementBytes(ElementsAttr value,
+                                     std::vector<uint8_t> &out) {
   auto type = cast<ShapedType>(value.getType());
   Type element = type.getElementType();
   int64_t count = type.getNumElements();
@@ -192,15 +200,6 @@ LogicalResult appendElements(ElementsAttr value, std::vector<uint8_t> &out) {
   }
   return failure();
 }
-
-/// The name a function argument or result carries, if any.
-std::string argumentName(BlockArgument arg) {
-  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
-    return name.getName().str();
-  return "";
-}
-
-} // namespace
 
 nnc::CompileResult
 nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
@@ -276,7 +275,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
       // Each weight starts at a 64-byte boundary of the section.
       weights.resize((weights.size() + 63) / 64 * 64, 0);
       value.weightOffset = weights.size();
-      if (failed(appendElements(attr, weights))) {
+      if (failed(appendElementBytes(attr, weights))) {
         emitError(func.getLoc())
             << "the value of argument " << i << " cannot be read";
         return fail(CompileFailure::InvalidInput);

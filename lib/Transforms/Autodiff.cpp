@@ -834,7 +834,15 @@ void AutodiffPass::runOnOperation() {
 
   // loss, then one gradient per trainable parameter in argument order.
   SmallVector<Value> results{loss};
-  SmallVector<Attribute> names{builder.getStringAttr("loss")};
+  auto forwardNames =
+      forward->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+  StringAttr lossName =
+      forwardNames && !forwardNames.empty()
+          ? dyn_cast<StringAttr>(forwardNames[0])
+          : StringAttr();
+  SmallVector<Attribute> names{lossName && !lossName.getValue().empty()
+                                   ? lossName
+                                   : builder.getStringAttr("loss")};
   for (unsigned i : params) {
     Value g = grads.lookup(grad.getArgument(i));
     if (!g) {
@@ -853,8 +861,6 @@ void AutodiffPass::runOnOperation() {
   // The forward function's other results pass through after the gradients
   // (e.g. updated batch-norm running statistics); no gradient flows into
   // them.
-  auto forwardNames =
-      forward->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
   for (unsigned k = 1; k < ret.getNumOperands(); ++k) {
     results.push_back(ret.getOperand(k));
     StringAttr name;

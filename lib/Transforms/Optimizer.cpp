@@ -58,6 +58,10 @@ private:
   Type elementType;
 };
 
+StringAttr stringAttr(MLIRContext *ctx, const Twine &text) {
+  return StringAttr::get(ctx, text);
+}
+
 struct OptimizerPass : public nnc::impl::OptimizerPassBase<OptimizerPass> {
   using OptimizerPassBase::OptimizerPassBase;
   void runOnOperation() override;
@@ -196,25 +200,194 @@ void OptimizerPass::runOnOperation() {
     addState("v");
   }
   auto scalarType = RankedTensorType::get({}, elementType);
-  SmallVector<Type> argTypes(gradType.getInputs());
+  SmallVector<Type> paramTypes;
+  for (unsigned i : params)
+    paramTypes.push_back(grad.getArgument(i).getType());
   SmallVector<Type> stateTypes;
   for (unsigned s = 0, e = stateNames.size(); s < e; ++s)
-    stateTypes.push_back(grad.getArgument(params[s % params.size()]).getType());
+    stateTypes.push_back(paramTypes[s % params.size()]);
   if (adam) {
     stateTypes.push_back(scalarType);
     stateNames.push_back("t");
   }
+  if (lossScale) {
+    unsigned last = grad.getNumArguments() - 1;
+    if (grad.getNumArguments() == 0 ||
+        grad.getArgument(last).getType() != scalarType ||
+        grad.getArgAttr(last, NNCDialect::getParamAttrName())) {
+      grad.emitError() << "nnc-optimizer: with loss-scale, the last argument "
+                          "of '"
+                       << gradName << "' must be the loss scale, a plain "
+                       << scalarType;
+      return signalPassFailure();
+    }
+  }
+  auto flagType = RankedTensorType::get({}, IntegerType::get(ctx, 1));
+  // The loss keeps the name `_grad` gives it (`scaled_loss` when the loss is
+  // scaled by --nnc-prepare-training).
+  auto gradResultNames =
+      grad->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+  StringAttr lossName = gradResultNames && !gradResultNames.empty()
+                            ? dyn_cast<StringAttr>(gradResultNames[0])
+                            : StringAttr();
+  if (!lossName || lossName.getValue().empty())
+    lossName = stringAttr(ctx, "loss");
+  unsigned firstAux = params.size() + 1;
+
+  // Shared by _step and _apply: the update of `p` with gradients `g` (scaled
+  // by `scale` when loss scaling), state and learning rate.
+  auto setNames = [&](func::FuncOp fn, bool withLoss,
+                      ArrayRef<Attribute> extra) {
+    SmallVector<Attribute> names;
+    if (withLoss)
+      names.push_back(lossName);
+    for (unsigned i : params)
+      names.push_back(stringAttr(ctx, "param" + std::to_string(i)));
+    for (const std::string &name : stateNames)
+      names.push_back(stringAttr(ctx, name));
+    if (lossScale)
+      names.push_back(stringAttr(ctx, "found_nonfinite"));
+    llvm::append_range(names, extra);
+    fn->setAttr(NNCDialect::getResultNamesAttrName(),
+                ArrayAttr::get(ctx, names));
+  };
+  auto buildUpdate = [&](OpBuilder &builder, Location loc,
+                         ArrayRef<Value> ps, ArrayRef<Value> gs,
+                         ArrayRef<Value> state, Value lr, Value scale,
+                         SmallVectorImpl<Value> &results) {
+    UpdateBuilder ub(builder, loc, elementType);
+    unsigned numParams = ps.size();
+    SmallVector<Value> grads(gs);
+    // Loss scaling: a gradient element that is inf or NaN makes g * 0 NaN,
+    // so one sum per gradient tells whether any is; the gradients are
+    // divided by the scale.
+    Value found;
+    if (scale) {
+      Value zero = ub.constant(0.0);
+      Value total;
+      for (Value g : grads) {
+        Value probe = ub.mul(g, zero);
+        Value sum = ReduceOp::create(builder, loc, ReduceKind::sum, probe,
+                                     ArrayRef<int64_t>{}, /*keepdims=*/false);
+        total = total ? ub.add(total, sum) : sum;
+      }
+      found = IsNanOp::create(builder, loc, total);
+      Value one = ub.constant(1.0);
+      Value inverse = ub.div(one, scale);
+      for (Value &g : grads)
+        g = ub.mul(g, inverse);
+    }
+    auto stateArg = [&](unsigned group, unsigned n) {
+      return state[group * numParams + n];
+    };
+    SmallVector<Value> newParams, newState;
+    // Adam's step count and bias corrections are shared by every parameter:
+    // t' = t + 1, step_size = lr / (1 - beta1^t'), sqrt(1 - beta2^t').
+    Value tNext, stepSize, correction2Sqrt;
+    if (adam) {
+      // Operands are built in separate statements throughout so that the op
+      // order does not depend on the C++ compiler's argument evaluation
+      // order.
+      Value one = ub.constant(1.0);
+      tNext = ub.add(state.back(), one);
+      Value b1 = ub.constant(beta1);
+      Value b1t = ub.pow(b1, tNext);
+      Value correction1 = ub.sub(one, b1t);
+      Value b2 = ub.constant(beta2);
+      Value b2t = ub.pow(b2, tNext);
+      Value correction2 = ub.sub(one, b2t);
+      stepSize = ub.div(lr, correction1);
+      correction2Sqrt = ub.sqrt(correction2);
+    }
+    SmallVector<Value> velocities, ms, vs;
+    for (unsigned n = 0; n < numParams; ++n) {
+      Value p = ps[n];
+      Value g = grads[n];
+      if (optimizer == OptimizerKind::SGD) {
+        // PyTorch SGD with dampening 0: g += wd * p; buf = momentum * buf +
+        // g; g = nesterov ? g + momentum * buf : buf; p -= lr * g.
+        if (weightDecay != 0.0) {
+          Value decay = ub.scale(p, weightDecay);
+          g = ub.add(g, decay);
+        }
+        if (hasVelocity) {
+          Value kept = ub.scale(stateArg(0, n), momentum);
+          Value buf = ub.add(kept, g);
+          velocities.push_back(buf);
+          if (nesterov) {
+            Value ahead = ub.scale(buf, momentum);
+            g = ub.add(g, ahead);
+          } else {
+            g = buf;
+          }
+        }
+        Value delta = ub.mul(lr, g);
+        newParams.push_back(ub.sub(p, delta));
+        continue;
+      }
+      // Adam: g += wd * p (L2); AdamW: p *= 1 - lr * wd (decoupled). Then
+      // m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2,
+      // p -= step_size * m / (sqrt(v) / sqrt(1 - beta2^t') + eps).
+      if (weightDecay != 0.0) {
+        if (optimizer == OptimizerKind::Adam) {
+          Value decay = ub.scale(p, weightDecay);
+          g = ub.add(g, decay);
+        } else {
+          Value one = ub.constant(1.0);
+          Value lrDecay = ub.scale(lr, weightDecay);
+          Value factor = ub.sub(one, lrDecay);
+          p = ub.mul(p, factor);
+        }
+      }
+      Value mKept = ub.scale(stateArg(0, n), beta1);
+      Value mNew = ub.scale(g, 1.0 - beta1);
+      Value m = ub.add(mKept, mNew);
+      Value vKept = ub.scale(stateArg(1, n), beta2);
+      Value g2 = ub.mul(g, g);
+      Value vNew = ub.scale(g2, 1.0 - beta2);
+      Value v = ub.add(vKept, vNew);
+      ms.push_back(m);
+      vs.push_back(v);
+      Value rootV = ub.sqrt(v);
+      Value corrected = ub.div(rootV, correction2Sqrt);
+      Value eps = ub.constant(epsilon);
+      Value denom = ub.add(corrected, eps);
+      Value ratio = ub.div(m, denom);
+      Value delta = ub.mul(stepSize, ratio);
+      newParams.push_back(ub.sub(p, delta));
+    }
+    llvm::append_range(newState, velocities);
+    llvm::append_range(newState, ms);
+    llvm::append_range(newState, vs);
+    if (adam)
+      newState.push_back(tNext);
+    // A step with non-finite gradients changes nothing.
+    if (found) {
+      for (auto [updated, old] : llvm::zip_equal(newParams, ps))
+        updated = WhereOp::create(builder, loc, found, old, updated);
+      for (auto [updated, old] : llvm::zip_equal(newState, state))
+        updated = WhereOp::create(builder, loc, found, old, updated);
+    }
+    llvm::append_range(results, newParams);
+    llvm::append_range(results, newState);
+    if (found)
+      results.push_back(found);
+  };
+
+  SmallVector<Type> updateResultTypes(paramTypes);
+  llvm::append_range(updateResultTypes, stateTypes);
+  if (lossScale)
+    updateResultTypes.push_back(flagType);
+
+  // _step: the arguments of _grad, the state, lr.
+  SmallVector<Type> argTypes(gradType.getInputs());
   unsigned firstState = argTypes.size();
   llvm::append_range(argTypes, stateTypes);
   unsigned lrIndex = argTypes.size();
   argTypes.push_back(scalarType);
-
   SmallVector<Type> resultTypes{lossType};
-  for (unsigned i : params)
-    resultTypes.push_back(grad.getArgument(i).getType());
-  llvm::append_range(resultTypes, stateTypes);
+  llvm::append_range(resultTypes, updateResultTypes);
   // The other results of `_grad` (e.g. updated running statistics) follow.
-  unsigned firstAux = params.size() + 1;
   for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
     resultTypes.push_back(gradType.getResult(k));
 
@@ -233,6 +406,12 @@ void OptimizerPass::runOnOperation() {
   // The gradient computation is inlined: the CPU compiler compiles one
   // function, so the step must not call `<name>_grad`.
   Block *body = step.addEntryBlock();
+  for (unsigned i = 0; i < grad.getNumArguments(); ++i)
+    body->getArgument(i).setLoc(grad.getArgument(i).getLoc());
+  for (unsigned i = firstState; i < lrIndex; ++i)
+    body->getArgument(i).setLoc(
+        NameLoc::get(builder.getStringAttr(stateNames[i - firstState])));
+  body->getArgument(lrIndex).setLoc(NameLoc::get(builder.getStringAttr("lr")));
   IRMapping mapping;
   for (unsigned i = 0; i < grad.getNumArguments(); ++i)
     mapping.map(grad.getArgument(i), step.getArgument(i));
@@ -243,114 +422,85 @@ void OptimizerPass::runOnOperation() {
   auto gradReturn = cast<func::ReturnOp>(gradBody.getTerminator());
   Value loss = mapping.lookup(gradReturn.getOperand(0));
 
-  UpdateBuilder ub(builder, loc, elementType);
-  Value lr = step.getArgument(lrIndex);
-  unsigned numParams = params.size();
-  auto stateArg = [&](unsigned group, unsigned n) {
-    return step.getArgument(firstState + group * numParams + n);
-  };
-
-  SmallVector<Value> newParams, newState;
-  // Adam's step count and bias corrections are shared by every parameter:
-  // t' = t + 1, step_size = lr / (1 - beta1^t'), sqrt(1 - beta2^t').
-  Value tNext, stepSize, correction2Sqrt;
-  if (adam) {
-    // Operands are built in separate statements throughout so that the op
-    // order does not depend on the C++ compiler's argument evaluation order.
-    Value one = ub.constant(1.0);
-    tNext = ub.add(step.getArgument(lrIndex - 1), one);
-    Value b1 = ub.constant(beta1);
-    Value b1t = ub.pow(b1, tNext);
-    Value correction1 = ub.sub(one, b1t);
-    Value b2 = ub.constant(beta2);
-    Value b2t = ub.pow(b2, tNext);
-    Value correction2 = ub.sub(one, b2t);
-    stepSize = ub.div(lr, correction1);
-    correction2Sqrt = ub.sqrt(correction2);
+  SmallVector<Value> ps, gs, state;
+  for (auto [n, i] : llvm::enumerate(params)) {
+    ps.push_back(step.getArgument(i));
+    gs.push_back(mapping.lookup(gradReturn.getOperand(n + 1)));
   }
-  SmallVector<Value> velocities, ms, vs;
-  for (unsigned n = 0; n < numParams; ++n) {
-    Value p = step.getArgument(params[n]);
-    Value g = mapping.lookup(gradReturn.getOperand(n + 1));
-    if (optimizer == OptimizerKind::SGD) {
-      // PyTorch SGD with dampening 0: g += wd * p; buf = momentum * buf + g;
-      // g = nesterov ? g + momentum * buf : buf; p -= lr * g.
-      if (weightDecay != 0.0) {
-        Value decay = ub.scale(p, weightDecay);
-        g = ub.add(g, decay);
-      }
-      if (hasVelocity) {
-        Value kept = ub.scale(stateArg(0, n), momentum);
-        Value buf = ub.add(kept, g);
-        velocities.push_back(buf);
-        if (nesterov) {
-          Value ahead = ub.scale(buf, momentum);
-          g = ub.add(g, ahead);
-        } else {
-          g = buf;
-        }
-      }
-      Value delta = ub.mul(lr, g);
-      newParams.push_back(ub.sub(p, delta));
-      continue;
-    }
-    // Adam: g += wd * p (L2); AdamW: p *= 1 - lr * wd (decoupled). Then
-    // m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2,
-    // p -= step_size * m / (sqrt(v) / sqrt(1 - beta2^t') + eps).
-    if (weightDecay != 0.0) {
-      if (optimizer == OptimizerKind::Adam) {
-        Value decay = ub.scale(p, weightDecay);
-        g = ub.add(g, decay);
-      } else {
-        Value one = ub.constant(1.0);
-        Value lrDecay = ub.scale(lr, weightDecay);
-        Value factor = ub.sub(one, lrDecay);
-        p = ub.mul(p, factor);
-      }
-    }
-    Value mKept = ub.scale(stateArg(0, n), beta1);
-    Value mNew = ub.scale(g, 1.0 - beta1);
-    Value m = ub.add(mKept, mNew);
-    Value vKept = ub.scale(stateArg(1, n), beta2);
-    Value g2 = ub.mul(g, g);
-    Value vNew = ub.scale(g2, 1.0 - beta2);
-    Value v = ub.add(vKept, vNew);
-    ms.push_back(m);
-    vs.push_back(v);
-    Value rootV = ub.sqrt(v);
-    Value corrected = ub.div(rootV, correction2Sqrt);
-    Value eps = ub.constant(epsilon);
-    Value denom = ub.add(corrected, eps);
-    Value ratio = ub.div(m, denom);
-    Value delta = ub.mul(stepSize, ratio);
-    newParams.push_back(ub.sub(p, delta));
-  }
-  llvm::append_range(newState, velocities);
-  llvm::append_range(newState, ms);
-  llvm::append_range(newState, vs);
-  if (adam)
-    newState.push_back(tNext);
-
+  for (unsigned i = firstState; i < lrIndex; ++i)
+    state.push_back(step.getArgument(i));
+  Value scale = lossScale ? step.getArgument(grad.getNumArguments() - 1)
+                          : Value();
   SmallVector<Value> results{loss};
-  llvm::append_range(results, newParams);
-  llvm::append_range(results, newState);
+  buildUpdate(builder, loc, ps, gs, state, step.getArgument(lrIndex), scale,
+              results);
   for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
     results.push_back(mapping.lookup(gradReturn.getOperand(k)));
   func::ReturnOp::create(builder, gradReturn.getLoc(), results);
 
-  SmallVector<Attribute> names{builder.getStringAttr("loss")};
-  for (unsigned i : params)
-    names.push_back(builder.getStringAttr("param" + std::to_string(i)));
-  for (const std::string &name : stateNames)
-    names.push_back(builder.getStringAttr(name));
-  auto gradNames =
-      grad->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+  SmallVector<Attribute> auxNames;
   for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
-    names.push_back(gradNames && k < gradNames.size()
-                        ? gradNames[k]
-                        : builder.getStringAttr("output" + std::to_string(k)));
-  step->setAttr(NNCDialect::getResultNamesAttrName(),
-                builder.getArrayAttr(names));
+    auxNames.push_back(gradResultNames && k < gradResultNames.size()
+                           ? gradResultNames[k]
+                           : stringAttr(ctx, "output" + std::to_string(k)));
+  setNames(step, /*withLoss=*/true, auxNames);
+
+  if (!apply)
+    return;
+  // _apply(params..., grads..., state..., lr[, loss_scale]) -> (params...,
+  // state...[, found_nonfinite]): the update alone, for a driver that sums
+  // the gradients of several micro-batches first.
+  std::string applyName = function + "_apply";
+  if (module.lookupSymbol(applyName)) {
+    grad.emitError() << "nnc-optimizer: a symbol named '" << applyName
+                     << "' already exists";
+    return signalPassFailure();
+  }
+  SmallVector<Type> applyArgs(paramTypes);
+  llvm::append_range(applyArgs, paramTypes);
+  llvm::append_range(applyArgs, stateTypes);
+  applyArgs.push_back(scalarType);
+  if (lossScale)
+    applyArgs.push_back(scalarType);
+  builder.setInsertionPointAfter(step);
+  auto applyFn = func::FuncOp::create(
+      builder, loc, applyName,
+      builder.getFunctionType(applyArgs, updateResultTypes));
+  Block *applyBody = applyFn.addEntryBlock();
+  unsigned numParams = params.size();
+  auto trainable = ParamKindAttr::get(ctx, ParamKind::trainable);
+  SmallVector<Value> aps, ags, astate;
+  for (unsigned n = 0; n < numParams; ++n) {
+    unsigned i = params[n];
+    applyFn.setArgAttr(n, NNCDialect::getParamAttrName(), trainable);
+    applyBody->getArgument(n).setLoc(grad.getArgument(i).getLoc());
+    applyBody->getArgument(numParams + n).setLoc(
+        NameLoc::get(builder.getStringAttr("grad" + std::to_string(i))));
+    aps.push_back(applyBody->getArgument(n));
+    ags.push_back(applyBody->getArgument(numParams + n));
+  }
+  for (unsigned s = 0; s < stateTypes.size(); ++s) {
+    unsigned index = 2 * numParams + s;
+    applyFn.setArgAttr(index, NNCDialect::getParamAttrName(), bufferAttr);
+    applyBody->getArgument(index).setLoc(
+        NameLoc::get(builder.getStringAttr(stateNames[s])));
+    astate.push_back(applyBody->getArgument(index));
+  }
+  unsigned applyLr = 2 * numParams + stateTypes.size();
+  applyBody->getArgument(applyLr).setLoc(
+      NameLoc::get(builder.getStringAttr("lr")));
+  Value applyScale;
+  if (lossScale) {
+    applyScale = applyBody->getArgument(applyLr + 1);
+    applyBody->getArgument(applyLr + 1).setLoc(
+        NameLoc::get(builder.getStringAttr("loss_scale")));
+  }
+  builder.setInsertionPointToEnd(applyBody);
+  SmallVector<Value> applyResults;
+  buildUpdate(builder, loc, aps, ags, astate, applyBody->getArgument(applyLr),
+              applyScale, applyResults);
+  func::ReturnOp::create(builder, loc, applyResults);
+  setNames(applyFn, /*withLoss=*/false, {});
 }
 
 } // namespace

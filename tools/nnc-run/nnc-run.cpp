@@ -10,6 +10,7 @@
 #include "nnc-c/nnc.h"
 
 #include "../common/CAPIHelpers.h"
+#include "Train.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -30,6 +31,8 @@ using namespace nnc::tools;
 namespace {
 
 const char *kUsage = R"(usage: nnc-run MODEL [options]
+       nnc-run train MODEL --data FILE.npz [options]   (see train --help)
+       nnc-run grad MODEL --inputs FILE.npz --save FILE.npz
 
 Compiles MODEL (.onnx or .mlir) for the shapes of the given inputs, or loads
 a compiled .nncx, runs it once and writes or prints its outputs.
@@ -610,4 +613,10 @@ int runTool(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) { return runTool(argc, argv); }
+int main(int argc, char **argv) {
+  if (argc > 1 && std::strcmp(argv[1], "train") == 0)
+    return nnc::tools::runTrain(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "grad") == 0)
+    return nnc::tools::runGrad(argc - 1, argv + 1);
+  return runTool(argc, argv);
+}

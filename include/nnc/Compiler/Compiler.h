@@ -12,6 +12,7 @@
 #ifndef NNC_COMPILER_COMPILER_H
 #define NNC_COMPILER_COMPILER_H
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -79,6 +80,12 @@ void registerCompilerPipelines();
 /// The cache folder a client gets by default: $NNC_CACHE_DIR, else
 /// $XDG_CACHE_HOME/nnc, else $HOME/.cache/nnc; empty when none is set.
 std::string defaultCacheDir();
+
+/// Appends the bytes of `value` in row-major order, one element per dtype
+/// size (i1 as one byte), expanding splats; fails for a value whose data
+/// cannot be read (e.g. a released resource blob).
+mlir::LogicalResult appendElementBytes(mlir::ElementsAttr value,
+                                       std::vector<uint8_t> &out);
 
 /// "nnc <version> (LLVM <version>)": goes into every plan and cache key.
 const char *compilerVersionString();

@@ -9,6 +9,7 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <limits>
 #include <memory>
 
 namespace mlir {

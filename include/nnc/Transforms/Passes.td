@@ -253,7 +253,60 @@ def OptimizerPass : Pass<"nnc-optimizer", "mlir::ModuleOp"> {
     Option<"beta2", "beta2", "double", /*default=*/"0.999",
            "Adam/AdamW decay of the second moment">,
     Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
-           "Adam/AdamW term added to the denominator">
+           "Adam/AdamW term added to the denominator">,
+    Option<"lossScale", "loss-scale", "bool", /*default=*/"false",
+           "The last argument of `_grad` is the loss scale its loss was "
+           "multiplied by: unscale the gradients, add the found-non-finite "
+           "flag and skip the update when it is set">,
+    Option<"apply", "apply", "bool", /*default=*/"false",
+           "Also build `<function>_apply`, the update alone on given "
+           "gradients (for gradient accumulation)">
+  ];
+}
+
+def PrepareTrainingPass : Pass<"nnc-prepare-training", "mlir::ModuleOp"> {
+  let summary = "Attach a loss to a model and switch it to training mode";
+  let description = [{
+    From the model function named by `function` (default `main`), builds
+    `<function>_train`, the function `--nnc-autodiff` differentiates:
+
+    - the loss `loss` (`cross_entropy`, `nll` or `mse`, reduction `mean` or
+      `sum`) is attached to the model result named by `output` (its
+      `nnc.result_names` entry; empty: the first result), with a new
+      argument `labels`: integer class indices (`i64`, the output's shape
+      without dimension 1) for `cross_entropy` and `nll`, targets of the
+      output's type for `mse`;
+    - `nnc.batch_norm` becomes `nnc.batch_norm_train` (batch statistics, the
+      running statistics updated with the op's `momentum` and the unbiased
+      batch variance, as PyTorch's train mode does); where the running
+      statistics are function arguments, their updated values are results
+      named like those arguments, so a driver feeds them back;
+    - with `loss-scale`, a last argument `loss_scale` (a scalar of the loss
+      type) multiplies the loss that is differentiated, so gradients come
+      out scaled (`--nnc-optimizer="loss-scale=true"` unscales them); the
+      unscaled loss is the second result, named `loss`.
+
+    Results: the (scaled) loss, then with `loss-scale` the unscaled `loss`,
+    then the updated running statistics. Other results of the model are
+    dropped.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The model function">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "The result the loss attaches to, by name (empty: the first)">,
+    Option<"loss", "loss", "std::string", /*default=*/"\"cross_entropy\"",
+           "The loss: cross_entropy, nll or mse">,
+    Option<"reduction", "reduction", "std::string", /*default=*/"\"mean\"",
+           "How per-element losses combine: mean or sum">,
+    Option<"labelSmoothing", "label-smoothing", "double", /*default=*/"0.0",
+           "cross_entropy label smoothing, in [0, 1]">,
+    Option<"ignoreIndex", "ignore-index", "int64_t",
+           /*default=*/"std::numeric_limits<int64_t>::min()",
+           "Labels equal to this are ignored by cross_entropy and nll "
+           "(default: none)">,
+    Option<"lossScale", "loss-scale", "bool", /*default=*/"false",
+           "Add the `loss_scale` argument that multiplies the loss">
   ];
 }
 

@@ -231,7 +231,9 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
                                "before opset 14 (output " +
                                Twine(i) + ")");
   auto op =
-      ctx.create<BatchNormOp>(operands, AttrList(ctx).f64("epsilon", epsilon));
+      ctx.create<BatchNormOp>(operands, AttrList(ctx)
+                                            .f64("epsilon", epsilon)
+                                            .f64("momentum", momentum));
   if (!op)
     return failure();
   // Inference leaves the running statistics as they are.

@@ -1,0 +1,189 @@
+//===- CAPILoader.cpp - data loaders over .npz datasets -------------------===//
+//
+// nnc_loader_* and nnc_batch_*: the runtime's DataLoader behind the C API.
+// Batches are views of the loader's recycled buffers; destroying one hands
+// its buffers back while the loader lives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc-c/nnc.h"
+
+#include "Internal.h"
+
+#include "nnc/runtime/DataLoader.h"
+
+#include <algorithm>
+
+using namespace nnc::capi;
+
+struct nnc_loader_s {
+  std::shared_ptr<rt::DataLoader> loader;
+};
+
+struct nnc_batch_s {
+  std::weak_ptr<rt::DataLoader> loader;
+  rt::Batch batch;
+  std::vector<std::unique_ptr<nnc_tensor_s>> views;
+  ~nnc_batch_s() {
+    if (auto owner = loader.lock())
+      owner->recycle(std::move(batch));
+  }
+};
+
+extern "C" {
+
+nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
+                                   const char *const *names,
+                                   const nnc_loader_options_t *options,
+                                   nnc_loader_t **out_loader) {
+  static const char *fn = "nnc_loader_create_npz";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!path)
+      return nullArgument(fn, "path");
+    if (!out_loader)
+      return nullArgument(fn, "out_loader");
+    if (!count)
+      return invalidArgument(fn, "a loader needs at least one array");
+    if (!names)
+      return nullArgument(fn, "names");
+    *out_loader = nullptr;
+    nnc_loader_options_t defaults;
+    nnc_loader_options_initialize(&defaults);
+    if (!options)
+      options = &defaults;
+    if (nnc_status_t s = checkOptions(fn, "options", options))
+      return s;
+    rt::DataLoaderOptions loaderOptions;
+    loaderOptions.batchSize = options->batch_size;
+    loaderOptions.shuffle = options->shuffle != 0;
+    loaderOptions.seed = options->seed;
+    loaderOptions.dropLast = options->drop_last != 0;
+    loaderOptions.workers = options->workers;
+    loaderOptions.prefetch = options->prefetch;
+
+    for (size_t i = 0; i < count; ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (names[i] && names[j] && std::string(names[i]) == names[j])
+          return invalidArgument(fn, std::string("array '") + names[i] +
+                                         "' is asked for twice");
+    std::vector<rt::NpzEntry> entries;
+    if (nnc_status_t s = convertStatus(fn, rt::readNpz(path, entries)))
+      return s;
+    std::vector<rt::NpzEntry> dataset;
+    for (size_t i = 0; i < count; ++i) {
+      if (!names[i])
+        return invalidArgument(fn, "name " + std::to_string(i) + " is NULL");
+      auto it = std::find_if(entries.begin(), entries.end(),
+                             [&](const rt::NpzEntry &e) {
+                               return e.name == names[i];
+                             });
+      if (it == entries.end()) {
+        std::string present;
+        for (const rt::NpzEntry &e : entries)
+          present += (present.empty() ? "'" : ", '") + e.name + "'";
+        return makeStatus(NNC_STATUS_NOT_FOUND, fn,
+                          std::string(path) + " has no array '" + names[i] +
+                              "' (it has " +
+                              (present.empty() ? "none" : present) + ")");
+      }
+      dataset.push_back(std::move(*it));
+      entries.erase(it);
+    }
+    std::unique_ptr<rt::DataLoader> loader;
+    rt::Status status =
+        rt::DataLoader::create(std::move(dataset), loaderOptions, loader);
+    if (!status.isOk())
+      return makeStatus(convertCode(status.code()), fn,
+                        std::string(path) + ": " + status.message());
+    auto handle = std::make_unique<nnc_loader_s>();
+    handle->loader = std::move(loader);
+    *out_loader = handle.release();
+    return nullptr;
+  });
+}
+
+int64_t nnc_loader_sample_count(const nnc_loader_t *loader) {
+  return loader ? loader->loader->numSamples() : 0;
+}
+
+int64_t nnc_loader_batches_per_epoch(const nnc_loader_t *loader) {
+  return loader ? loader->loader->batchesPerEpoch() : 0;
+}
+
+nnc_status_t nnc_loader_next(nnc_loader_t *loader, nnc_batch_t **out_batch) {
+  static const char *fn = "nnc_loader_next";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!loader)
+      return nullArgument(fn, "loader");
+    if (!out_batch)
+      return nullArgument(fn, "out_batch");
+    *out_batch = nullptr;
+    auto batch = std::make_unique<nnc_batch_s>();
+    if (nnc_status_t s = convertStatus(fn, loader->loader->next(batch->batch)))
+      return s;
+    batch->loader = loader->loader;
+    for (rt::HostTensor &tensor : batch->batch.arrays) {
+      auto view = std::make_unique<nnc_tensor_s>();
+      view->dtype = fromRuntime(tensor.dtype());
+      view->dims = tensor.shape();
+      view->data = tensor.data();
+      view->byteSize = tensor.sizeInBytes();
+      batch->views.push_back(std::move(view));
+    }
+    *out_batch = batch.release();
+    return nullptr;
+  });
+}
+
+void nnc_loader_position(const nnc_loader_t *loader, int64_t *out_epoch,
+                         int64_t *out_index) {
+  rt::BatchPosition position;
+  if (loader)
+    position = loader->loader->position();
+  if (out_epoch)
+    *out_epoch = position.epoch;
+  if (out_index)
+    *out_index = position.index;
+}
+
+nnc_status_t nnc_loader_seek(nnc_loader_t *loader, int64_t epoch,
+                             int64_t index) {
+  static const char *fn = "nnc_loader_seek";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!loader)
+      return nullArgument(fn, "loader");
+    return convertStatus(fn, loader->loader->seek(epoch, index));
+  });
+}
+
+double nnc_loader_wait_seconds(const nnc_loader_t *loader) {
+  return loader ? loader->loader->waitSeconds() : 0.0;
+}
+
+void nnc_loader_destroy(nnc_loader_t *loader) { delete loader; }
+
+int64_t nnc_batch_epoch(const nnc_batch_t *batch) {
+  return batch ? batch->batch.epoch : 0;
+}
+
+int64_t nnc_batch_index(const nnc_batch_t *batch) {
+  return batch ? batch->batch.index : 0;
+}
+
+int64_t nnc_batch_size(const nnc_batch_t *batch) {
+  return batch ? batch->batch.size : 0;
+}
+
+size_t nnc_batch_tensor_count(const nnc_batch_t *batch) {
+  return batch ? batch->views.size() : 0;
+}
+
+const nnc_tensor_t *nnc_batch_tensor(const nnc_batch_t *batch, size_t index) {
+  if (!batch || index >= batch->views.size())
+    return nullptr;
+  return batch->views[index].get();
+}
+
+void nnc_batch_destroy(nnc_batch_t *batch) { delete batch; }
+
+} // extern "C"
