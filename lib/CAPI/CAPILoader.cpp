@@ -69,6 +69,9 @@ nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
     std::vector<rt::NpzEntry> entries;
     if (nnc_status_t s = convertStatus(fn, rt::readNpz(path, entries)))
       return s;
+    std::string present;
+    for (const rt::NpzEntry &e : entries)
+      present += (present.empty() ? "'" : ", '") + e.name + "'";
     std::vector<rt::NpzEntry> dataset;
     for (size_t i = 0; i < count; ++i) {
       if (!names[i])
@@ -77,15 +80,11 @@ nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
                              [&](const rt::NpzEntry &e) {
                                return e.name == names[i];
                              });
-      if (it == entries.end()) {
-        std::string present;
-        for (const rt::NpzEntry &e : entries)
-          present += (present.empty() ? "'" : ", '") + e.name + "'";
+      if (it == entries.end())
         return makeStatus(NNC_STATUS_NOT_FOUND, fn,
                           std::string(path) + " has no array '" + names[i] +
                               "' (it has " +
                               (present.empty() ? "none" : present) + ")");
-      }
       dataset.push_back(std::move(*it));
       entries.erase(it);
     }
