@@ -362,6 +362,17 @@ struct RandomStateResource
 };
 } // namespace
 
+LogicalResult RandomUniformOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto like = dyn_cast<RankedTensorType>(adaptor.getLike().getType());
+  if (!like)
+    return emitOptionalError(loc, "'like' must be a ranked tensor, got ",
+                             adaptor.getLike().getType());
+  types.push_back(like);
+  return success();
+}
+
 LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,

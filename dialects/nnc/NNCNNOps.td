@@ -290,6 +290,33 @@ def NNC_DropoutOp : NNC_Op<"dropout", [InferTypeOpAdaptor,
   }];
 }
 
+def NNC_RandomUniformOp : NNC_Op<"random_uniform",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "counter-based uniform random numbers in [0, 1)";
+  let description = [{
+    Returns a tensor of `like`'s type (whose elements are not read) filled
+    with numbers uniform in [0, 1), a pure function of `seed`, `stream` and
+    the element's position: element `i` (row-major) is the first word of
+    Philox4x32-10 with key `(seed mod 2^32, seed >> 32)` and counter
+    `(i mod 2^32, i >> 32, stream, 0)`, its top 24 bits times 2^-24. The same
+    seed and stream give the same numbers wherever the op is computed (the
+    forward pass, a recomputation, another device), and different streams
+    or seeds independent ones, so a training step draws fresh numbers by
+    being fed a new `seed` and stays reproducible.
+
+    ```mlir
+    %u = nnc.random_uniform %seed, %x stream = 3 : tensor<i64>, tensor<?x128xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$seed, NNC_FloatTensor:$like,
+                       I64Attr:$stream);
+  let results = (outs NNC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $seed `,` $like `stream` `=` $stream attr-dict `:` type($seed) `,`
+    type($like)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//

@@ -42,7 +42,7 @@ using Shapes = std::vector<std::vector<int64_t>>;
 
 /// Where the value of one argument of a compiled training function comes
 /// from.
-enum class Source { Data, Slot, LossScale, State, Lr, Gradient };
+enum class Source { Data, Slot, Seed, LossScale, State, Lr, Gradient };
 struct Binding {
   Source source;
   unsigned index = 0; // into the data, slots, state or trainable gradients
@@ -167,6 +167,9 @@ struct nnc_trainer_s {
   std::string pipeline;
   std::map<Shapes, OwningOpRef<ModuleOp>> builds;
   bool bound = false;
+  bool hasSeed = false; // the step takes a seed (random ops)
+  // Micro-batches run so far: with the seed, what keys random ops.
+  uint64_t draws = 0;
 
   ~nnc_trainer_s() {
     for (TrainFunction *f : {&step, &grad, &apply, &eval})
@@ -296,10 +299,24 @@ nnc_status_t nnc_trainer_s::run(const char *fn, TrainFunction &function,
                                 std::vector<rt::HostTensor> &out,
                                 bool &compiled) {
   compiled = false;
-  rt::HostTensor scaleTensor, lrTensor;
+  rt::HostTensor scaleTensor, lrTensor, seedTensor;
   rt::Status status = scalar(lossType, scale, scaleTensor);
   if (status.isOk())
     status = scalar(lossType, lr, lrTensor);
+  if (status.isOk())
+    status = rt::HostTensor::create(rt::DType::I64, {}, seedTensor);
+  if (status.isOk()) {
+    // Each micro-batch gets its own key: SplitMix64 of the seed and the
+    // draw count.
+    auto mix = [](uint64_t z) {
+      z += 0x9E3779B97F4A7C15ull;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return z ^ (z >> 31);
+    };
+    uint64_t key = mix(options.seed ^ mix(draws));
+    std::memcpy(seedTensor.data(), &key, sizeof(key));
+  }
   if (!status.isOk())
     return convertStatus(fn, status);
   std::vector<rt::TensorRef> refs;
@@ -317,6 +334,9 @@ nnc_status_t nnc_trainer_s::run(const char *fn, TrainFunction &function,
       break;
     case Source::LossScale:
       ref = refOf(scaleTensor);
+      break;
+    case Source::Seed:
+      ref = refOf(seedTensor);
       break;
     case Source::Lr:
       ref = refOf(lrTensor);
@@ -399,17 +419,17 @@ nnc_status_t nnc_trainer_s::build(const char *fn, const Shapes &inputShapes,
   // check the optimizer state against the trainer's.
   if (!bound) {
     auto stepFn = built->lookupSymbol<func::FuncOp>(modelName + "_train_step");
-    if (!stepFn ||
-        stepFn.getNumArguments() != numModelArgs + 3 + stateNames.size())
+    hasSeed = stepFn && stepFn.getNumArguments() > numModelArgs + 1 &&
+              argumentName(stepFn.getArgument(numModelArgs + 1)) == "seed";
+    unsigned firstState = numModelArgs + 2 + (hasSeed ? 1 : 0);
+    if (!stepFn || stepFn.getNumArguments() != firstState + 1 + stateNames.size())
       return makeStatus(NNC_STATUS_INTERNAL, fn,
                         "the training step has an unexpected signature");
     for (size_t k = 0; k < stateNames.size(); ++k)
-      if (argumentName(stepFn.getArgument(numModelArgs + 2 + k)) !=
-          stateNames[k])
+      if (argumentName(stepFn.getArgument(firstState + k)) != stateNames[k])
         return makeStatus(NNC_STATUS_INTERNAL, fn,
                           "unexpected optimizer state '" +
-                              argumentName(stepFn.getArgument(
-                                  numModelArgs + 2 + k)) +
+                              argumentName(stepFn.getArgument(firstState + k)) +
                               "', expected '" + stateNames[k] + "'");
     if (nnc_status_t s = bindFunctions(fn, *this, *built))
       return s;
@@ -554,6 +574,8 @@ nnc_status_t bindFunctions(const char *fn, nnc_trainer_s &t, ModuleOp module) {
   t.step.name = stepFn.getSymName().str();
   modelArgs(t.step);
   t.step.arguments.push_back({Source::Data, labels});
+  if (t.hasSeed)
+    t.step.arguments.push_back({Source::Seed, 0});
   t.step.arguments.push_back({Source::LossScale, 0});
   for (unsigned s = 0; s < numState; ++s)
     t.step.arguments.push_back({Source::State, s});
@@ -567,6 +589,8 @@ nnc_status_t bindFunctions(const char *fn, nnc_trainer_s &t, ModuleOp module) {
   t.grad.name = gradFn.getSymName().str();
   modelArgs(t.grad);
   t.grad.arguments.push_back({Source::Data, labels});
+  if (t.hasSeed)
+    t.grad.arguments.push_back({Source::Seed, 0});
   t.grad.arguments.push_back({Source::LossScale, 0});
   if (nnc_status_t s = results(t.grad, gradFn))
     return s;
@@ -921,6 +945,7 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
         applied = true;
       }
     }
+    ++t.draws;
     if (applied && t.scaler.update(found))
       ++t.steps;
     if (out_info) {
@@ -1069,6 +1094,7 @@ nnc_status_t nnc_trainer_save_checkpoint(nnc_trainer_t *trainer,
     }
     checkpoint.setString("nnc.fingerprint", t.fingerprint);
     checkpoint.setInt("nnc.step", t.steps);
+    checkpoint.setString("nnc.draws", std::to_string(t.draws));
     checkpoint.setString("nnc.seed", std::to_string(t.options.seed));
     t.scaler.save(checkpoint.metadata, "nnc.loss_scaler.");
     for (Slot &slot : t.slots) {
@@ -1128,6 +1154,15 @@ nnc_status_t nnc_trainer_load_checkpoint(nnc_trainer_t *trainer,
     if (nnc_status_t s = convertStatus(
             fn, scaler.load(checkpoint.metadata, "nnc.loss_scaler.")))
       return s;
+    std::string drawsText;
+    if (nnc_status_t s = convertStatus(
+            fn, checkpoint.getString("nnc.draws", drawsText)))
+      return s;
+    uint64_t draws = 0;
+    if (!llvm::to_integer(drawsText, draws, 10))
+      return makeStatus(NNC_STATUS_DATA_LOSS, fn,
+                        std::string("checkpoint ") + path +
+                            ": nnc.draws is not a count");
     // Everything is checked before anything changes.
     std::vector<const rt::HostTensor *> slotValues, stateValues;
     for (Slot &slot : t.slots) {
@@ -1158,6 +1193,7 @@ nnc_status_t nnc_trainer_load_checkpoint(nnc_trainer_t *trainer,
         std::memcpy(t.state[k].data(), stateValues[k]->data(),
                     stateValues[k]->sizeInBytes());
     t.steps = steps;
+    t.draws = draws;
     t.scaler = scaler;
     t.microSteps = 0;
     t.accumulated.clear();

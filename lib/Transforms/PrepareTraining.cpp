@@ -206,6 +206,50 @@ void PrepareTrainingPass::runOnOperation() {
     }
   }
 
+  // Dropout in training mode: a mask drawn from a counter-based generator
+  // keyed by the `seed` argument (one stream per op), so recomputing the
+  // forward pass draws the same numbers and a run is reproducible.
+  SmallVector<DropoutOp> dropouts;
+  body->walk([&](DropoutOp op) {
+    if (op.getRatio().convertToDouble() != 0.0)
+      dropouts.push_back(op);
+  });
+  if (!dropouts.empty()) {
+    auto seedType = RankedTensorType::get({}, builder.getI64Type());
+    unsigned seedIndex = labelsIndex + 1;
+    if (failed(train.insertArgument(
+            seedIndex, seedType, {},
+            NameLoc::get(builder.getStringAttr("seed"))))) {
+      fail() << "cannot add the seed argument";
+      return;
+    }
+    Value seed = train.getArgument(seedIndex);
+    for (auto [stream, op] : llvm::enumerate(dropouts)) {
+      builder.setInsertionPoint(op);
+      Location opLoc = op.getLoc();
+      Value x = op.getInput();
+      auto type = cast<RankedTensorType>(x.getType());
+      double ratio = op.getRatio().convertToDouble();
+      Value u = RandomUniformOp::create(builder, opLoc, seed, x,
+                                        static_cast<int64_t>(stream));
+      auto scalar = RankedTensorType::get({}, type.getElementType());
+      auto constant = [&](double v) -> Value {
+        return ConstantOp::create(
+            builder, opLoc,
+            DenseElementsAttr::get(
+                scalar, builder.getFloatAttr(type.getElementType(), v)));
+      };
+      Value keep = CmpOp::create(builder, opLoc, CmpPredicate::ge, u,
+                                 constant(ratio));
+      Value scaled = MulOp::create(builder, opLoc, x, constant(1.0 / (1.0 - ratio)));
+      Value zero = constant(0.0);
+      Value y = WhereOp::create(builder, opLoc, keep, scaled, zero);
+      op.getOutput().replaceAllUsesWith(y);
+      op.getMask().replaceAllUsesWith(keep);
+      op.erase();
+    }
+  }
+
   // The loss.
   builder.setInsertionPointToEnd(body);
   Value labels = train.getArgument(labelsIndex);
@@ -225,6 +269,8 @@ void PrepareTrainingPass::runOnOperation() {
     lossValue =
         MseLossOp::create(builder, loc, prediction, labels, reductionAttr);
 
+  argTypes.assign(train.getArgumentTypes().begin(),
+                  train.getArgumentTypes().end());
   SmallVector<Value> results;
   SmallVector<Attribute> names;
   if (lossScale) {
