@@ -177,6 +177,26 @@ void PrepareTrainingPass::runOnOperation() {
   Value prediction = mapping.lookup(modelReturn.getOperand(outputIndex));
   Location loc = modelReturn.getLoc();
 
+  // The loss, built first: the rewrites below replace values (the
+  // prediction among them) and keep its operands current.
+  builder.setInsertionPointToEnd(body);
+  Value labels = train.getArgument(labelsIndex);
+  auto reductionAttr = LossReductionAttr::get(ctx, *lossReduction);
+  IntegerAttr ignoreAttr =
+      hasIgnoreIndex ? builder.getI64IntegerAttr(ignoreIndex) : IntegerAttr();
+  Value lossValue;
+  if (loss == "cross_entropy")
+    lossValue = CrossEntropyOp::create(
+        builder, loc, prediction, labels, /*weight=*/Value(), reductionAttr,
+        ignoreAttr, builder.getF64FloatAttr(labelSmoothing));
+  else if (loss == "nll")
+    lossValue = NllLossOp::create(builder, loc, prediction, labels,
+                                  /*weight=*/Value(), reductionAttr,
+                                  ignoreAttr);
+  else
+    lossValue =
+        MseLossOp::create(builder, loc, prediction, labels, reductionAttr);
+
   // Batch normalization in training mode. Updated running statistics that
   // belong to arguments become results named like them.
   SmallVector<Value> statResults;
@@ -250,25 +270,7 @@ void PrepareTrainingPass::runOnOperation() {
     }
   }
 
-  // The loss.
   builder.setInsertionPointToEnd(body);
-  Value labels = train.getArgument(labelsIndex);
-  auto reductionAttr = LossReductionAttr::get(ctx, *lossReduction);
-  IntegerAttr ignoreAttr =
-      hasIgnoreIndex ? builder.getI64IntegerAttr(ignoreIndex) : IntegerAttr();
-  Value lossValue;
-  if (loss == "cross_entropy")
-    lossValue = CrossEntropyOp::create(
-        builder, loc, prediction, labels, /*weight=*/Value(), reductionAttr,
-        ignoreAttr, builder.getF64FloatAttr(labelSmoothing));
-  else if (loss == "nll")
-    lossValue = NllLossOp::create(builder, loc, prediction, labels,
-                                  /*weight=*/Value(), reductionAttr,
-                                  ignoreAttr);
-  else
-    lossValue =
-        MseLossOp::create(builder, loc, prediction, labels, reductionAttr);
-
   argTypes.assign(train.getArgumentTypes().begin(),
                   train.getArgumentTypes().end());
   SmallVector<Value> results;
