@@ -261,15 +261,26 @@ def export_onnx(model, inputs, path, constant_folding, flat_output):
     dynamic_axes = {n: {0: "batch"} for n in names}
     dynamic_axes["logits"] = {0: "batch_x_seq" if flat_output else "batch"}
     model.eval()
-    with torch.no_grad():
-        # PRESERVE exports the model's own (eval) mode but skips the eval-mode
-        # peephole pass that would fold BatchNormalization into Conv.
-        warnings.filterwarnings("ignore", "It is recommended that constant")
-        torch.onnx.export(model, args, path, opset_version=OPSET,
-                          do_constant_folding=constant_folding,
-                          input_names=names, output_names=["logits"],
-                          dynamic_axes=dynamic_axes,
-                          training=torch.onnx.TrainingMode.PRESERVE)
+    # An export of a model whose top module is in eval mode merges
+    # initializers with equal values: a fresh BatchNorm's running_var (ones)
+    # and weight (ones) become one initializer and an Identity node, and the
+    # running statistic loses its name. Only the top module's flag decides
+    # (and the top modules here read no flag), so it alone says "training"
+    # while every layer, BatchNorm included, stays in eval mode.
+    model.training = True
+    try:
+        with torch.no_grad():
+            # PRESERVE exports each layer in its own (eval) mode and skips the
+            # eval-mode peephole pass that would fold BatchNormalization into
+            # Conv.
+            warnings.filterwarnings("ignore", "It is recommended that constant")
+            torch.onnx.export(model, args, path, opset_version=OPSET,
+                              do_constant_folding=constant_folding,
+                              input_names=names, output_names=["logits"],
+                              dynamic_axes=dynamic_axes,
+                              training=torch.onnx.TrainingMode.PRESERVE)
+    finally:
+        model.training = False
     proto = onnx.load(path)
     onnx.checker.check_model(proto)
     return proto
