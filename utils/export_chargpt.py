@@ -54,7 +54,9 @@ def make_model():
 
 def load(path):
     d = np.load(path)
-    return torch.from_numpy(d["tokens"]), torch.from_numpy(d["labels"])
+    # labels are [samples, 32] in the file (one row per sample, as nnc-run's
+    # loader batches them); the loss reads them flattened like the logits.
+    return torch.from_numpy(d["tokens"]), torch.from_numpy(d["labels"]).reshape(-1)
 
 
 def mean_loss(model, tokens, labels, batch=256):

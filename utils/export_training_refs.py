@@ -358,7 +358,12 @@ def export(name, model, inputs, labels, constant_folding, out_dir,
     check_initializers(proto, model, path)
 
     data = {n: t.numpy() for n, t in inputs.items()}
-    data["labels"] = labels.numpy().astype(np.int64)
+    # One row of labels per sample ([N, T] for the transformer, whose logits
+    # are [N * T, vocab]): nnc-run's data loader batches by sample and the
+    # trainer flattens the labels to the output's layout.
+    data["labels"] = labels.numpy().astype(np.int64).reshape(SAMPLES, -1)
+    if data["labels"].shape[1] == 1:
+        data["labels"] = data["labels"].reshape(SAMPLES)
     save_npz(os.path.join(directory, "data.npz"), data)
     grads = first_batch_grads(model, inputs, labels)
     save_npz(os.path.join(directory, "grads.npz"), grads)

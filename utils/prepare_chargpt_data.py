@@ -16,8 +16,8 @@ The first 90% of the id stream is for training, the rest for validation. From
 each part the script draws windows of 33 consecutive ids at uniformly random
 offsets (numpy's PCG64 generator, --seed, default 0) and writes
 
-  train.npz   tokens i64 [--train-samples, 32] and labels i64 [samples * 32]
-  val.npz     tokens i64 [--val-samples, 32]   and labels i64 [samples * 32]
+  train.npz   tokens i64 [--train-samples, 32] and labels i64 [samples, 32]
+  val.npz     tokens i64 [--val-samples, 32]   and labels i64 [samples, 32]
 
 where tokens are the first 32 ids of a window and labels the last 32 (the next
 character at every position), flattened the way the model flattens its logits
@@ -80,7 +80,7 @@ def decode(ids):
 def windows(stream, count, rng):
     starts = rng.integers(0, len(stream) - SEQ, size=count)
     full = stream[starts[:, None] + np.arange(SEQ + 1)]
-    return full[:, :SEQ].copy(), full[:, 1:].reshape(-1).copy()
+    return full[:, :SEQ].copy(), full[:, 1:].copy()
 
 
 def main():

@@ -444,9 +444,14 @@ namespace {
 
 /// Checks `data` against the trainer's data signature (the first
 /// `expected` entries) and returns the shapes that key a specialization.
+/// Labels may come one row per sample ([B, T]) for an output whose layout
+/// flattens them ([B * T]): `flattened` then holds a view of them in that
+/// layout and `data` is rewritten to point at it.
 nnc_status_t checkData(const char *fn, const nnc_trainer_s &trainer,
-                       size_t count, const nnc_tensor_t *const *data,
-                       size_t expected, Shapes &key) {
+                       size_t count, const nnc_tensor_t *const *&data,
+                       size_t expected, Shapes &key,
+                       std::vector<const nnc_tensor_t *> &storage,
+                       std::unique_ptr<nnc_tensor_s> &flattened) {
   if (count != expected)
     return invalidArgument(fn, "expected " + std::to_string(expected) +
                                    " data tensors, got " +
@@ -454,12 +459,33 @@ nnc_status_t checkData(const char *fn, const nnc_trainer_s &trainer,
   if (count && !data)
     return nullArgument(fn, "data");
   int64_t batch = -1;
+  storage.assign(data, data + count);
   for (size_t i = 0; i < count; ++i) {
     const ValueInfo &info = *trainer.data[i];
     const nnc_tensor_t *tensor = data[i];
     if (!tensor)
       return invalidArgument(fn, "data " + std::to_string(i) + " ('" +
                                      info.name + "') is NULL");
+    bool isLabels = i + 1 == trainer.data.size();
+    if (isLabels && info.dims.size() == 1 && tensor->dims.size() > 1 &&
+        tensor->dtype == info.info.dtype) {
+      if (batch >= 0 && tensor->dims[0] != batch)
+        return invalidArgument(fn, "data '" + info.name + "' has " +
+                                       std::to_string(tensor->dims[0]) +
+                                       " samples, the others " +
+                                       std::to_string(batch));
+      flattened = std::make_unique<nnc_tensor_s>();
+      flattened->dtype = tensor->dtype;
+      int64_t total = 1;
+      for (int64_t d : tensor->dims)
+        total *= d;
+      flattened->dims = {total};
+      flattened->data = tensor->data;
+      flattened->byteSize = tensor->byteSize;
+      storage[i] = flattened.get();
+      tensor = flattened.get();
+      batch = -1; // the flattened count is not a sample count
+    }
     bool ok = tensor->dtype == info.info.dtype &&
               tensor->dims.size() == info.dims.size();
     for (size_t d = 0; ok && d < info.dims.size(); ++d)
@@ -478,7 +504,7 @@ nnc_status_t checkData(const char *fn, const nnc_trainer_s &trainer,
                   ", got " + nnc_dtype_name(tensor->dtype) + " " +
                   shapeText(tensor->dims));
     }
-    if (!tensor->dims.empty()) {
+    if (!tensor->dims.empty() && tensor != flattened.get()) {
       if (batch >= 0 && tensor->dims[0] != batch)
         return invalidArgument(fn, "data '" + info.name + "' has " +
                                        std::to_string(tensor->dims[0]) +
@@ -488,6 +514,7 @@ nnc_status_t checkData(const char *fn, const nnc_trainer_s &trainer,
     }
     key.push_back(tensor->dims);
   }
+  data = storage.data();
   return nullptr;
 }
 
@@ -891,7 +918,10 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
                                  "sizeof(nnc_step_info_t)");
     nnc_trainer_s &t = *trainer;
     Shapes key;
-    if (nnc_status_t s = checkData(fn, t, count, data, t.data.size(), key))
+    std::vector<const nnc_tensor_t *> storage;
+    std::unique_ptr<nnc_tensor_s> flattened;
+    if (nnc_status_t s = checkData(fn, t, count, data, t.data.size(), key,
+                                   storage, flattened))
       return s;
     auto start = Clock::now();
     ModuleOp built;
@@ -980,7 +1010,10 @@ nnc_status_t nnc_trainer_gradients(nnc_trainer_t *trainer, size_t count,
     if (num_gradients && !out_gradients)
       return nullArgument(fn, "out_gradients");
     Shapes key;
-    if (nnc_status_t s = checkData(fn, t, count, data, t.data.size(), key))
+    std::vector<const nnc_tensor_t *> storage;
+    std::unique_ptr<nnc_tensor_s> flattened;
+    if (nnc_status_t s = checkData(fn, t, count, data, t.data.size(), key,
+                                   storage, flattened))
       return s;
     ModuleOp built;
     if (nnc_status_t s = t.build(fn, Shapes(key.begin(), key.end() - 1), built))
@@ -1012,8 +1045,11 @@ nnc_status_t nnc_trainer_evaluate(nnc_trainer_t *trainer, size_t count,
       return nullArgument(fn, "trainer");
     nnc_trainer_s &t = *trainer;
     Shapes key;
+    std::vector<const nnc_tensor_t *> storage;
+    std::unique_ptr<nnc_tensor_s> flattened;
     if (nnc_status_t s =
-            checkData(fn, t, count, inputs, t.data.size() - 1, key))
+            checkData(fn, t, count, inputs, t.data.size() - 1, key, storage,
+                      flattened))
       return s;
     ModuleOp built;
     if (nnc_status_t s = t.build(fn, key, built))

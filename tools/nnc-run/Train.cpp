@@ -468,7 +468,16 @@ bool evaluate(nnc_trainer_t *trainer, nnc_loader_t *loader, bool classLoss,
       int64_t inner = 1;
       for (size_t d = 2; d < nnc_tensor_rank(out); ++d)
         inner *= dims[d];
-      for (int64_t s = 0; s < n; ++s)
+      // Labels [N, d...] or flattened like the logits' rows.
+      int64_t rows = dims[0];
+      if (elementCount(lab) != rows * inner) {
+        failure = {"the evaluation labels have " +
+                   std::to_string(elementCount(lab)) +
+                   " elements, the output " + describe(out) + " needs " +
+                   std::to_string(rows * inner)};
+        return false;
+      }
+      for (int64_t s = 0; s < rows; ++s)
         for (int64_t j = 0; j < inner; ++j) {
           int64_t best = 0;
           double bestValue = -INFINITY;
