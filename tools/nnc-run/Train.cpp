@@ -921,7 +921,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                          " skipped for non-finite gradients")
                             .c_str()
                       : "");
-  std::printf("final loss: %.6f\n", lastLoss);
+  std::printf("final loss: %.6g\n", lastLoss);
   if (evalLoader) {
     double metric = 0;
     if (!runEval(lastEpoch, metric))
