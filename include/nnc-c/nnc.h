@@ -343,6 +343,9 @@ NNC_API_EXPORT nnc_dtype_t nnc_tensor_dtype(const nnc_tensor_t *tensor);
 NNC_API_EXPORT size_t nnc_tensor_rank(const nnc_tensor_t *tensor);
 NNC_API_EXPORT const int64_t *nnc_tensor_dims(const nnc_tensor_t *tensor);
 NNC_API_EXPORT void *nnc_tensor_data(nnc_tensor_t *tensor);
+/* The data of a tensor the caller may only read (e.g. a trainer's parameter
+ * or a batch's array). */
+NNC_API_EXPORT const void *nnc_tensor_const_data(const nnc_tensor_t *tensor);
 NNC_API_EXPORT size_t nnc_tensor_byte_size(const nnc_tensor_t *tensor);
 
 /* Releases `tensor` (owned; NULL is a no-op), and its storage when it owns

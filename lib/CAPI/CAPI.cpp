@@ -718,6 +718,10 @@ void *nnc_tensor_data(nnc_tensor_t *tensor) {
   return tensor ? tensor->data : nullptr;
 }
 
+const void *nnc_tensor_const_data(const nnc_tensor_t *tensor) {
+  return tensor ? tensor->data : nullptr;
+}
+
 size_t nnc_tensor_byte_size(const nnc_tensor_t *tensor) {
   return tensor ? tensor->byteSize : 0;
 }

@@ -15,6 +15,7 @@
 
 #include "mlp_model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1246,6 +1247,311 @@ static void test_parse_mlir(void) {
   nnc_context_destroy(context);
 }
 
+/* Training: y = x * w (w trainable, 1 at first) with MSE against targets,
+ * so every number is known in closed form. */
+static const char train_mlir[] =
+    "func.func @main(%x: tensor<?x3xf32> loc(\"x\"),\n"
+    "    %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>,\n"
+    "                       nnc.value = dense<1.0> : tensor<3xf32>} "
+    "loc(\"w\"))\n"
+    "    -> tensor<?x3xf32> attributes {nnc.result_names = [\"y\"]} {\n"
+    "  %0 = nnc.mul %x, %w : tensor<?x3xf32>, tensor<3xf32>\n"
+    "  return %0 : tensor<?x3xf32>\n}\n";
+
+static int close_to(double a, double b) { return fabs(a - b) <= 1e-6; }
+
+static void test_training(const char *dir) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_trainer_t *trainer = NULL;
+  nnc_trainer_t *second = NULL;
+  nnc_train_options_t options;
+  nnc_compile_options_t compile;
+  nnc_step_info_t info;
+  const nnc_value_info_t *value_info = NULL;
+  const nnc_tensor_t *param = NULL;
+  nnc_tensor_t *x = NULL, *t = NULL, *grad = NULL, *y = NULL;
+  const nnc_tensor_t *data[2];
+  const nnc_tensor_t *wrong[2];
+  int64_t dims[2] = {4, 3};
+  float ones[12], zeros[12];
+  double loss = 0;
+  char path[4096], damaged[4096];
+  const char *keys[1] = {"data.epoch"};
+  const char *values[1] = {"3"};
+  size_t i;
+  FILE *file;
+
+  for (i = 0; i < 12; ++i) {
+    ones[i] = 1.0f;
+    zeros[i] = 0.0f;
+  }
+  nnc_train_options_initialize(&options);
+  CHECK(options.struct_size == sizeof(options));
+  CHECK(options.accumulate == 1 && options.loss_scale == 1.0);
+  CHECK(options.optimizer == NNC_OPTIMIZER_ADAM);
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = ""; /* nothing left behind in `dir` */
+
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(nnc_model_parse_mlir(context, train_mlir, sizeof(train_mlir) - 1,
+                                 "train.mlir", &model));
+  if (!model) {
+    nnc_context_destroy(context);
+    return;
+  }
+
+  /* Misuse and bad options. */
+  EXPECT_ERROR(nnc_trainer_create(NULL, NULL, NULL, &trainer),
+               NNC_STATUS_INVALID_ARGUMENT, "model");
+  options.learning_rate = 0;
+  EXPECT_ERROR(nnc_trainer_create(model, &options, NULL, &trainer),
+               NNC_STATUS_INVALID_ARGUMENT, "learning_rate must be positive");
+  nnc_train_options_initialize(&options);
+  options.loss = NNC_LOSS_MSE;
+  options.label_smoothing = 0.1;
+  EXPECT_ERROR(nnc_trainer_create(model, &options, NULL, &trainer),
+               NNC_STATUS_INVALID_ARGUMENT, "cross-entropy loss only");
+  options.label_smoothing = 0;
+  options.accumulate = 0;
+  EXPECT_ERROR(nnc_trainer_create(model, &options, NULL, &trainer),
+               NNC_STATUS_INVALID_ARGUMENT, "accumulate must be at least 1");
+  options.accumulate = 1;
+  options.output = "z";
+  EXPECT_ERROR(nnc_trainer_create(model, &options, NULL, &trainer),
+               NNC_STATUS_INVALID_ARGUMENT, "no result named 'z'");
+  options.output = NULL;
+  options.struct_size = 1;
+  EXPECT_ERROR(nnc_trainer_create(model, &options, NULL, &trainer),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  CHECK(trainer == NULL);
+
+  /* SGD, lr 0.5: loss = mean((x w - t)^2) over 12 elements is 1 with
+   * x = 1, w = 1, t = 0; dL/dw_j = 2 * 4 / 12, so w becomes 2/3. */
+  nnc_train_options_initialize(&options);
+  options.loss = NNC_LOSS_MSE;
+  options.optimizer = NNC_OPTIMIZER_SGD;
+  options.learning_rate = 0.5;
+  EXPECT_OK(nnc_trainer_create(model, &options, &compile, &trainer));
+  if (!trainer)
+    goto done;
+  CHECK(nnc_trainer_data_count(trainer) == 2);
+  EXPECT_OK(nnc_trainer_data_info(trainer, 1, &value_info));
+  CHECK(value_info && value_info->dtype == NNC_DTYPE_F32 &&
+        value_info->rank == 2 && value_info->dims[0] == -1);
+  EXPECT_ERROR(nnc_trainer_data_info(trainer, 2, &value_info),
+               NNC_STATUS_OUT_OF_RANGE, "past the 2");
+  CHECK(nnc_trainer_parameter_count(trainer) == 1);
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, ones,
+                                   sizeof(ones), &x));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, zeros,
+                                   sizeof(zeros), &t));
+  data[0] = x;
+  data[1] = t;
+  memset(&info, 0, sizeof(info));
+  info.struct_size = sizeof(info);
+  EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+  CHECK(close_to(info.loss, 1.0));
+  CHECK(info.applied == 1 && info.skipped == 0 && info.step == 1);
+  CHECK(info.compiled == 1 && close_to(info.learning_rate, 0.5));
+  EXPECT_OK(nnc_trainer_parameter(trainer, 0, &value_info, &param));
+  CHECK(value_info && strcmp(value_info->name, "w") == 0 &&
+        value_info->kind == NNC_VALUE_TRAINABLE);
+  CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[2],
+                          2.0 / 3.0));
+  CHECK(nnc_trainer_step_count(trainer) == 1);
+
+  /* Gradients without an update: 2 * 4 * (2/3) / 12 per weight. */
+  EXPECT_OK(nnc_trainer_gradients(trainer, 2, data, &loss, 1, &grad));
+  CHECK(close_to(loss, 4.0 / 9.0));
+  CHECK(grad && close_to(((float *)nnc_tensor_data(grad))[0], 4.0 / 9.0));
+  CHECK(nnc_trainer_step_count(trainer) == 1);
+  EXPECT_OK(nnc_trainer_evaluate(trainer, 1, data, 1, &y));
+  CHECK(y && close_to(((float *)nnc_tensor_data(y))[11], 2.0 / 3.0));
+
+  /* Data that does not fit, named. */
+  wrong[0] = t;
+  wrong[1] = NULL;
+  EXPECT_ERROR(nnc_trainer_step(trainer, 1, data, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "expected 2 data tensors, got 1");
+  EXPECT_ERROR(nnc_trainer_step(trainer, 2, wrong, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "is NULL");
+  EXPECT_ERROR(nnc_trainer_gradients(trainer, 2, data, &loss, 2, &grad),
+               NNC_STATUS_INVALID_ARGUMENT, "1 trainable parameters");
+
+  /* Checkpoints: a second trainer picks up step count, parameters and the
+   * caller's metadata; a damaged file changes nothing. */
+  snprintf(path, sizeof(path), "%s/train.ckpt", dir);
+  EXPECT_OK(nnc_trainer_save_checkpoint(trainer, path, 1, keys, values));
+  EXPECT_OK(nnc_trainer_create(model, &options, &compile, &second));
+  if (second) {
+    CHECK(nnc_trainer_checkpoint_metadata(second, "data.epoch") == NULL);
+    EXPECT_OK(nnc_trainer_load_checkpoint(second, path));
+    CHECK(nnc_trainer_step_count(second) == 1);
+    CHECK(nnc_trainer_checkpoint_metadata(second, "data.epoch") &&
+          strcmp(nnc_trainer_checkpoint_metadata(second, "data.epoch"),
+                 "3") == 0);
+    EXPECT_OK(nnc_trainer_parameter(second, 0, NULL, &param));
+    CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[0],
+                            2.0 / 3.0));
+    snprintf(damaged, sizeof(damaged), "%s/damaged.ckpt", dir);
+    file = fopen(damaged, "wb");
+    if (file) {
+      fputs("PK not a checkpoint", file);
+      fclose(file);
+    }
+    EXPECT_ERROR(nnc_trainer_load_checkpoint(second, damaged),
+                 NNC_STATUS_INVALID_ARGUMENT, "not a checkpoint");
+    /* The real one cut short. */
+    file = fopen(path, "rb");
+    if (file) {
+      static char bytes[1 << 16];
+      size_t n = fread(bytes, 1, sizeof(bytes), file);
+      FILE *out = fopen(damaged, "wb");
+      fclose(file);
+      if (out) {
+        fwrite(bytes, 1, n - 7, out);
+        fclose(out);
+      }
+    }
+    EXPECT_ERROR(nnc_trainer_load_checkpoint(second, damaged),
+                 NNC_STATUS_DATA_LOSS, "damaged.ckpt");
+    CHECK(nnc_trainer_step_count(second) == 1);
+    remove(damaged);
+  }
+  nnc_trainer_destroy(second);
+  second = NULL;
+
+  /* Another optimizer cannot resume from it. */
+  options.optimizer = NNC_OPTIMIZER_ADAM;
+  EXPECT_OK(nnc_trainer_create(model, &options, &compile, &second));
+  if (second)
+    EXPECT_ERROR(nnc_trainer_load_checkpoint(second, path),
+                 NNC_STATUS_INVALID_ARGUMENT, "another model or training");
+  nnc_trainer_destroy(second);
+  second = NULL;
+
+  /* Accumulation: no update until the second call, and no checkpoint in
+   * between. */
+  options.optimizer = NNC_OPTIMIZER_SGD;
+  options.accumulate = 2;
+  EXPECT_OK(nnc_trainer_create(model, &options, &compile, &second));
+  if (second) {
+    EXPECT_OK(nnc_trainer_step(second, 2, data, &info));
+    CHECK(info.applied == 0 && info.step == 0);
+    EXPECT_ERROR(nnc_trainer_save_checkpoint(second, path, 0, NULL, NULL),
+                 NNC_STATUS_INVALID_ARGUMENT, "accumulation");
+    EXPECT_OK(nnc_trainer_step(second, 2, data, &info));
+    CHECK(info.applied == 1 && info.step == 1);
+    EXPECT_OK(nnc_trainer_parameter(second, 0, NULL, &param));
+    CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[1],
+                            2.0 / 3.0));
+  }
+  nnc_trainer_destroy(second);
+  remove(path);
+
+done:
+  nnc_tensor_destroy(grad);
+  nnc_tensor_destroy(y);
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(t);
+  nnc_trainer_destroy(trainer);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
+static void test_loader(const char *dir) {
+  char path[4096];
+  int64_t dims[2] = {5, 2};
+  int64_t label_dims[1] = {5};
+  float xs[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  int64_t labels[5] = {0, 1, 2, 3, 4};
+  nnc_tensor_t *x = NULL, *y = NULL;
+  const nnc_tensor_t *tensors[2];
+  const char *names[2] = {"x", "labels"};
+  const char *order[2] = {"labels", "x"};
+  const char *missing[1] = {"z"};
+  const char *twice[2] = {"x", "x"};
+  nnc_loader_options_t options;
+  nnc_loader_t *loader = NULL;
+  nnc_batch_t *batch = NULL;
+  int64_t epoch = -1, index = -1;
+  int seen[5] = {0, 0, 0, 0, 0};
+  int b;
+
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, xs, sizeof(xs),
+                                   &x));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_I64, 1, label_dims, labels,
+                                   sizeof(labels), &y));
+  tensors[0] = x;
+  tensors[1] = y;
+  snprintf(path, sizeof(path), "%s/data.npz", dir);
+  EXPECT_OK(nnc_npz_write(path, 2, names, tensors));
+  nnc_loader_options_initialize(&options);
+  CHECK(options.batch_size == 32 && options.shuffle == 1);
+  options.batch_size = 2;
+  options.seed = 5;
+
+  EXPECT_ERROR(nnc_loader_create_npz(path, 1, missing, &options, &loader),
+               NNC_STATUS_NOT_FOUND, "no array 'z' (it has 'x', 'labels')");
+  EXPECT_ERROR(nnc_loader_create_npz(path, 2, twice, &options, &loader),
+               NNC_STATUS_INVALID_ARGUMENT, "asked for twice");
+  options.batch_size = 0;
+  EXPECT_ERROR(nnc_loader_create_npz(path, 2, order, &options, &loader),
+               NNC_STATUS_INVALID_ARGUMENT, "");
+  options.batch_size = 2;
+  EXPECT_OK(nnc_loader_create_npz(path, 2, order, &options, &loader));
+  if (!loader)
+    goto done;
+  CHECK(nnc_loader_sample_count(loader) == 5);
+  CHECK(nnc_loader_batches_per_epoch(loader) == 3);
+  /* One epoch covers every sample once, arrays in the asked order, rows
+   * of one sample together. */
+  for (b = 0; b < 3; ++b) {
+    const nnc_tensor_t *l, *v;
+    int64_t r;
+    EXPECT_OK(nnc_loader_next(loader, &batch));
+    if (!batch)
+      break;
+    CHECK(nnc_batch_epoch(batch) == 0 && nnc_batch_index(batch) == b);
+    CHECK(nnc_batch_size(batch) == (b == 2 ? 1 : 2));
+    CHECK(nnc_batch_tensor_count(batch) == 2);
+    CHECK(nnc_batch_tensor(batch, 2) == NULL);
+    l = nnc_batch_tensor(batch, 0);
+    v = nnc_batch_tensor(batch, 1);
+    CHECK(nnc_tensor_dtype(l) == NNC_DTYPE_I64 && nnc_tensor_rank(v) == 2);
+    for (r = 0; r < nnc_batch_size(batch); ++r) {
+      int64_t label =
+          ((const int64_t *)nnc_tensor_const_data(l))[r];
+      float first = ((const float *)nnc_tensor_const_data(v))[2 * r];
+      if (label >= 0 && label < 5)
+        seen[label] += 1;
+      CHECK(first == (float)(2 * label));
+    }
+    nnc_batch_destroy(batch);
+    batch = NULL;
+  }
+  CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && seen[3] == 1 &&
+        seen[4] == 1);
+  nnc_loader_position(loader, &epoch, &index);
+  CHECK(epoch == 1 && index == 0);
+  EXPECT_OK(nnc_loader_seek(loader, 4, 1));
+  EXPECT_OK(nnc_loader_next(loader, &batch));
+  CHECK(batch && nnc_batch_epoch(batch) == 4 && nnc_batch_index(batch) == 1);
+  CHECK(nnc_loader_wait_seconds(loader) >= 0.0);
+  /* A batch may outlive its loader. */
+  nnc_loader_destroy(loader);
+  CHECK(batch && nnc_tensor_dims(nnc_batch_tensor(batch, 1))[1] == 2);
+  nnc_batch_destroy(batch);
+
+done:
+  remove(path);
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(y);
+}
+
 int main(void) {
   char dir[4096];
   const char *tmp = getenv("TMPDIR");
@@ -1265,6 +1571,8 @@ int main(void) {
   test_npz(dir);
   test_graph();
   test_parse_mlir();
+  test_training(dir);
+  test_loader(dir);
   rmdir(dir);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
