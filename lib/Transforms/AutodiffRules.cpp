@@ -1,0 +1,672 @@
+//===- AutodiffRules.cpp - gradient rules of --nnc-autodiff ---------------===//
+//
+// The reverse-mode rule of every differentiable nnc op, written as nnc ops so
+// the backward pass lowers like any other function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AutodiffRules.h"
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::autodiff;
+
+Value GradientBuilder::constant(Location loc, Type type, double value,
+                                bool shaped) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto constType =
+      shaped ? tensor : RankedTensorType::get({}, tensor.getElementType());
+  auto attr = DenseElementsAttr::get(
+      constType, b.getFloatAttr(constType.getElementType(), value));
+  return ConstantOp::create(b, loc, attr);
+}
+
+Value GradientBuilder::unbroadcast(Location loc, Value grad, Type type) {
+  auto target = cast<RankedTensorType>(type);
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  if (gradType == target)
+    return grad;
+  int64_t lead = gradType.getRank() - target.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < gradType.getRank(); ++i) {
+    if (i < lead) {
+      axes.push_back(i);
+      continue;
+    }
+    if (target.getDimSize(i - lead) == 1 && gradType.getDimSize(i) != 1)
+      axes.push_back(i);
+  }
+  Value reduced = grad;
+  if (!axes.empty())
+    reduced = ReduceOp::create(b, loc, ReduceKind::sum, grad, axes,
+                               /*keepdims=*/true);
+  if (reduced.getType() == target)
+    return reduced;
+  return ReshapeOp::create(b, loc, target, reduced);
+}
+
+Value GradientBuilder::unreduce(Location loc, Value grad, Type type,
+                                ArrayRef<int64_t> axes) {
+  auto target = cast<RankedTensorType>(type);
+  SmallVector<int64_t> kept(target.getShape());
+  for (int64_t axis : axes)
+    kept[axis] = 1;
+  auto keptType = RankedTensorType::get(kept, target.getElementType());
+  if (grad.getType() != keptType)
+    grad = ReshapeOp::create(b, loc, keptType, grad);
+  if (keptType == target)
+    return grad;
+  return ExpandOp::create(b, loc, target, grad);
+}
+
+Value GradientBuilder::dense(Location loc, RankedTensorType type,
+                             ArrayRef<double> values) {
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  SmallVector<APFloat> elements;
+  for (double v : values) {
+    APFloat f(v);
+    bool lost;
+    f.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    elements.push_back(f);
+  }
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, elements));
+}
+
+Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
+                                Value g, Value scale, ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> dilations,
+                                ArrayRef<int64_t> pads) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto yType = cast<RankedTensorType>(y.getType());
+  Type elementType = xType.getElementType();
+  int64_t n = xType.getRank() - 2;
+  int64_t nc = xType.getDimSize(0) * xType.getDimSize(1);
+  SmallVector<int64_t> padBegin(pads.take_front(n)), padEnd(pads.drop_front(n));
+  SmallVector<int64_t> outputPadding;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t reach = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                    dilations[i] * (kernel[i] - 1) + 1;
+    int64_t padded = xType.getDimSize(2 + i) + padBegin[i] + padEnd[i];
+    if (reach > padded)
+      padEnd[i] += reach - padded;
+    outputPadding.push_back(std::max<int64_t>(padded - reach, 0));
+  }
+  auto view = [&](RankedTensorType type, int64_t channels) {
+    SmallVector<int64_t> shape{nc, channels};
+    llvm::append_range(shape, type.getShape().drop_front(2));
+    return RankedTensorType::get(shape, elementType);
+  };
+  // The window offsets as the output channels of a kernel [K, 1, K...].
+  int64_t offsets = 1;
+  for (int64_t k : kernel)
+    offsets *= k;
+  SmallVector<int64_t> kernelShape{isMax ? offsets : 1, 1};
+  llvm::append_range(kernelShape, kernel);
+  auto kernelType = RankedTensorType::get(kernelShape, elementType);
+  SmallVector<double> kernelValues;
+  for (int64_t k = 0; k < kernelType.getNumElements(); ++k)
+    kernelValues.push_back(isMax ? double(k / offsets == k % offsets) : 1.0);
+  Value w = dense(loc, kernelType, kernelValues);
+
+  Value gv;
+  if (isMax) {
+    gv = ReshapeOp::create(b, loc, view(yType, 1), g);
+    SmallVector<int64_t> explicitPads{0, 0};
+    llvm::append_range(explicitPads, padBegin);
+    explicitPads.append({0, 0});
+    llvm::append_range(explicitPads, padEnd);
+    double lowest =
+        APFloat::getLargest(cast<FloatType>(elementType).getFloatSemantics(),
+                            /*Negative=*/true)
+            .convertToDouble();
+    Value xv = ReshapeOp::create(b, loc, view(xType, 1), x);
+    Value xp =
+        PadOp::create(b, loc, xv, b.getDenseI64ArrayAttr(explicitPads),
+                      PadModeAttr::get(b.getContext(), PadMode::constant),
+                      b.getF64FloatAttr(lowest));
+    // windows[nc, k, o] = the element at offset k of window o.
+    Value windows =
+        ConvOp::create(b, loc, xp, w, Value(), b.getDenseI64ArrayAttr(strides),
+                       b.getDenseI64ArrayAttr(dilations), DenseI64ArrayAttr(),
+                       /*groups=*/1);
+    Value yv = ReshapeOp::create(b, loc, view(yType, 1), y);
+    Value isMaxElem = CmpOp::create(b, loc, CmpPredicate::eq, windows, yv);
+    auto countType = cast<RankedTensorType>(windows.getType());
+    Value count =
+        CumSumOp::create(b, loc, CastOp::create(b, loc, countType, isMaxElem),
+                         b.getI64IntegerAttr(1));
+    Value first = AndOp::create(b, loc, isMaxElem,
+                                CmpOp::create(b, loc, CmpPredicate::eq, count,
+                                              constant(loc, countType, 1.0)));
+    gv = WhereOp::create(b, loc, first, gv, constant(loc, countType, 0.0));
+  } else {
+    gv = ReshapeOp::create(b, loc, view(yType, 1), op<MulOp>(loc, g, scale));
+  }
+  Value dx = ConvTransposeOp::create(
+      b, loc, view(xType, 1), gv, w, Value(), b.getDenseI64ArrayAttr(strides),
+      b.getDenseI64ArrayAttr(dilations),
+      b.getDenseI64ArrayAttr(
+          llvm::to_vector(llvm::concat<int64_t>(padBegin, padEnd))),
+      b.getDenseI64ArrayAttr(outputPadding), /*groups=*/1);
+  return ReshapeOp::create(b, loc, xType, dx);
+}
+
+Value GradientBuilder::swapLastTwo(Location loc, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return TransposeOp::create(b, loc, v, perm);
+}
+
+static bool isStatic(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape();
+}
+
+/// The values of an optional per-spatial-dimension attribute, `count`
+/// copies of `fill` when absent.
+static SmallVector<int64_t> spatialAttr(std::optional<ArrayRef<int64_t>> attr,
+                                        int64_t count, int64_t fill) {
+  if (attr)
+    return SmallVector<int64_t>(*attr);
+  return SmallVector<int64_t>(count, fill);
+}
+
+InFlightDiagnostic nnc::autodiff::noRule(Operation *op, StringRef what) {
+  InFlightDiagnostic diag = op->emitError()
+                            << "nnc-autodiff: no gradient rule for '"
+                            << op->getName() << "'";
+  if (!what.empty())
+    diag << " " << what;
+  diag << " yet";
+  return diag;
+}
+
+LogicalResult nnc::autodiff::differentiate(Operation *op,
+                                           ArrayRef<Value> resultGrads,
+                                           GradientBuilder &gb,
+                                           SmallVectorImpl<Value> &grads) {
+  Location loc = op->getLoc();
+  OpBuilder &b = gb.b;
+  grads.assign(op->getNumOperands(), Value());
+  Value g = resultGrads.empty() ? Value() : resultGrads[0];
+  // Multi-result ops have rules for their first result only (the others
+  // are statistics such as batch_norm_train's batch ones), except split.
+  if (!isa<SplitOp>(op) &&
+      (!g || llvm::any_of(resultGrads.drop_front(), [](Value v) { return v; })))
+    return noRule(op);
+  Value y = op->getNumResults() ? op->getResult(0) : Value();
+  auto operand = [&](unsigned i) { return op->getOperand(i); };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // Elementwise binary ops with numpy broadcasting.
+      .Case([&](AddOp) {
+        grads[0] = gb.unbroadcast(loc, g, operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, g, operand(1).getType());
+        return success();
+      })
+      .Case([&](SubOp) {
+        grads[0] = gb.unbroadcast(loc, g, operand(0).getType());
+        grads[1] =
+            gb.unbroadcast(loc, NegOp::create(b, loc, g), operand(1).getType());
+        return success();
+      })
+      .Case([&](MulOp) {
+        grads[0] = gb.unbroadcast(loc, gb.op<MulOp>(loc, g, operand(1)),
+                                  operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, gb.op<MulOp>(loc, g, operand(0)),
+                                  operand(1).getType());
+        return success();
+      })
+      .Case([&](DivOp) {
+        // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b.
+        Value gOverB = gb.op<DivOp>(loc, g, operand(1));
+        grads[0] = gb.unbroadcast(loc, gOverB, operand(0).getType());
+        Value gbv = NegOp::create(b, loc, gb.op<MulOp>(loc, gOverB, y));
+        grads[1] = gb.unbroadcast(loc, gbv, operand(1).getType());
+        return success();
+      })
+      .Case<MaxOp, MinOp>([&](Operation *) {
+        // The selected operand gets g; a tie goes to the first operand.
+        CmpPredicate pred =
+            isa<MaxOp>(op) ? CmpPredicate::ge : CmpPredicate::le;
+        Value first = CmpOp::create(b, loc, pred, operand(0), operand(1));
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        grads[0] = gb.unbroadcast(loc, WhereOp::create(b, loc, first, g, zero),
+                                  operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, WhereOp::create(b, loc, first, zero, g),
+                                  operand(1).getType());
+        return success();
+      })
+      .Case([&](WhereOp where) {
+        // The condition is boolean and gets none.
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        Value c = where.getCondition();
+        grads[1] = gb.unbroadcast(loc, WhereOp::create(b, loc, c, g, zero),
+                                  operand(1).getType());
+        grads[2] = gb.unbroadcast(loc, WhereOp::create(b, loc, c, zero, g),
+                                  operand(2).getType());
+        return success();
+      })
+      // Elementwise unary ops; the forward result is reused where it helps.
+      .Case([&](NegOp) {
+        grads[0] = NegOp::create(b, loc, g);
+        return success();
+      })
+      .Case([&](ExpOp) {
+        grads[0] = gb.op<MulOp>(loc, g, y);
+        return success();
+      })
+      .Case([&](LogOp) {
+        grads[0] = gb.op<DivOp>(loc, g, operand(0));
+        return success();
+      })
+      .Case([&](SqrtOp) {
+        Value twoY = gb.op<MulOp>(loc, y, gb.constant(loc, y.getType(), 2.0));
+        grads[0] = gb.op<DivOp>(loc, g, twoY);
+        return success();
+      })
+      .Case([&](TanhOp) {
+        Value one = gb.constant(loc, y.getType(), 1.0);
+        Value d = gb.op<SubOp>(loc, one, gb.op<MulOp>(loc, y, y));
+        grads[0] = gb.op<MulOp>(loc, g, d);
+        return success();
+      })
+      .Case([&](SigmoidOp) {
+        Value one = gb.constant(loc, y.getType(), 1.0);
+        Value d = gb.op<MulOp>(loc, y, gb.op<SubOp>(loc, one, y));
+        grads[0] = gb.op<MulOp>(loc, g, d);
+        return success();
+      })
+      .Case([&](ReluOp) {
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        Value positive =
+            CmpOp::create(b, loc, CmpPredicate::gt, operand(0), zero);
+        grads[0] = WhereOp::create(b, loc, positive, g, zero);
+        return success();
+      })
+      // Matrix products.
+      .Case([&](MatMulOp) -> LogicalResult {
+        auto lhsType = cast<RankedTensorType>(operand(0).getType());
+        auto rhsType = cast<RankedTensorType>(operand(1).getType());
+        if (lhsType.getRank() < 2 || rhsType.getRank() < 2)
+          return noRule(op, "with a rank-1 operand");
+        // g: [..., M, N]; da = g x b^T, db = a^T x g, each summed over the
+        // batch dimensions its operand was broadcast along.
+        grads[0] = gb.unbroadcast(
+            loc, gb.op<MatMulOp>(loc, g, gb.swapLastTwo(loc, operand(1))),
+            lhsType);
+        grads[1] = gb.unbroadcast(
+            loc, gb.op<MatMulOp>(loc, gb.swapLastTwo(loc, operand(0)), g),
+            rhsType);
+        return success();
+      })
+      .Case([&](GemmOp gemm) {
+        // y = alpha * op(a) op(b) + beta * c.
+        bool ta = gemm.getTransA(), tb = gemm.getTransB();
+        APFloat alpha = gemm.getAlpha();
+        APFloat one(1.0);
+        Value a = gemm.getA(), bm = gemm.getB();
+        // d op(a) = alpha * g op(b)^T; da is that, transposed when trans_a.
+        grads[0] = ta ? GemmOp::create(b, loc, bm, g, Value(), alpha, one,
+                                       /*trans_a=*/tb, /*trans_b=*/true)
+                      : GemmOp::create(b, loc, g, bm, Value(), alpha, one,
+                                       /*trans_a=*/false, /*trans_b=*/!tb);
+        // d op(b) = alpha * op(a)^T g; db is that, transposed when trans_b.
+        grads[1] = tb ? GemmOp::create(b, loc, g, a, Value(), alpha, one,
+                                       /*trans_a=*/true, /*trans_b=*/ta)
+                      : GemmOp::create(b, loc, a, g, Value(), alpha, one,
+                                       /*trans_a=*/!ta, /*trans_b=*/false);
+        if (Value c = gemm.getC()) {
+          double beta = gemm.getBeta().convertToDouble();
+          Value gc = g;
+          if (beta != 1.0)
+            gc = gb.op<MulOp>(loc, g, gb.constant(loc, y.getType(), beta));
+          grads[2] = gb.unbroadcast(loc, gc, c.getType());
+        }
+        return success();
+      })
+      // Convolutions.
+      .Case([&](ConvOp conv) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        auto wType = cast<RankedTensorType>(operand(1).getType());
+        auto yType = cast<RankedTensorType>(y.getType());
+        if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
+            !yType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (conv.getGroups() != 1)
+          return noRule(op, "with groups > 1");
+        int64_t n = xType.getRank() - 2;
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the transposed convolution of g with the same kernel; the
+        // output padding restores the input positions the last window
+        // never reached.
+        SmallVector<int64_t> outputPadding;
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
+                            pads[i] - pads[n + i];
+          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
+        }
+        grads[0] = ConvTransposeOp::create(
+            b, loc, xType, g, operand(1), Value(),
+            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
+            b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
+            /*groups=*/1);
+        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
+        // convolution of x^T [C, N, D] with g^T [M, N, O] as the kernel,
+        // strides and dilations swapped; it may reach past K, so slice.
+        SmallVector<int64_t> swap01{1, 0};
+        for (int64_t i = 0; i < n; ++i)
+          swap01.push_back(2 + i);
+        Value xt = TransposeOp::create(b, loc, operand(0), swap01);
+        Value gt = TransposeOp::create(b, loc, g, swap01);
+        Value dwt = ConvOp::create(
+            b, loc, xt, gt, Value(), b.getDenseI64ArrayAttr(dilations),
+            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+            /*groups=*/1);
+        auto dwtType = cast<RankedTensorType>(dwt.getType());
+        SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+        if (dwtType.getShape().drop_front(2) != ArrayRef<int64_t>(kernel)) {
+          SmallVector<int64_t> starts(n, 0), axes;
+          for (int64_t i = 0; i < n; ++i)
+            axes.push_back(2 + i);
+          dwt = SliceOp::create(b, loc, dwt, b.getDenseI64ArrayAttr(starts),
+                                b.getDenseI64ArrayAttr(kernel),
+                                b.getDenseI64ArrayAttr(axes),
+                                DenseI64ArrayAttr());
+        }
+        grads[1] = TransposeOp::create(b, loc, dwt, swap01);
+        if (Value bias = conv.getBias()) {
+          SmallVector<int64_t> axes{0};
+          for (int64_t i = 0; i < n; ++i)
+            axes.push_back(2 + i);
+          grads[2] = ReduceOp::create(b, loc, ReduceKind::sum, g, axes,
+                                      /*keepdims=*/false);
+          if (grads[2].getType() != bias.getType())
+            grads[2] = ReshapeOp::create(b, loc, bias.getType(), grads[2]);
+        }
+        return success();
+      })
+      // Pooling.
+      .Case<MaxPoolOp, AvgPoolOp>([&](Operation *) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape() || !isStatic(y.getType()))
+          return noRule(op, "on a dynamic shape");
+        int64_t n = xType.getRank() - 2;
+        ArrayRef<int64_t> kernel;
+        SmallVector<int64_t> strides, dilations, pads;
+        if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+          kernel = pool.getKernelShape();
+          strides = spatialAttr(pool.getStrides(), n, 1);
+          dilations = spatialAttr(pool.getDilations(), n, 1);
+          pads = spatialAttr(pool.getPads(), 2 * n, 0);
+          grads[0] = gb.poolGrad(loc, /*isMax=*/true, operand(0), y, g, Value(),
+                                 kernel, strides, dilations, pads);
+          return success();
+        }
+        auto pool = cast<AvgPoolOp>(op);
+        kernel = pool.getKernelShape();
+        strides = spatialAttr(pool.getStrides(), n, 1);
+        dilations = spatialAttr(pool.getDilations(), n, 1);
+        pads = spatialAttr(pool.getPads(), 2 * n, 0);
+        // y = (sum of the window's input elements) / divisor, and the
+        // divisor (which depends on count_include_pad and ceil_mode) is
+        // recovered from the op itself: 1 / divisor = avg_pool(ones) /
+        // valid, with valid the number of input elements in each window.
+        auto yType = cast<RankedTensorType>(y.getType());
+        SmallVector<int64_t> unitShape{1, 1};
+        llvm::append_range(unitShape, xType.getShape().drop_front(2));
+        Value ones = gb.constant(
+            loc, RankedTensorType::get(unitShape, xType.getElementType()), 1.0,
+            /*shaped=*/true);
+        IRMapping mapping;
+        mapping.map(operand(0), ones);
+        Operation *onesPool = b.clone(*op, mapping);
+        SmallVector<int64_t> outShape{1, 1};
+        llvm::append_range(outShape, yType.getShape().drop_front(2));
+        auto outType = RankedTensorType::get(outShape, xType.getElementType());
+        onesPool->getResult(0).setType(outType);
+        SmallVector<double> valid(outType.getNumElements(), 1.0);
+        for (int64_t j = 0; j < outType.getNumElements(); ++j) {
+          int64_t rest = j;
+          for (int64_t i = n - 1; i >= 0; --i) {
+            int64_t o = rest % outShape[2 + i];
+            rest /= outShape[2 + i];
+            int64_t count = 0;
+            for (int64_t k = 0; k < kernel[i]; ++k) {
+              int64_t p = o * strides[i] + k * dilations[i] - pads[i];
+              count += p >= 0 && p < xType.getDimSize(2 + i);
+            }
+            valid[j] *= double(count);
+          }
+        }
+        Value scale = gb.op<DivOp>(loc, onesPool->getResult(0),
+                                   gb.dense(loc, outType, valid));
+        grads[0] = gb.poolGrad(loc, /*isMax=*/false, operand(0), y, g, scale,
+                               kernel, strides, dilations, pads);
+        return success();
+      })
+      .Case([&](GlobalAvgPoolOp) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value gi =
+            gb.op<MulOp>(loc, g, gb.constant(loc, xType, 1.0 / double(count)));
+        grads[0] = gb.unreduce(loc, gi, xType, axes);
+        return success();
+      })
+      // Shape ops.
+      .Case([&](TransposeOp transpose) {
+        ArrayRef<int64_t> perm = transpose.getPerm();
+        SmallVector<int64_t> inverse(perm.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          inverse[p] = i;
+        grads[0] = TransposeOp::create(b, loc, g, inverse);
+        return success();
+      })
+      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>([&](Operation *) {
+        grads[0] = ReshapeOp::create(b, loc, operand(0).getType(), g);
+        return success();
+      })
+      // Reductions.
+      .Case([&](ReduceOp reduce) -> LogicalResult {
+        ReduceKind kind = reduce.getKind();
+        if (kind != ReduceKind::sum && kind != ReduceKind::mean)
+          return noRule(op,
+                        ("of kind '" + stringifyReduceKind(kind) + "'").str());
+        auto inputType = cast<RankedTensorType>(operand(0).getType());
+        if (reduce.getAxes().empty() && reduce.getNoopWithEmptyAxes()) {
+          grads[0] = g;
+          return success();
+        }
+        SmallVector<int64_t> axes = reduce.getReducedAxes();
+        Value gi = g;
+        if (kind == ReduceKind::mean) {
+          int64_t count = 1;
+          for (int64_t axis : axes) {
+            if (inputType.isDynamicDim(axis))
+              return noRule(op, "mean over a dynamic dimension");
+            count *= inputType.getDimSize(axis);
+          }
+          gi = gb.op<MulOp>(loc, g,
+                            gb.constant(loc, inputType, 1.0 / double(count)));
+        }
+        grads[0] = gb.unreduce(loc, gi, inputType, axes);
+        return success();
+      })
+      .Case([&](SoftmaxOp softmax) {
+        // dx = y * (g - sum(g * y, axis)).
+        int64_t axis = softmax.getNormalizedAxis();
+        Value gy = gb.op<MulOp>(loc, g, y);
+        Value s = ReduceOp::create(b, loc, ReduceKind::sum, gy, {axis}, true);
+        grads[0] = gb.op<MulOp>(loc, y, gb.op<SubOp>(loc, g, s));
+        return success();
+      })
+      .Case([&](LogSoftmaxOp logSoftmax) {
+        // dx = g - exp(y) * sum(g, axis).
+        int64_t axis = logSoftmax.getNormalizedAxis();
+        Value s = ReduceOp::create(b, loc, ReduceKind::sum, g, {axis}, true);
+        Value p = ExpOp::create(b, loc, y);
+        grads[0] = gb.op<SubOp>(loc, g, gb.op<MulOp>(loc, p, s));
+        return success();
+      })
+      // Normalizations: with xhat the normalized input and the sums over
+      // the M normalized elements, dxhat = g * scale and
+      // dx = inv_std / M * (M dxhat - sum(dxhat) - xhat sum(dxhat xhat)).
+      .Case([&](BatchNormTrainOp bn) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (bn.getBatchMean().getType().getElementType() !=
+                xType.getElementType() ||
+            operand(1).getType() != bn.getBatchMean().getType())
+          return noRule(op, "with mixed element types");
+        SmallVector<int64_t> axes{0}, statShape(xType.getRank(), 1);
+        int64_t count = xType.getDimSize(0);
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        statShape[1] = xType.getDimSize(1);
+        auto statType =
+            RankedTensorType::get(statShape, xType.getElementType());
+        auto stat = [&](Value v) {
+          return ReshapeOp::create(b, loc, statType, v).getResult();
+        };
+        Value eps = gb.constant(loc, xType, bn.getEpsilon().convertToDouble());
+        Value invStd = RsqrtOp::create(
+            b, loc, gb.op<AddOp>(loc, stat(bn.getBatchVar()), eps));
+        Value xhat = gb.op<MulOp>(
+            loc, gb.op<SubOp>(loc, operand(0), stat(bn.getBatchMean())),
+            invStd);
+        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, g, axes, true);
+        Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
+                                       gb.op<MulOp>(loc, g, xhat), axes, true);
+        Value scale = stat(operand(1));
+        Value m = gb.constant(loc, xType, double(count));
+        Value inner =
+            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, g, m), sumG),
+                         gb.op<MulOp>(loc, xhat, sumGX));
+        Value factor = gb.op<DivOp>(loc, gb.op<MulOp>(loc, scale, invStd), m);
+        grads[0] = gb.op<MulOp>(loc, inner, factor);
+        grads[1] = ReshapeOp::create(b, loc, operand(1).getType(), sumGX);
+        grads[2] = ReshapeOp::create(b, loc, operand(2).getType(), sumG);
+        // The running statistics are buffers: no gradient.
+        return success();
+      })
+      .Case([&](LayerNormOp ln) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (ln.getMean().getType().getElementType() != xType.getElementType())
+          return noRule(op, "with f32 statistics of a narrower input");
+        int64_t axis = ln.getNormalizedAxis();
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = axis; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value xhat = gb.op<MulOp>(
+            loc, gb.op<SubOp>(loc, operand(0), ln.getMean()), ln.getInvStd());
+        unsigned next = 1;
+        Value dxhat = g;
+        if (Value scale = ln.getScale()) {
+          dxhat = gb.op<MulOp>(loc, g, scale);
+          grads[next++] =
+              gb.unbroadcast(loc, gb.op<MulOp>(loc, g, xhat), scale.getType());
+        }
+        if (Value bias = ln.getBias())
+          grads[next] = gb.unbroadcast(loc, g, bias.getType());
+        Value sumD =
+            ReduceOp::create(b, loc, ReduceKind::sum, dxhat, axes, true);
+        Value sumDX =
+            ReduceOp::create(b, loc, ReduceKind::sum,
+                             gb.op<MulOp>(loc, dxhat, xhat), axes, true);
+        Value m = gb.constant(loc, xType, double(count));
+        Value inner = gb.op<SubOp>(
+            loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, dxhat, m), sumD),
+            gb.op<MulOp>(loc, xhat, sumDX));
+        grads[0] =
+            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m));
+        return success();
+      })
+      // Losses.
+      .Case([&](MseLossOp mse) -> LogicalResult {
+        auto inputType = cast<RankedTensorType>(operand(0).getType());
+        double scale = 2.0;
+        if (mse.getReduction() == LossReduction::mean) {
+          if (!inputType.hasStaticShape())
+            return noRule(op, "with reduction = mean on a dynamic shape");
+          scale /= double(inputType.getNumElements());
+        }
+        Value diff = gb.op<SubOp>(loc, operand(0), operand(1));
+        Value scaled =
+            gb.op<MulOp>(loc, diff, gb.constant(loc, inputType, scale));
+        grads[0] = gb.op<MulOp>(loc, scaled, g);
+        grads[1] = NegOp::create(b, loc, grads[0]);
+        return success();
+      })
+      .Case([&](CrossEntropyOp ce) -> LogicalResult {
+        if (ce.getWeight())
+          return noRule(op, "with a class weight");
+        if (ce.getIgnoreIndex())
+          return noRule(op, "with ignore_index");
+        auto logitsType = cast<RankedTensorType>(operand(0).getType());
+        if (!logitsType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        int64_t classes = logitsType.getDimSize(1);
+        double s = ce.getLabelSmoothing().convertToDouble();
+        // dlogits = (softmax(logits) - q) * g', with the target distribution
+        // q = (1 - s) * onehot(label) + s / C and g' the per-element
+        // gradient of the result broadcast over the class axis.
+        Value p = SoftmaxOp::create(b, loc, operand(0), /*axis=*/1);
+        Type elementType = logitsType.getElementType();
+        Value q = OneHotOp::create(b, loc, operand(1), classes, /*axis=*/1,
+                                   APFloat(1.0 - s + s / double(classes)),
+                                   APFloat(s / double(classes)), elementType);
+        Value d = gb.op<SubOp>(loc, p, q);
+        Value gElem = g;
+        switch (ce.getReduction()) {
+        case LossReduction::none: {
+          SmallVector<int64_t> shape(logitsType.getShape());
+          shape[1] = 1;
+          gElem = ReshapeOp::create(
+              b, loc, RankedTensorType::get(shape, elementType), g);
+          break;
+        }
+        case LossReduction::sum:
+          break;
+        case LossReduction::mean: {
+          // The labels' count, from the static logits (the labels' type may
+          // still spell a `?`).
+          double count = double(logitsType.getNumElements() / classes);
+          gElem =
+              gb.op<MulOp>(loc, g, gb.constant(loc, logitsType, 1.0 / count));
+          break;
+        }
+        }
+        grads[0] = gb.op<MulOp>(loc, d, gElem);
+        return success();
+      })
+      .Default([&](Operation *) -> LogicalResult { return noRule(op); });
+}
