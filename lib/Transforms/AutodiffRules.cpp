@@ -13,6 +13,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+#include <optional>
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::autodiff;
@@ -182,6 +185,240 @@ static SmallVector<int64_t> spatialAttr(std::optional<ArrayRef<int64_t>> attr,
   return SmallVector<int64_t>(count, fill);
 }
 
+namespace {
+
+/// What a rule reads and the arithmetic it writes: `op`, the gradient `g`
+/// of its first result `y`, and the operand gradients `grads` it sets.
+struct Rule {
+  Operation *op;
+  Location loc;
+  GradientBuilder &gb;
+  OpBuilder &b;
+  Value g, y;
+  SmallVectorImpl<Value> &grads;
+
+  Value operand(unsigned i) { return op->getOperand(i); }
+  RankedTensorType type(Value v) { return cast<RankedTensorType>(v.getType()); }
+  /// A rank-0 constant of `like`'s element type.
+  Value scalar(Value like, double v) {
+    return gb.constant(loc, like.getType(), v);
+  }
+  Value add(Value l, Value r) { return AddOp::create(b, loc, l, r); }
+  Value sub(Value l, Value r) { return SubOp::create(b, loc, l, r); }
+  Value mul(Value l, Value r) { return MulOp::create(b, loc, l, r); }
+  Value div(Value l, Value r) { return DivOp::create(b, loc, l, r); }
+  Value mul(Value l, double r) { return mul(l, scalar(l, r)); }
+  Value add(Value l, double r) { return add(l, scalar(l, r)); }
+  Value neg(Value v) { return NegOp::create(b, loc, v); }
+  Value cmp(CmpPredicate p, Value l, Value r) {
+    return CmpOp::create(b, loc, p, l, r);
+  }
+  Value cmp(CmpPredicate p, Value l, double r) {
+    return cmp(p, l, scalar(l, r));
+  }
+  Value where(Value c, Value t, Value f) {
+    return WhereOp::create(b, loc, c, t, f);
+  }
+  /// `g` where `c` holds, else 0.
+  Value gWhere(Value c) { return where(c, g, scalar(g, 0.0)); }
+  /// Casts an i1 tensor to `like`'s element type.
+  Value toFloat(Value mask, Value like) {
+    auto maskType = type(mask);
+    return CastOp::create(
+        b, loc,
+        RankedTensorType::get(maskType.getShape(), type(like).getElementType()),
+        mask);
+  }
+  Value sumKeep(Value v, ArrayRef<int64_t> axes) {
+    return ReduceOp::create(b, loc, ReduceKind::sum, v, axes,
+                            /*keepdims=*/true);
+  }
+  Value reshape(Value v, Type t) {
+    if (v.getType() == t)
+      return v;
+    return ReshapeOp::create(b, loc, t, v);
+  }
+};
+
+/// Elementwise unary ops and activations: g times the derivative, written
+/// with the forward result where that is cheaper.
+std::optional<LogicalResult> unaryRules(Rule &r) {
+  Value x = r.op->getNumOperands() ? r.operand(0) : Value();
+  Value y = r.y, g = r.g;
+  auto set = [&](Value d) {
+    r.grads[0] = r.mul(g, d);
+    return success();
+  };
+  auto one = [&]() { return r.scalar(x, 1.0); };
+  // d/dx of an odd-power-free expression in x: x * x.
+  auto square = [&](Value v) { return r.mul(v, v); };
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](GeluOp gelu) {
+        if (gelu.getApproximation() == GeluApproximation::none) {
+          // Phi(x) + x phi(x).
+          Value cdf = r.mul(
+              r.add(ErfOp::create(r.b, r.loc, r.mul(x, M_SQRT1_2)), 1.0), 0.5);
+          Value pdf = r.mul(ExpOp::create(r.b, r.loc, r.mul(square(x), -0.5)),
+                            0.5 * M_2_SQRTPI * M_SQRT1_2);
+          return set(r.add(cdf, r.mul(x, pdf)));
+        }
+        // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2), t = tanh(k (x + c
+        // x^3)), k = sqrt(2 / pi), c = 0.044715.
+        const double k = M_2_SQRTPI * M_SQRT1_2, c = 0.044715;
+        Value x2 = square(x);
+        Value t = TanhOp::create(r.b, r.loc,
+                                 r.mul(r.mul(x, r.add(r.mul(x2, c), 1.0)), k));
+        Value left = r.mul(r.add(t, 1.0), 0.5);
+        Value right = r.mul(r.mul(r.mul(x, r.sub(one(), square(t))),
+                                  r.add(r.mul(x2, 3 * c), 1.0)),
+                            0.5 * k);
+        return set(r.add(left, right));
+      })
+      .Case([&](ErfOp) {
+        return set(
+            r.mul(ExpOp::create(r.b, r.loc, r.neg(square(x))), M_2_SQRTPI));
+      })
+      .Case([&](SiluOp) {
+        // s (1 + x (1 - s)).
+        Value s = SigmoidOp::create(r.b, r.loc, x);
+        return set(r.mul(s, r.add(r.mul(x, r.sub(one(), s)), 1.0)));
+      })
+      .Case([&](SoftplusOp) { return set(SigmoidOp::create(r.b, r.loc, x)); })
+      .Case([&](SoftsignOp) {
+        Value d = r.add(AbsOp::create(r.b, r.loc, x), 1.0);
+        return set(ReciprocalOp::create(r.b, r.loc, square(d)));
+      })
+      .Case([&](MishOp) {
+        // t + x (1 - t^2) sigmoid(x), t = tanh(softplus(x)).
+        Value t = TanhOp::create(r.b, r.loc, SoftplusOp::create(r.b, r.loc, x));
+        Value s = SigmoidOp::create(r.b, r.loc, x);
+        return set(r.add(t, r.mul(r.mul(x, r.sub(one(), square(t))), s)));
+      })
+      .Case([&](HardSwishOp) {
+        // 0 below -3, 1 above 3, x / 3 + 1 / 2 between (PyTorch's).
+        Value mid = r.add(r.mul(x, 1.0 / 3.0), 0.5);
+        Value d = r.where(r.cmp(CmpPredicate::lt, x, -3.0), r.scalar(x, 0.0),
+                          r.where(r.cmp(CmpPredicate::le, x, 3.0), mid, one()));
+        return set(d);
+      })
+      .Case([&](HardSigmoidOp hs) {
+        double alpha = hs.getAlpha().convertToDouble();
+        Value v = r.add(r.mul(x, alpha), hs.getBeta().convertToDouble());
+        Value inside =
+            AndOp::create(r.b, r.loc, r.cmp(CmpPredicate::gt, v, 0.0),
+                          r.cmp(CmpPredicate::lt, v, 1.0));
+        r.grads[0] = r.mul(r.gWhere(inside), alpha);
+        return success();
+      })
+      .Case([&](LeakyReluOp lr) {
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] = r.where(pos, g, r.mul(g, lr.getAlpha().convertToDouble()));
+        return success();
+      })
+      .Case([&](EluOp elu) {
+        // alpha exp(x) = y + alpha below 0.
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] = r.where(
+            pos, g, r.mul(g, r.add(y, elu.getAlpha().convertToDouble())));
+        return success();
+      })
+      .Case([&](SeluOp selu) {
+        // gamma above 0, gamma alpha exp(x) = y + gamma alpha below.
+        double gamma = selu.getGamma().convertToDouble();
+        double alpha = selu.getAlpha().convertToDouble();
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] =
+            r.where(pos, r.mul(g, gamma), r.mul(g, r.add(y, gamma * alpha)));
+        return success();
+      })
+      .Case([&](CeluOp celu) {
+        double alpha = celu.getAlpha().convertToDouble();
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        Value e = ExpOp::create(r.b, r.loc, r.mul(x, 1.0 / alpha));
+        r.grads[0] = r.where(pos, g, r.mul(g, e));
+        return success();
+      })
+      .Case([&](ThresholdedReluOp tr) {
+        r.grads[0] = r.gWhere(
+            r.cmp(CmpPredicate::gt, x, tr.getAlpha().convertToDouble()));
+        return success();
+      })
+      .Case([&](SinOp) { return set(CosOp::create(r.b, r.loc, x)); })
+      .Case([&](CosOp) { return set(r.neg(SinOp::create(r.b, r.loc, x))); })
+      .Case([&](TanOp) { return set(r.add(square(y), 1.0)); })
+      .Case([&](AsinOp) {
+        return set(RsqrtOp::create(r.b, r.loc, r.sub(one(), square(x))));
+      })
+      .Case([&](AcosOp) {
+        return set(r.neg(RsqrtOp::create(r.b, r.loc, r.sub(one(), square(x)))));
+      })
+      .Case([&](AtanOp) {
+        return set(ReciprocalOp::create(r.b, r.loc, r.add(square(x), 1.0)));
+      })
+      .Case([&](SinhOp) { return set(CoshOp::create(r.b, r.loc, x)); })
+      .Case([&](CoshOp) { return set(SinhOp::create(r.b, r.loc, x)); })
+      .Case([&](AsinhOp) {
+        return set(RsqrtOp::create(r.b, r.loc, r.add(square(x), 1.0)));
+      })
+      .Case([&](AcoshOp) {
+        return set(RsqrtOp::create(r.b, r.loc, r.add(square(x), -1.0)));
+      })
+      .Case([&](AtanhOp) {
+        return set(ReciprocalOp::create(r.b, r.loc, r.sub(one(), square(x))));
+      })
+      .Case([&](AbsOp) { return set(SignOp::create(r.b, r.loc, x)); })
+      .Case([&](ReciprocalOp) { return set(r.neg(square(y))); })
+      .Case([&](RsqrtOp) { return set(r.mul(r.mul(square(y), y), -0.5)); })
+      // Piecewise constant: a zero gradient, i.e. none.
+      .Case<FloorOp, CeilOp, RoundOp, SignOp>(
+          [&](Operation *) { return success(); })
+      .Case([&](ClipOp clip) {
+        // g inside the bounds, bounds included (PyTorch's clamp).
+        Value inside;
+        if (std::optional<APFloat> lo = clip.getMin())
+          inside = r.cmp(CmpPredicate::ge, x, lo->convertToDouble());
+        if (std::optional<APFloat> hi = clip.getMax()) {
+          Value below = r.cmp(CmpPredicate::le, x, hi->convertToDouble());
+          inside = inside ? AndOp::create(r.b, r.loc, inside, below).getResult()
+                          : below;
+        }
+        r.grads[0] = inside ? r.gWhere(inside) : g;
+        return success();
+      })
+      .Case([&](CastOp) {
+        // Between float types; integer operands are never active.
+        if (isa<FloatType>(r.type(x).getElementType()))
+          r.grads[0] = CastOp::create(r.b, r.loc, x.getType(), g);
+        return success();
+      })
+      .Case([&](PowOp) {
+        // d/da = b a^(b - 1); d/db = y log(a) where a > 0, else 0.
+        Value a = x, e = r.operand(1);
+        Value da =
+            r.mul(r.mul(g, e), PowOp::create(r.b, r.loc, a, r.add(e, -1.0)));
+        Value db = r.where(r.cmp(CmpPredicate::gt, a, 0.0),
+                           r.mul(r.mul(g, y), LogOp::create(r.b, r.loc, a)),
+                           r.scalar(g, 0.0));
+        r.grads[0] = r.gb.unbroadcast(r.loc, da, a.getType());
+        r.grads[1] = r.gb.unbroadcast(r.loc, db, e.getType());
+        return success();
+      })
+      .Case([&](PReluOp) {
+        // x > 0 ? g : slope g for x, x > 0 ? 0 : x g for the slope.
+        Value slope = r.operand(1);
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] = r.gb.unbroadcast(r.loc, r.where(pos, g, r.mul(g, slope)),
+                                      x.getType());
+        r.grads[1] =
+            r.gb.unbroadcast(r.loc, r.where(pos, r.scalar(g, 0.0), r.mul(g, x)),
+                             slope.getType());
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+} // namespace
+
 InFlightDiagnostic nnc::autodiff::noRule(Operation *op, StringRef what) {
   InFlightDiagnostic diag = op->emitError()
                             << "nnc-autodiff: no gradient rule for '"
@@ -207,6 +444,12 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
     return noRule(op);
   Value y = op->getNumResults() ? op->getResult(0) : Value();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
+
+  Rule rule{op, loc, gb, b, g, y, grads};
+  std::optional<LogicalResult> (*families[])(Rule &) = {unaryRules};
+  for (auto family : families)
+    if (std::optional<LogicalResult> result = family(rule))
+      return *result;
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       // Elementwise binary ops with numpy broadcasting.

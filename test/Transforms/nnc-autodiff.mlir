@@ -235,8 +235,8 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor
 // An op on the path from a parameter to the loss without a rule.
 func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.sin' yet}}
-  %0 = nnc.sin %x : tensor<4xf32>
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.rem' yet}}
+  %0 = nnc.rem %x, %x {fmod = true} : tensor<4xf32>, tensor<4xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
   return %1 : tensor<f32>
 }
@@ -497,4 +497,51 @@ func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
       bias(%b : tensor<3xf32>) : tensor<4x3xf32>
   %0 = nnc.reduce sum %y keepdims = false : tensor<4x3xf32>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// Unary rules: a cast back to the operand's float type, floor with no
+// gradient (only its use as a factor), pow for base and exponent (the
+// exponent only where the base is positive), clip where inside its bounds
+// and the exact gelu Phi(x) + x phi(x).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[GELU:.*]] = nnc.gelu %arg0
+// CHECK: %[[CLIP:.*]] = nnc.clip %[[GELU]]
+// CHECK: %[[POW:.*]] = nnc.pow %[[CLIP]], %arg1
+// CHECK: %[[FLOOR:.*]] = nnc.floor
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[G64:.*]] = nnc.cast %[[G]] : tensor<3xf32> to tensor<3xf64>
+// CHECK: %[[GM:.*]] = nnc.mul %[[G64]], %[[FLOOR]]
+// CHECK: %[[G32:.*]] = nnc.cast %[[GM]] : tensor<3xf64> to tensor<3xf32>
+// CHECK: %[[GE:.*]] = nnc.mul %[[G32]], %arg1
+// CHECK: %[[EM1:.*]] = nnc.add %arg1, %{{.*}} : tensor<f32>, tensor<f32>
+// CHECK: %[[P:.*]] = nnc.pow %[[CLIP]], %[[EM1]]
+// CHECK: %[[GB:.*]] = nnc.mul %[[GE]], %[[P]]
+// CHECK: %[[POS:.*]] = nnc.cmp gt, %[[CLIP]], %{{.*}}
+// CHECK: %[[GY:.*]] = nnc.mul %[[G32]], %[[POW]]
+// CHECK: %[[LOG:.*]] = nnc.log %[[CLIP]]
+// CHECK: %[[GYL:.*]] = nnc.mul %[[GY]], %[[LOG]]
+// CHECK: %[[GEXP:.*]] = nnc.where %[[POS]], %[[GYL]], %{{.*}}
+// CHECK: %[[GEXPS:.*]] = nnc.reduce sum %[[GEXP]] axes = [0]
+// CHECK: %[[GEXPR:.*]] = nnc.reshape %[[GEXPS]] : tensor<1xf32> -> tensor<f32>
+// CHECK: %[[IN:.*]] = nnc.cmp ge, %[[GELU]], %{{.*}}
+// CHECK: %[[GC:.*]] = nnc.where %[[IN]], %[[GB]], %{{.*}}
+// CHECK: nnc.erf
+// CHECK: nnc.exp
+// CHECK: %[[D:.*]] = nnc.add
+// CHECK: %[[GX:.*]] = nnc.mul %[[GC]], %[[D]]
+// CHECK: return %{{.*}}, %[[GX]], %[[GEXPR]]
+func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %e: tensor<f32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.gelu %x : tensor<3xf32>
+  %1 = nnc.clip %0 {min = 0.0 : f64} : tensor<3xf32>
+  %2 = nnc.pow %1, %e : tensor<3xf32>, tensor<f32>
+  %3 = nnc.cast %2 : tensor<3xf32> to tensor<3xf64>
+  %4 = nnc.floor %3 : tensor<3xf64>
+  %5 = nnc.mul %3, %4 : tensor<3xf64>, tensor<3xf64>
+  %6 = nnc.cast %5 : tensor<3xf64> to tensor<3xf32>
+  %7 = nnc.reduce sum %6 keepdims = false : tensor<3xf32>
+  return %7 : tensor<f32>
 }

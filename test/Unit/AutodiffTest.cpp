@@ -483,6 +483,116 @@ func.func @main(%x: tensor<2x3x4xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// Activations and other unary ops on (x + 0.0005) * 3.7, which keeps every
+/// kink off the grid of test values and reaches the outer pieces of
+/// hard_swish and hard_sigmoid; smooth ones on x itself; piecewise constant
+/// ones (floor, ceil, round, sign) multiplied by x have the gradient op(x).
+TEST_F(AutodiffTest, Activations2) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
+                %slope: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<2x3xf64>) -> tensor<f64> {
+  %o = nnc.constant dense<0.0005> : tensor<f64>
+  %c = nnc.constant dense<3.7> : tensor<f64>
+  %x0 = nnc.add %x, %o : tensor<2x3xf64>, tensor<f64>
+  %s = nnc.mul %x0, %c : tensor<2x3xf64>, tensor<f64>
+  %a0 = nnc.gelu %s : tensor<2x3xf64>
+  %a1 = nnc.gelu %s approximation = tanh : tensor<2x3xf64>
+  %a2 = nnc.silu %s : tensor<2x3xf64>
+  %a3 = nnc.softplus %s : tensor<2x3xf64>
+  %a4 = nnc.leaky_relu %s {alpha = 0.1 : f64} : tensor<2x3xf64>
+  %a5 = nnc.elu %s {alpha = 0.7 : f64} : tensor<2x3xf64>
+  %a6 = nnc.selu %s : tensor<2x3xf64>
+  %a7 = nnc.celu %s {alpha = 1.3 : f64} : tensor<2x3xf64>
+  %a8 = nnc.hard_sigmoid %s : tensor<2x3xf64>
+  %a9 = nnc.hard_swish %s : tensor<2x3xf64>
+  %a10 = nnc.mish %s : tensor<2x3xf64>
+  %a11 = nnc.softsign %s : tensor<2x3xf64>
+  %a12 = nnc.thresholded_relu %s {alpha = 0.3 : f64} : tensor<2x3xf64>
+  %a13 = nnc.clip %s {min = -1.2 : f64, max = 2.1 : f64} : tensor<2x3xf64>
+  %a14 = nnc.clip %s {max = 0.9 : f64} : tensor<2x3xf64>
+  %a15 = nnc.abs %s : tensor<2x3xf64>
+  %a16 = nnc.prelu %s, %slope : tensor<2x3xf64>, tensor<3xf64>
+  %f0 = nnc.floor %s : tensor<2x3xf64>
+  %f1 = nnc.ceil %s : tensor<2x3xf64>
+  %f2 = nnc.round %s : tensor<2x3xf64>
+  %f3 = nnc.sign %s : tensor<2x3xf64>
+  %b0 = nnc.erf %x : tensor<2x3xf64>
+  %b1 = nnc.sin %x : tensor<2x3xf64>
+  %b2 = nnc.cos %x : tensor<2x3xf64>
+  %b3 = nnc.tan %x : tensor<2x3xf64>
+  %b4 = nnc.sinh %x : tensor<2x3xf64>
+  %b5 = nnc.cosh %x : tensor<2x3xf64>
+  %b6 = nnc.asinh %x : tensor<2x3xf64>
+  %b7 = nnc.atan %x : tensor<2x3xf64>
+  %r0 = nnc.add %a0, %a1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r1 = nnc.add %r0, %a2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r2 = nnc.add %r1, %a3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r3 = nnc.add %r2, %a4 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r4 = nnc.add %r3, %a5 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r5 = nnc.add %r4, %a6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r6 = nnc.add %r5, %a7 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r7 = nnc.add %r6, %a8 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r8 = nnc.add %r7, %a9 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r9 = nnc.add %r8, %a10 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r10 = nnc.add %r9, %a11 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r11 = nnc.add %r10, %a12 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r12 = nnc.add %r11, %a13 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r13 = nnc.add %r12, %a14 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r14 = nnc.add %r13, %a15 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r15 = nnc.add %r14, %a16 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f4 = nnc.add %f0, %f1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f5 = nnc.add %f4, %f2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f6 = nnc.add %f5, %f3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f7 = nnc.mul %f6, %s : tensor<2x3xf64>, tensor<2x3xf64>
+  %r16 = nnc.add %r15, %f7 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q0 = nnc.add %b0, %b1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q1 = nnc.add %q0, %b2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q2 = nnc.add %q1, %b3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q3 = nnc.add %q2, %b4 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q4 = nnc.add %q3, %b5 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q5 = nnc.add %q4, %b6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q6 = nnc.add %q5, %b7 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r17 = nnc.add %r16, %q6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r18 = nnc.mul %r17, %t : tensor<2x3xf64>, tensor<2x3xf64>
+  %l = nnc.reduce sum %r18 keepdims = false : tensor<2x3xf64>
+  return %l : tensor<f64>
+}
+)mlir");
+}
+
+/// Unary ops on positive inputs, pow with both operands trained (the
+/// exponent broadcast), and the inverse trigonometric ones on x / 2.
+TEST_F(AutodiffTest, PositiveDomainOps) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
+                %e: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<2x3xf64>) -> tensor<f64> {
+  %one = nnc.constant dense<1.0> : tensor<f64>
+  %half = nnc.constant dense<0.5> : tensor<f64>
+  %h = nnc.mul %x, %half : tensor<2x3xf64>, tensor<f64>
+  %p = nnc.add %x, %one : tensor<2x3xf64>, tensor<f64>
+  %a0 = nnc.reciprocal %x : tensor<2x3xf64>
+  %a1 = nnc.rsqrt %x : tensor<2x3xf64>
+  %a2 = nnc.pow %x, %e : tensor<2x3xf64>, tensor<3xf64>
+  %a3 = nnc.acosh %p : tensor<2x3xf64>
+  %a4 = nnc.asin %h : tensor<2x3xf64>
+  %a5 = nnc.acos %h : tensor<2x3xf64>
+  %a6 = nnc.atanh %h : tensor<2x3xf64>
+  %r0 = nnc.add %a0, %a1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r1 = nnc.add %r0, %a2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r2 = nnc.add %r1, %a3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r3 = nnc.add %r2, %a4 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r4 = nnc.add %r3, %a5 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r5 = nnc.add %r4, %a6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r6 = nnc.mul %r5, %t : tensor<2x3xf64>, tensor<2x3xf64>
+  %l = nnc.reduce sum %r6 keepdims = false : tensor<2x3xf64>
+  return %l : tensor<f64>
+}
+)mlir",
+        /*positive=*/true);
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
