@@ -112,7 +112,8 @@ void AutodiffPass::runOnOperation() {
         if (isFloatTensor(r.getType()))
           active.insert(r);
 
-  GradientBuilder gb(builder, [&](Value v) { return active.contains(v); });
+  auto isActive = [&](Value v) { return active.contains(v); };
+  GradientBuilder gb(builder, isActive);
   builder.setInsertionPoint(ret);
   llvm::DenseMap<Value, Value> grads;
   auto accumulate = [&](Value v, Value g) {

@@ -13,7 +13,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -195,6 +197,7 @@ struct Rule {
   GradientBuilder &gb;
   OpBuilder &b;
   Value g, y;
+  ArrayRef<Value> resultGrads;
   SmallVectorImpl<Value> &grads;
 
   Value operand(unsigned i) { return op->getOperand(i); }
@@ -240,9 +243,11 @@ struct Rule {
   }
 };
 
+} // namespace
+
 /// Elementwise unary ops and activations: g times the derivative, written
 /// with the forward result where that is cheaper.
-std::optional<LogicalResult> unaryRules(Rule &r) {
+static std::optional<LogicalResult> unaryRules(Rule &r) {
   Value x = r.op->getNumOperands() ? r.operand(0) : Value();
   Value y = r.y, g = r.g;
   auto set = [&](Value d) {
@@ -417,7 +422,246 @@ std::optional<LogicalResult> unaryRules(Rule &r) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-} // namespace
+/// A constant-mode pad of `v` by `pads` (negative amounts crop) with zeros.
+static Value padZeros(Rule &r, Value v, ArrayRef<int64_t> pads) {
+  return PadOp::create(r.b, r.loc, v, r.b.getDenseI64ArrayAttr(pads),
+                       PadModeAttr::get(r.b.getContext(), PadMode::constant),
+                       r.b.getF64FloatAttr(0.0));
+}
+
+/// Elements `[start, end)` of `v` along `axis`.
+static Value sliceAxis(Rule &r, Value v, int64_t axis, int64_t start,
+                       int64_t end) {
+  return SliceOp::create(r.b, r.loc, v, r.b.getDenseI64ArrayAttr({start}),
+                         r.b.getDenseI64ArrayAttr({end}),
+                         r.b.getDenseI64ArrayAttr({axis}), DenseI64ArrayAttr());
+}
+
+static int64_t normalizedAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The gradient of a slice along one axis of size `dim` that picked `count`
+/// elements from `first` in steps of `step`: g spread back to its
+/// positions with zeros between and around.
+static Value unsliceAxis(Rule &r, Value g, int64_t axis, int64_t dim,
+                         int64_t first, int64_t step, int64_t count) {
+  if (step < 0) {
+    // Reverse g so that it runs upwards from the lowest picked index.
+    g = SliceOp::create(
+        r.b, r.loc, g, r.b.getDenseI64ArrayAttr({-1}),
+        r.b.getDenseI64ArrayAttr({std::numeric_limits<int64_t>::min()}),
+        r.b.getDenseI64ArrayAttr({axis}), r.b.getDenseI64ArrayAttr({-1}));
+    first += (count - 1) * step;
+    step = -step;
+  }
+  auto type = r.type(g);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  int64_t length = count;
+  if (step > 1) {
+    // [.., count, ..] -> [.., count, 1, ..] padded to [.., count, step, ..]
+    // -> [.., count * step, ..]: step - 1 zeros after every element.
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + axis + 1, 1);
+    Value v = r.reshape(g, RankedTensorType::get(shape, type.getElementType()));
+    SmallVector<int64_t> spread(2 * (rank + 1), 0);
+    spread[rank + 1 + axis + 1] = step - 1;
+    v = padZeros(r, v, spread);
+    SmallVector<int64_t> flat(type.getShape());
+    flat[axis] = count * step;
+    g = r.reshape(v, RankedTensorType::get(flat, type.getElementType()));
+    length = count * step;
+  }
+  pads[axis] = first;
+  pads[rank + axis] = dim - first - length;
+  return padZeros(r, g, pads);
+}
+
+/// Shape ops: g moved back to where the forward op took each element from,
+/// with zeros (or sums) for elements read never (or several times). They
+/// need static shapes where they build zeros or reshape.
+static std::optional<LogicalResult> shapeRules(Rule &r) {
+  Value g = r.g;
+  auto staticOperand = [&]() -> bool {
+    return r.type(r.operand(0)).hasStaticShape() &&
+           r.type(r.y).hasStaticShape();
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](SliceOp slice) -> LogicalResult {
+        auto xType = r.type(r.operand(0));
+        if (!staticOperand())
+          return noRule(r.op, "on a dynamic shape");
+        int64_t rank = xType.getRank();
+        ArrayRef<int64_t> starts = slice.getStarts(), ends = slice.getEnds();
+        SmallVector<int64_t> axes, steps;
+        for (size_t i = 0; i < starts.size(); ++i) {
+          axes.push_back(slice.getAxes()
+                             ? normalizedAxis((*slice.getAxes())[i], rank)
+                             : int64_t(i));
+          steps.push_back(slice.getSteps() ? (*slice.getSteps())[i] : 1);
+        }
+        if (r.type(r.y).getNumElements() == 0) {
+          r.grads[0] = r.gb.constant(r.loc, xType, 0.0, /*shaped=*/true);
+          return success();
+        }
+        Value gx = g;
+        for (size_t i = 0; i < starts.size(); ++i) {
+          int64_t dim = xType.getDimSize(axes[i]), step = steps[i];
+          int64_t start = starts[i], end = ends[i];
+          if (start < 0)
+            start += dim;
+          if (end < 0)
+            end += dim;
+          if (step > 0)
+            start = std::clamp<int64_t>(start, 0, dim);
+          else
+            start = std::clamp<int64_t>(start, 0, dim - 1);
+          int64_t count = r.type(r.y).getDimSize(axes[i]);
+          gx = unsliceAxis(r, gx, axes[i], dim, start, step, count);
+        }
+        r.grads[0] = gx;
+        return success();
+      })
+      .Case([&](ConcatOp concat) -> LogicalResult {
+        auto yType = r.type(r.y);
+        int64_t axis =
+            normalizedAxis(concat.getAxisAttr().getInt(), yType.getRank());
+        int64_t offset = 0;
+        for (auto [i, input] : llvm::enumerate(concat.getInputs())) {
+          int64_t size = r.type(input).getDimSize(axis);
+          if (ShapedType::isDynamic(size))
+            return noRule(r.op, "with a dynamic concatenated dimension");
+          if (r.gb.isActive(input))
+            r.grads[i] = sliceAxis(r, g, axis, offset, offset + size);
+          offset += size;
+        }
+        return success();
+      })
+      .Case([&](SplitOp split) -> LogicalResult {
+        // The concatenation of the pieces' gradients, zeros for pieces
+        // that get none.
+        int64_t axis = normalizedAxis(split.getAxisAttr().getInt(),
+                                      r.type(r.operand(0)).getRank());
+        SmallVector<Value> pieces;
+        for (auto [result, grad] :
+             llvm::zip_equal(split.getResults(), r.resultGrads)) {
+          Value piece = grad;
+          if (!piece) {
+            if (!r.type(result).hasStaticShape())
+              return noRule(r.op, "on a dynamic shape");
+            piece = r.gb.constant(r.loc, result.getType(), 0.0,
+                                  /*shaped=*/true);
+          }
+          pieces.push_back(piece);
+        }
+        r.grads[0] =
+            ConcatOp::create(r.b, r.loc, pieces, r.b.getI64IntegerAttr(axis));
+        return success();
+      })
+      .Case([&](PadOp pad) -> LogicalResult {
+        if (pad.getMode() != PadMode::constant)
+          return noRule(
+              r.op,
+              ("in mode '" + stringifyPadMode(pad.getMode()) + "'").str());
+        SmallVector<int64_t> crop;
+        for (int64_t p : pad.getPads())
+          crop.push_back(-p);
+        r.grads[0] = padZeros(r, g, crop);
+        return success();
+      })
+      .Case([&](ExpandOp) {
+        r.grads[0] = r.gb.unbroadcast(r.loc, g, r.operand(0).getType());
+        return success();
+      })
+      .Case([&](TileOp tile) -> LogicalResult {
+        auto xType = r.type(r.operand(0));
+        if (!staticOperand())
+          return noRule(r.op, "on a dynamic shape");
+        // [r0 * d0, r1 * d1, ...] -> [r0, d0, r1, d1, ...], summed over
+        // the repeats.
+        SmallVector<int64_t> shape, axes;
+        for (auto [i, repeat] : llvm::enumerate(tile.getRepeats())) {
+          axes.push_back(2 * i);
+          shape.push_back(repeat);
+          shape.push_back(xType.getDimSize(i));
+        }
+        Value v =
+            r.reshape(g, RankedTensorType::get(shape, xType.getElementType()));
+        v = ReduceOp::create(r.b, r.loc, ReduceKind::sum, v, axes,
+                             /*keepdims=*/false);
+        r.grads[0] = r.reshape(v, xType);
+        return success();
+      })
+      .Case([&](TriluOp trilu) {
+        r.grads[0] = TriluOp::create(r.b, r.loc, g, trilu.getUpperAttr(),
+                                     trilu.getKAttr());
+        return success();
+      })
+      .Case([&](DepthToSpaceOp d2s) -> LogicalResult {
+        if (d2s.getMode() != "DCR")
+          return noRule(r.op, "in mode 'CRD'");
+        r.grads[0] =
+            SpaceToDepthOp::create(r.b, r.loc, g, d2s.getBlocksizeAttr());
+        return success();
+      })
+      .Case([&](SpaceToDepthOp s2d) {
+        r.grads[0] = DepthToSpaceOp::create(
+            r.b, r.loc, g, s2d.getBlocksizeAttr(), r.b.getStringAttr("DCR"));
+        return success();
+      })
+      .Case([&](GatherOp gather) -> LogicalResult {
+        // A scatter-add of g into zeros: with data [P.., A, Q..] and K
+        // indices, g as [K, P * Q] rows go to the rows of [A, P * Q] the
+        // indices name (scatter_nd, reduction add).
+        auto dataType = r.type(gather.getData());
+        auto indicesType = r.type(gather.getIndices());
+        if (!dataType.hasStaticShape() || !indicesType.hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        int64_t axis =
+            normalizedAxis(gather.getAxisAttr().getInt(), dataType.getRank());
+        int64_t p = 1, q = 1, k = indicesType.getNumElements();
+        int64_t a = dataType.getDimSize(axis);
+        for (int64_t i = 0; i < axis; ++i)
+          p *= dataType.getDimSize(i);
+        for (int64_t i = axis + 1; i < dataType.getRank(); ++i)
+          q *= dataType.getDimSize(i);
+        Type et = dataType.getElementType();
+        Value rows;
+        if (p == 1) {
+          rows = r.reshape(g, RankedTensorType::get({k, q}, et));
+        } else {
+          Value v = r.reshape(g, RankedTensorType::get({p, k, q}, et));
+          v = TransposeOp::create(r.b, r.loc, v, ArrayRef<int64_t>{1, 0, 2});
+          rows = r.reshape(v, RankedTensorType::get({k, p * q}, et));
+        }
+        Value idx = r.reshape(
+            gather.getIndices(),
+            RankedTensorType::get({k, 1}, indicesType.getElementType()));
+        Value zeros = r.gb.constant(
+            r.loc, RankedTensorType::get({a, p * q}, et), 0.0, /*shaped=*/true);
+        Value sum = ScatterNDOp::create(
+            r.b, r.loc, zeros, idx, rows,
+            ScatterReductionAttr::get(r.b.getContext(), ScatterReduction::add));
+        if (p != 1) {
+          Value v = r.reshape(sum, RankedTensorType::get({a, p, q}, et));
+          sum = TransposeOp::create(r.b, r.loc, v, ArrayRef<int64_t>{1, 0, 2});
+        }
+        r.grads[0] = r.reshape(sum, dataType);
+        return success();
+      })
+      .Case([&](GatherElementsOp gather) -> LogicalResult {
+        auto dataType = r.type(gather.getData());
+        if (!dataType.hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        Value zeros = r.gb.constant(r.loc, dataType, 0.0, /*shaped=*/true);
+        r.grads[0] = ScatterElementsOp::create(
+            r.b, r.loc, zeros, gather.getIndices(), g, gather.getAxisAttr(),
+            ScatterReductionAttr::get(r.b.getContext(), ScatterReduction::add));
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
 
 InFlightDiagnostic nnc::autodiff::noRule(Operation *op, StringRef what) {
   InFlightDiagnostic diag = op->emitError()
@@ -445,8 +689,8 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
   Value y = op->getNumResults() ? op->getResult(0) : Value();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
 
-  Rule rule{op, loc, gb, b, g, y, grads};
-  std::optional<LogicalResult> (*families[])(Rule &) = {unaryRules};
+  Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
+  std::optional<LogicalResult> (*families[])(Rule &) = {unaryRules, shapeRules};
   for (auto family : families)
     if (std::optional<LogicalResult> result = family(rule))
       return *result;

@@ -545,3 +545,43 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
   %7 = nnc.reduce sum %6 keepdims = false : tensor<3xf32>
   return %7 : tensor<f32>
 }
+
+// -----
+
+// Shape ops: pad crops g back (pad by the negated amounts), slice pads it
+// back with zeros, concat slices it per operand, and gather (an embedding
+// lookup) scatter-adds the rows of g into zeros at the indices.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<6x6xf32>
+// CHECK: %[[GP:.*]] = nnc.pad %[[G]] pads = [0, -1, 0, -1] : tensor<6x6xf32>
+// CHECK: %[[GS:.*]] = nnc.pad %[[GP]] pads = [1, 0, 1, 0] : tensor<6x4xf32>
+// CHECK: %[[G0:.*]] = nnc.slice %[[GS]] starts = [0] ends = [6] axes = [0] : tensor<8x4xf32>
+// CHECK: %[[G1:.*]] = nnc.slice %[[GS]] starts = [6] ends = [8] axes = [0] : tensor<8x4xf32>
+// CHECK: %[[R:.*]] = nnc.reshape %[[G0]] : tensor<6x4xf32> -> tensor<2x3x4xf32>
+// CHECK: %[[ROWS:.*]] = nnc.reshape %[[R]] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+// CHECK: %[[IDX:.*]] = nnc.reshape %arg2 : tensor<2x3xi64> -> tensor<6x1xi64>
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<5x4xf32>
+// CHECK: %[[GE:.*]] = nnc.scatter_nd %[[Z]], %[[IDX]], %[[ROWS]] reduction = add
+// CHECK: return %{{.*}}, %[[GE]], %[[G1]]
+func.func @main(%emb: tensor<5x4xf32> {nnc.param = #nnc.param<trainable>},
+                %x: tensor<2x4xf32> {nnc.param = #nnc.param<trainable>},
+                %idx: tensor<2x3xi64>) -> tensor<f32> {
+  %0 = nnc.gather %emb, %idx : tensor<5x4xf32>, tensor<2x3xi64>
+  %1 = nnc.reshape %0 : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %2 = nnc.concat %1, %x axis = 0 : tensor<6x4xf32>, tensor<2x4xf32>
+  %3 = nnc.slice %2 starts = [1] ends = [7] : tensor<8x4xf32>
+  %4 = nnc.pad %3 pads = [0, 1, 0, 1] : tensor<6x4xf32>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<6x6xf32>
+  return %5 : tensor<f32>
+}
+
+// -----
+
+// pad in a mode other than constant has no rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.pad' in mode 'reflect' yet}}
+  %0 = nnc.pad %x pads = [1, 1] mode = reflect : tensor<4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<6xf32>
+  return %1 : tensor<f32>
+}

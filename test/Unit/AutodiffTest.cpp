@@ -593,6 +593,77 @@ func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
         /*positive=*/true);
 }
 
+/// Shape ops: each piece squared and summed, so g is not uniform. Slices
+/// with negative and non-unit steps, concat, split (one piece unused), pad
+/// with a crop, expand, tile, trilu, depth_to_space, and gathers with
+/// repeated indices (an embedding lookup and one along axis 1) and
+/// gather_elements.
+TEST_F(AutodiffTest, ShapeOps2) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %w: tensor<2x4xf64> )mlir" P R"mlir(,
+                %b: tensor<1x4xf64> )mlir" P R"mlir(,
+                %emb: tensor<5x4xf64> )mlir" P R"mlir(,
+                %d: tensor<1x4x2x2xf64> )mlir" P R"mlir(,
+                %idx: tensor<2x3xi64>, %i1: tensor<2xi64>,
+                %ie: tensor<3x2xi64>) -> tensor<f64> {
+  %0 = nnc.slice %x starts = [0, 3] ends = [3, 0] axes = [0, 1] steps = [2, -2] : tensor<3x4xf64>
+  %1 = nnc.slice %x starts = [1] ends = [100] axes = [1] : tensor<3x4xf64>
+  %2 = nnc.concat %x, %w axis = 0 : tensor<3x4xf64>, tensor<2x4xf64>
+  %3:2 = nnc.split %x axis = 1 sizes = [1, 3] : tensor<3x4xf64>
+  %4 = nnc.pad %x pads = [1, 0, -1, 2] : tensor<3x4xf64>
+  %5 = nnc.expand %b : tensor<1x4xf64> -> tensor<2x3x4xf64>
+  %6 = nnc.tile %x repeats = [2, 1] : tensor<3x4xf64>
+  %7 = nnc.trilu %x upper = false : tensor<3x4xf64>
+  %8 = nnc.gather %emb, %idx : tensor<5x4xf64>, tensor<2x3xi64>
+  %9 = nnc.gather %x, %i1 axis = 1 : tensor<3x4xf64>, tensor<2xi64>
+  %10 = nnc.gather_elements %x, %ie axis = 1 : tensor<3x4xf64>, tensor<3x2xi64>
+  %11 = nnc.depth_to_space %d blocksize = 2 : tensor<1x4x2x2xf64>
+  %12 = nnc.slice %w starts = [-1, 1] ends = [-3, 4] steps = [-1, 2] : tensor<2x4xf64>
+  %s0 = nnc.mul %0, %0 : tensor<2x2xf64>, tensor<2x2xf64>
+  %s1 = nnc.mul %1, %1 : tensor<3x3xf64>, tensor<3x3xf64>
+  %s2 = nnc.mul %2, %2 : tensor<5x4xf64>, tensor<5x4xf64>
+  %s3 = nnc.mul %3#1, %3#1 : tensor<3x3xf64>, tensor<3x3xf64>
+  %s4 = nnc.mul %4, %4 : tensor<3x6xf64>, tensor<3x6xf64>
+  %s5 = nnc.mul %5, %5 : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %s6 = nnc.mul %6, %6 : tensor<6x4xf64>, tensor<6x4xf64>
+  %s7 = nnc.mul %7, %7 : tensor<3x4xf64>, tensor<3x4xf64>
+  %s8 = nnc.mul %8, %8 : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %s9 = nnc.mul %9, %9 : tensor<3x2xf64>, tensor<3x2xf64>
+  %s10 = nnc.mul %10, %10 : tensor<3x2xf64>, tensor<3x2xf64>
+  %s11 = nnc.mul %11, %11 : tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>
+  %s12 = nnc.mul %12, %12 : tensor<2x2xf64>, tensor<2x2xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x2xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<3x3xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<5x4xf64>
+  %r3 = nnc.reduce sum %s3 keepdims = false : tensor<3x3xf64>
+  %r4 = nnc.reduce sum %s4 keepdims = false : tensor<3x6xf64>
+  %r5 = nnc.reduce sum %s5 keepdims = false : tensor<2x3x4xf64>
+  %r6 = nnc.reduce sum %s6 keepdims = false : tensor<6x4xf64>
+  %r7 = nnc.reduce sum %s7 keepdims = false : tensor<3x4xf64>
+  %r8 = nnc.reduce sum %s8 keepdims = false : tensor<2x3x4xf64>
+  %r9 = nnc.reduce sum %s9 keepdims = false : tensor<3x2xf64>
+  %r10 = nnc.reduce sum %s10 keepdims = false : tensor<3x2xf64>
+  %r11 = nnc.reduce sum %s11 keepdims = false : tensor<1x1x4x4xf64>
+  %r12 = nnc.reduce sum %s12 keepdims = false : tensor<2x2xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
+  %t3 = nnc.add %t2, %r4 : tensor<f64>, tensor<f64>
+  %t4 = nnc.add %t3, %r5 : tensor<f64>, tensor<f64>
+  %t5 = nnc.add %t4, %r6 : tensor<f64>, tensor<f64>
+  %t6 = nnc.add %t5, %r7 : tensor<f64>, tensor<f64>
+  %t7 = nnc.add %t6, %r8 : tensor<f64>, tensor<f64>
+  %t8 = nnc.add %t7, %r9 : tensor<f64>, tensor<f64>
+  %t9 = nnc.add %t8, %r10 : tensor<f64>, tensor<f64>
+  %t10 = nnc.add %t9, %r11 : tensor<f64>, tensor<f64>
+  %t11 = nnc.add %t10, %r12 : tensor<f64>, tensor<f64>
+  return %t11 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3);
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
