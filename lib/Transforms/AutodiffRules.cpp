@@ -663,6 +663,114 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// The gradient of a max or min over `axes` of `x` (result `y`): g split
+/// evenly between the elements equal to the extremum, as PyTorch's
+/// amax/amin do.
+static Value extremumGrad(Rule &r, Value x, Value y, Value g,
+                          ArrayRef<int64_t> axes) {
+  auto xType = r.type(x);
+  Value ye = r.gb.unreduce(r.loc, y, xType, axes);
+  Value isExtremum = r.cmp(CmpPredicate::eq, x, ye);
+  Value count = r.sumKeep(r.toFloat(isExtremum, x), axes);
+  Value share = r.gb.unreduce(r.loc, g, xType, axes);
+  return r.where(isExtremum, r.div(share, count), r.scalar(x, 0.0));
+}
+
+/// Reductions and cumulative sums: g broadcast back over the reduced axes,
+/// times the derivative of the reduction.
+static std::optional<LogicalResult> reductionRules(Rule &r) {
+  Value g = r.g;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](ReduceOp reduce) -> LogicalResult {
+        Value x = r.operand(0), y = r.y;
+        auto xType = r.type(x);
+        if (reduce.getAxes().empty() && reduce.getNoopWithEmptyAxes()) {
+          r.grads[0] = g;
+          return success();
+        }
+        SmallVector<int64_t> axes = reduce.getReducedAxes();
+        auto expand = [&](Value v) {
+          return r.gb.unreduce(r.loc, v, xType, axes);
+        };
+        switch (reduce.getKind()) {
+        case ReduceKind::sum:
+          r.grads[0] = expand(g);
+          break;
+        case ReduceKind::mean: {
+          int64_t count = 1;
+          for (int64_t axis : axes) {
+            if (xType.isDynamicDim(axis))
+              return noRule(r.op, "mean over a dynamic dimension");
+            count *= xType.getDimSize(axis);
+          }
+          r.grads[0] = expand(r.mul(g, 1.0 / double(count)));
+          break;
+        }
+        case ReduceKind::max:
+        case ReduceKind::min:
+          r.grads[0] = extremumGrad(r, x, y, g, axes);
+          break;
+        case ReduceKind::sum_square:
+          r.grads[0] = r.mul(expand(g), r.mul(x, 2.0));
+          break;
+        case ReduceKind::l1:
+          r.grads[0] = r.mul(expand(g), SignOp::create(r.b, r.loc, x));
+          break;
+        case ReduceKind::l2: {
+          // x / y, 0 where the norm is 0.
+          Value ye = expand(y);
+          Value d = r.where(r.cmp(CmpPredicate::eq, ye, 0.0), r.scalar(x, 0.0),
+                            r.div(x, ye));
+          r.grads[0] = r.mul(expand(g), d);
+          break;
+        }
+        case ReduceKind::log_sum:
+          // 1 / sum(x) = exp(-y).
+          r.grads[0] = expand(r.div(g, ExpOp::create(r.b, r.loc, y)));
+          break;
+        case ReduceKind::log_sum_exp:
+          r.grads[0] =
+              r.mul(expand(g), ExpOp::create(r.b, r.loc, r.sub(x, expand(y))));
+          break;
+        case ReduceKind::prod: {
+          // The product of the other elements, exact with zeros: with the
+          // zeros replaced by ones, p = prod(x'), it is p / x' without
+          // zeros, p at the only zero, and 0 elsewhere.
+          Value isZero = r.cmp(CmpPredicate::eq, x, 0.0);
+          Value xnz = r.where(isZero, r.scalar(x, 1.0), x);
+          Value p = ReduceOp::create(r.b, r.loc, ReduceKind::prod, xnz, axes,
+                                     /*keepdims=*/true);
+          Value zeros = r.sumKeep(r.toFloat(isZero, x), axes);
+          Value atOnlyZero = AndOp::create(r.b, r.loc, isZero,
+                                           r.cmp(CmpPredicate::eq, zeros, 1.0));
+          Value d = r.where(r.cmp(CmpPredicate::eq, zeros, 0.0), r.div(p, xnz),
+                            r.where(atOnlyZero, p,
+                                    r.scalar(x, 0.0)));
+          r.grads[0] = r.mul(expand(g), d);
+          break;
+        }
+        }
+        return success();
+      })
+      .Case([&](GlobalMaxPoolOp) {
+        Value x = r.operand(0);
+        SmallVector<int64_t> axes;
+        for (int64_t i = 2; i < r.type(x).getRank(); ++i)
+          axes.push_back(i);
+        r.grads[0] = extremumGrad(r, x, r.y, g, axes);
+        return success();
+      })
+      .Case([&](CumSumOp cumsum) {
+        // Each input element reaches the sums after it (before it when
+        // reversed): the cumulative sum of g the other way round.
+        r.grads[0] = CumSumOp::create(r.b, r.loc, g, cumsum.getAxisAttr(),
+                                      cumsum.getExclusiveAttr(),
+                                      r.b.getBoolAttr(!cumsum.getReverse()));
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 InFlightDiagnostic nnc::autodiff::noRule(Operation *op, StringRef what) {
   InFlightDiagnostic diag = op->emitError()
                             << "nnc-autodiff: no gradient rule for '"
@@ -690,7 +798,8 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
   auto operand = [&](unsigned i) { return op->getOperand(i); };
 
   Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
-  std::optional<LogicalResult> (*families[])(Rule &) = {unaryRules, shapeRules};
+  std::optional<LogicalResult> (*families[])(Rule &) = {unaryRules, shapeRules,
+                                                        reductionRules};
   for (auto family : families)
     if (std::optional<LogicalResult> result = family(rule))
       return *result;
@@ -975,31 +1084,6 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         return success();
       })
       // Reductions.
-      .Case([&](ReduceOp reduce) -> LogicalResult {
-        ReduceKind kind = reduce.getKind();
-        if (kind != ReduceKind::sum && kind != ReduceKind::mean)
-          return noRule(op,
-                        ("of kind '" + stringifyReduceKind(kind) + "'").str());
-        auto inputType = cast<RankedTensorType>(operand(0).getType());
-        if (reduce.getAxes().empty() && reduce.getNoopWithEmptyAxes()) {
-          grads[0] = g;
-          return success();
-        }
-        SmallVector<int64_t> axes = reduce.getReducedAxes();
-        Value gi = g;
-        if (kind == ReduceKind::mean) {
-          int64_t count = 1;
-          for (int64_t axis : axes) {
-            if (inputType.isDynamicDim(axis))
-              return noRule(op, "mean over a dynamic dimension");
-            count *= inputType.getDimSize(axis);
-          }
-          gi = gb.op<MulOp>(loc, g,
-                            gb.constant(loc, inputType, 1.0 / double(count)));
-        }
-        grads[0] = gb.unreduce(loc, gi, inputType, axes);
-        return success();
-      })
       .Case([&](SoftmaxOp softmax) {
         // dx = y * (g - sum(g * y, axis)).
         int64_t axis = softmax.getNormalizedAxis();

@@ -243,12 +243,38 @@ func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
 
 // -----
 
-// An op on the path from a parameter to the loss without a rule.
-func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+// A mean over a dynamic dimension has no rule.
+func.func @main(%x: tensor<?xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' of kind 'max' yet}}
-  %0 = nnc.reduce max %x keepdims = false : tensor<4xf32>
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' mean over a dynamic dimension yet}}
+  %0 = nnc.reduce mean %x keepdims = false : tensor<?xf32>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// reduce max splits g evenly between the elements equal to the maximum;
+// cumsum's gradient is the cumulative sum of g the other way round.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[C:.*]] = nnc.cumsum %arg0 axis = 1 exclusive = true
+// CHECK: %[[M:.*]] = nnc.reduce max %[[C]] axes = [1] keepdims = false
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[MK:.*]] = nnc.reshape %[[M]] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK: %[[ME:.*]] = nnc.expand %[[MK]] : tensor<2x1xf32> -> tensor<2x3xf32>
+// CHECK: %[[EQ:.*]] = nnc.cmp eq, %[[C]], %[[ME]]
+// CHECK: %[[EQF:.*]] = nnc.cast %[[EQ]] : tensor<2x3xi1> to tensor<2x3xf32>
+// CHECK: %[[N:.*]] = nnc.reduce sum %[[EQF]] axes = [1] : tensor<2x3xf32>
+// CHECK: %[[GE:.*]] = nnc.expand %{{.*}} : tensor<2x1xf32> -> tensor<2x3xf32>
+// CHECK: %[[SH:.*]] = nnc.div %[[GE]], %[[N]]
+// CHECK: %[[GM:.*]] = nnc.where %[[EQ]], %[[SH]], %{{.*}}
+// CHECK: %[[GC:.*]] = nnc.cumsum %[[GM]] axis = 1 exclusive = true reverse = true
+// CHECK: return %{{.*}}, %[[GC]]
+func.func @main(%x: tensor<2x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.cumsum %x axis = 1 exclusive = true : tensor<2x3xf32>
+  %1 = nnc.reduce max %0 axes = [1] keepdims = false : tensor<2x3xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2xf32>
+  return %2 : tensor<f32>
 }
 
 // -----

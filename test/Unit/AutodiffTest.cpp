@@ -664,6 +664,68 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
         /*positive=*/false, /*classes=*/3);
 }
 
+/// Reductions other than sum and mean (each result squared, so g is not
+/// uniform; log_sum of exp(x) to stay positive), a product over a column
+/// with a zero in it, global max pooling and cumulative sums.
+TEST_F(AutodiffTest, Reductions2) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %p: tensor<1x2x2x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %z = nnc.constant dense<0.0> : tensor<1x4xf64>
+  %e = nnc.exp %x : tensor<3x4xf64>
+  %xz = nnc.concat %x, %z axis = 0 : tensor<3x4xf64>, tensor<1x4xf64>
+  %0 = nnc.reduce max %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %1 = nnc.reduce min %x axes = [0] : tensor<3x4xf64>
+  %2 = nnc.reduce prod %x axes = [1] : tensor<3x4xf64>
+  %3 = nnc.reduce sum_square %x axes = [0] keepdims = false : tensor<3x4xf64>
+  %4 = nnc.reduce l1 %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %5 = nnc.reduce l2 %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %6 = nnc.reduce log_sum %e axes = [0] keepdims = false : tensor<3x4xf64>
+  %7 = nnc.reduce log_sum_exp %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %8 = nnc.reduce prod %xz axes = [0] keepdims = false : tensor<4x4xf64>
+  %9 = nnc.global_max_pool %p : tensor<1x2x2x3xf64>
+  %10 = nnc.cumsum %x axis = 1 : tensor<3x4xf64>
+  %11 = nnc.cumsum %x axis = 0 exclusive = true reverse = true : tensor<3x4xf64>
+  %s0 = nnc.mul %0, %0 : tensor<3xf64>, tensor<3xf64>
+  %s1 = nnc.mul %1, %1 : tensor<1x4xf64>, tensor<1x4xf64>
+  %s2 = nnc.mul %2, %2 : tensor<3x1xf64>, tensor<3x1xf64>
+  %s3 = nnc.mul %3, %3 : tensor<4xf64>, tensor<4xf64>
+  %s4 = nnc.mul %4, %4 : tensor<3xf64>, tensor<3xf64>
+  %s5 = nnc.mul %5, %5 : tensor<3xf64>, tensor<3xf64>
+  %s6 = nnc.mul %6, %6 : tensor<4xf64>, tensor<4xf64>
+  %s7 = nnc.mul %7, %7 : tensor<3xf64>, tensor<3xf64>
+  %s8 = nnc.mul %8, %8 : tensor<4xf64>, tensor<4xf64>
+  %s9 = nnc.mul %9, %9 : tensor<1x2x1x1xf64>, tensor<1x2x1x1xf64>
+  %s10 = nnc.mul %10, %10 : tensor<3x4xf64>, tensor<3x4xf64>
+  %s11 = nnc.mul %11, %10 : tensor<3x4xf64>, tensor<3x4xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<3xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<1x4xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<3x1xf64>
+  %r3 = nnc.reduce sum %s3 keepdims = false : tensor<4xf64>
+  %r4 = nnc.reduce sum %s4 keepdims = false : tensor<3xf64>
+  %r5 = nnc.reduce sum %s5 keepdims = false : tensor<3xf64>
+  %r6 = nnc.reduce sum %s6 keepdims = false : tensor<4xf64>
+  %r7 = nnc.reduce sum %s7 keepdims = false : tensor<3xf64>
+  %r8 = nnc.reduce sum %s8 keepdims = false : tensor<4xf64>
+  %r9 = nnc.reduce sum %s9 keepdims = false : tensor<1x2x1x1xf64>
+  %r10 = nnc.reduce sum %s10 keepdims = false : tensor<3x4xf64>
+  %r11 = nnc.reduce sum %s11 keepdims = false : tensor<3x4xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
+  %t3 = nnc.add %t2, %r4 : tensor<f64>, tensor<f64>
+  %t4 = nnc.add %t3, %r5 : tensor<f64>, tensor<f64>
+  %t5 = nnc.add %t4, %r6 : tensor<f64>, tensor<f64>
+  %t6 = nnc.add %t5, %r7 : tensor<f64>, tensor<f64>
+  %t7 = nnc.add %t6, %r8 : tensor<f64>, tensor<f64>
+  %t8 = nnc.add %t7, %r9 : tensor<f64>, tensor<f64>
+  %t9 = nnc.add %t8, %r10 : tensor<f64>, tensor<f64>
+  %t10 = nnc.add %t9, %r11 : tensor<f64>, tensor<f64>
+  return %t10 : tensor<f64>
+}
+)mlir");
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
