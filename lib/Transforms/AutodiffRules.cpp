@@ -744,8 +744,7 @@ static std::optional<LogicalResult> reductionRules(Rule &r) {
           Value atOnlyZero = AndOp::create(r.b, r.loc, isZero,
                                            r.cmp(CmpPredicate::eq, zeros, 1.0));
           Value d = r.where(r.cmp(CmpPredicate::eq, zeros, 0.0), r.div(p, xnz),
-                            r.where(atOnlyZero, p,
-                                    r.scalar(x, 0.0)));
+                            r.where(atOnlyZero, p, r.scalar(x, 0.0)));
           r.grads[0] = r.mul(expand(g), d);
           break;
         }
@@ -767,6 +766,114 @@ static std::optional<LogicalResult> reductionRules(Rule &r) {
                                       cumsum.getExclusiveAttr(),
                                       r.b.getBoolAttr(!cumsum.getReverse()));
         return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The gradient of a class-index loss (nll_loss on `input`, or
+/// cross_entropy on logits when `softmax`). Per element with label t the
+/// forward loss is -sum_c a[c] input[c] (input = log_softmax(logits) for
+/// cross_entropy) with a = valid * w[c] * ((1 - s) onehot(t) + s / C),
+/// valid = (t != ignore_index), and the weighted mean divides by
+/// sum(valid * w[t]), so d input = -a gl and d logits = (sum_c a) p - a gl,
+/// with gl the gradient of each element's loss.
+static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
+                                   Value weight, IntegerAttr ignoreIndex,
+                                   double s, LossReduction reduction,
+                                   bool softmax) {
+  auto inputType = r.type(input);
+  if (!inputType.hasStaticShape())
+    return noRule(r.op, "on a dynamic shape");
+  if (weight && r.gb.isActive(weight))
+    return noRule(r.op, "with respect to its class weight");
+  int64_t classes = inputType.getDimSize(1);
+  Type et = inputType.getElementType();
+  auto labelsType = r.type(labels);
+  // [N, d...] -> [N, 1, d...], to broadcast over the class axis.
+  auto overClasses = [&](Value v) {
+    SmallVector<int64_t> shape(r.type(v).getShape());
+    shape.insert(shape.begin() + 1, 1);
+    return r.reshape(v, RankedTensorType::get(shape, et));
+  };
+
+  Value safe = labels, valid;
+  if (ignoreIndex) {
+    auto scalarType = RankedTensorType::get({}, labelsType.getElementType());
+    auto constant = [&](int64_t v) -> Value {
+      return ConstantOp::create(
+          r.b, r.loc,
+          DenseElementsAttr::get(
+              scalarType, r.b.getIntegerAttr(labelsType.getElementType(), v)));
+    };
+    Value keep =
+        r.cmp(CmpPredicate::ne, labels, constant(ignoreIndex.getInt()));
+    // An ignored label may lie outside [0, C): read class 0 instead.
+    safe = r.where(keep, labels, constant(0));
+    valid = r.toFloat(keep, input);
+  }
+  Value p;
+  if (softmax)
+    p = SoftmaxOp::create(r.b, r.loc, input, /*axis=*/1);
+  Value a = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
+                             APFloat(1.0 - s + s / double(classes)),
+                             APFloat(s / double(classes)), et);
+  if (weight) {
+    SmallVector<int64_t> shape(inputType.getRank(), 1);
+    shape[1] = classes;
+    a = r.mul(a, r.reshape(weight, RankedTensorType::get(shape, et)));
+  }
+  if (valid)
+    a = r.mul(a, overClasses(valid));
+
+  Value d = r.neg(a);
+  if (softmax) {
+    d = weight || valid ? r.sub(r.mul(p, r.sumKeep(a, {1})), a) : r.sub(p, a);
+  }
+
+  Value gl = r.g;
+  switch (reduction) {
+  case LossReduction::none:
+    gl = overClasses(r.g);
+    break;
+  case LossReduction::sum:
+    break;
+  case LossReduction::mean: {
+    if (!weight && !valid) {
+      // The labels' count, from the static input (the labels' type may
+      // still spell a `?`).
+      double count = double(inputType.getNumElements() / classes);
+      gl = r.mul(r.g, 1.0 / count);
+      break;
+    }
+    Value elementWeight = valid;
+    if (weight) {
+      Value wt =
+          GatherOp::create(r.b, r.loc, weight, safe, r.b.getI64IntegerAttr(0));
+      elementWeight = valid ? r.mul(wt, valid) : wt;
+    }
+    Value total = ReduceOp::create(r.b, r.loc, ReduceKind::sum, elementWeight,
+                                   ArrayRef<int64_t>{}, /*keepdims=*/false);
+    gl = r.div(r.g, total);
+    break;
+  }
+  }
+  r.grads[0] = r.mul(d, gl);
+  return success();
+}
+
+/// Losses; labels, targets of nll/cross-entropy and class weights get none.
+static std::optional<LogicalResult> lossRules(Rule &r) {
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](CrossEntropyOp ce) {
+        return classLossGrad(r, ce.getLogits(), ce.getLabels(), ce.getWeight(),
+                             ce.getIgnoreIndexAttr(),
+                             ce.getLabelSmoothing().convertToDouble(),
+                             ce.getReduction(), /*softmax=*/true);
+      })
+      .Case([&](NllLossOp nll) {
+        return classLossGrad(r, nll.getInput(), nll.getLabels(),
+                             nll.getWeight(), nll.getIgnoreIndexAttr(), 0.0,
+                             nll.getReduction(), /*softmax=*/false);
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -798,8 +905,8 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
   auto operand = [&](unsigned i) { return op->getOperand(i); };
 
   Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
-  std::optional<LogicalResult> (*families[])(Rule &) = {unaryRules, shapeRules,
-                                                        reductionRules};
+  std::optional<LogicalResult> (*families[])(Rule &) = {
+      unaryRules, shapeRules, reductionRules, lossRules};
   for (auto family : families)
     if (std::optional<LogicalResult> result = family(rule))
       return *result;
@@ -1195,48 +1302,6 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
             gb.op<MulOp>(loc, diff, gb.constant(loc, inputType, scale));
         grads[0] = gb.op<MulOp>(loc, scaled, g);
         grads[1] = NegOp::create(b, loc, grads[0]);
-        return success();
-      })
-      .Case([&](CrossEntropyOp ce) -> LogicalResult {
-        if (ce.getWeight())
-          return noRule(op, "with a class weight");
-        if (ce.getIgnoreIndex())
-          return noRule(op, "with ignore_index");
-        auto logitsType = cast<RankedTensorType>(operand(0).getType());
-        if (!logitsType.hasStaticShape())
-          return noRule(op, "on a dynamic shape");
-        int64_t classes = logitsType.getDimSize(1);
-        double s = ce.getLabelSmoothing().convertToDouble();
-        // dlogits = (softmax(logits) - q) * g', with the target distribution
-        // q = (1 - s) * onehot(label) + s / C and g' the per-element
-        // gradient of the result broadcast over the class axis.
-        Value p = SoftmaxOp::create(b, loc, operand(0), /*axis=*/1);
-        Type elementType = logitsType.getElementType();
-        Value q = OneHotOp::create(b, loc, operand(1), classes, /*axis=*/1,
-                                   APFloat(1.0 - s + s / double(classes)),
-                                   APFloat(s / double(classes)), elementType);
-        Value d = gb.op<SubOp>(loc, p, q);
-        Value gElem = g;
-        switch (ce.getReduction()) {
-        case LossReduction::none: {
-          SmallVector<int64_t> shape(logitsType.getShape());
-          shape[1] = 1;
-          gElem = ReshapeOp::create(
-              b, loc, RankedTensorType::get(shape, elementType), g);
-          break;
-        }
-        case LossReduction::sum:
-          break;
-        case LossReduction::mean: {
-          // The labels' count, from the static logits (the labels' type may
-          // still spell a `?`).
-          double count = double(logitsType.getNumElements() / classes);
-          gElem =
-              gb.op<MulOp>(loc, g, gb.constant(loc, logitsType, 1.0 / count));
-          break;
-        }
-        }
-        grads[0] = gb.op<MulOp>(loc, d, gElem);
         return success();
       })
       .Default([&](Operation *) -> LogicalResult { return noRule(op); });

@@ -611,3 +611,46 @@ func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
   %1 = nnc.reduce sum %0 keepdims = false : tensor<6xf32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// cross_entropy with a class weight and ignore_index: ignored labels read
+// class 0 and are masked out, the target is scaled by the weight, and the
+// mean divides by the weights of the labels not ignored.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[II:.*]] = nnc.constant dense<-100> : tensor<i64>
+// CHECK: %[[KEEP:.*]] = nnc.cmp ne, %arg1, %[[II]]
+// CHECK: %[[SAFE:.*]] = nnc.where %[[KEEP]], %arg1, %{{.*}}
+// CHECK: %[[VALID:.*]] = nnc.cast %[[KEEP]] : tensor<4xi1> to tensor<4xf32>
+// CHECK: %[[P:.*]] = nnc.softmax %arg0 axis = 1
+// CHECK: %[[Q:.*]] = nnc.one_hot %[[SAFE]] depth = 3 axis = 1 : tensor<4xi64> -> f32
+// CHECK: %[[WC:.*]] = nnc.reshape %arg2 : tensor<3xf32> -> tensor<1x3xf32>
+// CHECK: %[[QW:.*]] = nnc.mul %[[Q]], %[[WC]]
+// CHECK: %[[VC:.*]] = nnc.reshape %[[VALID]] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: %[[A:.*]] = nnc.mul %[[QW]], %[[VC]]
+// CHECK: %[[SA:.*]] = nnc.reduce sum %[[A]] axes = [1]
+// CHECK: %[[PA:.*]] = nnc.mul %[[P]], %[[SA]]
+// CHECK: %[[D:.*]] = nnc.sub %[[PA]], %[[A]]
+// CHECK: %[[WT:.*]] = nnc.gather %arg2, %[[SAFE]]
+// CHECK: %[[WV:.*]] = nnc.mul %[[WT]], %[[VALID]]
+// CHECK: %[[TOT:.*]] = nnc.reduce sum %[[WV]] keepdims = false
+// CHECK: %[[GL:.*]] = nnc.div %[[ONE]], %[[TOT]]
+// CHECK: %[[GX:.*]] = nnc.mul %[[D]], %[[GL]]
+// CHECK: return %{{.*}}, %[[GX]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %y: tensor<4xi64>, %w: tensor<3xf32>) -> tensor<f32> {
+  %0 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf32>) ignore_index = -100 : tensor<4x3xf32>, tensor<4xi64>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// A trainable class weight of a loss has no rule.
+func.func @main(%x: tensor<4x3xf32>, %y: tensor<4xi64>,
+                %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.nll_loss' with respect to its class weight yet}}
+  %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) : tensor<4x3xf32>, tensor<4xi64>
+  return %0 : tensor<f32>
+}

@@ -726,6 +726,40 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// cross_entropy and nll_loss with class weights, ignore_index (labels in
+/// [0, 3), so class 1 or 2 is ignored for some elements), label smoothing
+/// with weights, and spatial [N, C, d] inputs; the weighted mean divides by
+/// the weights of the elements not ignored.
+TEST_F(AutodiffTest, WeightedClassLosses) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
+                %z: tensor<2x3x2xf64> )mlir" P R"mlir(,
+                %y: tensor<4xi64>, %l: tensor<2x2xi64>,
+                %w: tensor<3xf64>) -> tensor<f64> {
+  %0 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) : tensor<4x3xf64>, tensor<4xi64>
+  %1 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
+  %2 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) reduction = sum ignore_index = 2 label_smoothing = 0.2 : tensor<4x3xf64>, tensor<4xi64>
+  %3 = nnc.cross_entropy %z, %l weight(%w : tensor<3xf64>) ignore_index = 0 : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %4 = nnc.cross_entropy %x, %y ignore_index = 2 label_smoothing = 0.1 : tensor<4x3xf64>, tensor<4xi64>
+  %p = nnc.log_softmax %x axis = 1 : tensor<4x3xf64>
+  %5 = nnc.nll_loss %p, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
+  %6 = nnc.nll_loss %z, %l reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %7 = nnc.nll_loss %z, %l : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %8 = nnc.mul %6, %6 : tensor<2x2xf64>, tensor<2x2xf64>
+  %9 = nnc.reduce sum %8 keepdims = false : tensor<2x2xf64>
+  %t0 = nnc.add %0, %1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %3 : tensor<f64>, tensor<f64>
+  %t3 = nnc.add %t2, %4 : tensor<f64>, tensor<f64>
+  %t4 = nnc.add %t3, %5 : tensor<f64>, tensor<f64>
+  %t5 = nnc.add %t4, %9 : tensor<f64>, tensor<f64>
+  %t6 = nnc.add %t5, %7 : tensor<f64>, tensor<f64>
+  return %t6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/true, /*classes=*/3);
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
