@@ -235,20 +235,46 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor
 // An op on the path from a parameter to the loss without a rule.
 func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.sin' yet}}
-  %0 = nnc.sin %x : tensor<4xf32>
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.rem' yet}}
+  %0 = nnc.rem %x, %x {fmod = true} : tensor<4xf32>, tensor<4xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
   return %1 : tensor<f32>
 }
 
 // -----
 
-// An op on the path from a parameter to the loss without a rule.
-func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+// A mean over a dynamic dimension has no rule.
+func.func @main(%x: tensor<?xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' of kind 'max' yet}}
-  %0 = nnc.reduce max %x keepdims = false : tensor<4xf32>
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' mean over a dynamic dimension yet}}
+  %0 = nnc.reduce mean %x keepdims = false : tensor<?xf32>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// reduce max splits g evenly between the elements equal to the maximum;
+// cumsum's gradient is the cumulative sum of g the other way round.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[C:.*]] = nnc.cumsum %arg0 axis = 1 exclusive = true
+// CHECK: %[[M:.*]] = nnc.reduce max %[[C]] axes = [1] keepdims = false
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[MK:.*]] = nnc.reshape %[[M]] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK: %[[ME:.*]] = nnc.expand %[[MK]] : tensor<2x1xf32> -> tensor<2x3xf32>
+// CHECK: %[[EQ:.*]] = nnc.cmp eq, %[[C]], %[[ME]]
+// CHECK: %[[EQF:.*]] = nnc.cast %[[EQ]] : tensor<2x3xi1> to tensor<2x3xf32>
+// CHECK: %[[N:.*]] = nnc.reduce sum %[[EQF]] axes = [1] : tensor<2x3xf32>
+// CHECK: %[[GE:.*]] = nnc.expand %{{.*}} : tensor<2x1xf32> -> tensor<2x3xf32>
+// CHECK: %[[SH:.*]] = nnc.div %[[GE]], %[[N]]
+// CHECK: %[[GM:.*]] = nnc.where %[[EQ]], %[[SH]], %{{.*}}
+// CHECK: %[[GC:.*]] = nnc.cumsum %[[GM]] axis = 1 exclusive = true reverse = true
+// CHECK: return %{{.*}}, %[[GC]]
+func.func @main(%x: tensor<2x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.cumsum %x axis = 1 exclusive = true : tensor<2x3xf32>
+  %1 = nnc.reduce max %0 axes = [1] keepdims = false : tensor<2x3xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2xf32>
+  return %2 : tensor<f32>
 }
 
 // -----
@@ -496,5 +522,135 @@ func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
   %y, %m, %r = nnc.layer_norm %x scale(%s : tensor<3xf32>)
       bias(%b : tensor<3xf32>) : tensor<4x3xf32>
   %0 = nnc.reduce sum %y keepdims = false : tensor<4x3xf32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Unary rules: a cast back to the operand's float type, floor with no
+// gradient (only its use as a factor), pow for base and exponent (the
+// exponent only where the base is positive), clip where inside its bounds
+// and the exact gelu Phi(x) + x phi(x).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[GELU:.*]] = nnc.gelu %arg0
+// CHECK: %[[CLIP:.*]] = nnc.clip %[[GELU]]
+// CHECK: %[[POW:.*]] = nnc.pow %[[CLIP]], %arg1
+// CHECK: %[[FLOOR:.*]] = nnc.floor
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[G64:.*]] = nnc.cast %[[G]] : tensor<3xf32> to tensor<3xf64>
+// CHECK: %[[GM:.*]] = nnc.mul %[[G64]], %[[FLOOR]]
+// CHECK: %[[G32:.*]] = nnc.cast %[[GM]] : tensor<3xf64> to tensor<3xf32>
+// CHECK: %[[GE:.*]] = nnc.mul %[[G32]], %arg1
+// CHECK: %[[EM1:.*]] = nnc.add %arg1, %{{.*}} : tensor<f32>, tensor<f32>
+// CHECK: %[[P:.*]] = nnc.pow %[[CLIP]], %[[EM1]]
+// CHECK: %[[GB:.*]] = nnc.mul %[[GE]], %[[P]]
+// CHECK: %[[POS:.*]] = nnc.cmp gt, %[[CLIP]], %{{.*}}
+// CHECK: %[[GY:.*]] = nnc.mul %[[G32]], %[[POW]]
+// CHECK: %[[LOG:.*]] = nnc.log %[[CLIP]]
+// CHECK: %[[GYL:.*]] = nnc.mul %[[GY]], %[[LOG]]
+// CHECK: %[[GEXP:.*]] = nnc.where %[[POS]], %[[GYL]], %{{.*}}
+// CHECK: %[[GEXPS:.*]] = nnc.reduce sum %[[GEXP]] axes = [0]
+// CHECK: %[[GEXPR:.*]] = nnc.reshape %[[GEXPS]] : tensor<1xf32> -> tensor<f32>
+// CHECK: %[[IN:.*]] = nnc.cmp ge, %[[GELU]], %{{.*}}
+// CHECK: %[[GC:.*]] = nnc.where %[[IN]], %[[GB]], %{{.*}}
+// CHECK: nnc.erf
+// CHECK: nnc.exp
+// CHECK: %[[D:.*]] = nnc.add
+// CHECK: %[[GX:.*]] = nnc.mul %[[GC]], %[[D]]
+// CHECK: return %{{.*}}, %[[GX]], %[[GEXPR]]
+func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %e: tensor<f32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.gelu %x : tensor<3xf32>
+  %1 = nnc.clip %0 {min = 0.0 : f64} : tensor<3xf32>
+  %2 = nnc.pow %1, %e : tensor<3xf32>, tensor<f32>
+  %3 = nnc.cast %2 : tensor<3xf32> to tensor<3xf64>
+  %4 = nnc.floor %3 : tensor<3xf64>
+  %5 = nnc.mul %3, %4 : tensor<3xf64>, tensor<3xf64>
+  %6 = nnc.cast %5 : tensor<3xf64> to tensor<3xf32>
+  %7 = nnc.reduce sum %6 keepdims = false : tensor<3xf32>
+  return %7 : tensor<f32>
+}
+
+// -----
+
+// Shape ops: pad crops g back (pad by the negated amounts), slice pads it
+// back with zeros, concat slices it per operand, and gather (an embedding
+// lookup) scatter-adds the rows of g into zeros at the indices.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<6x6xf32>
+// CHECK: %[[GP:.*]] = nnc.pad %[[G]] pads = [0, -1, 0, -1] : tensor<6x6xf32>
+// CHECK: %[[GS:.*]] = nnc.pad %[[GP]] pads = [1, 0, 1, 0] : tensor<6x4xf32>
+// CHECK: %[[G0:.*]] = nnc.slice %[[GS]] starts = [0] ends = [6] axes = [0] : tensor<8x4xf32>
+// CHECK: %[[G1:.*]] = nnc.slice %[[GS]] starts = [6] ends = [8] axes = [0] : tensor<8x4xf32>
+// CHECK: %[[R:.*]] = nnc.reshape %[[G0]] : tensor<6x4xf32> -> tensor<2x3x4xf32>
+// CHECK: %[[ROWS:.*]] = nnc.reshape %[[R]] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+// CHECK: %[[IDX:.*]] = nnc.reshape %arg2 : tensor<2x3xi64> -> tensor<6x1xi64>
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<5x4xf32>
+// CHECK: %[[GE:.*]] = nnc.scatter_nd %[[Z]], %[[IDX]], %[[ROWS]] reduction = add
+// CHECK: return %{{.*}}, %[[GE]], %[[G1]]
+func.func @main(%emb: tensor<5x4xf32> {nnc.param = #nnc.param<trainable>},
+                %x: tensor<2x4xf32> {nnc.param = #nnc.param<trainable>},
+                %idx: tensor<2x3xi64>) -> tensor<f32> {
+  %0 = nnc.gather %emb, %idx : tensor<5x4xf32>, tensor<2x3xi64>
+  %1 = nnc.reshape %0 : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %2 = nnc.concat %1, %x axis = 0 : tensor<6x4xf32>, tensor<2x4xf32>
+  %3 = nnc.slice %2 starts = [1] ends = [7] : tensor<8x4xf32>
+  %4 = nnc.pad %3 pads = [0, 1, 0, 1] : tensor<6x4xf32>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<6x6xf32>
+  return %5 : tensor<f32>
+}
+
+// -----
+
+// pad in a mode other than constant has no rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.pad' in mode 'reflect' yet}}
+  %0 = nnc.pad %x pads = [1, 1] mode = reflect : tensor<4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<6xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// cross_entropy with a class weight and ignore_index: ignored labels read
+// class 0 and are masked out, the target is scaled by the weight, and the
+// mean divides by the weights of the labels not ignored.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[II:.*]] = nnc.constant dense<-100> : tensor<i64>
+// CHECK: %[[KEEP:.*]] = nnc.cmp ne, %arg1, %[[II]]
+// CHECK: %[[SAFE:.*]] = nnc.where %[[KEEP]], %arg1, %{{.*}}
+// CHECK: %[[VALID:.*]] = nnc.cast %[[KEEP]] : tensor<4xi1> to tensor<4xf32>
+// CHECK: %[[P:.*]] = nnc.softmax %arg0 axis = 1
+// CHECK: %[[Q:.*]] = nnc.one_hot %[[SAFE]] depth = 3 axis = 1 : tensor<4xi64> -> f32
+// CHECK: %[[WC:.*]] = nnc.reshape %arg2 : tensor<3xf32> -> tensor<1x3xf32>
+// CHECK: %[[QW:.*]] = nnc.mul %[[Q]], %[[WC]]
+// CHECK: %[[VC:.*]] = nnc.reshape %[[VALID]] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: %[[A:.*]] = nnc.mul %[[QW]], %[[VC]]
+// CHECK: %[[SA:.*]] = nnc.reduce sum %[[A]] axes = [1]
+// CHECK: %[[PA:.*]] = nnc.mul %[[P]], %[[SA]]
+// CHECK: %[[D:.*]] = nnc.sub %[[PA]], %[[A]]
+// CHECK: %[[WT:.*]] = nnc.gather %arg2, %[[SAFE]]
+// CHECK: %[[WV:.*]] = nnc.mul %[[WT]], %[[VALID]]
+// CHECK: %[[TOT:.*]] = nnc.reduce sum %[[WV]] keepdims = false
+// CHECK: %[[GL:.*]] = nnc.div %[[ONE]], %[[TOT]]
+// CHECK: %[[GX:.*]] = nnc.mul %[[D]], %[[GL]]
+// CHECK: return %{{.*}}, %[[GX]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %y: tensor<4xi64>, %w: tensor<3xf32>) -> tensor<f32> {
+  %0 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf32>) ignore_index = -100 : tensor<4x3xf32>, tensor<4xi64>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// A trainable class weight of a loss has no rule.
+func.func @main(%x: tensor<4x3xf32>, %y: tensor<4xi64>,
+                %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.nll_loss' with respect to its class weight yet}}
+  %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) : tensor<4x3xf32>, tensor<4xi64>
   return %0 : tensor<f32>
 }

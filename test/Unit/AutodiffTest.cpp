@@ -155,7 +155,8 @@ protected:
             << "gradient " << output - 1 << " element " << j;
       }
     }
-    EXPECT_EQ(output, grads.size());
+    // The forward function's other results follow the gradients.
+    EXPECT_EQ(output + main.getNumResults() - 1, grads.size());
   }
 
   MLIRContext context;
@@ -480,6 +481,283 @@ func.func @main(%x: tensor<2x3x4xf64> )mlir" P R"mlir(,
   return %3 : tensor<f64>
 }
 )mlir");
+}
+
+/// Activations and other unary ops on (x + 0.0005) * 3.7, which keeps every
+/// kink off the grid of test values and reaches the outer pieces of
+/// hard_swish and hard_sigmoid; smooth ones on x itself; piecewise constant
+/// ones (floor, ceil, round, sign) multiplied by x have the gradient op(x).
+TEST_F(AutodiffTest, Activations2) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
+                %slope: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<2x3xf64>) -> tensor<f64> {
+  %o = nnc.constant dense<0.0005> : tensor<f64>
+  %c = nnc.constant dense<3.7> : tensor<f64>
+  %x0 = nnc.add %x, %o : tensor<2x3xf64>, tensor<f64>
+  %s = nnc.mul %x0, %c : tensor<2x3xf64>, tensor<f64>
+  %a0 = nnc.gelu %s : tensor<2x3xf64>
+  %a1 = nnc.gelu %s approximation = tanh : tensor<2x3xf64>
+  %a2 = nnc.silu %s : tensor<2x3xf64>
+  %a3 = nnc.softplus %s : tensor<2x3xf64>
+  %a4 = nnc.leaky_relu %s {alpha = 0.1 : f64} : tensor<2x3xf64>
+  %a5 = nnc.elu %s {alpha = 0.7 : f64} : tensor<2x3xf64>
+  %a6 = nnc.selu %s : tensor<2x3xf64>
+  %a7 = nnc.celu %s {alpha = 1.3 : f64} : tensor<2x3xf64>
+  %a8 = nnc.hard_sigmoid %s : tensor<2x3xf64>
+  %a9 = nnc.hard_swish %s : tensor<2x3xf64>
+  %a10 = nnc.mish %s : tensor<2x3xf64>
+  %a11 = nnc.softsign %s : tensor<2x3xf64>
+  %a12 = nnc.thresholded_relu %s {alpha = 0.3 : f64} : tensor<2x3xf64>
+  %a13 = nnc.clip %s {min = -1.2 : f64, max = 2.1 : f64} : tensor<2x3xf64>
+  %a14 = nnc.clip %s {max = 0.9 : f64} : tensor<2x3xf64>
+  %a15 = nnc.abs %s : tensor<2x3xf64>
+  %a16 = nnc.prelu %s, %slope : tensor<2x3xf64>, tensor<3xf64>
+  %f0 = nnc.floor %s : tensor<2x3xf64>
+  %f1 = nnc.ceil %s : tensor<2x3xf64>
+  %f2 = nnc.round %s : tensor<2x3xf64>
+  %f3 = nnc.sign %s : tensor<2x3xf64>
+  %b0 = nnc.erf %x : tensor<2x3xf64>
+  %b1 = nnc.sin %x : tensor<2x3xf64>
+  %b2 = nnc.cos %x : tensor<2x3xf64>
+  %b3 = nnc.tan %x : tensor<2x3xf64>
+  %b4 = nnc.sinh %x : tensor<2x3xf64>
+  %b5 = nnc.cosh %x : tensor<2x3xf64>
+  %b6 = nnc.asinh %x : tensor<2x3xf64>
+  %b7 = nnc.atan %x : tensor<2x3xf64>
+  %r0 = nnc.add %a0, %a1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r1 = nnc.add %r0, %a2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r2 = nnc.add %r1, %a3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r3 = nnc.add %r2, %a4 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r4 = nnc.add %r3, %a5 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r5 = nnc.add %r4, %a6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r6 = nnc.add %r5, %a7 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r7 = nnc.add %r6, %a8 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r8 = nnc.add %r7, %a9 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r9 = nnc.add %r8, %a10 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r10 = nnc.add %r9, %a11 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r11 = nnc.add %r10, %a12 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r12 = nnc.add %r11, %a13 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r13 = nnc.add %r12, %a14 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r14 = nnc.add %r13, %a15 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r15 = nnc.add %r14, %a16 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f4 = nnc.add %f0, %f1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f5 = nnc.add %f4, %f2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f6 = nnc.add %f5, %f3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %f7 = nnc.mul %f6, %s : tensor<2x3xf64>, tensor<2x3xf64>
+  %r16 = nnc.add %r15, %f7 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q0 = nnc.add %b0, %b1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q1 = nnc.add %q0, %b2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q2 = nnc.add %q1, %b3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q3 = nnc.add %q2, %b4 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q4 = nnc.add %q3, %b5 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q5 = nnc.add %q4, %b6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %q6 = nnc.add %q5, %b7 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r17 = nnc.add %r16, %q6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r18 = nnc.mul %r17, %t : tensor<2x3xf64>, tensor<2x3xf64>
+  %l = nnc.reduce sum %r18 keepdims = false : tensor<2x3xf64>
+  return %l : tensor<f64>
+}
+)mlir");
+}
+
+/// Unary ops on positive inputs, pow with both operands trained (the
+/// exponent broadcast), and the inverse trigonometric ones on x / 2.
+TEST_F(AutodiffTest, PositiveDomainOps) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
+                %e: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<2x3xf64>) -> tensor<f64> {
+  %one = nnc.constant dense<1.0> : tensor<f64>
+  %half = nnc.constant dense<0.5> : tensor<f64>
+  %h = nnc.mul %x, %half : tensor<2x3xf64>, tensor<f64>
+  %p = nnc.add %x, %one : tensor<2x3xf64>, tensor<f64>
+  %a0 = nnc.reciprocal %x : tensor<2x3xf64>
+  %a1 = nnc.rsqrt %x : tensor<2x3xf64>
+  %a2 = nnc.pow %x, %e : tensor<2x3xf64>, tensor<3xf64>
+  %a3 = nnc.acosh %p : tensor<2x3xf64>
+  %a4 = nnc.asin %h : tensor<2x3xf64>
+  %a5 = nnc.acos %h : tensor<2x3xf64>
+  %a6 = nnc.atanh %h : tensor<2x3xf64>
+  %r0 = nnc.add %a0, %a1 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r1 = nnc.add %r0, %a2 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r2 = nnc.add %r1, %a3 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r3 = nnc.add %r2, %a4 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r4 = nnc.add %r3, %a5 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r5 = nnc.add %r4, %a6 : tensor<2x3xf64>, tensor<2x3xf64>
+  %r6 = nnc.mul %r5, %t : tensor<2x3xf64>, tensor<2x3xf64>
+  %l = nnc.reduce sum %r6 keepdims = false : tensor<2x3xf64>
+  return %l : tensor<f64>
+}
+)mlir",
+        /*positive=*/true);
+}
+
+/// Shape ops: each piece squared and summed, so g is not uniform. Slices
+/// with negative and non-unit steps, concat, split (one piece unused), pad
+/// with a crop, expand, tile, trilu, depth_to_space, and gathers with
+/// repeated indices (an embedding lookup and one along axis 1) and
+/// gather_elements.
+TEST_F(AutodiffTest, ShapeOps2) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %w: tensor<2x4xf64> )mlir" P R"mlir(,
+                %b: tensor<1x4xf64> )mlir" P R"mlir(,
+                %emb: tensor<5x4xf64> )mlir" P R"mlir(,
+                %d: tensor<1x4x2x2xf64> )mlir" P R"mlir(,
+                %idx: tensor<2x3xi64>, %i1: tensor<2xi64>,
+                %ie: tensor<3x2xi64>) -> tensor<f64> {
+  %0 = nnc.slice %x starts = [0, 3] ends = [3, 0] axes = [0, 1] steps = [2, -2] : tensor<3x4xf64>
+  %1 = nnc.slice %x starts = [1] ends = [100] axes = [1] : tensor<3x4xf64>
+  %2 = nnc.concat %x, %w axis = 0 : tensor<3x4xf64>, tensor<2x4xf64>
+  %3:2 = nnc.split %x axis = 1 sizes = [1, 3] : tensor<3x4xf64>
+  %4 = nnc.pad %x pads = [1, 0, -1, 2] : tensor<3x4xf64>
+  %5 = nnc.expand %b : tensor<1x4xf64> -> tensor<2x3x4xf64>
+  %6 = nnc.tile %x repeats = [2, 1] : tensor<3x4xf64>
+  %7 = nnc.trilu %x upper = false : tensor<3x4xf64>
+  %8 = nnc.gather %emb, %idx : tensor<5x4xf64>, tensor<2x3xi64>
+  %9 = nnc.gather %x, %i1 axis = 1 : tensor<3x4xf64>, tensor<2xi64>
+  %10 = nnc.gather_elements %x, %ie axis = 1 : tensor<3x4xf64>, tensor<3x2xi64>
+  %11 = nnc.depth_to_space %d blocksize = 2 : tensor<1x4x2x2xf64>
+  %12 = nnc.slice %w starts = [-1, 1] ends = [-3, 4] steps = [-1, 2] : tensor<2x4xf64>
+  %s0 = nnc.mul %0, %0 : tensor<2x2xf64>, tensor<2x2xf64>
+  %s1 = nnc.mul %1, %1 : tensor<3x3xf64>, tensor<3x3xf64>
+  %s2 = nnc.mul %2, %2 : tensor<5x4xf64>, tensor<5x4xf64>
+  %s3 = nnc.mul %3#1, %3#1 : tensor<3x3xf64>, tensor<3x3xf64>
+  %s4 = nnc.mul %4, %4 : tensor<3x6xf64>, tensor<3x6xf64>
+  %s5 = nnc.mul %5, %5 : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %s6 = nnc.mul %6, %6 : tensor<6x4xf64>, tensor<6x4xf64>
+  %s7 = nnc.mul %7, %7 : tensor<3x4xf64>, tensor<3x4xf64>
+  %s8 = nnc.mul %8, %8 : tensor<2x3x4xf64>, tensor<2x3x4xf64>
+  %s9 = nnc.mul %9, %9 : tensor<3x2xf64>, tensor<3x2xf64>
+  %s10 = nnc.mul %10, %10 : tensor<3x2xf64>, tensor<3x2xf64>
+  %s11 = nnc.mul %11, %11 : tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>
+  %s12 = nnc.mul %12, %12 : tensor<2x2xf64>, tensor<2x2xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x2xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<3x3xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<5x4xf64>
+  %r3 = nnc.reduce sum %s3 keepdims = false : tensor<3x3xf64>
+  %r4 = nnc.reduce sum %s4 keepdims = false : tensor<3x6xf64>
+  %r5 = nnc.reduce sum %s5 keepdims = false : tensor<2x3x4xf64>
+  %r6 = nnc.reduce sum %s6 keepdims = false : tensor<6x4xf64>
+  %r7 = nnc.reduce sum %s7 keepdims = false : tensor<3x4xf64>
+  %r8 = nnc.reduce sum %s8 keepdims = false : tensor<2x3x4xf64>
+  %r9 = nnc.reduce sum %s9 keepdims = false : tensor<3x2xf64>
+  %r10 = nnc.reduce sum %s10 keepdims = false : tensor<3x2xf64>
+  %r11 = nnc.reduce sum %s11 keepdims = false : tensor<1x1x4x4xf64>
+  %r12 = nnc.reduce sum %s12 keepdims = false : tensor<2x2xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
+  %t3 = nnc.add %t2, %r4 : tensor<f64>, tensor<f64>
+  %t4 = nnc.add %t3, %r5 : tensor<f64>, tensor<f64>
+  %t5 = nnc.add %t4, %r6 : tensor<f64>, tensor<f64>
+  %t6 = nnc.add %t5, %r7 : tensor<f64>, tensor<f64>
+  %t7 = nnc.add %t6, %r8 : tensor<f64>, tensor<f64>
+  %t8 = nnc.add %t7, %r9 : tensor<f64>, tensor<f64>
+  %t9 = nnc.add %t8, %r10 : tensor<f64>, tensor<f64>
+  %t10 = nnc.add %t9, %r11 : tensor<f64>, tensor<f64>
+  %t11 = nnc.add %t10, %r12 : tensor<f64>, tensor<f64>
+  return %t11 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3);
+}
+
+/// Reductions other than sum and mean (each result squared, so g is not
+/// uniform; log_sum of exp(x) to stay positive), a product over a column
+/// with a zero in it, global max pooling and cumulative sums.
+TEST_F(AutodiffTest, Reductions2) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %p: tensor<1x2x2x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %z = nnc.constant dense<0.0> : tensor<1x4xf64>
+  %e = nnc.exp %x : tensor<3x4xf64>
+  %xz = nnc.concat %x, %z axis = 0 : tensor<3x4xf64>, tensor<1x4xf64>
+  %0 = nnc.reduce max %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %1 = nnc.reduce min %x axes = [0] : tensor<3x4xf64>
+  %2 = nnc.reduce prod %x axes = [1] : tensor<3x4xf64>
+  %3 = nnc.reduce sum_square %x axes = [0] keepdims = false : tensor<3x4xf64>
+  %4 = nnc.reduce l1 %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %5 = nnc.reduce l2 %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %6 = nnc.reduce log_sum %e axes = [0] keepdims = false : tensor<3x4xf64>
+  %7 = nnc.reduce log_sum_exp %x axes = [1] keepdims = false : tensor<3x4xf64>
+  %8 = nnc.reduce prod %xz axes = [0] keepdims = false : tensor<4x4xf64>
+  %9 = nnc.global_max_pool %p : tensor<1x2x2x3xf64>
+  %10 = nnc.cumsum %x axis = 1 : tensor<3x4xf64>
+  %11 = nnc.cumsum %x axis = 0 exclusive = true reverse = true : tensor<3x4xf64>
+  %s0 = nnc.mul %0, %0 : tensor<3xf64>, tensor<3xf64>
+  %s1 = nnc.mul %1, %1 : tensor<1x4xf64>, tensor<1x4xf64>
+  %s2 = nnc.mul %2, %2 : tensor<3x1xf64>, tensor<3x1xf64>
+  %s3 = nnc.mul %3, %3 : tensor<4xf64>, tensor<4xf64>
+  %s4 = nnc.mul %4, %4 : tensor<3xf64>, tensor<3xf64>
+  %s5 = nnc.mul %5, %5 : tensor<3xf64>, tensor<3xf64>
+  %s6 = nnc.mul %6, %6 : tensor<4xf64>, tensor<4xf64>
+  %s7 = nnc.mul %7, %7 : tensor<3xf64>, tensor<3xf64>
+  %s8 = nnc.mul %8, %8 : tensor<4xf64>, tensor<4xf64>
+  %s9 = nnc.mul %9, %9 : tensor<1x2x1x1xf64>, tensor<1x2x1x1xf64>
+  %s10 = nnc.mul %10, %10 : tensor<3x4xf64>, tensor<3x4xf64>
+  %s11 = nnc.mul %11, %10 : tensor<3x4xf64>, tensor<3x4xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<3xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<1x4xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<3x1xf64>
+  %r3 = nnc.reduce sum %s3 keepdims = false : tensor<4xf64>
+  %r4 = nnc.reduce sum %s4 keepdims = false : tensor<3xf64>
+  %r5 = nnc.reduce sum %s5 keepdims = false : tensor<3xf64>
+  %r6 = nnc.reduce sum %s6 keepdims = false : tensor<4xf64>
+  %r7 = nnc.reduce sum %s7 keepdims = false : tensor<3xf64>
+  %r8 = nnc.reduce sum %s8 keepdims = false : tensor<4xf64>
+  %r9 = nnc.reduce sum %s9 keepdims = false : tensor<1x2x1x1xf64>
+  %r10 = nnc.reduce sum %s10 keepdims = false : tensor<3x4xf64>
+  %r11 = nnc.reduce sum %s11 keepdims = false : tensor<3x4xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
+  %t3 = nnc.add %t2, %r4 : tensor<f64>, tensor<f64>
+  %t4 = nnc.add %t3, %r5 : tensor<f64>, tensor<f64>
+  %t5 = nnc.add %t4, %r6 : tensor<f64>, tensor<f64>
+  %t6 = nnc.add %t5, %r7 : tensor<f64>, tensor<f64>
+  %t7 = nnc.add %t6, %r8 : tensor<f64>, tensor<f64>
+  %t8 = nnc.add %t7, %r9 : tensor<f64>, tensor<f64>
+  %t9 = nnc.add %t8, %r10 : tensor<f64>, tensor<f64>
+  %t10 = nnc.add %t9, %r11 : tensor<f64>, tensor<f64>
+  return %t10 : tensor<f64>
+}
+)mlir");
+}
+
+/// cross_entropy and nll_loss with class weights, ignore_index (labels in
+/// [0, 3), so class 1 or 2 is ignored for some elements), label smoothing
+/// with weights, and spatial [N, C, d] inputs; the weighted mean divides by
+/// the weights of the elements not ignored.
+TEST_F(AutodiffTest, WeightedClassLosses) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
+                %z: tensor<2x3x2xf64> )mlir" P R"mlir(,
+                %y: tensor<4xi64>, %l: tensor<2x2xi64>,
+                %w: tensor<3xf64>) -> tensor<f64> {
+  %0 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) : tensor<4x3xf64>, tensor<4xi64>
+  %1 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
+  %2 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) reduction = sum ignore_index = 2 label_smoothing = 0.2 : tensor<4x3xf64>, tensor<4xi64>
+  %3 = nnc.cross_entropy %z, %l weight(%w : tensor<3xf64>) ignore_index = 0 : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %4 = nnc.cross_entropy %x, %y ignore_index = 2 label_smoothing = 0.1 : tensor<4x3xf64>, tensor<4xi64>
+  %p = nnc.log_softmax %x axis = 1 : tensor<4x3xf64>
+  %5 = nnc.nll_loss %p, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
+  %6 = nnc.nll_loss %z, %l reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %7 = nnc.nll_loss %z, %l : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %8 = nnc.mul %6, %6 : tensor<2x2xf64>, tensor<2x2xf64>
+  %9 = nnc.reduce sum %8 keepdims = false : tensor<2x2xf64>
+  %t0 = nnc.add %0, %1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %3 : tensor<f64>, tensor<f64>
+  %t3 = nnc.add %t2, %4 : tensor<f64>, tensor<f64>
+  %t4 = nnc.add %t3, %5 : tensor<f64>, tensor<f64>
+  %t5 = nnc.add %t4, %9 : tensor<f64>, tensor<f64>
+  %t6 = nnc.add %t5, %7 : tensor<f64>, tensor<f64>
+  return %t6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/true, /*classes=*/3);
 }
 
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,

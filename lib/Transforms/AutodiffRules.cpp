@@ -1,0 +1,1308 @@
+//===- AutodiffRules.cpp - gradient rules of --nnc-autodiff ---------------===//
+//
+// The reverse-mode rule of every differentiable nnc op, written as nnc ops so
+// the backward pass lowers like any other function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AutodiffRules.h"
+
+#include "nnc/NNCOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+using namespace nnc;
+using namespace nnc::autodiff;
+
+Value GradientBuilder::constant(Location loc, Type type, double value,
+                                bool shaped) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto constType =
+      shaped ? tensor : RankedTensorType::get({}, tensor.getElementType());
+  auto attr = DenseElementsAttr::get(
+      constType, b.getFloatAttr(constType.getElementType(), value));
+  return ConstantOp::create(b, loc, attr);
+}
+
+Value GradientBuilder::unbroadcast(Location loc, Value grad, Type type) {
+  auto target = cast<RankedTensorType>(type);
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  if (gradType == target)
+    return grad;
+  int64_t lead = gradType.getRank() - target.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < gradType.getRank(); ++i) {
+    if (i < lead) {
+      axes.push_back(i);
+      continue;
+    }
+    if (target.getDimSize(i - lead) == 1 && gradType.getDimSize(i) != 1)
+      axes.push_back(i);
+  }
+  Value reduced = grad;
+  if (!axes.empty())
+    reduced = ReduceOp::create(b, loc, ReduceKind::sum, grad, axes,
+                               /*keepdims=*/true);
+  if (reduced.getType() == target)
+    return reduced;
+  return ReshapeOp::create(b, loc, target, reduced);
+}
+
+Value GradientBuilder::unreduce(Location loc, Value grad, Type type,
+                                ArrayRef<int64_t> axes) {
+  auto target = cast<RankedTensorType>(type);
+  SmallVector<int64_t> kept(target.getShape());
+  for (int64_t axis : axes)
+    kept[axis] = 1;
+  auto keptType = RankedTensorType::get(kept, target.getElementType());
+  if (grad.getType() != keptType)
+    grad = ReshapeOp::create(b, loc, keptType, grad);
+  if (keptType == target)
+    return grad;
+  return ExpandOp::create(b, loc, target, grad);
+}
+
+Value GradientBuilder::dense(Location loc, RankedTensorType type,
+                             ArrayRef<double> values) {
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  SmallVector<APFloat> elements;
+  for (double v : values) {
+    APFloat f(v);
+    bool lost;
+    f.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    elements.push_back(f);
+  }
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, elements));
+}
+
+Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
+                                Value g, Value scale, ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> dilations,
+                                ArrayRef<int64_t> pads) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto yType = cast<RankedTensorType>(y.getType());
+  Type elementType = xType.getElementType();
+  int64_t n = xType.getRank() - 2;
+  int64_t nc = xType.getDimSize(0) * xType.getDimSize(1);
+  SmallVector<int64_t> padBegin(pads.take_front(n)), padEnd(pads.drop_front(n));
+  SmallVector<int64_t> outputPadding;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t reach = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                    dilations[i] * (kernel[i] - 1) + 1;
+    int64_t padded = xType.getDimSize(2 + i) + padBegin[i] + padEnd[i];
+    if (reach > padded)
+      padEnd[i] += reach - padded;
+    outputPadding.push_back(std::max<int64_t>(padded - reach, 0));
+  }
+  auto view = [&](RankedTensorType type, int64_t channels) {
+    SmallVector<int64_t> shape{nc, channels};
+    llvm::append_range(shape, type.getShape().drop_front(2));
+    return RankedTensorType::get(shape, elementType);
+  };
+  // The window offsets as the output channels of a kernel [K, 1, K...].
+  int64_t offsets = 1;
+  for (int64_t k : kernel)
+    offsets *= k;
+  SmallVector<int64_t> kernelShape{isMax ? offsets : 1, 1};
+  llvm::append_range(kernelShape, kernel);
+  auto kernelType = RankedTensorType::get(kernelShape, elementType);
+  SmallVector<double> kernelValues;
+  for (int64_t k = 0; k < kernelType.getNumElements(); ++k)
+    kernelValues.push_back(isMax ? double(k / offsets == k % offsets) : 1.0);
+  Value w = dense(loc, kernelType, kernelValues);
+
+  Value gv;
+  if (isMax) {
+    gv = ReshapeOp::create(b, loc, view(yType, 1), g);
+    SmallVector<int64_t> explicitPads{0, 0};
+    llvm::append_range(explicitPads, padBegin);
+    explicitPads.append({0, 0});
+    llvm::append_range(explicitPads, padEnd);
+    double lowest =
+        APFloat::getLargest(cast<FloatType>(elementType).getFloatSemantics(),
+                            /*Negative=*/true)
+            .convertToDouble();
+    Value xv = ReshapeOp::create(b, loc, view(xType, 1), x);
+    Value xp =
+        PadOp::create(b, loc, xv, b.getDenseI64ArrayAttr(explicitPads),
+                      PadModeAttr::get(b.getContext(), PadMode::constant),
+                      b.getF64FloatAttr(lowest));
+    // windows[nc, k, o] = the element at offset k of window o.
+    Value windows =
+        ConvOp::create(b, loc, xp, w, Value(), b.getDenseI64ArrayAttr(strides),
+                       b.getDenseI64ArrayAttr(dilations), DenseI64ArrayAttr(),
+                       /*groups=*/1);
+    Value yv = ReshapeOp::create(b, loc, view(yType, 1), y);
+    Value isMaxElem = CmpOp::create(b, loc, CmpPredicate::eq, windows, yv);
+    auto countType = cast<RankedTensorType>(windows.getType());
+    Value count =
+        CumSumOp::create(b, loc, CastOp::create(b, loc, countType, isMaxElem),
+                         b.getI64IntegerAttr(1));
+    Value first = AndOp::create(b, loc, isMaxElem,
+                                CmpOp::create(b, loc, CmpPredicate::eq, count,
+                                              constant(loc, countType, 1.0)));
+    gv = WhereOp::create(b, loc, first, gv, constant(loc, countType, 0.0));
+  } else {
+    gv = ReshapeOp::create(b, loc, view(yType, 1), op<MulOp>(loc, g, scale));
+  }
+  Value dx = ConvTransposeOp::create(
+      b, loc, view(xType, 1), gv, w, Value(), b.getDenseI64ArrayAttr(strides),
+      b.getDenseI64ArrayAttr(dilations),
+      b.getDenseI64ArrayAttr(
+          llvm::to_vector(llvm::concat<int64_t>(padBegin, padEnd))),
+      b.getDenseI64ArrayAttr(outputPadding), /*groups=*/1);
+  return ReshapeOp::create(b, loc, xType, dx);
+}
+
+Value GradientBuilder::swapLastTwo(Location loc, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return TransposeOp::create(b, loc, v, perm);
+}
+
+static bool isStatic(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape();
+}
+
+/// The values of an optional per-spatial-dimension attribute, `count`
+/// copies of `fill` when absent.
+static SmallVector<int64_t> spatialAttr(std::optional<ArrayRef<int64_t>> attr,
+                                        int64_t count, int64_t fill) {
+  if (attr)
+    return SmallVector<int64_t>(*attr);
+  return SmallVector<int64_t>(count, fill);
+}
+
+namespace {
+
+/// What a rule reads and the arithmetic it writes: `op`, the gradient `g`
+/// of its first result `y`, and the operand gradients `grads` it sets.
+struct Rule {
+  Operation *op;
+  Location loc;
+  GradientBuilder &gb;
+  OpBuilder &b;
+  Value g, y;
+  ArrayRef<Value> resultGrads;
+  SmallVectorImpl<Value> &grads;
+
+  Value operand(unsigned i) { return op->getOperand(i); }
+  RankedTensorType type(Value v) { return cast<RankedTensorType>(v.getType()); }
+  /// A rank-0 constant of `like`'s element type.
+  Value scalar(Value like, double v) {
+    return gb.constant(loc, like.getType(), v);
+  }
+  Value add(Value l, Value r) { return AddOp::create(b, loc, l, r); }
+  Value sub(Value l, Value r) { return SubOp::create(b, loc, l, r); }
+  Value mul(Value l, Value r) { return MulOp::create(b, loc, l, r); }
+  Value div(Value l, Value r) { return DivOp::create(b, loc, l, r); }
+  Value mul(Value l, double r) { return mul(l, scalar(l, r)); }
+  Value add(Value l, double r) { return add(l, scalar(l, r)); }
+  Value neg(Value v) { return NegOp::create(b, loc, v); }
+  Value cmp(CmpPredicate p, Value l, Value r) {
+    return CmpOp::create(b, loc, p, l, r);
+  }
+  Value cmp(CmpPredicate p, Value l, double r) {
+    return cmp(p, l, scalar(l, r));
+  }
+  Value where(Value c, Value t, Value f) {
+    return WhereOp::create(b, loc, c, t, f);
+  }
+  /// `g` where `c` holds, else 0.
+  Value gWhere(Value c) { return where(c, g, scalar(g, 0.0)); }
+  /// Casts an i1 tensor to `like`'s element type.
+  Value toFloat(Value mask, Value like) {
+    auto maskType = type(mask);
+    return CastOp::create(
+        b, loc,
+        RankedTensorType::get(maskType.getShape(), type(like).getElementType()),
+        mask);
+  }
+  Value sumKeep(Value v, ArrayRef<int64_t> axes) {
+    return ReduceOp::create(b, loc, ReduceKind::sum, v, axes,
+                            /*keepdims=*/true);
+  }
+  Value reshape(Value v, Type t) {
+    if (v.getType() == t)
+      return v;
+    return ReshapeOp::create(b, loc, t, v);
+  }
+};
+
+} // namespace
+
+/// Elementwise unary ops and activations: g times the derivative, written
+/// with the forward result where that is cheaper.
+static std::optional<LogicalResult> unaryRules(Rule &r) {
+  Value x = r.op->getNumOperands() ? r.operand(0) : Value();
+  Value y = r.y, g = r.g;
+  auto set = [&](Value d) {
+    r.grads[0] = r.mul(g, d);
+    return success();
+  };
+  auto one = [&]() { return r.scalar(x, 1.0); };
+  // d/dx of an odd-power-free expression in x: x * x.
+  auto square = [&](Value v) { return r.mul(v, v); };
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](GeluOp gelu) {
+        if (gelu.getApproximation() == GeluApproximation::none) {
+          // Phi(x) + x phi(x).
+          Value cdf = r.mul(
+              r.add(ErfOp::create(r.b, r.loc, r.mul(x, M_SQRT1_2)), 1.0), 0.5);
+          Value pdf = r.mul(ExpOp::create(r.b, r.loc, r.mul(square(x), -0.5)),
+                            0.5 * M_2_SQRTPI * M_SQRT1_2);
+          return set(r.add(cdf, r.mul(x, pdf)));
+        }
+        // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2), t = tanh(k (x + c
+        // x^3)), k = sqrt(2 / pi), c = 0.044715.
+        const double k = M_2_SQRTPI * M_SQRT1_2, c = 0.044715;
+        Value x2 = square(x);
+        Value t = TanhOp::create(r.b, r.loc,
+                                 r.mul(r.mul(x, r.add(r.mul(x2, c), 1.0)), k));
+        Value left = r.mul(r.add(t, 1.0), 0.5);
+        Value right = r.mul(r.mul(r.mul(x, r.sub(one(), square(t))),
+                                  r.add(r.mul(x2, 3 * c), 1.0)),
+                            0.5 * k);
+        return set(r.add(left, right));
+      })
+      .Case([&](ErfOp) {
+        return set(
+            r.mul(ExpOp::create(r.b, r.loc, r.neg(square(x))), M_2_SQRTPI));
+      })
+      .Case([&](SiluOp) {
+        // s (1 + x (1 - s)).
+        Value s = SigmoidOp::create(r.b, r.loc, x);
+        return set(r.mul(s, r.add(r.mul(x, r.sub(one(), s)), 1.0)));
+      })
+      .Case([&](SoftplusOp) { return set(SigmoidOp::create(r.b, r.loc, x)); })
+      .Case([&](SoftsignOp) {
+        Value d = r.add(AbsOp::create(r.b, r.loc, x), 1.0);
+        return set(ReciprocalOp::create(r.b, r.loc, square(d)));
+      })
+      .Case([&](MishOp) {
+        // t + x (1 - t^2) sigmoid(x), t = tanh(softplus(x)).
+        Value t = TanhOp::create(r.b, r.loc, SoftplusOp::create(r.b, r.loc, x));
+        Value s = SigmoidOp::create(r.b, r.loc, x);
+        return set(r.add(t, r.mul(r.mul(x, r.sub(one(), square(t))), s)));
+      })
+      .Case([&](HardSwishOp) {
+        // 0 below -3, 1 above 3, x / 3 + 1 / 2 between (PyTorch's).
+        Value mid = r.add(r.mul(x, 1.0 / 3.0), 0.5);
+        Value d = r.where(r.cmp(CmpPredicate::lt, x, -3.0), r.scalar(x, 0.0),
+                          r.where(r.cmp(CmpPredicate::le, x, 3.0), mid, one()));
+        return set(d);
+      })
+      .Case([&](HardSigmoidOp hs) {
+        double alpha = hs.getAlpha().convertToDouble();
+        Value v = r.add(r.mul(x, alpha), hs.getBeta().convertToDouble());
+        Value inside =
+            AndOp::create(r.b, r.loc, r.cmp(CmpPredicate::gt, v, 0.0),
+                          r.cmp(CmpPredicate::lt, v, 1.0));
+        r.grads[0] = r.mul(r.gWhere(inside), alpha);
+        return success();
+      })
+      .Case([&](LeakyReluOp lr) {
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] = r.where(pos, g, r.mul(g, lr.getAlpha().convertToDouble()));
+        return success();
+      })
+      .Case([&](EluOp elu) {
+        // alpha exp(x) = y + alpha below 0.
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] = r.where(
+            pos, g, r.mul(g, r.add(y, elu.getAlpha().convertToDouble())));
+        return success();
+      })
+      .Case([&](SeluOp selu) {
+        // gamma above 0, gamma alpha exp(x) = y + gamma alpha below.
+        double gamma = selu.getGamma().convertToDouble();
+        double alpha = selu.getAlpha().convertToDouble();
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] =
+            r.where(pos, r.mul(g, gamma), r.mul(g, r.add(y, gamma * alpha)));
+        return success();
+      })
+      .Case([&](CeluOp celu) {
+        double alpha = celu.getAlpha().convertToDouble();
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        Value e = ExpOp::create(r.b, r.loc, r.mul(x, 1.0 / alpha));
+        r.grads[0] = r.where(pos, g, r.mul(g, e));
+        return success();
+      })
+      .Case([&](ThresholdedReluOp tr) {
+        r.grads[0] = r.gWhere(
+            r.cmp(CmpPredicate::gt, x, tr.getAlpha().convertToDouble()));
+        return success();
+      })
+      .Case([&](SinOp) { return set(CosOp::create(r.b, r.loc, x)); })
+      .Case([&](CosOp) { return set(r.neg(SinOp::create(r.b, r.loc, x))); })
+      .Case([&](TanOp) { return set(r.add(square(y), 1.0)); })
+      .Case([&](AsinOp) {
+        return set(RsqrtOp::create(r.b, r.loc, r.sub(one(), square(x))));
+      })
+      .Case([&](AcosOp) {
+        return set(r.neg(RsqrtOp::create(r.b, r.loc, r.sub(one(), square(x)))));
+      })
+      .Case([&](AtanOp) {
+        return set(ReciprocalOp::create(r.b, r.loc, r.add(square(x), 1.0)));
+      })
+      .Case([&](SinhOp) { return set(CoshOp::create(r.b, r.loc, x)); })
+      .Case([&](CoshOp) { return set(SinhOp::create(r.b, r.loc, x)); })
+      .Case([&](AsinhOp) {
+        return set(RsqrtOp::create(r.b, r.loc, r.add(square(x), 1.0)));
+      })
+      .Case([&](AcoshOp) {
+        return set(RsqrtOp::create(r.b, r.loc, r.add(square(x), -1.0)));
+      })
+      .Case([&](AtanhOp) {
+        return set(ReciprocalOp::create(r.b, r.loc, r.sub(one(), square(x))));
+      })
+      .Case([&](AbsOp) { return set(SignOp::create(r.b, r.loc, x)); })
+      .Case([&](ReciprocalOp) { return set(r.neg(square(y))); })
+      .Case([&](RsqrtOp) { return set(r.mul(r.mul(square(y), y), -0.5)); })
+      // Piecewise constant: a zero gradient, i.e. none.
+      .Case<FloorOp, CeilOp, RoundOp, SignOp>(
+          [&](Operation *) { return success(); })
+      .Case([&](ClipOp clip) {
+        // g inside the bounds, bounds included (PyTorch's clamp).
+        Value inside;
+        if (std::optional<APFloat> lo = clip.getMin())
+          inside = r.cmp(CmpPredicate::ge, x, lo->convertToDouble());
+        if (std::optional<APFloat> hi = clip.getMax()) {
+          Value below = r.cmp(CmpPredicate::le, x, hi->convertToDouble());
+          inside = inside ? AndOp::create(r.b, r.loc, inside, below).getResult()
+                          : below;
+        }
+        r.grads[0] = inside ? r.gWhere(inside) : g;
+        return success();
+      })
+      .Case([&](CastOp) {
+        // Between float types; integer operands are never active.
+        if (isa<FloatType>(r.type(x).getElementType()))
+          r.grads[0] = CastOp::create(r.b, r.loc, x.getType(), g);
+        return success();
+      })
+      .Case([&](PowOp) {
+        // d/da = b a^(b - 1); d/db = y log(a) where a > 0, else 0.
+        Value a = x, e = r.operand(1);
+        Value da =
+            r.mul(r.mul(g, e), PowOp::create(r.b, r.loc, a, r.add(e, -1.0)));
+        Value db = r.where(r.cmp(CmpPredicate::gt, a, 0.0),
+                           r.mul(r.mul(g, y), LogOp::create(r.b, r.loc, a)),
+                           r.scalar(g, 0.0));
+        r.grads[0] = r.gb.unbroadcast(r.loc, da, a.getType());
+        r.grads[1] = r.gb.unbroadcast(r.loc, db, e.getType());
+        return success();
+      })
+      .Case([&](PReluOp) {
+        // x > 0 ? g : slope g for x, x > 0 ? 0 : x g for the slope.
+        Value slope = r.operand(1);
+        Value pos = r.cmp(CmpPredicate::gt, x, 0.0);
+        r.grads[0] = r.gb.unbroadcast(r.loc, r.where(pos, g, r.mul(g, slope)),
+                                      x.getType());
+        r.grads[1] =
+            r.gb.unbroadcast(r.loc, r.where(pos, r.scalar(g, 0.0), r.mul(g, x)),
+                             slope.getType());
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// A constant-mode pad of `v` by `pads` (negative amounts crop) with zeros.
+static Value padZeros(Rule &r, Value v, ArrayRef<int64_t> pads) {
+  return PadOp::create(r.b, r.loc, v, r.b.getDenseI64ArrayAttr(pads),
+                       PadModeAttr::get(r.b.getContext(), PadMode::constant),
+                       r.b.getF64FloatAttr(0.0));
+}
+
+/// Elements `[start, end)` of `v` along `axis`.
+static Value sliceAxis(Rule &r, Value v, int64_t axis, int64_t start,
+                       int64_t end) {
+  return SliceOp::create(r.b, r.loc, v, r.b.getDenseI64ArrayAttr({start}),
+                         r.b.getDenseI64ArrayAttr({end}),
+                         r.b.getDenseI64ArrayAttr({axis}), DenseI64ArrayAttr());
+}
+
+static int64_t normalizedAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The gradient of a slice along one axis of size `dim` that picked `count`
+/// elements from `first` in steps of `step`: g spread back to its
+/// positions with zeros between and around.
+static Value unsliceAxis(Rule &r, Value g, int64_t axis, int64_t dim,
+                         int64_t first, int64_t step, int64_t count) {
+  if (step < 0) {
+    // Reverse g so that it runs upwards from the lowest picked index.
+    g = SliceOp::create(
+        r.b, r.loc, g, r.b.getDenseI64ArrayAttr({-1}),
+        r.b.getDenseI64ArrayAttr({std::numeric_limits<int64_t>::min()}),
+        r.b.getDenseI64ArrayAttr({axis}), r.b.getDenseI64ArrayAttr({-1}));
+    first += (count - 1) * step;
+    step = -step;
+  }
+  auto type = r.type(g);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  int64_t length = count;
+  if (step > 1) {
+    // [.., count, ..] -> [.., count, 1, ..] padded to [.., count, step, ..]
+    // -> [.., count * step, ..]: step - 1 zeros after every element.
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + axis + 1, 1);
+    Value v = r.reshape(g, RankedTensorType::get(shape, type.getElementType()));
+    SmallVector<int64_t> spread(2 * (rank + 1), 0);
+    spread[rank + 1 + axis + 1] = step - 1;
+    v = padZeros(r, v, spread);
+    SmallVector<int64_t> flat(type.getShape());
+    flat[axis] = count * step;
+    g = r.reshape(v, RankedTensorType::get(flat, type.getElementType()));
+    length = count * step;
+  }
+  pads[axis] = first;
+  pads[rank + axis] = dim - first - length;
+  return padZeros(r, g, pads);
+}
+
+/// Shape ops: g moved back to where the forward op took each element from,
+/// with zeros (or sums) for elements read never (or several times). They
+/// need static shapes where they build zeros or reshape.
+static std::optional<LogicalResult> shapeRules(Rule &r) {
+  Value g = r.g;
+  auto staticOperand = [&]() -> bool {
+    return r.type(r.operand(0)).hasStaticShape() &&
+           r.type(r.y).hasStaticShape();
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](SliceOp slice) -> LogicalResult {
+        auto xType = r.type(r.operand(0));
+        if (!staticOperand())
+          return noRule(r.op, "on a dynamic shape");
+        int64_t rank = xType.getRank();
+        ArrayRef<int64_t> starts = slice.getStarts(), ends = slice.getEnds();
+        SmallVector<int64_t> axes, steps;
+        for (size_t i = 0; i < starts.size(); ++i) {
+          axes.push_back(slice.getAxes()
+                             ? normalizedAxis((*slice.getAxes())[i], rank)
+                             : int64_t(i));
+          steps.push_back(slice.getSteps() ? (*slice.getSteps())[i] : 1);
+        }
+        if (r.type(r.y).getNumElements() == 0) {
+          r.grads[0] = r.gb.constant(r.loc, xType, 0.0, /*shaped=*/true);
+          return success();
+        }
+        Value gx = g;
+        for (size_t i = 0; i < starts.size(); ++i) {
+          int64_t dim = xType.getDimSize(axes[i]), step = steps[i];
+          int64_t start = starts[i], end = ends[i];
+          if (start < 0)
+            start += dim;
+          if (end < 0)
+            end += dim;
+          if (step > 0)
+            start = std::clamp<int64_t>(start, 0, dim);
+          else
+            start = std::clamp<int64_t>(start, 0, dim - 1);
+          int64_t count = r.type(r.y).getDimSize(axes[i]);
+          gx = unsliceAxis(r, gx, axes[i], dim, start, step, count);
+        }
+        r.grads[0] = gx;
+        return success();
+      })
+      .Case([&](ConcatOp concat) -> LogicalResult {
+        auto yType = r.type(r.y);
+        int64_t axis =
+            normalizedAxis(concat.getAxisAttr().getInt(), yType.getRank());
+        int64_t offset = 0;
+        for (auto [i, input] : llvm::enumerate(concat.getInputs())) {
+          int64_t size = r.type(input).getDimSize(axis);
+          if (ShapedType::isDynamic(size))
+            return noRule(r.op, "with a dynamic concatenated dimension");
+          if (r.gb.isActive(input))
+            r.grads[i] = sliceAxis(r, g, axis, offset, offset + size);
+          offset += size;
+        }
+        return success();
+      })
+      .Case([&](SplitOp split) -> LogicalResult {
+        // The concatenation of the pieces' gradients, zeros for pieces
+        // that get none.
+        int64_t axis = normalizedAxis(split.getAxisAttr().getInt(),
+                                      r.type(r.operand(0)).getRank());
+        SmallVector<Value> pieces;
+        for (auto [result, grad] :
+             llvm::zip_equal(split.getResults(), r.resultGrads)) {
+          Value piece = grad;
+          if (!piece) {
+            if (!r.type(result).hasStaticShape())
+              return noRule(r.op, "on a dynamic shape");
+            piece = r.gb.constant(r.loc, result.getType(), 0.0,
+                                  /*shaped=*/true);
+          }
+          pieces.push_back(piece);
+        }
+        r.grads[0] =
+            ConcatOp::create(r.b, r.loc, pieces, r.b.getI64IntegerAttr(axis));
+        return success();
+      })
+      .Case([&](PadOp pad) -> LogicalResult {
+        if (pad.getMode() != PadMode::constant)
+          return noRule(
+              r.op,
+              ("in mode '" + stringifyPadMode(pad.getMode()) + "'").str());
+        SmallVector<int64_t> crop;
+        for (int64_t p : pad.getPads())
+          crop.push_back(-p);
+        r.grads[0] = padZeros(r, g, crop);
+        return success();
+      })
+      .Case([&](ExpandOp) {
+        r.grads[0] = r.gb.unbroadcast(r.loc, g, r.operand(0).getType());
+        return success();
+      })
+      .Case([&](TileOp tile) -> LogicalResult {
+        auto xType = r.type(r.operand(0));
+        if (!staticOperand())
+          return noRule(r.op, "on a dynamic shape");
+        // [r0 * d0, r1 * d1, ...] -> [r0, d0, r1, d1, ...], summed over
+        // the repeats.
+        SmallVector<int64_t> shape, axes;
+        for (auto [i, repeat] : llvm::enumerate(tile.getRepeats())) {
+          axes.push_back(2 * i);
+          shape.push_back(repeat);
+          shape.push_back(xType.getDimSize(i));
+        }
+        Value v =
+            r.reshape(g, RankedTensorType::get(shape, xType.getElementType()));
+        v = ReduceOp::create(r.b, r.loc, ReduceKind::sum, v, axes,
+                             /*keepdims=*/false);
+        r.grads[0] = r.reshape(v, xType);
+        return success();
+      })
+      .Case([&](TriluOp trilu) {
+        r.grads[0] = TriluOp::create(r.b, r.loc, g, trilu.getUpperAttr(),
+                                     trilu.getKAttr());
+        return success();
+      })
+      .Case([&](DepthToSpaceOp d2s) -> LogicalResult {
+        if (d2s.getMode() != "DCR")
+          return noRule(r.op, "in mode 'CRD'");
+        r.grads[0] =
+            SpaceToDepthOp::create(r.b, r.loc, g, d2s.getBlocksizeAttr());
+        return success();
+      })
+      .Case([&](SpaceToDepthOp s2d) {
+        r.grads[0] = DepthToSpaceOp::create(
+            r.b, r.loc, g, s2d.getBlocksizeAttr(), r.b.getStringAttr("DCR"));
+        return success();
+      })
+      .Case([&](GatherOp gather) -> LogicalResult {
+        // A scatter-add of g into zeros: with data [P.., A, Q..] and K
+        // indices, g as [K, P * Q] rows go to the rows of [A, P * Q] the
+        // indices name (scatter_nd, reduction add).
+        auto dataType = r.type(gather.getData());
+        auto indicesType = r.type(gather.getIndices());
+        if (!dataType.hasStaticShape() || !indicesType.hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        int64_t axis =
+            normalizedAxis(gather.getAxisAttr().getInt(), dataType.getRank());
+        int64_t p = 1, q = 1, k = indicesType.getNumElements();
+        int64_t a = dataType.getDimSize(axis);
+        for (int64_t i = 0; i < axis; ++i)
+          p *= dataType.getDimSize(i);
+        for (int64_t i = axis + 1; i < dataType.getRank(); ++i)
+          q *= dataType.getDimSize(i);
+        Type et = dataType.getElementType();
+        Value rows;
+        if (p == 1) {
+          rows = r.reshape(g, RankedTensorType::get({k, q}, et));
+        } else {
+          Value v = r.reshape(g, RankedTensorType::get({p, k, q}, et));
+          v = TransposeOp::create(r.b, r.loc, v, ArrayRef<int64_t>{1, 0, 2});
+          rows = r.reshape(v, RankedTensorType::get({k, p * q}, et));
+        }
+        Value idx = r.reshape(
+            gather.getIndices(),
+            RankedTensorType::get({k, 1}, indicesType.getElementType()));
+        Value zeros = r.gb.constant(
+            r.loc, RankedTensorType::get({a, p * q}, et), 0.0, /*shaped=*/true);
+        Value sum = ScatterNDOp::create(
+            r.b, r.loc, zeros, idx, rows,
+            ScatterReductionAttr::get(r.b.getContext(), ScatterReduction::add));
+        if (p != 1) {
+          Value v = r.reshape(sum, RankedTensorType::get({a, p, q}, et));
+          sum = TransposeOp::create(r.b, r.loc, v, ArrayRef<int64_t>{1, 0, 2});
+        }
+        r.grads[0] = r.reshape(sum, dataType);
+        return success();
+      })
+      .Case([&](GatherElementsOp gather) -> LogicalResult {
+        auto dataType = r.type(gather.getData());
+        if (!dataType.hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        Value zeros = r.gb.constant(r.loc, dataType, 0.0, /*shaped=*/true);
+        r.grads[0] = ScatterElementsOp::create(
+            r.b, r.loc, zeros, gather.getIndices(), g, gather.getAxisAttr(),
+            ScatterReductionAttr::get(r.b.getContext(), ScatterReduction::add));
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The gradient of a max or min over `axes` of `x` (result `y`): g split
+/// evenly between the elements equal to the extremum, as PyTorch's
+/// amax/amin do.
+static Value extremumGrad(Rule &r, Value x, Value y, Value g,
+                          ArrayRef<int64_t> axes) {
+  auto xType = r.type(x);
+  Value ye = r.gb.unreduce(r.loc, y, xType, axes);
+  Value isExtremum = r.cmp(CmpPredicate::eq, x, ye);
+  Value count = r.sumKeep(r.toFloat(isExtremum, x), axes);
+  Value share = r.gb.unreduce(r.loc, g, xType, axes);
+  return r.where(isExtremum, r.div(share, count), r.scalar(x, 0.0));
+}
+
+/// Reductions and cumulative sums: g broadcast back over the reduced axes,
+/// times the derivative of the reduction.
+static std::optional<LogicalResult> reductionRules(Rule &r) {
+  Value g = r.g;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](ReduceOp reduce) -> LogicalResult {
+        Value x = r.operand(0), y = r.y;
+        auto xType = r.type(x);
+        if (reduce.getAxes().empty() && reduce.getNoopWithEmptyAxes()) {
+          r.grads[0] = g;
+          return success();
+        }
+        SmallVector<int64_t> axes = reduce.getReducedAxes();
+        auto expand = [&](Value v) {
+          return r.gb.unreduce(r.loc, v, xType, axes);
+        };
+        switch (reduce.getKind()) {
+        case ReduceKind::sum:
+          r.grads[0] = expand(g);
+          break;
+        case ReduceKind::mean: {
+          int64_t count = 1;
+          for (int64_t axis : axes) {
+            if (xType.isDynamicDim(axis))
+              return noRule(r.op, "mean over a dynamic dimension");
+            count *= xType.getDimSize(axis);
+          }
+          r.grads[0] = expand(r.mul(g, 1.0 / double(count)));
+          break;
+        }
+        case ReduceKind::max:
+        case ReduceKind::min:
+          r.grads[0] = extremumGrad(r, x, y, g, axes);
+          break;
+        case ReduceKind::sum_square:
+          r.grads[0] = r.mul(expand(g), r.mul(x, 2.0));
+          break;
+        case ReduceKind::l1:
+          r.grads[0] = r.mul(expand(g), SignOp::create(r.b, r.loc, x));
+          break;
+        case ReduceKind::l2: {
+          // x / y, 0 where the norm is 0.
+          Value ye = expand(y);
+          Value d = r.where(r.cmp(CmpPredicate::eq, ye, 0.0), r.scalar(x, 0.0),
+                            r.div(x, ye));
+          r.grads[0] = r.mul(expand(g), d);
+          break;
+        }
+        case ReduceKind::log_sum:
+          // 1 / sum(x) = exp(-y).
+          r.grads[0] = expand(r.div(g, ExpOp::create(r.b, r.loc, y)));
+          break;
+        case ReduceKind::log_sum_exp:
+          r.grads[0] =
+              r.mul(expand(g), ExpOp::create(r.b, r.loc, r.sub(x, expand(y))));
+          break;
+        case ReduceKind::prod: {
+          // The product of the other elements, exact with zeros: with the
+          // zeros replaced by ones, p = prod(x'), it is p / x' without
+          // zeros, p at the only zero, and 0 elsewhere.
+          Value isZero = r.cmp(CmpPredicate::eq, x, 0.0);
+          Value xnz = r.where(isZero, r.scalar(x, 1.0), x);
+          Value p = ReduceOp::create(r.b, r.loc, ReduceKind::prod, xnz, axes,
+                                     /*keepdims=*/true);
+          Value zeros = r.sumKeep(r.toFloat(isZero, x), axes);
+          Value atOnlyZero = AndOp::create(r.b, r.loc, isZero,
+                                           r.cmp(CmpPredicate::eq, zeros, 1.0));
+          Value d = r.where(r.cmp(CmpPredicate::eq, zeros, 0.0), r.div(p, xnz),
+                            r.where(atOnlyZero, p, r.scalar(x, 0.0)));
+          r.grads[0] = r.mul(expand(g), d);
+          break;
+        }
+        }
+        return success();
+      })
+      .Case([&](GlobalMaxPoolOp) {
+        Value x = r.operand(0);
+        SmallVector<int64_t> axes;
+        for (int64_t i = 2; i < r.type(x).getRank(); ++i)
+          axes.push_back(i);
+        r.grads[0] = extremumGrad(r, x, r.y, g, axes);
+        return success();
+      })
+      .Case([&](CumSumOp cumsum) {
+        // Each input element reaches the sums after it (before it when
+        // reversed): the cumulative sum of g the other way round.
+        r.grads[0] = CumSumOp::create(r.b, r.loc, g, cumsum.getAxisAttr(),
+                                      cumsum.getExclusiveAttr(),
+                                      r.b.getBoolAttr(!cumsum.getReverse()));
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The gradient of a class-index loss (nll_loss on `input`, or
+/// cross_entropy on logits when `softmax`). Per element with label t the
+/// forward loss is -sum_c a[c] input[c] (input = log_softmax(logits) for
+/// cross_entropy) with a = valid * w[c] * ((1 - s) onehot(t) + s / C),
+/// valid = (t != ignore_index), and the weighted mean divides by
+/// sum(valid * w[t]), so d input = -a gl and d logits = (sum_c a) p - a gl,
+/// with gl the gradient of each element's loss.
+static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
+                                   Value weight, IntegerAttr ignoreIndex,
+                                   double s, LossReduction reduction,
+                                   bool softmax) {
+  auto inputType = r.type(input);
+  if (!inputType.hasStaticShape())
+    return noRule(r.op, "on a dynamic shape");
+  if (weight && r.gb.isActive(weight))
+    return noRule(r.op, "with respect to its class weight");
+  int64_t classes = inputType.getDimSize(1);
+  Type et = inputType.getElementType();
+  auto labelsType = r.type(labels);
+  // [N, d...] -> [N, 1, d...], to broadcast over the class axis.
+  auto overClasses = [&](Value v) {
+    SmallVector<int64_t> shape(r.type(v).getShape());
+    shape.insert(shape.begin() + 1, 1);
+    return r.reshape(v, RankedTensorType::get(shape, et));
+  };
+
+  Value safe = labels, valid;
+  if (ignoreIndex) {
+    auto scalarType = RankedTensorType::get({}, labelsType.getElementType());
+    auto constant = [&](int64_t v) -> Value {
+      return ConstantOp::create(
+          r.b, r.loc,
+          DenseElementsAttr::get(
+              scalarType, r.b.getIntegerAttr(labelsType.getElementType(), v)));
+    };
+    Value keep =
+        r.cmp(CmpPredicate::ne, labels, constant(ignoreIndex.getInt()));
+    // An ignored label may lie outside [0, C): read class 0 instead.
+    safe = r.where(keep, labels, constant(0));
+    valid = r.toFloat(keep, input);
+  }
+  Value p;
+  if (softmax)
+    p = SoftmaxOp::create(r.b, r.loc, input, /*axis=*/1);
+  Value a = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
+                             APFloat(1.0 - s + s / double(classes)),
+                             APFloat(s / double(classes)), et);
+  if (weight) {
+    SmallVector<int64_t> shape(inputType.getRank(), 1);
+    shape[1] = classes;
+    a = r.mul(a, r.reshape(weight, RankedTensorType::get(shape, et)));
+  }
+  if (valid)
+    a = r.mul(a, overClasses(valid));
+
+  Value d = r.neg(a);
+  if (softmax) {
+    d = weight || valid ? r.sub(r.mul(p, r.sumKeep(a, {1})), a) : r.sub(p, a);
+  }
+
+  Value gl = r.g;
+  switch (reduction) {
+  case LossReduction::none:
+    gl = overClasses(r.g);
+    break;
+  case LossReduction::sum:
+    break;
+  case LossReduction::mean: {
+    if (!weight && !valid) {
+      // The labels' count, from the static input (the labels' type may
+      // still spell a `?`).
+      double count = double(inputType.getNumElements() / classes);
+      gl = r.mul(r.g, 1.0 / count);
+      break;
+    }
+    Value elementWeight = valid;
+    if (weight) {
+      Value wt =
+          GatherOp::create(r.b, r.loc, weight, safe, r.b.getI64IntegerAttr(0));
+      elementWeight = valid ? r.mul(wt, valid) : wt;
+    }
+    Value total = ReduceOp::create(r.b, r.loc, ReduceKind::sum, elementWeight,
+                                   ArrayRef<int64_t>{}, /*keepdims=*/false);
+    gl = r.div(r.g, total);
+    break;
+  }
+  }
+  r.grads[0] = r.mul(d, gl);
+  return success();
+}
+
+/// Losses; labels, targets of nll/cross-entropy and class weights get none.
+static std::optional<LogicalResult> lossRules(Rule &r) {
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](CrossEntropyOp ce) {
+        return classLossGrad(r, ce.getLogits(), ce.getLabels(), ce.getWeight(),
+                             ce.getIgnoreIndexAttr(),
+                             ce.getLabelSmoothing().convertToDouble(),
+                             ce.getReduction(), /*softmax=*/true);
+      })
+      .Case([&](NllLossOp nll) {
+        return classLossGrad(r, nll.getInput(), nll.getLabels(),
+                             nll.getWeight(), nll.getIgnoreIndexAttr(), 0.0,
+                             nll.getReduction(), /*softmax=*/false);
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+InFlightDiagnostic nnc::autodiff::noRule(Operation *op, StringRef what) {
+  InFlightDiagnostic diag = op->emitError()
+                            << "nnc-autodiff: no gradient rule for '"
+                            << op->getName() << "'";
+  if (!what.empty())
+    diag << " " << what;
+  diag << " yet";
+  return diag;
+}
+
+LogicalResult nnc::autodiff::differentiate(Operation *op,
+                                           ArrayRef<Value> resultGrads,
+                                           GradientBuilder &gb,
+                                           SmallVectorImpl<Value> &grads) {
+  Location loc = op->getLoc();
+  OpBuilder &b = gb.b;
+  grads.assign(op->getNumOperands(), Value());
+  Value g = resultGrads.empty() ? Value() : resultGrads[0];
+  // Multi-result ops have rules for their first result only (the others
+  // are statistics such as batch_norm_train's batch ones), except split.
+  if (!isa<SplitOp>(op) &&
+      (!g || llvm::any_of(resultGrads.drop_front(), [](Value v) { return v; })))
+    return noRule(op);
+  Value y = op->getNumResults() ? op->getResult(0) : Value();
+  auto operand = [&](unsigned i) { return op->getOperand(i); };
+
+  Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
+  std::optional<LogicalResult> (*families[])(Rule &) = {
+      unaryRules, shapeRules, reductionRules, lossRules};
+  for (auto family : families)
+    if (std::optional<LogicalResult> result = family(rule))
+      return *result;
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // Elementwise binary ops with numpy broadcasting.
+      .Case([&](AddOp) {
+        grads[0] = gb.unbroadcast(loc, g, operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, g, operand(1).getType());
+        return success();
+      })
+      .Case([&](SubOp) {
+        grads[0] = gb.unbroadcast(loc, g, operand(0).getType());
+        grads[1] =
+            gb.unbroadcast(loc, NegOp::create(b, loc, g), operand(1).getType());
+        return success();
+      })
+      .Case([&](MulOp) {
+        grads[0] = gb.unbroadcast(loc, gb.op<MulOp>(loc, g, operand(1)),
+                                  operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, gb.op<MulOp>(loc, g, operand(0)),
+                                  operand(1).getType());
+        return success();
+      })
+      .Case([&](DivOp) {
+        // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b.
+        Value gOverB = gb.op<DivOp>(loc, g, operand(1));
+        grads[0] = gb.unbroadcast(loc, gOverB, operand(0).getType());
+        Value gbv = NegOp::create(b, loc, gb.op<MulOp>(loc, gOverB, y));
+        grads[1] = gb.unbroadcast(loc, gbv, operand(1).getType());
+        return success();
+      })
+      .Case<MaxOp, MinOp>([&](Operation *) {
+        // The selected operand gets g; a tie goes to the first operand.
+        CmpPredicate pred =
+            isa<MaxOp>(op) ? CmpPredicate::ge : CmpPredicate::le;
+        Value first = CmpOp::create(b, loc, pred, operand(0), operand(1));
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        grads[0] = gb.unbroadcast(loc, WhereOp::create(b, loc, first, g, zero),
+                                  operand(0).getType());
+        grads[1] = gb.unbroadcast(loc, WhereOp::create(b, loc, first, zero, g),
+                                  operand(1).getType());
+        return success();
+      })
+      .Case([&](WhereOp where) {
+        // The condition is boolean and gets none.
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        Value c = where.getCondition();
+        grads[1] = gb.unbroadcast(loc, WhereOp::create(b, loc, c, g, zero),
+                                  operand(1).getType());
+        grads[2] = gb.unbroadcast(loc, WhereOp::create(b, loc, c, zero, g),
+                                  operand(2).getType());
+        return success();
+      })
+      // Elementwise unary ops; the forward result is reused where it helps.
+      .Case([&](NegOp) {
+        grads[0] = NegOp::create(b, loc, g);
+        return success();
+      })
+      .Case([&](ExpOp) {
+        grads[0] = gb.op<MulOp>(loc, g, y);
+        return success();
+      })
+      .Case([&](LogOp) {
+        grads[0] = gb.op<DivOp>(loc, g, operand(0));
+        return success();
+      })
+      .Case([&](SqrtOp) {
+        Value twoY = gb.op<MulOp>(loc, y, gb.constant(loc, y.getType(), 2.0));
+        grads[0] = gb.op<DivOp>(loc, g, twoY);
+        return success();
+      })
+      .Case([&](TanhOp) {
+        Value one = gb.constant(loc, y.getType(), 1.0);
+        Value d = gb.op<SubOp>(loc, one, gb.op<MulOp>(loc, y, y));
+        grads[0] = gb.op<MulOp>(loc, g, d);
+        return success();
+      })
+      .Case([&](SigmoidOp) {
+        Value one = gb.constant(loc, y.getType(), 1.0);
+        Value d = gb.op<MulOp>(loc, y, gb.op<SubOp>(loc, one, y));
+        grads[0] = gb.op<MulOp>(loc, g, d);
+        return success();
+      })
+      .Case([&](ReluOp) {
+        Value zero = gb.constant(loc, y.getType(), 0.0);
+        Value positive =
+            CmpOp::create(b, loc, CmpPredicate::gt, operand(0), zero);
+        grads[0] = WhereOp::create(b, loc, positive, g, zero);
+        return success();
+      })
+      // Matrix products.
+      .Case([&](MatMulOp) -> LogicalResult {
+        auto lhsType = cast<RankedTensorType>(operand(0).getType());
+        auto rhsType = cast<RankedTensorType>(operand(1).getType());
+        if (lhsType.getRank() < 2 || rhsType.getRank() < 2)
+          return noRule(op, "with a rank-1 operand");
+        // g: [..., M, N]; da = g x b^T, db = a^T x g, each summed over the
+        // batch dimensions its operand was broadcast along.
+        grads[0] = gb.unbroadcast(
+            loc, gb.op<MatMulOp>(loc, g, gb.swapLastTwo(loc, operand(1))),
+            lhsType);
+        grads[1] = gb.unbroadcast(
+            loc, gb.op<MatMulOp>(loc, gb.swapLastTwo(loc, operand(0)), g),
+            rhsType);
+        return success();
+      })
+      .Case([&](GemmOp gemm) {
+        // y = alpha * op(a) op(b) + beta * c.
+        bool ta = gemm.getTransA(), tb = gemm.getTransB();
+        APFloat alpha = gemm.getAlpha();
+        APFloat one(1.0);
+        Value a = gemm.getA(), bm = gemm.getB();
+        // d op(a) = alpha * g op(b)^T; da is that, transposed when trans_a.
+        grads[0] = ta ? GemmOp::create(b, loc, bm, g, Value(), alpha, one,
+                                       /*trans_a=*/tb, /*trans_b=*/true)
+                      : GemmOp::create(b, loc, g, bm, Value(), alpha, one,
+                                       /*trans_a=*/false, /*trans_b=*/!tb);
+        // d op(b) = alpha * op(a)^T g; db is that, transposed when trans_b.
+        grads[1] = tb ? GemmOp::create(b, loc, g, a, Value(), alpha, one,
+                                       /*trans_a=*/true, /*trans_b=*/ta)
+                      : GemmOp::create(b, loc, a, g, Value(), alpha, one,
+                                       /*trans_a=*/!ta, /*trans_b=*/false);
+        if (Value c = gemm.getC()) {
+          double beta = gemm.getBeta().convertToDouble();
+          Value gc = g;
+          if (beta != 1.0)
+            gc = gb.op<MulOp>(loc, g, gb.constant(loc, y.getType(), beta));
+          grads[2] = gb.unbroadcast(loc, gc, c.getType());
+        }
+        return success();
+      })
+      // Convolutions.
+      .Case([&](ConvOp conv) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        auto wType = cast<RankedTensorType>(operand(1).getType());
+        auto yType = cast<RankedTensorType>(y.getType());
+        if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
+            !yType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (conv.getGroups() != 1)
+          return noRule(op, "with groups > 1");
+        int64_t n = xType.getRank() - 2;
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the transposed convolution of g with the same kernel; the
+        // output padding restores the input positions the last window
+        // never reached.
+        SmallVector<int64_t> outputPadding;
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
+                            pads[i] - pads[n + i];
+          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
+        }
+        grads[0] = ConvTransposeOp::create(
+            b, loc, xType, g, operand(1), Value(),
+            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
+            b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
+            /*groups=*/1);
+        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
+        // convolution of x^T [C, N, D] with g^T [M, N, O] as the kernel,
+        // strides and dilations swapped; it may reach past K, so slice.
+        SmallVector<int64_t> swap01{1, 0};
+        for (int64_t i = 0; i < n; ++i)
+          swap01.push_back(2 + i);
+        Value xt = TransposeOp::create(b, loc, operand(0), swap01);
+        Value gt = TransposeOp::create(b, loc, g, swap01);
+        Value dwt = ConvOp::create(
+            b, loc, xt, gt, Value(), b.getDenseI64ArrayAttr(dilations),
+            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+            /*groups=*/1);
+        auto dwtType = cast<RankedTensorType>(dwt.getType());
+        SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+        if (dwtType.getShape().drop_front(2) != ArrayRef<int64_t>(kernel)) {
+          SmallVector<int64_t> starts(n, 0), axes;
+          for (int64_t i = 0; i < n; ++i)
+            axes.push_back(2 + i);
+          dwt = SliceOp::create(b, loc, dwt, b.getDenseI64ArrayAttr(starts),
+                                b.getDenseI64ArrayAttr(kernel),
+                                b.getDenseI64ArrayAttr(axes),
+                                DenseI64ArrayAttr());
+        }
+        grads[1] = TransposeOp::create(b, loc, dwt, swap01);
+        if (Value bias = conv.getBias()) {
+          SmallVector<int64_t> axes{0};
+          for (int64_t i = 0; i < n; ++i)
+            axes.push_back(2 + i);
+          grads[2] = ReduceOp::create(b, loc, ReduceKind::sum, g, axes,
+                                      /*keepdims=*/false);
+          if (grads[2].getType() != bias.getType())
+            grads[2] = ReshapeOp::create(b, loc, bias.getType(), grads[2]);
+        }
+        return success();
+      })
+      // Pooling.
+      .Case<MaxPoolOp, AvgPoolOp>([&](Operation *) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape() || !isStatic(y.getType()))
+          return noRule(op, "on a dynamic shape");
+        int64_t n = xType.getRank() - 2;
+        ArrayRef<int64_t> kernel;
+        SmallVector<int64_t> strides, dilations, pads;
+        if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+          kernel = pool.getKernelShape();
+          strides = spatialAttr(pool.getStrides(), n, 1);
+          dilations = spatialAttr(pool.getDilations(), n, 1);
+          pads = spatialAttr(pool.getPads(), 2 * n, 0);
+          grads[0] = gb.poolGrad(loc, /*isMax=*/true, operand(0), y, g, Value(),
+                                 kernel, strides, dilations, pads);
+          return success();
+        }
+        auto pool = cast<AvgPoolOp>(op);
+        kernel = pool.getKernelShape();
+        strides = spatialAttr(pool.getStrides(), n, 1);
+        dilations = spatialAttr(pool.getDilations(), n, 1);
+        pads = spatialAttr(pool.getPads(), 2 * n, 0);
+        // y = (sum of the window's input elements) / divisor, and the
+        // divisor (which depends on count_include_pad and ceil_mode) is
+        // recovered from the op itself: 1 / divisor = avg_pool(ones) /
+        // valid, with valid the number of input elements in each window.
+        auto yType = cast<RankedTensorType>(y.getType());
+        SmallVector<int64_t> unitShape{1, 1};
+        llvm::append_range(unitShape, xType.getShape().drop_front(2));
+        Value ones = gb.constant(
+            loc, RankedTensorType::get(unitShape, xType.getElementType()), 1.0,
+            /*shaped=*/true);
+        IRMapping mapping;
+        mapping.map(operand(0), ones);
+        Operation *onesPool = b.clone(*op, mapping);
+        SmallVector<int64_t> outShape{1, 1};
+        llvm::append_range(outShape, yType.getShape().drop_front(2));
+        auto outType = RankedTensorType::get(outShape, xType.getElementType());
+        onesPool->getResult(0).setType(outType);
+        SmallVector<double> valid(outType.getNumElements(), 1.0);
+        for (int64_t j = 0; j < outType.getNumElements(); ++j) {
+          int64_t rest = j;
+          for (int64_t i = n - 1; i >= 0; --i) {
+            int64_t o = rest % outShape[2 + i];
+            rest /= outShape[2 + i];
+            int64_t count = 0;
+            for (int64_t k = 0; k < kernel[i]; ++k) {
+              int64_t p = o * strides[i] + k * dilations[i] - pads[i];
+              count += p >= 0 && p < xType.getDimSize(2 + i);
+            }
+            valid[j] *= double(count);
+          }
+        }
+        Value scale = gb.op<DivOp>(loc, onesPool->getResult(0),
+                                   gb.dense(loc, outType, valid));
+        grads[0] = gb.poolGrad(loc, /*isMax=*/false, operand(0), y, g, scale,
+                               kernel, strides, dilations, pads);
+        return success();
+      })
+      .Case([&](GlobalAvgPoolOp) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value gi =
+            gb.op<MulOp>(loc, g, gb.constant(loc, xType, 1.0 / double(count)));
+        grads[0] = gb.unreduce(loc, gi, xType, axes);
+        return success();
+      })
+      // Shape ops.
+      .Case([&](TransposeOp transpose) {
+        ArrayRef<int64_t> perm = transpose.getPerm();
+        SmallVector<int64_t> inverse(perm.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          inverse[p] = i;
+        grads[0] = TransposeOp::create(b, loc, g, inverse);
+        return success();
+      })
+      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>([&](Operation *) {
+        grads[0] = ReshapeOp::create(b, loc, operand(0).getType(), g);
+        return success();
+      })
+      // Reductions.
+      .Case([&](SoftmaxOp softmax) {
+        // dx = y * (g - sum(g * y, axis)).
+        int64_t axis = softmax.getNormalizedAxis();
+        Value gy = gb.op<MulOp>(loc, g, y);
+        Value s = ReduceOp::create(b, loc, ReduceKind::sum, gy, {axis}, true);
+        grads[0] = gb.op<MulOp>(loc, y, gb.op<SubOp>(loc, g, s));
+        return success();
+      })
+      .Case([&](LogSoftmaxOp logSoftmax) {
+        // dx = g - exp(y) * sum(g, axis).
+        int64_t axis = logSoftmax.getNormalizedAxis();
+        Value s = ReduceOp::create(b, loc, ReduceKind::sum, g, {axis}, true);
+        Value p = ExpOp::create(b, loc, y);
+        grads[0] = gb.op<SubOp>(loc, g, gb.op<MulOp>(loc, p, s));
+        return success();
+      })
+      // Normalizations: with xhat the normalized input and the sums over
+      // the M normalized elements, dxhat = g * scale and
+      // dx = inv_std / M * (M dxhat - sum(dxhat) - xhat sum(dxhat xhat)).
+      .Case([&](BatchNormTrainOp bn) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (bn.getBatchMean().getType().getElementType() !=
+                xType.getElementType() ||
+            operand(1).getType() != bn.getBatchMean().getType())
+          return noRule(op, "with mixed element types");
+        SmallVector<int64_t> axes{0}, statShape(xType.getRank(), 1);
+        int64_t count = xType.getDimSize(0);
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        statShape[1] = xType.getDimSize(1);
+        auto statType =
+            RankedTensorType::get(statShape, xType.getElementType());
+        auto stat = [&](Value v) {
+          return ReshapeOp::create(b, loc, statType, v).getResult();
+        };
+        Value eps = gb.constant(loc, xType, bn.getEpsilon().convertToDouble());
+        Value invStd = RsqrtOp::create(
+            b, loc, gb.op<AddOp>(loc, stat(bn.getBatchVar()), eps));
+        Value xhat = gb.op<MulOp>(
+            loc, gb.op<SubOp>(loc, operand(0), stat(bn.getBatchMean())),
+            invStd);
+        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, g, axes, true);
+        Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
+                                       gb.op<MulOp>(loc, g, xhat), axes, true);
+        Value scale = stat(operand(1));
+        Value m = gb.constant(loc, xType, double(count));
+        Value inner =
+            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, g, m), sumG),
+                         gb.op<MulOp>(loc, xhat, sumGX));
+        Value factor = gb.op<DivOp>(loc, gb.op<MulOp>(loc, scale, invStd), m);
+        grads[0] = gb.op<MulOp>(loc, inner, factor);
+        grads[1] = ReshapeOp::create(b, loc, operand(1).getType(), sumGX);
+        grads[2] = ReshapeOp::create(b, loc, operand(2).getType(), sumG);
+        // The running statistics are buffers: no gradient.
+        return success();
+      })
+      .Case([&](LayerNormOp ln) -> LogicalResult {
+        auto xType = cast<RankedTensorType>(operand(0).getType());
+        if (!xType.hasStaticShape())
+          return noRule(op, "on a dynamic shape");
+        if (ln.getMean().getType().getElementType() != xType.getElementType())
+          return noRule(op, "with f32 statistics of a narrower input");
+        int64_t axis = ln.getNormalizedAxis();
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = axis; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value xhat = gb.op<MulOp>(
+            loc, gb.op<SubOp>(loc, operand(0), ln.getMean()), ln.getInvStd());
+        unsigned next = 1;
+        Value dxhat = g;
+        if (Value scale = ln.getScale()) {
+          dxhat = gb.op<MulOp>(loc, g, scale);
+          grads[next++] =
+              gb.unbroadcast(loc, gb.op<MulOp>(loc, g, xhat), scale.getType());
+        }
+        if (Value bias = ln.getBias())
+          grads[next] = gb.unbroadcast(loc, g, bias.getType());
+        Value sumD =
+            ReduceOp::create(b, loc, ReduceKind::sum, dxhat, axes, true);
+        Value sumDX =
+            ReduceOp::create(b, loc, ReduceKind::sum,
+                             gb.op<MulOp>(loc, dxhat, xhat), axes, true);
+        Value m = gb.constant(loc, xType, double(count));
+        Value inner = gb.op<SubOp>(
+            loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, dxhat, m), sumD),
+            gb.op<MulOp>(loc, xhat, sumDX));
+        grads[0] =
+            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m));
+        return success();
+      })
+      // Losses.
+      .Case([&](MseLossOp mse) -> LogicalResult {
+        auto inputType = cast<RankedTensorType>(operand(0).getType());
+        double scale = 2.0;
+        if (mse.getReduction() == LossReduction::mean) {
+          if (!inputType.hasStaticShape())
+            return noRule(op, "with reduction = mean on a dynamic shape");
+          scale /= double(inputType.getNumElements());
+        }
+        Value diff = gb.op<SubOp>(loc, operand(0), operand(1));
+        Value scaled =
+            gb.op<MulOp>(loc, diff, gb.constant(loc, inputType, scale));
+        grads[0] = gb.op<MulOp>(loc, scaled, g);
+        grads[1] = NegOp::create(b, loc, grads[0]);
+        return success();
+      })
+      .Default([&](Operation *) -> LogicalResult { return noRule(op); });
+}
