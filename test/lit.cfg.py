@@ -29,7 +29,7 @@ llvm_config.with_environment("PATH", config.nnc_tools_dir, append_path=True)
 tool_dirs = [config.nnc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["nnc-opt", "nnc-translate", "nnc-trace-examples", "mlir-runner",
-     "nnc-run", "nnc-conformance"],
+     "nnc-run", "nnc-conformance", "nnc-chargpt"],
     tool_dirs)
 
 # The tool tests (test/Tools): .npy/.npz files written and dumped with the
