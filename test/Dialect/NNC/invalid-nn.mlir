@@ -620,3 +620,21 @@ func.func @mse_loss_int(%a: tensor<4xi32>, %b: tensor<4xi32>) {
   %0 = nnc.mse_loss %a, %b : tensor<4xi32>, tensor<4xi32>
   return
 }
+
+// -----
+
+// batch_norm: the running statistics' momentum lies in [0, 1]
+func.func @batch_norm_momentum(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{momentum must be in [0, 1], got 1.5}}
+  %0 = nnc.batch_norm %x, %p, %p, %p, %p momentum = 1.5 : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// random_uniform: the seed is a rank-0 i64 tensor
+func.func @random_uniform_seed(%s: tensor<2xi64>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be 0D tensor of 64-bit signless integer values}}
+  %0 = nnc.random_uniform %s, %x stream = 0 : tensor<2xi64>, tensor<4xf32>
+  return
+}

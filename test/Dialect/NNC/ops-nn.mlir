@@ -146,6 +146,23 @@ func.func @dropout(%x: tensor<?x128xf32>, %h: tensor<4xf16>)
 
 // -----
 
+// random_uniform: the result takes `like`'s type, dynamic dims included;
+// batch_norm keeps a non-default momentum
+// CHECK-LABEL: func @random_uniform
+func.func @random_uniform(%seed: tensor<i64>, %x: tensor<?x128xf32>, %h: tensor<4xf64>,
+                          %p: tensor<4xf32>, %b: tensor<2x4xf32>)
+    -> (tensor<?x128xf32>, tensor<4xf64>, tensor<2x4xf32>) {
+  // CHECK: nnc.random_uniform %{{.*}}, %{{.*}} stream = 3 : tensor<i64>, tensor<?x128xf32>
+  %u = nnc.random_uniform %seed, %x stream = 3 : tensor<i64>, tensor<?x128xf32>
+  // CHECK: nnc.random_uniform %{{.*}}, %{{.*}} stream = 0 : tensor<i64>, tensor<4xf64>
+  %v = nnc.random_uniform %seed, %h stream = 0 : tensor<i64>, tensor<4xf64>
+  // CHECK: nnc.batch_norm %{{.*}} momentum = 8.000000e-01 : tensor<2x4xf32>
+  %n = nnc.batch_norm %b, %p, %p, %p, %p momentum = 0.8 : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return %u, %v, %n : tensor<?x128xf32>, tensor<4xf64>, tensor<2x4xf32>
+}
+
+// -----
+
 // cross_entropy: weight and every attribute present, mean gives rank 0
 // CHECK-LABEL: func @cross_entropy_full
 func.func @cross_entropy_full(%l: tensor<?x10xf32>, %t: tensor<?xi64>, %w: tensor<10xf32>) -> tensor<f32> {
