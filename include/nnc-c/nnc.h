@@ -360,6 +360,14 @@ NNC_API_EXPORT void nnc_tensor_destroy(nnc_tensor_t *tensor);
 NNC_API_EXPORT nnc_status_t nnc_tensor_read_npy(const char *path,
                                                 nnc_tensor_t **out_tensor);
 
+/* Reads the numeric CSV table at `path` (borrowed) into a new f32 tensor
+ * [rows, columns] (`out_tensor`, owned by the caller). The first row is a
+ * header when any of its fields is not a number; blank lines are skipped;
+ * every row must have as many fields as the first (docs/DataFormats.md).
+ * Errors name the line and column. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_read_csv(const char *path,
+                                                nnc_tensor_t **out_tensor);
+
 /* Writes `tensor` (borrowed) to `path` (borrowed) as .npy, through a
  * temporary file and a rename. Thread-safe (see nnc_tensor_t for writes to
  * the data). */
@@ -668,6 +676,12 @@ typedef struct nnc_batch_s nnc_batch_t;
  * are INVALID_ARGUMENT. `options` may be NULL for the defaults. */
 NNC_API_EXPORT nnc_status_t nnc_loader_create_npz(
     const char *path, size_t count, const char *const *names,
+    const nnc_loader_options_t *options, nnc_loader_t **out_loader);
+
+/* The same over arrays in memory: `arrays[0, count)` (borrowed, copied)
+ * named `names[0, count)`. */
+NNC_API_EXPORT nnc_status_t nnc_loader_create(
+    size_t count, const char *const *names, const nnc_tensor_t *const *arrays,
     const nnc_loader_options_t *options, nnc_loader_t **out_loader);
 
 NNC_API_EXPORT int64_t nnc_loader_sample_count(const nnc_loader_t *loader);

@@ -743,6 +743,22 @@ nnc_status_t nnc_tensor_read_npy(const char *path, nnc_tensor_t **out_tensor) {
   });
 }
 
+nnc_status_t nnc_tensor_read_csv(const char *path, nnc_tensor_t **out_tensor) {
+  static const char *fn = "nnc_tensor_read_csv";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!path)
+      return nullArgument(fn, "path");
+    if (!out_tensor)
+      return nullArgument(fn, "out_tensor");
+    rt::HostTensor storage;
+    if (nnc_status_t status =
+            convertStatus(fn, rt::readCsv(path, rt::CsvOptions(), storage)))
+      return status;
+    *out_tensor = makeOwnedTensor(std::move(storage)).release();
+    return nullptr;
+  });
+}
+
 nnc_status_t nnc_tensor_write_npy(const nnc_tensor_t *tensor,
                                   const char *path) {
   static const char *fn = "nnc_tensor_write_npy";

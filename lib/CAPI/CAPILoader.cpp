@@ -30,6 +30,45 @@ struct nnc_batch_s {
   }
 };
 
+namespace {
+
+nnc_status_t convertOptions(const char *fn,
+                            const nnc_loader_options_t *options,
+                            rt::DataLoaderOptions &out) {
+  nnc_loader_options_t defaults;
+  nnc_loader_options_initialize(&defaults);
+  if (!options)
+    options = &defaults;
+  if (nnc_status_t s = checkOptions(fn, "options", options))
+    return s;
+  out.batchSize = options->batch_size;
+  out.shuffle = options->shuffle != 0;
+  out.seed = options->seed;
+  out.dropLast = options->drop_last != 0;
+  out.workers = options->workers;
+  out.prefetch = options->prefetch;
+  return nullptr;
+}
+
+/// Starts a loader over `dataset`; `source` names it in errors.
+nnc_status_t makeLoader(const char *fn, const std::string &source,
+                        std::vector<rt::NpzEntry> dataset,
+                        const rt::DataLoaderOptions &options,
+                        nnc_loader_t **out_loader) {
+  std::unique_ptr<rt::DataLoader> loader;
+  rt::Status status =
+      rt::DataLoader::create(std::move(dataset), options, loader);
+  if (!status.isOk())
+    return makeStatus(convertCode(status.code()), fn,
+                      source + ": " + status.message());
+  auto handle = std::make_unique<nnc_loader_s>();
+  handle->loader = std::move(loader);
+  *out_loader = handle.release();
+  return nullptr;
+}
+
+} // namespace
+
 extern "C" {
 
 nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
@@ -47,19 +86,9 @@ nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
     if (!names)
       return nullArgument(fn, "names");
     *out_loader = nullptr;
-    nnc_loader_options_t defaults;
-    nnc_loader_options_initialize(&defaults);
-    if (!options)
-      options = &defaults;
-    if (nnc_status_t s = checkOptions(fn, "options", options))
-      return s;
     rt::DataLoaderOptions loaderOptions;
-    loaderOptions.batchSize = options->batch_size;
-    loaderOptions.shuffle = options->shuffle != 0;
-    loaderOptions.seed = options->seed;
-    loaderOptions.dropLast = options->drop_last != 0;
-    loaderOptions.workers = options->workers;
-    loaderOptions.prefetch = options->prefetch;
+    if (nnc_status_t s = convertOptions(fn, options, loaderOptions))
+      return s;
 
     for (size_t i = 0; i < count; ++i)
       for (size_t j = 0; j < i; ++j)
@@ -88,16 +117,46 @@ nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
       dataset.push_back(std::move(*it));
       entries.erase(it);
     }
-    std::unique_ptr<rt::DataLoader> loader;
-    rt::Status status =
-        rt::DataLoader::create(std::move(dataset), loaderOptions, loader);
-    if (!status.isOk())
-      return makeStatus(convertCode(status.code()), fn,
-                        std::string(path) + ": " + status.message());
-    auto handle = std::make_unique<nnc_loader_s>();
-    handle->loader = std::move(loader);
-    *out_loader = handle.release();
-    return nullptr;
+    return makeLoader(fn, path, std::move(dataset), loaderOptions,
+                      out_loader);
+  });
+}
+
+nnc_status_t nnc_loader_create(size_t count, const char *const *names,
+                               const nnc_tensor_t *const *arrays,
+                               const nnc_loader_options_t *options,
+                               nnc_loader_t **out_loader) {
+  static const char *fn = "nnc_loader_create";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!out_loader)
+      return nullArgument(fn, "out_loader");
+    *out_loader = nullptr;
+    if (!count)
+      return invalidArgument(fn, "a loader needs at least one array");
+    if (!names)
+      return nullArgument(fn, "names");
+    if (!arrays)
+      return nullArgument(fn, "arrays");
+    rt::DataLoaderOptions loaderOptions;
+    if (nnc_status_t s = convertOptions(fn, options, loaderOptions))
+      return s;
+    std::vector<rt::NpzEntry> dataset;
+    for (size_t i = 0; i < count; ++i) {
+      if (!names[i] || !arrays[i])
+        return invalidArgument(fn, "name or array " + std::to_string(i) +
+                                       " is NULL");
+      for (size_t j = 0; j < i; ++j)
+        if (std::string(names[i]) == names[j])
+          return invalidArgument(fn, std::string("array '") + names[i] +
+                                         "' is given twice");
+      rt::NpzEntry entry;
+      entry.name = names[i];
+      if (nnc_status_t s = copyToHost(fn, *arrays[i], entry.tensor))
+        return s;
+      dataset.push_back(std::move(entry));
+    }
+    return makeLoader(fn, "the arrays", std::move(dataset), loaderOptions,
+                      out_loader);
   });
 }
 

@@ -12,6 +12,7 @@
 
 #include "../common/CAPIHelpers.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,7 +39,13 @@ native function.
 data:
   --data FILE.npz          training arrays: one per graph input, named like
                            it, and the labels; first dimension = samples
-  --eval FILE.npz          evaluated after every epoch (and at the end):
+  --data NAME=FILE.npy     the same, one array per file (repeat the flag)
+  --data FILE.csv          a numeric table (a header row is optional): the
+                           label column and, reshaped to the model's only
+                           graph input, the other columns
+  --label-column K         the CSV's label column (default -1: the last)
+  --eval FILE.npz|.csv|NAME=FILE.npy
+                           evaluated after every epoch (and at the end):
                            accuracy for class losses, else the mean squared
                            error
   --labels NAME            the labels array (default: labels)
@@ -121,6 +128,8 @@ using BatchHandle = std::unique_ptr<nnc_batch_t, BatchDeleter>;
 struct Args {
   std::string model;
   std::map<std::string, std::string> values;
+  /// Every value of flags that may repeat (--data, --eval), in order.
+  std::map<std::string, std::vector<std::string>> all;
   std::set<std::string> switches;
   bool has(const std::string &flag) const {
     return values.count(flag) || switches.count(flag);
@@ -175,6 +184,7 @@ bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
       value = argv[++i];
     }
     args.values[name] = value;
+    args.all[name].push_back(value);
   }
   if (!help && args.model.empty()) {
     failure = {"no model given (see --help)", 2};
@@ -419,6 +429,157 @@ bool writeParams(nnc_trainer_t *trainer, const std::string &path,
   return true;
 }
 
+/// Opens a loader over the data given by `specs` (the values of --data or
+/// --eval) for the trainer's data `names` (graph inputs, then labels): one
+/// FILE.npz with arrays by name; NAME=FILE.npy for each array; or one
+/// FILE.csv whose column `labelColumn` (negative: from the end) holds the
+/// labels and whose other columns, reshaped to the graph input, the
+/// features.
+bool openLoader(const std::vector<std::string> &specs,
+                const std::vector<std::string> &names, nnc_trainer_t *trainer,
+                const nnc_loader_options_t &options, int64_t labelColumn,
+                Loader &out, Failure &failure) {
+  std::vector<const char *> cnames;
+  for (const std::string &n : names)
+    cnames.push_back(n.c_str());
+  nnc_loader_t *raw = nullptr;
+  if (specs.size() == 1 && endsWith(specs[0], ".npz")) {
+    if (nnc_status_t status = nnc_loader_create_npz(
+            specs[0].c_str(), cnames.size(), cnames.data(), &options, &raw)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+    out.reset(raw);
+    return true;
+  }
+  std::vector<Tensor> arrays(names.size());
+  if (specs.size() == 1 && endsWith(specs[0], ".csv")) {
+    if (names.size() != 2) {
+      failure = {"a .csv file feeds models with one graph input; this one has " +
+                     std::to_string(names.size() - 1) + " (use .npz)",
+                 2};
+      return false;
+    }
+    nnc_tensor_t *table = nullptr;
+    if (nnc_status_t status = nnc_tensor_read_csv(specs[0].c_str(), &table)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+    Tensor owned(table);
+    const int64_t *dims = nnc_tensor_dims(table);
+    int64_t rows = dims[0], columns = dims[1];
+    int64_t label = labelColumn < 0 ? columns + labelColumn : labelColumn;
+    if (label < 0 || label >= columns || columns < 2) {
+      failure = {specs[0] + " has " + std::to_string(columns) +
+                     " columns; the label column " +
+                     std::to_string(labelColumn) + " is not one of them",
+                 2};
+      return false;
+    }
+    // Features: the other columns, in the graph input's shape.
+    const nnc_value_info_t *input = nullptr, *labels = nullptr;
+    nnc_status_destroy(nnc_trainer_data_info(trainer, 0, &input));
+    nnc_status_destroy(nnc_trainer_data_info(trainer, 1, &labels));
+    std::vector<int64_t> shape{rows};
+    int64_t perSample = 1;
+    for (size_t d = 1; d < input->rank; ++d) {
+      shape.push_back(input->dims[d]);
+      perSample *= input->dims[d];
+    }
+    if (input->dtype != NNC_DTYPE_F32 || perSample != columns - 1 ||
+        perSample <= 0) {
+      failure = {specs[0] + " has " + std::to_string(columns - 1) +
+                 " feature columns; the model's input '" +
+                 std::string(input->name ? input->name : "input_0") +
+                 "' is " + describe(*input)};
+      return false;
+    }
+    const float *cells = static_cast<const float *>(nnc_tensor_data(table));
+    nnc_tensor_t *features = nullptr, *targets = nullptr;
+    std::vector<int64_t> labelShape{rows};
+    if (labels->rank == 2 && labels->dims[1] == 1)
+      labelShape.push_back(1);
+    if (nnc_tensor_create(NNC_DTYPE_F32, shape.size(), shape.data(),
+                          &features) ||
+        nnc_tensor_create(labels->dtype, labelShape.size(), labelShape.data(),
+                          &targets)) {
+      failure = {"out of memory reading " + specs[0]};
+      return false;
+    }
+    arrays[0].reset(features);
+    arrays[1].reset(targets);
+    float *f = static_cast<float *>(nnc_tensor_data(features));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0, k = 0; c < columns; ++c)
+        if (c != label)
+          f[r * perSample + k++] = cells[r * columns + c];
+      float value = cells[r * columns + label];
+      if (labels->dtype == NNC_DTYPE_I64) {
+        if (value != std::floor(value) || !std::isfinite(value)) {
+          failure = {specs[0] + ": row " + std::to_string(r + 1) +
+                     " has label " + std::to_string(value) +
+                     ", not a class index"};
+          return false;
+        }
+        static_cast<int64_t *>(nnc_tensor_data(targets))[r] =
+            static_cast<int64_t>(value);
+      } else if (labels->dtype == NNC_DTYPE_F32) {
+        static_cast<float *>(nnc_tensor_data(targets))[r] = value;
+      } else {
+        failure = {"labels of " + describe(*labels) +
+                   " cannot come from a .csv file"};
+        return false;
+      }
+    }
+  } else {
+    // NAME=FILE.npy, one per array.
+    for (const std::string &spec : specs) {
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || !endsWith(spec, ".npy")) {
+        failure = {"data '" + spec +
+                       "' is none of FILE.npz, FILE.csv and NAME=FILE.npy",
+                   2};
+        return false;
+      }
+      std::string name = spec.substr(0, eq);
+      auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) {
+        std::string known;
+        for (const std::string &n : names)
+          known += (known.empty() ? "'" : ", '") + n + "'";
+        failure = {"data '" + name + "' is not one of the model's: " + known,
+                   2};
+        return false;
+      }
+      nnc_tensor_t *tensor = nullptr;
+      if (nnc_status_t status =
+              nnc_tensor_read_npy(spec.substr(eq + 1).c_str(), &tensor)) {
+        failure = {takeMessage(status)};
+        return false;
+      }
+      arrays[it - names.begin()].reset(tensor);
+    }
+    for (size_t i = 0; i < names.size(); ++i)
+      if (!arrays[i]) {
+        failure = {"no data for '" + names[i] + "' (give " + names[i] +
+                       "=FILE.npy)",
+                   2};
+        return false;
+      }
+  }
+  std::vector<const nnc_tensor_t *> tensors;
+  for (const Tensor &t : arrays)
+    tensors.push_back(t.get());
+  if (nnc_status_t status =
+          nnc_loader_create(names.size(), cnames.data(), tensors.data(),
+                            &options, &raw)) {
+    failure = {takeMessage(status)};
+    return false;
+  }
+  out.reset(raw);
+  return true;
+}
+
 /// Evaluation results over a whole .npz set.
 struct EvalResult {
   int64_t samples = 0;
@@ -596,7 +757,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
       "--beta2", "--eps", "--schedule", "--step-size", "--gamma",
       "--warmup-steps", "--min-lr", "--accumulate", "--loss-scale",
       "--checkpoint", "--checkpoint-every", "--resume", "--save-params",
-      "--metrics", "--progress", "--log-every", "--cache-dir", "--threads"};
+      "--metrics", "--progress", "--log-every", "--cache-dir", "--threads",
+      "--label-column"};
   static const std::set<std::string> flags = {"--no-shuffle", "--drop-last",
                                               "--nesterov", "--quiet"};
   Args args;
@@ -614,7 +776,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
     return fail({"give --epochs or --steps, not both", 2});
   int64_t batchSize = 32, evalBatchSize = 0, epochs = 1, steps = 0,
           seed = 0, workers = 2, prefetch = 4, checkpointEvery = 0,
-          logEvery = 0;
+          logEvery = 0, labelColumn = -1;
   if (!parseInt(args, "--batch-size", 1, batchSize, failure) ||
       !parseInt(args, "--eval-batch-size", 1, evalBatchSize, failure) ||
       !parseInt(args, "--epochs", 1, epochs, failure) ||
@@ -623,7 +785,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
       !parseInt(args, "--workers", 1, workers, failure) ||
       !parseInt(args, "--prefetch", 1, prefetch, failure) ||
       !parseInt(args, "--checkpoint-every", 1, checkpointEvery, failure) ||
-      !parseInt(args, "--log-every", 1, logEvery, failure))
+      !parseInt(args, "--log-every", 1, logEvery, failure) ||
+      !parseInt(args, "--label-column", INT64_MIN, labelColumn, failure))
     return fail(failure);
   nnc_train_options_t options;
   std::string output;
@@ -673,15 +836,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
         return fail(failure);
     }
     std::vector<std::string> names = dataNames(trainer.get(), labelsName);
-    std::vector<const char *> cnames;
-    for (const std::string &n : names)
-      cnames.push_back(n.c_str());
-    nnc_loader_t *rawLoader = nullptr;
-    if (nnc_status_t status = nnc_loader_create_npz(
-            args.get("--data").c_str(), cnames.size(), cnames.data(),
-            &loaderOptions, &rawLoader))
-      return fail({takeMessage(status)});
-    loader.reset(rawLoader);
+    if (!openLoader(args.all["--data"], names, trainer.get(), loaderOptions,
+                    labelColumn, loader, failure))
+      return fail(failure);
     int64_t perEpoch = nnc_loader_batches_per_epoch(loader.get());
     totalSteps = steps ? steps : epochs * perEpoch / options.accumulate;
     if (totalSteps < 1)
@@ -713,20 +870,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
     }
   }
   if (args.has("--eval")) {
-    std::vector<const char *> cnames;
-    for (const std::string &n : names)
-      cnames.push_back(n.c_str());
     nnc_loader_options_t evalOptions;
     nnc_loader_options_initialize(&evalOptions);
     evalOptions.shuffle = 0;
     evalOptions.workers = 1;
     evalOptions.batch_size = evalBatchSize ? evalBatchSize : 4096;
-    nnc_loader_t *rawLoader = nullptr;
-    if (nnc_status_t status = nnc_loader_create_npz(
-            args.get("--eval").c_str(), cnames.size(), cnames.data(),
-            &evalOptions, &rawLoader))
-      return fail({takeMessage(status)});
-    evalLoader.reset(rawLoader);
+    if (!openLoader(args.all["--eval"], names, trainer.get(), evalOptions,
+                    labelColumn, evalLoader, failure))
+      return fail(failure);
   }
 
   // Resuming: the state and the data position the checkpoint recorded.
