@@ -50,6 +50,31 @@ nnc_status_t convertOptions(const char *fn,
   return nullptr;
 }
 
+/// The checks both constructors make: an output, at least one array,
+/// names that are given and distinct, valid options.
+nnc_status_t checkArguments(const char *fn, size_t count,
+                            const char *const *names,
+                            const nnc_loader_options_t *options,
+                            nnc_loader_t **out_loader,
+                            rt::DataLoaderOptions &loaderOptions) {
+  if (!out_loader)
+    return nullArgument(fn, "out_loader");
+  *out_loader = nullptr;
+  if (!count)
+    return invalidArgument(fn, "a loader needs at least one array");
+  if (!names)
+    return nullArgument(fn, "names");
+  for (size_t i = 0; i < count; ++i) {
+    if (!names[i])
+      return invalidArgument(fn, "name " + std::to_string(i) + " is NULL");
+    for (size_t j = 0; j < i; ++j)
+      if (std::string(names[i]) == names[j])
+        return invalidArgument(fn, std::string("array '") + names[i] +
+                                       "' is asked for twice");
+  }
+  return convertOptions(fn, options, loaderOptions);
+}
+
 /// Starts a loader over `dataset`; `source` names it in errors.
 nnc_status_t makeLoader(const char *fn, const std::string &source,
                         std::vector<rt::NpzEntry> dataset,
@@ -79,22 +104,10 @@ nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!path)
       return nullArgument(fn, "path");
-    if (!out_loader)
-      return nullArgument(fn, "out_loader");
-    if (!count)
-      return invalidArgument(fn, "a loader needs at least one array");
-    if (!names)
-      return nullArgument(fn, "names");
-    *out_loader = nullptr;
     rt::DataLoaderOptions loaderOptions;
-    if (nnc_status_t s = convertOptions(fn, options, loaderOptions))
+    if (nnc_status_t s =
+            checkArguments(fn, count, names, options, out_loader, loaderOptions))
       return s;
-
-    for (size_t i = 0; i < count; ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (names[i] && names[j] && std::string(names[i]) == names[j])
-          return invalidArgument(fn, std::string("array '") + names[i] +
-                                         "' is asked for twice");
     std::vector<rt::NpzEntry> entries;
     if (nnc_status_t s = convertStatus(fn, rt::readNpz(path, entries)))
       return s;
@@ -103,8 +116,6 @@ nnc_status_t nnc_loader_create_npz(const char *path, size_t count,
       present += (present.empty() ? "'" : ", '") + e.name + "'";
     std::vector<rt::NpzEntry> dataset;
     for (size_t i = 0; i < count; ++i) {
-      if (!names[i])
-        return invalidArgument(fn, "name " + std::to_string(i) + " is NULL");
       auto it = std::find_if(entries.begin(), entries.end(),
                              [&](const rt::NpzEntry &e) {
                                return e.name == names[i];
@@ -128,27 +139,16 @@ nnc_status_t nnc_loader_create(size_t count, const char *const *names,
                                nnc_loader_t **out_loader) {
   static const char *fn = "nnc_loader_create";
   return guarded(fn, [&]() -> nnc_status_t {
-    if (!out_loader)
-      return nullArgument(fn, "out_loader");
-    *out_loader = nullptr;
-    if (!count)
-      return invalidArgument(fn, "a loader needs at least one array");
-    if (!names)
-      return nullArgument(fn, "names");
+    rt::DataLoaderOptions loaderOptions;
+    if (nnc_status_t s =
+            checkArguments(fn, count, names, options, out_loader, loaderOptions))
+      return s;
     if (!arrays)
       return nullArgument(fn, "arrays");
-    rt::DataLoaderOptions loaderOptions;
-    if (nnc_status_t s = convertOptions(fn, options, loaderOptions))
-      return s;
     std::vector<rt::NpzEntry> dataset;
     for (size_t i = 0; i < count; ++i) {
-      if (!names[i] || !arrays[i])
-        return invalidArgument(fn, "name or array " + std::to_string(i) +
-                                       " is NULL");
-      for (size_t j = 0; j < i; ++j)
-        if (std::string(names[i]) == names[j])
-          return invalidArgument(fn, std::string("array '") + names[i] +
-                                         "' is given twice");
+      if (!arrays[i])
+        return invalidArgument(fn, "array " + std::to_string(i) + " is NULL");
       rt::NpzEntry entry;
       entry.name = names[i];
       if (nnc_status_t s = copyToHost(fn, *arrays[i], entry.tensor))

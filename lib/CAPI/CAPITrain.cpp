@@ -597,13 +597,18 @@ nnc_status_t bindFunctions(const char *fn, nnc_trainer_s &t, ModuleOp module) {
     return nullptr;
   };
 
-  // _train_step(model args, labels, loss_scale, state..., lr)
+  // The model's arguments, labels, [seed,] loss_scale.
+  auto trainingArgs = [&](TrainFunction &f) {
+    modelArgs(f);
+    f.arguments.push_back({Source::Data, labels});
+    if (t.hasSeed)
+      f.arguments.push_back({Source::Seed, 0});
+    f.arguments.push_back({Source::LossScale, 0});
+  };
+
+  // _train_step(training args, state..., lr)
   t.step.name = stepFn.getSymName().str();
-  modelArgs(t.step);
-  t.step.arguments.push_back({Source::Data, labels});
-  if (t.hasSeed)
-    t.step.arguments.push_back({Source::Seed, 0});
-  t.step.arguments.push_back({Source::LossScale, 0});
+  trainingArgs(t.step);
   for (unsigned s = 0; s < numState; ++s)
     t.step.arguments.push_back({Source::State, s});
   t.step.arguments.push_back({Source::Lr, 0});
@@ -612,13 +617,9 @@ nnc_status_t bindFunctions(const char *fn, nnc_trainer_s &t, ModuleOp module) {
                       "unexpected arguments of " + t.step.name);
   if (nnc_status_t s = results(t.step, stepFn))
     return s;
-  // _train_grad(model args, labels, loss_scale)
+  // _train_grad(training args)
   t.grad.name = gradFn.getSymName().str();
-  modelArgs(t.grad);
-  t.grad.arguments.push_back({Source::Data, labels});
-  if (t.hasSeed)
-    t.grad.arguments.push_back({Source::Seed, 0});
-  t.grad.arguments.push_back({Source::LossScale, 0});
+  trainingArgs(t.grad);
   if (nnc_status_t s = results(t.grad, gradFn))
     return s;
   // _train_apply(params, grads, state, lr, loss_scale)

@@ -39,20 +39,6 @@ Status fail(StatusCode code, const std::string &source,
   return Status(code, describe(source) + ": " + what);
 }
 
-std::string quoted(const std::string &s) {
-  std::string out = "'";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 bool isKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

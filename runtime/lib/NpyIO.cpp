@@ -30,20 +30,6 @@ Status fail(StatusCode code, const std::string &name, const std::string &what) {
   return Status(code, name + ": " + what);
 }
 
-std::string quoted(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 uint16_t load16(const uint8_t *p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
@@ -1321,3 +1307,18 @@ Status readCsv(const std::string &path, const CsvOptions &options,
 }
 
 } // namespace nnc::runtime
+
+std::string nnc::runtime::quoted(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}

@@ -4,27 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include "TestUtils.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::contains;
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-bool contains(const Status &s, const std::string &text) {
-  return s.message().find(text) != std::string::npos;
-}
-
-#define EXPECT_ERROR(status, text)                                             \
-  do {                                                                         \
-    Status s_ = (status);                                                      \
-    EXPECT_FALSE(s_.isOk());                                                   \
-    EXPECT_TRUE(contains(s_, text)) << s_.toString();                          \
-  } while (false)
 
 /// A fresh folder, removed with everything in it at the end of the test.
 class TempDir {

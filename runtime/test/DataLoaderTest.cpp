@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "TestUtils.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -19,16 +21,6 @@ using namespace nnc::runtime;
 
 namespace {
 
-bool contains(const Status &s, const std::string &text) {
-  return s.message().find(text) != std::string::npos;
-}
-
-#define EXPECT_ERROR(status, text)                                             \
-  do {                                                                         \
-    Status s_ = (status);                                                      \
-    EXPECT_FALSE(s_.isOk());                                                   \
-    EXPECT_TRUE(contains(s_, text)) << s_.toString();                          \
-  } while (false)
 
 /// "images": f32 [n, 1, 2, 3] with every element of row i equal to i (+ the
 /// element's position / 100); "labels": i64 [n] = 10 * i; "flags": u8 [n, 2].

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "TestUtils.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::contains;
 
 namespace {
 
@@ -30,16 +33,6 @@ void put16(Bytes &out, uint16_t v) { append(out, &v, 2); }
 void put32(Bytes &out, uint32_t v) { append(out, &v, 4); }
 void put64(Bytes &out, uint64_t v) { append(out, &v, 8); }
 
-bool contains(const Status &s, const std::string &text) {
-  return s.message().find(text) != std::string::npos;
-}
-
-#define EXPECT_ERROR(status, text)                                             \
-  do {                                                                         \
-    Status s_ = (status);                                                      \
-    EXPECT_FALSE(s_.isOk());                                                   \
-    EXPECT_TRUE(contains(s_, text)) << s_.toString();                          \
-  } while (false)
 
 /// A v1.0 .npy image with `dict` padded the way numpy pads it.
 Bytes npyV1(const std::string &dict, const Bytes &data) {

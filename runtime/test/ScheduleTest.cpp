@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "TestUtils.h"
+
 #include <cmath>
 #include <limits>
 
@@ -11,16 +13,6 @@ using namespace nnc::runtime;
 
 namespace {
 
-bool contains(const Status &s, const std::string &text) {
-  return s.message().find(text) != std::string::npos;
-}
-
-#define EXPECT_ERROR(status, text)                                             \
-  do {                                                                         \
-    Status s_ = (status);                                                      \
-    EXPECT_FALSE(s_.isOk());                                                   \
-    EXPECT_TRUE(contains(s_, text)) << s_.toString();                          \
-  } while (false)
 
 TEST(LrSchedule, Constant) {
   LrSchedule s;

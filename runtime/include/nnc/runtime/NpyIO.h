@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nnc::runtime {
@@ -74,6 +75,10 @@ Status writeNpz(const std::string &path, const std::vector<NpzEntry> &entries,
 Status serializeNpz(const std::vector<NpzEntry> &entries,
                     std::vector<uint8_t> &out,
                     const NpzWriteOptions &options = {});
+
+/// `s` in single quotes with bytes outside printable ASCII as \xNN: how
+/// errors show names and text taken from files.
+std::string quoted(std::string_view s);
 
 /// The CRC-32 (ISO-HDLC, as ZIP and zlib use it) of `size` bytes, continuing
 /// from `crc` (0 to start).
