@@ -152,7 +152,6 @@ struct nnc_trainer_s {
   std::vector<rt::HostTensor> state;
   std::vector<rt::HostTensor> accumulated; // per trainable parameter
   int64_t microSteps = 0;                  // into the current accumulation
-  double accumulatedLoss = 0;
   int64_t steps = 0;
   rt::LossScaler scaler;
   std::string fingerprint;
