@@ -30,6 +30,7 @@ using namespace nnc::tools;
 namespace {
 
 const char *kTrainUsage = R"(usage: nnc-run train MODEL --data FILE.npz [options]
+       nnc-run train [MODEL] --config FILE [options]
 
 Trains MODEL (.onnx or .mlir; its parameters start at the initial values it
 stores) with a compiled training step: the loss attached to an output, batch
@@ -90,6 +91,11 @@ output:
   --quiet                  no progress (the final lines are still printed)
 compiling:
   --cache-dir DIR, --threads N
+configuration:
+  --config FILE            options from a file, one per line: `name value`,
+                           `name = value` or a bare switch name, without the
+                           dashes; `model PATH`; `#` comments. The command
+                           line overrides it.
 
 Prints the final loss and, with --eval and a class loss, a last line
 `test accuracy: NN.N%`. Exit status: 0 on success, 1 on any error, 2 for a
@@ -142,7 +148,10 @@ struct Args {
 
 bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
                const std::set<std::string> &flags, Args &args, bool &help,
-               Failure &failure) {
+               Failure &failure, bool modelOptional = false) {
+  std::string fromConfig = args.model;
+  if (modelOptional)
+    args.model.clear();
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -186,9 +195,67 @@ bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
     args.values[name] = value;
     args.all[name].push_back(value);
   }
+  if (args.model.empty())
+    args.model = fromConfig;
   if (!help && args.model.empty()) {
     failure = {"no model given (see --help)", 2};
     return false;
+  }
+  return true;
+}
+
+/// Reads a configuration file: one option per line, `name value`,
+/// `name = value` or a bare `name` for a switch (without the leading --),
+/// `#` comments; `model` names the model. Fills `args` as the command line
+/// would.
+bool readConfig(const std::string &path, const std::set<std::string> &valued,
+                const std::set<std::string> &flags, Args &args,
+                Failure &failure) {
+  std::ifstream in(path);
+  if (!in) {
+    failure = {"cannot open config file '" + path +
+               "': " + std::strerror(errno)};
+    return false;
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (size_t hash = line.find('#'); hash != std::string::npos)
+      line.erase(hash);
+    auto trim = [](std::string text) {
+      size_t b = text.find_first_not_of(" \t\r");
+      size_t e = text.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string()
+                                    : text.substr(b, e - b + 1);
+    };
+    line = trim(line);
+    if (line.empty())
+      continue;
+    size_t split = line.find_first_of(" \t=");
+    std::string key = line.substr(0, split);
+    std::string value =
+        split == std::string::npos ? "" : trim(line.substr(split));
+    if (!value.empty() && value[0] == '=')
+      value = trim(value.substr(1));
+    std::string where = path + ":" + std::to_string(number) + ": ";
+    if (key == "model") {
+      args.model = value;
+    } else if (flags.count("--" + key)) {
+      if (!value.empty()) {
+        failure = {where + "'" + key + "' takes no value", 2};
+        return false;
+      }
+      args.switches.insert("--" + key);
+    } else if (valued.count("--" + key)) {
+      if (value.empty()) {
+        failure = {where + "'" + key + "' needs a value", 2};
+        return false;
+      }
+      args.values["--" + key] = value;
+      args.all["--" + key].push_back(value);
+    } else {
+      failure = {where + "unknown option '" + key + "'", 2};
+      return false;
+    }
   }
   return true;
 }
@@ -764,12 +831,39 @@ int nnc::tools::runTrain(int argc, char **argv) {
   Args args;
   bool help = false;
   Failure failure;
-  if (!parseArgs(argc, argv, valued, flags, args, help, failure))
+  // A configuration file first; the command line overrides it (a flag that
+  // repeats, like --data, replaces the file's values).
+  std::string configPath;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--config")
+      configPath = argv[i + 1];
+  Args config;
+  if (!configPath.empty() &&
+      !readConfig(configPath, valued, flags, config, failure))
+    return fail(failure);
+  std::vector<char *> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--config" && i + 1 < argc) {
+      ++i;
+      continue;
+    }
+    rest.push_back(argv[i]);
+  }
+  if (!config.model.empty())
+    args.model = config.model;
+  if (!parseArgs(static_cast<int>(rest.size()), rest.data(), valued, flags,
+                 args, help, failure, /*modelOptional=*/!config.model.empty()))
     return fail(failure);
   if (help) {
     std::fputs(kTrainUsage, stdout);
     return 0;
   }
+  for (const auto &[flag, value] : config.values)
+    if (!args.values.count(flag)) {
+      args.values[flag] = value;
+      args.all[flag] = config.all[flag];
+    }
+  args.switches.insert(config.switches.begin(), config.switches.end());
   if (!args.has("--data"))
     return fail({"--data FILE.npz is required (see --help)", 2});
   if (args.has("--epochs") && args.has("--steps"))
