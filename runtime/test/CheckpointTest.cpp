@@ -205,10 +205,9 @@ TEST(Checkpoint, EverySingleByteFlipIsRejected) {
   ASSERT_TRUE(parse(good, out).isOk());
   size_t accepted = 0;
   for (size_t i = 0; i < good.size(); ++i) {
-    for (uint8_t mask :
-         {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff}) {
+    for (int mask : {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff}) {
       Bytes bad = good;
-      bad[i] ^= mask;
+      bad[i] = static_cast<uint8_t>(bad[i] ^ mask);
       if (parse(bad, out).isOk()) {
         ++accepted;
         ADD_FAILURE() << "flip " << int(mask) << " at byte " << i
