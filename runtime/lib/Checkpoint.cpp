@@ -364,7 +364,11 @@ Status writeCheckpoint(const std::string &path, const Checkpoint &checkpoint) {
   if (!s.isOk())
     return Status(s.code(),
                   "cannot write checkpoint " + path + ": " + s.message());
-  return writeFileAtomically(path, image.data(), image.size());
+  s = writeFileAtomically(path, image.data(), image.size());
+  if (!s.isOk())
+    return Status(s.code(),
+                  "cannot write checkpoint " + path + ": " + s.message());
+  return Status::ok();
 }
 
 //===----------------------------------------------------------------------===//

@@ -81,6 +81,9 @@ Status validateDataset(const std::vector<NpzEntry> &dataset,
 void epochPermutation(uint64_t seed, int64_t epoch, int64_t n,
                       std::vector<int64_t> &out);
 
+/// One consumer thread calls next(), recycle() and seek(); the workers are
+/// the loader's own. Destroying the loader stops and joins them, waiting at
+/// most for the batches (and transforms) already in progress.
 class DataLoader {
 public:
   /// Validates `dataset` and `options`, then starts the workers. The loader
