@@ -878,6 +878,285 @@ static std::optional<LogicalResult> lossRules(Rule &r) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// `v` with dimensions 0 and 1 swapped.
+static Value swap01(Rule &r, Value v) {
+  SmallVector<int64_t> perm{1, 0};
+  for (int64_t i = 2; i < r.type(v).getRank(); ++i)
+    perm.push_back(i);
+  return TransposeOp::create(r.b, r.loc, v, perm);
+}
+
+/// `v` [A, B, D...] regrouped for a grouped convolution over its batch:
+/// [B / groups, groups * A, D...], element [j, k * A + a] = v[a, k * B /
+/// groups + j]. With one group this is v with dimensions 0 and 1 swapped.
+static Value groupsToChannels(Rule &r, Value v, int64_t groups) {
+  if (groups == 1)
+    return swap01(r, v);
+  auto type = r.type(v);
+  int64_t a = type.getDimSize(0), per = type.getDimSize(1) / groups;
+  ArrayRef<int64_t> rest = type.getShape().drop_front(2);
+  Type et = type.getElementType();
+  SmallVector<int64_t> split{a, groups, per}, perm{2, 1, 0},
+      merged{per, groups * a};
+  llvm::append_range(split, rest);
+  llvm::append_range(merged, rest);
+  for (size_t i = 0; i < rest.size(); ++i)
+    perm.push_back(3 + i);
+  Value s = r.reshape(v, RankedTensorType::get(split, et));
+  Value t = TransposeOp::create(r.b, r.loc, s, perm);
+  return r.reshape(t, RankedTensorType::get(merged, et));
+}
+
+/// `v` sliced to `[0, size)` along the spatial dimensions 2... where it is
+/// larger.
+static Value cropSpatial(Rule &r, Value v, ArrayRef<int64_t> sizes) {
+  auto type = r.type(v);
+  if (type.getShape().drop_front(2) == sizes)
+    return v;
+  SmallVector<int64_t> starts(sizes.size(), 0), axes;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    axes.push_back(2 + i);
+  return SliceOp::create(r.b, r.loc, v, r.b.getDenseI64ArrayAttr(starts),
+                         r.b.getDenseI64ArrayAttr(sizes),
+                         r.b.getDenseI64ArrayAttr(axes), DenseI64ArrayAttr());
+}
+
+/// The sum of `g` over every dimension but 1, reshaped to `type` ([C]).
+static Value channelSum(Rule &r, Value g, Type type) {
+  SmallVector<int64_t> axes{0};
+  for (int64_t i = 2; i < r.type(g).getRank(); ++i)
+    axes.push_back(i);
+  Value s = ReduceOp::create(r.b, r.loc, ReduceKind::sum, g, axes,
+                             /*keepdims=*/false);
+  return r.reshape(s, type);
+}
+
+/// `v` ([C]) reshaped to [1, C, 1...] of rank `rank`.
+static Value perChannel(Rule &r, Value v, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[1] = r.type(v).getDimSize(0);
+  return r.reshape(v, RankedTensorType::get(shape, r.type(v).getElementType()));
+}
+
+/// The input gradient of a normalization over `axes` (M elements) given
+/// the normalized input `xhat`, its gradient `dxhat` and the inverse
+/// standard deviation: inv_std / M (M dxhat - sum(dxhat) - xhat
+/// sum(dxhat xhat)).
+static Value normalizedGrad(Rule &r, Value xhat, Value dxhat, Value invStd,
+                            ArrayRef<int64_t> axes, int64_t count) {
+  Value sumD = r.sumKeep(dxhat, axes);
+  Value sumDX = r.sumKeep(r.mul(dxhat, xhat), axes);
+  Value inner =
+      r.sub(r.sub(r.mul(dxhat, double(count)), sumD), r.mul(xhat, sumDX));
+  return r.mul(inner, r.mul(invStd, 1.0 / double(count)));
+}
+
+/// Convolutions with groups, transposed convolutions, the normalizations
+/// other than batch_norm_train and layer_norm, dropout, and matmul with a
+/// rank-1 operand.
+static std::optional<LogicalResult> nnRules(Rule &r) {
+  Value g = r.g;
+  auto allStatic = [&]() {
+    return llvm::all_of(r.op->getOperandTypes(),
+                        [](Type t) { return isStatic(t); }) &&
+           isStatic(r.y.getType());
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](ConvOp conv) -> LogicalResult {
+        if (!allStatic())
+          return noRule(r.op, "on a dynamic shape");
+        Value x = conv.getInput(), w = conv.getWeight();
+        auto xType = r.type(x), wType = r.type(w), yType = r.type(r.y);
+        int64_t n = xType.getRank() - 2, groups = conv.getGroups();
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the transposed convolution of g with the same kernel and
+        // groups; the output padding restores the input positions the last
+        // window never reached.
+        SmallVector<int64_t> outputPadding;
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
+                            pads[i] - pads[n + i];
+          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
+        }
+        r.grads[0] = ConvTransposeOp::create(
+            r.b, r.loc, xType, g, w, Value(), r.b.getDenseI64ArrayAttr(strides),
+            r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getDenseI64ArrayAttr(outputPadding),
+            r.b.getI64IntegerAttr(groups));
+        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
+        // convolution of x regrouped to [C / G, G * N, D] with g^T [M, N, O]
+        // as the kernel, G groups, strides and dilations swapped; it may
+        // reach past K, so crop.
+        Value xt = groupsToChannels(r, x, groups);
+        Value gt = swap01(r, g);
+        Value dwt = ConvOp::create(
+            r.b, r.loc, xt, gt, Value(), r.b.getDenseI64ArrayAttr(dilations),
+            r.b.getDenseI64ArrayAttr(strides), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
+        dwt = cropSpatial(r, dwt, wType.getShape().drop_front(2));
+        r.grads[1] = swap01(r, dwt);
+        if (Value bias = conv.getBias())
+          r.grads[2] = channelSum(r, g, bias.getType());
+        return success();
+      })
+      .Case([&](ConvTransposeOp conv) -> LogicalResult {
+        if (!allStatic())
+          return noRule(r.op, "on a dynamic shape");
+        Value x = conv.getInput(), w = conv.getWeight();
+        auto xType = r.type(x), wType = r.type(w);
+        int64_t n = xType.getRank() - 2, groups = conv.getGroups();
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the convolution of g with the same kernel (its [C, M / G]
+        // layout is a convolution's [out, in / G]), cropped where the
+        // output padding added positions.
+        Value dx = ConvOp::create(
+            r.b, r.loc, g, w, Value(), r.b.getDenseI64ArrayAttr(strides),
+            r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
+        r.grads[0] = cropSpatial(r, dx, xType.getShape().drop_front(2));
+        // dw[c, m, k] = sum_{n, i} x[n, c, i] g[n, m, i * s + k * d - p]: a
+        // convolution of g regrouped to [M / G, G * N, O] with x^T [C, N, D]
+        // as the kernel, G groups, strides and dilations swapped.
+        Value gt = groupsToChannels(r, g, groups);
+        Value xt = swap01(r, x);
+        Value dwt = ConvOp::create(
+            r.b, r.loc, gt, xt, Value(), r.b.getDenseI64ArrayAttr(dilations),
+            r.b.getDenseI64ArrayAttr(strides), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
+        dwt = cropSpatial(r, dwt, wType.getShape().drop_front(2));
+        r.grads[1] = swap01(r, dwt);
+        if (Value bias = conv.getBias())
+          r.grads[2] = channelSum(r, g, bias.getType());
+        return success();
+      })
+      .Case([&](BatchNormOp bn) -> LogicalResult {
+        // Frozen statistics: y = (x - mean) inv_std scale + bias.
+        Value x = bn.getInput();
+        auto xType = r.type(x);
+        Type et = xType.getElementType();
+        if (r.type(bn.getScale()).getElementType() != et ||
+            r.type(bn.getMean()).getElementType() != et)
+          return noRule(r.op, "with mixed element types");
+        int64_t rank = xType.getRank();
+        Value scale = perChannel(r, bn.getScale(), rank);
+        Value centered = r.sub(x, perChannel(r, bn.getMean(), rank));
+        Value invStd =
+            RsqrtOp::create(r.b, r.loc,
+                            r.add(perChannel(r, bn.getVar(), rank),
+                                  bn.getEpsilon().convertToDouble()));
+        Value factor = r.mul(scale, invStd);
+        r.grads[0] = r.mul(g, factor);
+        r.grads[1] = channelSum(r, r.mul(g, r.mul(centered, invStd)),
+                                bn.getScale().getType());
+        r.grads[2] = channelSum(r, g, bn.getBias().getType());
+        // d mean = -sum(g) scale inv_std; d var = -sum(g (x - mean)) scale
+        // inv_std^3 / 2.
+        r.grads[3] =
+            r.neg(channelSum(r, r.mul(g, factor), bn.getMean().getType()));
+        Value cube = r.mul(r.mul(invStd, invStd), r.mul(factor, -0.5));
+        r.grads[4] = channelSum(r, r.mul(r.mul(g, centered), cube),
+                                bn.getVar().getType());
+        return success();
+      })
+      .Case([&](InstanceNormOp in) -> LogicalResult {
+        Value x = in.getInput();
+        auto xType = r.type(x);
+        if (!xType.hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        if (r.type(in.getMean()).getElementType() != xType.getElementType())
+          return noRule(r.op, "with f32 statistics of a narrower input");
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value xhat = r.mul(r.sub(x, in.getMean()), in.getInvStd());
+        Value dxhat = r.mul(g, perChannel(r, in.getScale(), xType.getRank()));
+        r.grads[0] =
+            normalizedGrad(r, xhat, dxhat, in.getInvStd(), axes, count);
+        r.grads[1] = channelSum(r, r.mul(g, xhat), in.getScale().getType());
+        r.grads[2] = channelSum(r, g, in.getBias().getType());
+        return success();
+      })
+      .Case([&](GroupNormOp gn) -> LogicalResult {
+        // On the view [N, G, C / G * D...] with statistics [N, G, 1].
+        Value x = gn.getInput();
+        auto xType = r.type(x);
+        if (!xType.hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        if (r.type(gn.getMean()).getElementType() != xType.getElementType())
+          return noRule(r.op, "with f32 statistics of a narrower input");
+        Type et = xType.getElementType();
+        int64_t groups = gn.getNumGroups(), batch = xType.getDimSize(0);
+        int64_t count = xType.getNumElements() / (batch * groups);
+        auto viewType = RankedTensorType::get({batch, groups, count}, et);
+        auto statType = RankedTensorType::get({batch, groups, 1}, et);
+        Value invStd = r.reshape(gn.getInvStd(), statType);
+        Value xhat = r.mul(
+            r.sub(r.reshape(x, viewType), r.reshape(gn.getMean(), statType)),
+            invStd);
+        Value dxhat = r.reshape(
+            r.mul(g, perChannel(r, gn.getScale(), xType.getRank())), viewType);
+        Value dx = normalizedGrad(r, xhat, dxhat, invStd, {2}, count);
+        r.grads[0] = r.reshape(dx, xType);
+        r.grads[1] = channelSum(r, r.mul(g, r.reshape(xhat, xType)),
+                                gn.getScale().getType());
+        r.grads[2] = channelSum(r, g, gn.getBias().getType());
+        return success();
+      })
+      .Case([&](DropoutOp dropout) {
+        // The op's own mask, scaled as the forward scaled it.
+        if (!dropout.isRandom()) {
+          r.grads[0] = g;
+          return success();
+        }
+        double keep = 1.0 - dropout.getRatio().convertToDouble();
+        Value mask = r.toFloat(dropout.getMask(), g);
+        r.grads[0] = r.mul(r.mul(g, mask), 1.0 / keep);
+        return success();
+      })
+      .Case([&](MatMulOp) -> std::optional<LogicalResult> {
+        Value a = r.operand(0), bm = r.operand(1);
+        auto aType = r.type(a), bType = r.type(bm);
+        if (aType.getRank() >= 2 && bType.getRank() >= 2)
+          return std::nullopt;
+        // A rank-1 operand as a matrix ([1, K] on the left, [K, 1] on the
+        // right) and g with the matching unit dimension.
+        Type et = aType.getElementType();
+        SmallVector<int64_t> gShape(r.type(g).getShape());
+        Value a2 = a, b2 = bm;
+        if (aType.getRank() == 1) {
+          a2 =
+              r.reshape(a, RankedTensorType::get({1, aType.getDimSize(0)}, et));
+          gShape.insert(gShape.end() - (bType.getRank() == 1 ? 0 : 1), 1);
+        }
+        if (bType.getRank() == 1) {
+          b2 = r.reshape(bm,
+                         RankedTensorType::get({bType.getDimSize(0), 1}, et));
+          gShape.push_back(1);
+        }
+        Value g2 = r.reshape(g, RankedTensorType::get(gShape, et));
+        Value da = r.gb.unbroadcast(
+            r.loc,
+            MatMulOp::create(r.b, r.loc, g2, r.gb.swapLastTwo(r.loc, b2)),
+            a2.getType());
+        Value db = r.gb.unbroadcast(
+            r.loc,
+            MatMulOp::create(r.b, r.loc, r.gb.swapLastTwo(r.loc, a2), g2),
+            b2.getType());
+        r.grads[0] = r.reshape(da, aType);
+        r.grads[1] = r.reshape(db, bType);
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 InFlightDiagnostic nnc::autodiff::noRule(Operation *op, StringRef what) {
   InFlightDiagnostic diag = op->emitError()
                             << "nnc-autodiff: no gradient rule for '"
@@ -906,7 +1185,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
 
   Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
   std::optional<LogicalResult> (*families[])(Rule &) = {
-      unaryRules, shapeRules, reductionRules, lossRules};
+      unaryRules, shapeRules, reductionRules, lossRules, nnRules};
   for (auto family : families)
     if (std::optional<LogicalResult> result = family(rule))
       return *result;
@@ -1040,69 +1319,6 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         return success();
       })
       // Convolutions.
-      .Case([&](ConvOp conv) -> LogicalResult {
-        auto xType = cast<RankedTensorType>(operand(0).getType());
-        auto wType = cast<RankedTensorType>(operand(1).getType());
-        auto yType = cast<RankedTensorType>(y.getType());
-        if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
-            !yType.hasStaticShape())
-          return noRule(op, "on a dynamic shape");
-        if (conv.getGroups() != 1)
-          return noRule(op, "with groups > 1");
-        int64_t n = xType.getRank() - 2;
-        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
-        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
-        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
-        // dx: the transposed convolution of g with the same kernel; the
-        // output padding restores the input positions the last window
-        // never reached.
-        SmallVector<int64_t> outputPadding;
-        for (int64_t i = 0; i < n; ++i) {
-          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
-                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
-                            pads[i] - pads[n + i];
-          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
-        }
-        grads[0] = ConvTransposeOp::create(
-            b, loc, xType, g, operand(1), Value(),
-            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
-            b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
-            /*groups=*/1);
-        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
-        // convolution of x^T [C, N, D] with g^T [M, N, O] as the kernel,
-        // strides and dilations swapped; it may reach past K, so slice.
-        SmallVector<int64_t> swap01{1, 0};
-        for (int64_t i = 0; i < n; ++i)
-          swap01.push_back(2 + i);
-        Value xt = TransposeOp::create(b, loc, operand(0), swap01);
-        Value gt = TransposeOp::create(b, loc, g, swap01);
-        Value dwt = ConvOp::create(
-            b, loc, xt, gt, Value(), b.getDenseI64ArrayAttr(dilations),
-            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-            /*groups=*/1);
-        auto dwtType = cast<RankedTensorType>(dwt.getType());
-        SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
-        if (dwtType.getShape().drop_front(2) != ArrayRef<int64_t>(kernel)) {
-          SmallVector<int64_t> starts(n, 0), axes;
-          for (int64_t i = 0; i < n; ++i)
-            axes.push_back(2 + i);
-          dwt = SliceOp::create(b, loc, dwt, b.getDenseI64ArrayAttr(starts),
-                                b.getDenseI64ArrayAttr(kernel),
-                                b.getDenseI64ArrayAttr(axes),
-                                DenseI64ArrayAttr());
-        }
-        grads[1] = TransposeOp::create(b, loc, dwt, swap01);
-        if (Value bias = conv.getBias()) {
-          SmallVector<int64_t> axes{0};
-          for (int64_t i = 0; i < n; ++i)
-            axes.push_back(2 + i);
-          grads[2] = ReduceOp::create(b, loc, ReduceKind::sum, g, axes,
-                                      /*keepdims=*/false);
-          if (grads[2].getType() != bias.getType())
-            grads[2] = ReshapeOp::create(b, loc, bias.getType(), grads[2]);
-        }
-        return success();
-      })
       // Pooling.
       .Case<MaxPoolOp, AvgPoolOp>([&](Operation *) -> LogicalResult {
         auto xType = cast<RankedTensorType>(operand(0).getType());

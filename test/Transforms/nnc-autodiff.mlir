@@ -370,11 +370,20 @@ func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// Grouped convolutions have no rule yet.
+// A grouped convolution: the weight gradient convolves x regrouped to
+// [C / G, G * N, H, W] with g^T, with the same groups.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<1x4x3x3xf32>
+// CHECK: %[[XS:.*]] = nnc.reshape %arg0 : tensor<1x4x5x5xf32> -> tensor<1x2x2x5x5xf32>
+// CHECK: %[[XT:.*]] = nnc.transpose %[[XS]] perm = [2, 1, 0, 3, 4]
+// CHECK: %[[XG:.*]] = nnc.reshape %[[XT]] : tensor<2x2x1x5x5xf32> -> tensor<2x2x5x5xf32>
+// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
+// CHECK: %[[DW:.*]] = nnc.conv %[[XG]], %[[GT]] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<2x2x5x5xf32>, tensor<4x1x3x3xf32>
+// CHECK: %[[GW:.*]] = nnc.transpose %[[DW]] perm = [1, 0, 2, 3] : tensor<2x4x3x3xf32>
+// CHECK: return %{{.*}}, %[[GW]]
 func.func @main(%x: tensor<1x4x5x5xf32>,
                 %w: tensor<4x2x3x3xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.conv' with groups > 1 yet}}
   %0 = nnc.conv %x, %w groups = 2 : tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<1x4x3x3xf32>
   return %1 : tensor<f32>
@@ -653,4 +662,57 @@ func.func @main(%x: tensor<4x3xf32>, %y: tensor<4xi64>,
   // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.nll_loss' with respect to its class weight yet}}
   %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) : tensor<4x3xf32>, tensor<4xi64>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// Training dropout scales g by the op's own mask / (1 - ratio) (the
+// forward is not re-drawn); a rank-1 matmul operand is treated as a
+// [K, 1] matrix and its gradient reshaped back.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[Y:.*]] = nnc.matmul %arg0, %arg1 : tensor<4x3xf32>, tensor<3xf32>
+// CHECK: %{{.*}}, %[[MASK:.*]] = nnc.dropout %[[Y]] ratio = 2.500000e-01 training = true
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[MF:.*]] = nnc.cast %[[MASK]] : tensor<4xi1> to tensor<4xf32>
+// CHECK: %[[GM:.*]] = nnc.mul %[[G]], %[[MF]]
+// CHECK: %[[S:.*]] = nnc.constant dense<1.33333337> : tensor<f32>
+// CHECK: %[[GD:.*]] = nnc.mul %[[GM]], %[[S]]
+// CHECK: %[[V2:.*]] = nnc.reshape %arg1 : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[G2:.*]] = nnc.reshape %[[GD]] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: %[[VT:.*]] = nnc.transpose %[[V2]] perm = [1, 0]
+// CHECK: %[[GX:.*]] = nnc.matmul %[[G2]], %[[VT]] : tensor<4x1xf32>, tensor<1x3xf32>
+// CHECK: %[[XT:.*]] = nnc.transpose %arg0 perm = [1, 0]
+// CHECK: %[[GV2:.*]] = nnc.matmul %[[XT]], %[[G2]] : tensor<3x4xf32>, tensor<4x1xf32>
+// CHECK: %[[GV:.*]] = nnc.reshape %[[GV2]] : tensor<3x1xf32> -> tensor<3xf32>
+// CHECK: return %{{.*}}, %[[GX]], %[[GV]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %v: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.matmul %x, %v : tensor<4x3xf32>, tensor<3xf32>
+  %1, %mask = nnc.dropout %0 ratio = 2.500000e-01 training = true : tensor<4xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<4xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// conv_transpose: the input gradient is a conv of g with the same kernel
+// and attributes; the weight gradient convolves g^T with x^T (strides and
+// dilations swapped), cropped to the kernel.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<1x3x6x6xf32>
+// CHECK: %[[GX:.*]] = nnc.conv %[[G]], %arg1 strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x3x6x6xf32>, tensor<2x3x3x3xf32>
+// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
+// CHECK: %[[XT:.*]] = nnc.transpose %arg0 perm = [1, 0, 2, 3]
+// CHECK: %[[DW:.*]] = nnc.conv %[[GT]], %[[XT]] strides = [1, 1] dilations = [2, 2] pads = [1, 1, 1, 1] : tensor<3x1x6x6xf32>, tensor<2x1x3x3xf32>
+// CHECK: %[[DWS:.*]] = nnc.slice %[[DW]] starts = [0, 0] ends = [3, 3] axes = [2, 3] : tensor<3x2x4x4xf32>
+// CHECK: %[[GW:.*]] = nnc.transpose %[[DWS]] perm = [1, 0, 2, 3] : tensor<3x2x3x3xf32>
+// CHECK: return %{{.*}}, %[[GX]], %[[GW]]
+func.func @main(%x: tensor<1x2x3x3xf32> {nnc.param = #nnc.param<trainable>},
+                %w: tensor<2x3x3x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.conv_transpose %x, %w strides = [2, 2] pads = [1, 1, 1, 1]
+      output_padding = [1, 1] : tensor<1x2x3x3xf32>, tensor<2x3x3x3xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x3x6x6xf32>
+  return %1 : tensor<f32>
 }

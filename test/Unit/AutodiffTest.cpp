@@ -760,6 +760,99 @@ func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
         /*positive=*/true, /*classes=*/3);
 }
 
+/// Grouped and depthwise convolutions (strides, dilations, pads, a bias),
+/// and transposed convolutions, plain and grouped, with output padding.
+TEST_F(AutodiffTest, GroupedAndTransposedConv) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x4x5x5xf64> )mlir" P R"mlir(,
+                %w1: tensor<4x2x2x3xf64> )mlir" P R"mlir(,
+                %w2: tensor<4x1x3x3xf64> )mlir" P R"mlir(,
+                %b2: tensor<4xf64> )mlir" P R"mlir(,
+                %u: tensor<1x2x3x3xf64> )mlir" P R"mlir(,
+                %w3: tensor<2x3x3x3xf64> )mlir" P R"mlir(,
+                %b3: tensor<3xf64> )mlir" P R"mlir(,
+                %w4: tensor<4x1x2x2xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w1 strides = [2, 1] dilations = [1, 2] pads = [1, 0, 0, 1]
+      groups = 2 : tensor<2x4x5x5xf64>, tensor<4x2x2x3xf64>
+  %1 = nnc.conv %x, %w2, %b2 strides = [2, 2] groups = 4
+      : tensor<2x4x5x5xf64>, tensor<4x1x3x3xf64>, tensor<4xf64>
+  %2 = nnc.conv_transpose %u, %w3, %b3 strides = [2, 2] pads = [1, 1, 1, 1]
+      output_padding = [1, 1] : tensor<1x2x3x3xf64>, tensor<2x3x3x3xf64>, tensor<3xf64>
+  %3 = nnc.conv_transpose %x, %w4 strides = [2, 1] dilations = [1, 2]
+      pads = [0, 1, 1, 0] output_padding = [1, 1] groups = 2
+      : tensor<2x4x5x5xf64>, tensor<4x1x2x2xf64>
+  %s0 = nnc.mul %0, %0 : tensor<2x4x3x2xf64>, tensor<2x4x3x2xf64>
+  %s1 = nnc.mul %1, %1 : tensor<2x4x2x2xf64>, tensor<2x4x2x2xf64>
+  %s2 = nnc.mul %2, %2 : tensor<1x3x6x6xf64>, tensor<1x3x6x6xf64>
+  %s3 = nnc.mul %3, %3 : tensor<2x2x10x7xf64>, tensor<2x2x10x7xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x4x3x2xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<2x4x2x2xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<1x3x6x6xf64>
+  %r3 = nnc.reduce sum %s3 keepdims = false : tensor<2x2x10x7xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
+  return %t2 : tensor<f64>
+}
+)mlir");
+}
+
+/// batch_norm with frozen statistics (every operand trained, the variance
+/// positive), instance_norm and group_norm.
+TEST_F(AutodiffTest, OtherNormalizations) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x4x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %b: tensor<4xf64> )mlir" P R"mlir(,
+                %m: tensor<4xf64> )mlir" P R"mlir(,
+                %v: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<2x4x3xf64>) -> tensor<f64> {
+  %one = nnc.constant dense<1.0> : tensor<f64>
+  %vp = nnc.add %v, %one : tensor<4xf64>, tensor<f64>
+  %0 = nnc.batch_norm %x, %s, %b, %m, %vp epsilon = 0.01
+      : tensor<2x4x3xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>
+  %1, %m1, %r1 = nnc.instance_norm %x, %s, %b
+      : tensor<2x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %2, %m2, %r2 = nnc.group_norm %x, %s, %b num_groups = 2
+      : tensor<2x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %3 = nnc.mul %0, %t : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %4 = nnc.mul %1, %3 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %5 = nnc.mul %2, %t : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %6 = nnc.mul %5, %2 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %7 = nnc.add %4, %6 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %8 = nnc.add %7, %3 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %9 = nnc.reduce sum %8 keepdims = false : tensor<2x4x3xf64>
+  return %9 : tensor<f64>
+}
+)mlir");
+}
+
+/// matmul with rank-1 operands on either side and both, and dropout in
+/// inference mode (the CPU lowering does not draw random numbers, so
+/// training dropout is checked by FileCheck only).
+TEST_F(AutodiffTest, MatVecAndDropout) {
+  check(R"mlir(
+func.func @main(%a: tensor<2x3x4xf64> )mlir" P R"mlir(,
+                %v: tensor<4xf64> )mlir" P R"mlir(,
+                %u: tensor<3xf64> )mlir" P R"mlir(,
+                %m: tensor<3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.matmul %a, %v : tensor<2x3x4xf64>, tensor<4xf64>
+  %1 = nnc.matmul %u, %m : tensor<3xf64>, tensor<3x4xf64>
+  %2 = nnc.matmul %1, %v : tensor<4xf64>, tensor<4xf64>
+  %3 = nnc.matmul %u, %a : tensor<3xf64>, tensor<2x3x4xf64>
+  %e, %mask = nnc.dropout %0 : tensor<2x3xf64>
+  %s0 = nnc.mul %e, %e : tensor<2x3xf64>, tensor<2x3xf64>
+  %s1 = nnc.mul %3, %3 : tensor<2x4xf64>, tensor<2x4xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x3xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<2x4xf64>
+  %q = nnc.mul %2, %2 : tensor<f64>, tensor<f64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %q : tensor<f64>, tensor<f64>
+  return %t1 : tensor<f64>
+}
+)mlir");
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
