@@ -408,6 +408,19 @@ static std::optional<LogicalResult> unaryRules(Rule &r) {
         r.grads[1] = r.gb.unbroadcast(r.loc, db, e.getType());
         return success();
       })
+      .Case([&](RemOp) {
+        // Float rem is fmod, a - b trunc(a / b): d/da = 1, d/db = -trunc(a
+        // / b), with trunc(q) = sign(q) floor(|q|).
+        Value a = x, d = r.operand(1);
+        Value q = r.div(a, d);
+        Value trunc =
+            r.mul(SignOp::create(r.b, r.loc, q),
+                  FloorOp::create(r.b, r.loc, AbsOp::create(r.b, r.loc, q)));
+        r.grads[0] = r.gb.unbroadcast(r.loc, g, a.getType());
+        r.grads[1] =
+            r.gb.unbroadcast(r.loc, r.neg(r.mul(g, trunc)), d.getType());
+        return success();
+      })
       .Case([&](PReluOp) {
         // x > 0 ? g : slope g for x, x > 0 ? 0 : x g for the slope.
         Value slope = r.operand(1);
@@ -648,6 +661,31 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
           sum = TransposeOp::create(r.b, r.loc, v, ArrayRef<int64_t>{1, 0, 2});
         }
         r.grads[0] = r.reshape(sum, dataType);
+        return success();
+      })
+      .Case([&](ScatterElementsOp scatter) -> LogicalResult {
+        // Without a reduction the scattered positions of the data are
+        // overwritten (their gradient is 0) and each update gets g at its
+        // position (exact for indices without duplicates); with add the
+        // data gets g unchanged.
+        ScatterReduction kind = scatter.getReduction();
+        if (kind != ScatterReduction::none && kind != ScatterReduction::add)
+          return noRule(
+              r.op,
+              ("with reduction = " + stringifyScatterReduction(kind)).str());
+        if (!r.type(scatter.getUpdates()).hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        r.grads[0] = g;
+        if (kind == ScatterReduction::none)
+          r.grads[0] = ScatterElementsOp::create(
+              r.b, r.loc, g, scatter.getIndices(),
+              r.gb.constant(r.loc, scatter.getUpdates().getType(), 0.0,
+                            /*shaped=*/true),
+              scatter.getAxisAttr(),
+              ScatterReductionAttr::get(r.b.getContext(),
+                                        ScatterReduction::none));
+        r.grads[2] = GatherElementsOp::create(
+            r.b, r.loc, g, scatter.getIndices(), scatter.getAxisAttr());
         return success();
       })
       .Case([&](GatherElementsOp gather) -> LogicalResult {

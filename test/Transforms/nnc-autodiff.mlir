@@ -233,10 +233,10 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor
 // -----
 
 // An op on the path from a parameter to the loss without a rule.
-func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
-    -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.rem' yet}}
-  %0 = nnc.rem %x, %x {fmod = true} : tensor<4xf32>, tensor<4xf32>
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
+                %i: tensor<2x1xi64>, %u: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.scatter_nd' yet}}
+  %0 = nnc.scatter_nd %x, %i, %u : tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
   return %1 : tensor<f32>
 }

@@ -853,6 +853,30 @@ func.func @main(%a: tensor<2x3x4xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// Float rem (fmod) for both operands, with broadcasting, and
+/// scatter_elements without a reduction (indices without duplicates) and
+/// with add (duplicates).
+TEST_F(AutodiffTest, RemAndScatterElements) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %y: tensor<4xf64> )mlir" P R"mlir(,
+                %u1: tensor<1x4xf64> )mlir" P R"mlir(,
+                %u2: tensor<2x4xf64> )mlir" P R"mlir(,
+                %i1: tensor<1x4xi64>, %i2: tensor<2x4xi64>) -> tensor<f64> {
+  %c = nnc.constant dense<3.0> : tensor<f64>
+  %x3 = nnc.mul %x, %c : tensor<3x4xf64>, tensor<f64>
+  %0 = nnc.rem %x3, %y {fmod = true} : tensor<3x4xf64>, tensor<4xf64>
+  %1 = nnc.scatter_elements %x, %i1, %u1 : tensor<3x4xf64>, tensor<1x4xi64>, tensor<1x4xf64>
+  %2 = nnc.scatter_elements %x, %i2, %u2 reduction = add : tensor<3x4xf64>, tensor<2x4xi64>, tensor<2x4xf64>
+  %3 = nnc.mul %0, %1 : tensor<3x4xf64>, tensor<3x4xf64>
+  %4 = nnc.mul %3, %2 : tensor<3x4xf64>, tensor<3x4xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<3x4xf64>
+  return %5 : tensor<f64>
+}
+)mlir",
+        /*positive=*/true, /*classes=*/3);
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
