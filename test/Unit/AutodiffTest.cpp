@@ -877,6 +877,93 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
         /*positive=*/true, /*classes=*/3);
 }
 
+/// A one-block character-level GPT: token and position embeddings, layer
+/// norms, causal single-head attention (a masked softmax), a GELU MLP with
+/// residual connections, and cross-entropy on the next tokens.
+TEST_F(AutodiffTest, TinyGpt) {
+  check(R"mlir(
+func.func @main(%tok: tensor<2x4xi64>, %tgt: tensor<2x4xi64>,
+                %emb: tensor<5x4xf64> )mlir" P R"mlir(,
+                %pos: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s1: tensor<4xf64> )mlir" P R"mlir(,
+                %c1: tensor<4xf64> )mlir" P R"mlir(,
+                %wq: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wk: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wv: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s2: tensor<4xf64> )mlir" P R"mlir(,
+                %w1: tensor<4x8xf64> )mlir" P R"mlir(,
+                %b1: tensor<8xf64> )mlir" P R"mlir(,
+                %w2: tensor<8x4xf64> )mlir" P R"mlir(,
+                %wo: tensor<4x5xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %e = nnc.gather %emb, %tok : tensor<5x4xf64>, tensor<2x4xi64>
+  %h = nnc.add %e, %pos : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %n1, %m1, %r1 = nnc.layer_norm %h scale(%s1 : tensor<4xf64>)
+      bias(%c1 : tensor<4xf64>) : tensor<2x4x4xf64>
+  %q = nnc.matmul %n1, %wq : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %k = nnc.matmul %n1, %wk : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %v = nnc.matmul %n1, %wv : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %kt = nnc.transpose %k perm = [0, 2, 1] : tensor<2x4x4xf64>
+  %a0 = nnc.matmul %q, %kt : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %half = nnc.constant dense<0.5> : tensor<f64>
+  %a1 = nnc.mul %a0, %half : tensor<2x4x4xf64>, tensor<f64>
+  %ones = nnc.constant dense<1.0> : tensor<4x4xf64>
+  %tri = nnc.trilu %ones upper = false : tensor<4x4xf64>
+  %zero = nnc.constant dense<0.0> : tensor<f64>
+  %mask = nnc.cmp gt, %tri, %zero : tensor<4x4xf64>, tensor<f64>
+  %ninf = nnc.constant dense<-1.0e9> : tensor<f64>
+  %a2 = nnc.where %mask, %a1, %ninf : tensor<4x4xi1>, tensor<2x4x4xf64>, tensor<f64>
+  %p = nnc.softmax %a2 : tensor<2x4x4xf64>
+  %o = nnc.matmul %p, %v : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %h2 = nnc.add %h, %o : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %n2, %m2, %r2 = nnc.layer_norm %h2 scale(%s2 : tensor<4xf64>) : tensor<2x4x4xf64>
+  %f0 = nnc.matmul %n2, %w1 : tensor<2x4x4xf64>, tensor<4x8xf64>
+  %f1 = nnc.add %f0, %b1 : tensor<2x4x8xf64>, tensor<8xf64>
+  %f2 = nnc.gelu %f1 approximation = tanh : tensor<2x4x8xf64>
+  %f3 = nnc.matmul %f2, %w2 : tensor<2x4x8xf64>, tensor<8x4xf64>
+  %h3 = nnc.add %h2, %f3 : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %lg = nnc.matmul %h3, %wo : tensor<2x4x4xf64>, tensor<4x5xf64>
+  %l2 = nnc.reshape %lg : tensor<2x4x5xf64> -> tensor<8x5xf64>
+  %t2 = nnc.reshape %tgt : tensor<2x4xi64> -> tensor<8xi64>
+  %loss = nnc.cross_entropy %l2, %t2 : tensor<8x5xf64>, tensor<8xi64>
+  return %loss : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/5);
+}
+
+/// A small mobile-style CNN: conv, batch_norm_train, relu6 (clip), a
+/// depthwise conv with bias, silu, global max pooling, gemm and
+/// cross-entropy with a class weight.
+TEST_F(AutodiffTest, DepthwiseCnn) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x2x5x5xf64>, %labels: tensor<2xi64>,
+                %w: tensor<4x2x3x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<4xf64> )mlir" P R"mlir(,
+                %rm: tensor<4xf64>, %rv: tensor<4xf64>,
+                %dw: tensor<4x1x3x3xf64> )mlir" P R"mlir(,
+                %db: tensor<4xf64> )mlir" P R"mlir(,
+                %fw: tensor<4x3xf64> )mlir" P R"mlir(,
+                %cw: tensor<3xf64>) -> tensor<f64> {
+  %0 = nnc.conv %x, %w pads = [1, 1, 1, 1] : tensor<2x2x5x5xf64>, tensor<4x2x3x3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<2x4x5x5xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>,
+        tensor<4xf64>
+  %1 = nnc.clip %y {min = 0.0 : f64, max = 6.0 : f64} : tensor<2x4x5x5xf64>
+  %2 = nnc.conv %1, %dw, %db strides = [2, 2] groups = 4
+      : tensor<2x4x5x5xf64>, tensor<4x1x3x3xf64>, tensor<4xf64>
+  %3 = nnc.silu %2 : tensor<2x4x2x2xf64>
+  %4 = nnc.global_max_pool %3 : tensor<2x4x2x2xf64>
+  %5 = nnc.flatten %4 : tensor<2x4x1x1xf64>
+  %6 = nnc.gemm %5, %fw : tensor<2x4xf64>, tensor<4x3xf64>
+  %7 = nnc.cross_entropy %6, %labels weight(%cw : tensor<3xf64>)
+      : tensor<2x3xf64>, tensor<2xi64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3);
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
