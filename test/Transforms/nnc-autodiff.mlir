@@ -716,3 +716,72 @@ func.func @main(%x: tensor<1x2x3x3xf32> {nnc.param = #nnc.param<trainable>},
   %1 = nnc.reduce sum %0 keepdims = false : tensor<1x3x6x6xf32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// A slice of a dynamic shape has no rule (its zeros need static shapes).
+func.func @main(%x: tensor<?x4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.slice' on a dynamic shape yet}}
+  %0 = nnc.slice %x starts = [1] ends = [3] axes = [1] : tensor<?x4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<?x2xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// A concat along a dynamic dimension has no rule.
+func.func @main(%x: tensor<?x4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.concat' with a dynamic concatenated dimension yet}}
+  %0 = nnc.concat %x, %x axis = 0 : tensor<?x4xf32>, tensor<?x4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<?x4xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// depth_to_space in CRD mode has no rule.
+func.func @main(%x: tensor<1x4x2x2xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.depth_to_space' in mode 'CRD' yet}}
+  %0 = nnc.depth_to_space %x blocksize = 2 mode = "CRD" : tensor<1x4x2x2xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x1x4x4xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// scatter_elements with a multiplying reduction has no rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
+                %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.scatter_elements' with reduction = mul yet}}
+  %0 = nnc.scatter_elements %x, %i, %u reduction = mul : tensor<4xf32>, tensor<2xi64>, tensor<2xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// batch_norm with f32 parameters of an f16 input has no rule.
+func.func @main(%x: tensor<2x3xf16> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>,
+                %v: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm' with mixed element types yet}}
+  %0 = nnc.batch_norm %x, %s, %b, %m, %v : tensor<2x3xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  %1 = nnc.cast %0 : tensor<2x3xf16> to tensor<2x3xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x3xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// group_norm of an f16 input keeps f32 statistics: no rule.
+func.func @main(%x: tensor<2x4x3xf16> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.group_norm' with f32 statistics of a narrower input yet}}
+  %0, %m, %r = nnc.group_norm %x, %s, %b num_groups = 2 : tensor<2x4x3xf16>, tensor<4xf16>, tensor<4xf16>
+  %1 = nnc.cast %0 : tensor<2x4x3xf16> to tensor<2x4x3xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x4x3xf32>
+  return %2 : tensor<f32>
+}
