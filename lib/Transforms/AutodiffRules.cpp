@@ -245,8 +245,9 @@ struct Rule {
 
 } // namespace
 
-/// Elementwise unary ops and activations: g times the derivative, written
-/// with the forward result where that is cheaper.
+/// Elementwise unary ops and activations, and the binary ops pow, rem and
+/// prelu: g times the derivative, written with the forward result where
+/// that is cheaper.
 static std::optional<LogicalResult> unaryRules(Rule &r) {
   Value x = r.op->getNumOperands() ? r.operand(0) : Value();
   Value y = r.y, g = r.g;
@@ -255,7 +256,6 @@ static std::optional<LogicalResult> unaryRules(Rule &r) {
     return success();
   };
   auto one = [&]() { return r.scalar(x, 1.0); };
-  // d/dx of an odd-power-free expression in x: x * x.
   auto square = [&](Value v) { return r.mul(v, v); };
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](GeluOp gelu) {
@@ -899,7 +899,7 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
   return success();
 }
 
-/// Losses; labels, targets of nll/cross-entropy and class weights get none.
+/// The class-index losses; labels get no gradient.
 static std::optional<LogicalResult> lossRules(Rule &r) {
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](CrossEntropyOp ce) {
