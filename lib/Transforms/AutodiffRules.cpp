@@ -688,6 +688,66 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
             r.b, r.loc, g, scatter.getIndices(), scatter.getAxisAttr());
         return success();
       })
+      .Case([&](ScatterNDOp scatter) -> LogicalResult {
+        // As scatter_elements; the updates' gradient gathers g at the index
+        // tuples, as rows of g viewed as [D0 * ... * Dk-1, rest] picked by
+        // the tuples' row-major offsets.
+        ScatterReduction kind = scatter.getReduction();
+        if (kind != ScatterReduction::none && kind != ScatterReduction::add)
+          return noRule(
+              r.op,
+              ("with reduction = " + stringifyScatterReduction(kind)).str());
+        Value indices = scatter.getIndices(), updates = scatter.getUpdates();
+        auto dataType = r.type(scatter.getData());
+        auto indicesType = r.type(indices);
+        if (!dataType.hasStaticShape() || !indicesType.hasStaticShape() ||
+            !r.type(updates).hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        r.grads[0] = g;
+        if (kind == ScatterReduction::none)
+          r.grads[0] = ScatterNDOp::create(
+              r.b, r.loc, g, indices,
+              r.gb.constant(r.loc, updates.getType(), 0.0, /*shaped=*/true),
+              ScatterReductionAttr::get(r.b.getContext(),
+                                        ScatterReduction::none));
+        int64_t k = indicesType.getShape().back();
+        int64_t rows = 1, rest = 1;
+        SmallVector<int64_t> dims, strides(k, 1);
+        for (int64_t i = 0; i < k; ++i) {
+          dims.push_back(dataType.getDimSize(i));
+          rows *= dims.back();
+        }
+        for (int64_t i = k; i < dataType.getRank(); ++i)
+          rest *= dataType.getDimSize(i);
+        for (int64_t i = k - 2; i >= 0; --i)
+          strides[i] = strides[i + 1] * dims[i + 1];
+        Type it = indicesType.getElementType();
+        auto intConstant = [&](ArrayRef<int64_t> values) -> Value {
+          auto type = RankedTensorType::get({int64_t(values.size())}, it);
+          SmallVector<APInt> elements;
+          for (int64_t v : values)
+            elements.push_back(APInt(it.getIntOrFloatBitWidth(), v,
+                                     /*isSigned=*/true));
+          return ConstantOp::create(r.b, r.loc,
+                                    DenseElementsAttr::get(type, elements));
+        };
+        // Negative indices count from the end of their dimension.
+        Value zero = ConstantOp::create(
+            r.b, r.loc,
+            DenseElementsAttr::get(RankedTensorType::get({}, it),
+                                   r.b.getIntegerAttr(it, 0)));
+        Value wrapped = r.where(r.cmp(CmpPredicate::lt, indices, zero),
+                                r.add(indices, intConstant(dims)), indices);
+        Value offsets = ReduceOp::create(
+            r.b, r.loc, ReduceKind::sum, r.mul(wrapped, intConstant(strides)),
+            ArrayRef<int64_t>{indicesType.getRank() - 1}, /*keepdims=*/false);
+        Type et = dataType.getElementType();
+        Value table = r.reshape(g, RankedTensorType::get({rows, rest}, et));
+        Value picked = GatherOp::create(r.b, r.loc, table, offsets,
+                                        r.b.getI64IntegerAttr(0));
+        r.grads[2] = r.reshape(picked, updates.getType());
+        return success();
+      })
       .Case([&](GatherElementsOp gather) -> LogicalResult {
         auto dataType = r.type(gather.getData());
         if (!dataType.hasStaticShape())

@@ -235,8 +235,8 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor
 // An op on the path from a parameter to the loss without a rule.
 func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
                 %i: tensor<2x1xi64>, %u: tensor<2xf32>) -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.scatter_nd' yet}}
-  %0 = nnc.scatter_nd %x, %i, %u : tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.scatter_nd' with reduction = max yet}}
+  %0 = nnc.scatter_nd %x, %i, %u reduction = max : tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
   return %1 : tensor<f32>
 }
@@ -784,4 +784,33 @@ func.func @main(%x: tensor<2x4x3xf16> {nnc.param = #nnc.param<trainable>},
   %1 = nnc.cast %0 : tensor<2x4x3xf16> to tensor<2x4x3xf32>
   %2 = nnc.reduce sum %1 keepdims = false : tensor<2x4x3xf32>
   return %2 : tensor<f32>
+}
+
+// -----
+
+// scatter_nd: the data's gradient is g with the written elements zeroed;
+// the updates' gradient gathers g at the row-major offsets of the index
+// tuples (negative indices wrapped).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<4x3xf32>
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK: %[[GD:.*]] = nnc.scatter_nd %[[G]], %arg1, %[[Z]] :
+// CHECK: %[[NEG:.*]] = nnc.cmp lt, %arg1, %{{.*}}
+// CHECK: %[[DIMS:.*]] = nnc.constant dense<[4, 3]> : tensor<2xi64>
+// CHECK: %[[UP:.*]] = nnc.add %arg1, %[[DIMS]]
+// CHECK: %[[W:.*]] = nnc.where %[[NEG]], %[[UP]], %arg1
+// CHECK: %[[STR:.*]] = nnc.constant dense<[3, 1]> : tensor<2xi64>
+// CHECK: %[[OFF:.*]] = nnc.mul %[[W]], %[[STR]]
+// CHECK: %[[IDX:.*]] = nnc.reduce sum %[[OFF]] axes = [1] keepdims = false
+// CHECK: %[[TAB:.*]] = nnc.reshape %[[G]] : tensor<4x3xf32> -> tensor<12x1xf32>
+// CHECK: %[[PICK:.*]] = nnc.gather %[[TAB]], %[[IDX]]
+// CHECK: %[[GU:.*]] = nnc.reshape %[[PICK]] : tensor<2x1xf32> -> tensor<2xf32>
+// CHECK: return %{{.*}}, %[[GD]], %[[GU]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %i: tensor<2x2xi64>,
+                %u: tensor<2xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.scatter_nd %x, %i, %u : tensor<4x3xf32>, tensor<2x2xi64>, tensor<2xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<4x3xf32>
+  return %1 : tensor<f32>
 }

@@ -964,6 +964,25 @@ func.func @main(%x: tensor<2x2x5x5xf64>, %labels: tensor<2xi64>,
         /*positive=*/false, /*classes=*/3);
 }
 
+/// scatter_nd replacing whole rows (k = 1, labels in [0, 2) into 4 rows of
+/// which two are never written) and adding elements (k = 2, duplicates).
+TEST_F(AutodiffTest, ScatterNd) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
+                %u1: tensor<1x3xf64> )mlir" P R"mlir(,
+                %u2: tensor<3xf64> )mlir" P R"mlir(,
+                %i1: tensor<1x1xi64>, %i2: tensor<3x2xi64>) -> tensor<f64> {
+  %0 = nnc.scatter_nd %x, %i1, %u1 : tensor<4x3xf64>, tensor<1x1xi64>, tensor<1x3xf64>
+  %1 = nnc.scatter_nd %x, %i2, %u2 reduction = add : tensor<4x3xf64>, tensor<3x2xi64>, tensor<3xf64>
+  %2 = nnc.mul %0, %1 : tensor<4x3xf64>, tensor<4x3xf64>
+  %3 = nnc.mul %2, %1 : tensor<4x3xf64>, tensor<4x3xf64>
+  %4 = nnc.reduce sum %3 keepdims = false : tensor<4x3xf64>
+  return %4 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/2);
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
