@@ -241,6 +241,12 @@ struct Rule {
       return v;
     return ReshapeOp::create(b, loc, t, v);
   }
+  /// `v` with element type `et`.
+  Value castTo(Value v, Type et) {
+    if (type(v).getElementType() == et)
+      return v;
+    return CastOp::create(b, loc, type(v).clone(et), v);
+  }
 };
 
 } // namespace
@@ -1133,79 +1139,98 @@ static std::optional<LogicalResult> nnRules(Rule &r) {
         return success();
       })
       .Case([&](BatchNormOp bn) -> LogicalResult {
-        // Frozen statistics: y = (x - mean) inv_std scale + bias.
+        // Frozen statistics: y = (x - mean) inv_std scale + bias, computed
+        // in the statistics' element type.
         Value x = bn.getInput();
         auto xType = r.type(x);
-        Type et = xType.getElementType();
-        if (r.type(bn.getScale()).getElementType() != et ||
-            r.type(bn.getMean()).getElementType() != et)
-          return noRule(r.op, "with mixed element types");
+        Type ct = r.type(bn.getMean()).getElementType();
         int64_t rank = xType.getRank();
-        Value scale = perChannel(r, bn.getScale(), rank);
-        Value centered = r.sub(x, perChannel(r, bn.getMean(), rank));
-        Value invStd =
-            RsqrtOp::create(r.b, r.loc,
-                            r.add(perChannel(r, bn.getVar(), rank),
-                                  bn.getEpsilon().convertToDouble()));
+        auto param = [&](Value v) {
+          return perChannel(r, r.castTo(v, ct), rank);
+        };
+        auto paramGrad = [&](Value v, Value operand) {
+          auto type = r.type(operand);
+          return r.castTo(channelSum(r, v, type.clone(ct)),
+                          type.getElementType());
+        };
+        Value gc = r.castTo(g, ct);
+        Value scale = param(bn.getScale());
+        Value centered = r.sub(r.castTo(x, ct), param(bn.getMean()));
+        Value invStd = RsqrtOp::create(
+            r.b, r.loc,
+            r.add(param(bn.getVar()), bn.getEpsilon().convertToDouble()));
         Value factor = r.mul(scale, invStd);
-        r.grads[0] = r.mul(g, factor);
-        r.grads[1] = channelSum(r, r.mul(g, r.mul(centered, invStd)),
-                                bn.getScale().getType());
-        r.grads[2] = channelSum(r, g, bn.getBias().getType());
+        r.grads[0] = r.castTo(r.mul(gc, factor), xType.getElementType());
+        r.grads[1] =
+            paramGrad(r.mul(gc, r.mul(centered, invStd)), bn.getScale());
+        r.grads[2] = paramGrad(gc, bn.getBias());
         // d mean = -sum(g) scale inv_std; d var = -sum(g (x - mean)) scale
         // inv_std^3 / 2.
-        r.grads[3] =
-            r.neg(channelSum(r, r.mul(g, factor), bn.getMean().getType()));
+        r.grads[3] = paramGrad(r.neg(r.mul(gc, factor)), bn.getMean());
         Value cube = r.mul(r.mul(invStd, invStd), r.mul(factor, -0.5));
-        r.grads[4] = channelSum(r, r.mul(r.mul(g, centered), cube),
-                                bn.getVar().getType());
+        r.grads[4] = paramGrad(r.mul(r.mul(gc, centered), cube), bn.getVar());
         return success();
       })
       .Case([&](InstanceNormOp in) -> LogicalResult {
+        // In the statistics' element type (f32 for f16/bf16 inputs).
         Value x = in.getInput();
         auto xType = r.type(x);
         if (!xType.hasStaticShape())
           return noRule(r.op, "on a dynamic shape");
-        if (r.type(in.getMean()).getElementType() != xType.getElementType())
-          return noRule(r.op, "with f32 statistics of a narrower input");
+        Type ct = r.type(in.getMean()).getElementType();
         SmallVector<int64_t> axes;
         int64_t count = 1;
         for (int64_t i = 2; i < xType.getRank(); ++i) {
           axes.push_back(i);
           count *= xType.getDimSize(i);
         }
-        Value xhat = r.mul(r.sub(x, in.getMean()), in.getInvStd());
-        Value dxhat = r.mul(g, perChannel(r, in.getScale(), xType.getRank()));
-        r.grads[0] =
-            normalizedGrad(r, xhat, dxhat, in.getInvStd(), axes, count);
-        r.grads[1] = channelSum(r, r.mul(g, xhat), in.getScale().getType());
-        r.grads[2] = channelSum(r, g, in.getBias().getType());
+        Value gc = r.castTo(g, ct);
+        Value xhat =
+            r.mul(r.sub(r.castTo(x, ct), in.getMean()), in.getInvStd());
+        Value dxhat = r.mul(
+            gc, perChannel(r, r.castTo(in.getScale(), ct), xType.getRank()));
+        r.grads[0] = r.castTo(
+            normalizedGrad(r, xhat, dxhat, in.getInvStd(), axes, count),
+            xType.getElementType());
+        auto scaleType = r.type(in.getScale());
+        r.grads[1] =
+            r.castTo(channelSum(r, r.mul(gc, xhat), scaleType.clone(ct)),
+                     scaleType.getElementType());
+        r.grads[2] = r.castTo(channelSum(r, gc, scaleType.clone(ct)),
+                              scaleType.getElementType());
         return success();
       })
       .Case([&](GroupNormOp gn) -> LogicalResult {
-        // On the view [N, G, C / G * D...] with statistics [N, G, 1].
+        // On the view [N, G, C / G * D...] with statistics [N, G, 1], in
+        // the statistics' element type.
         Value x = gn.getInput();
         auto xType = r.type(x);
         if (!xType.hasStaticShape())
           return noRule(r.op, "on a dynamic shape");
-        if (r.type(gn.getMean()).getElementType() != xType.getElementType())
-          return noRule(r.op, "with f32 statistics of a narrower input");
-        Type et = xType.getElementType();
+        Type ct = r.type(gn.getMean()).getElementType();
         int64_t groups = gn.getNumGroups(), batch = xType.getDimSize(0);
         int64_t count = xType.getNumElements() / (batch * groups);
-        auto viewType = RankedTensorType::get({batch, groups, count}, et);
-        auto statType = RankedTensorType::get({batch, groups, 1}, et);
+        auto viewType = RankedTensorType::get({batch, groups, count}, ct);
+        auto statType = RankedTensorType::get({batch, groups, 1}, ct);
+        Value gc = r.castTo(g, ct);
         Value invStd = r.reshape(gn.getInvStd(), statType);
-        Value xhat = r.mul(
-            r.sub(r.reshape(x, viewType), r.reshape(gn.getMean(), statType)),
-            invStd);
-        Value dxhat = r.reshape(
-            r.mul(g, perChannel(r, gn.getScale(), xType.getRank())), viewType);
+        Value xhat = r.mul(r.sub(r.reshape(r.castTo(x, ct), viewType),
+                                 r.reshape(gn.getMean(), statType)),
+                           invStd);
+        Value dxhat =
+            r.reshape(r.mul(gc, perChannel(r, r.castTo(gn.getScale(), ct),
+                                           xType.getRank())),
+                      viewType);
         Value dx = normalizedGrad(r, xhat, dxhat, invStd, {2}, count);
-        r.grads[0] = r.reshape(dx, xType);
-        r.grads[1] = channelSum(r, r.mul(g, r.reshape(xhat, xType)),
-                                gn.getScale().getType());
-        r.grads[2] = channelSum(r, g, gn.getBias().getType());
+        r.grads[0] =
+            r.castTo(r.reshape(dx, xType.clone(ct)), xType.getElementType());
+        auto scaleType = r.type(gn.getScale());
+        r.grads[1] =
+            r.castTo(channelSum(r, r.mul(gc, r.reshape(xhat, xType.clone(ct))),
+                                scaleType.clone(ct)),
+                     scaleType.getElementType());
+        r.grads[2] = r.castTo(channelSum(r, gc, scaleType.clone(ct)),
+                              scaleType.getElementType());
         return success();
       })
       .Case([&](DropoutOp dropout) {
@@ -1280,6 +1305,18 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
     return noRule(op);
   Value y = op->getNumResults() ? op->getResult(0) : Value();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
+
+  // `v` with element type `et`: normalizations compute in the element
+  // type of their statistics (f32 for f16/bf16 inputs).
+  auto castElements = [&](Value v, Type et) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType() == et)
+      return v;
+    return CastOp::create(b, loc, type.clone(et), v);
+  };
+  auto elementType = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType();
+  };
 
   Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
   std::optional<LogicalResult> (*families[])(Rule &) = {
@@ -1528,10 +1565,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         auto xType = cast<RankedTensorType>(operand(0).getType());
         if (!xType.hasStaticShape())
           return noRule(op, "on a dynamic shape");
-        if (bn.getBatchMean().getType().getElementType() !=
-                xType.getElementType() ||
-            operand(1).getType() != bn.getBatchMean().getType())
-          return noRule(op, "with mixed element types");
+        Type ct = elementType(bn.getBatchMean());
         SmallVector<int64_t> axes{0}, statShape(xType.getRank(), 1);
         int64_t count = xType.getDimSize(0);
         for (int64_t i = 2; i < xType.getRank(); ++i) {
@@ -1539,29 +1573,36 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
           count *= xType.getDimSize(i);
         }
         statShape[1] = xType.getDimSize(1);
-        auto statType =
-            RankedTensorType::get(statShape, xType.getElementType());
+        auto statType = RankedTensorType::get(statShape, ct);
         auto stat = [&](Value v) {
-          return ReshapeOp::create(b, loc, statType, v).getResult();
+          return ReshapeOp::create(b, loc, statType, castElements(v, ct))
+              .getResult();
         };
-        Value eps = gb.constant(loc, xType, bn.getEpsilon().convertToDouble());
+        Value x = castElements(operand(0), ct), gc = castElements(g, ct);
+        Value eps =
+            gb.constant(loc, statType, bn.getEpsilon().convertToDouble());
         Value invStd = RsqrtOp::create(
             b, loc, gb.op<AddOp>(loc, stat(bn.getBatchVar()), eps));
         Value xhat = gb.op<MulOp>(
-            loc, gb.op<SubOp>(loc, operand(0), stat(bn.getBatchMean())),
-            invStd);
-        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, g, axes, true);
+            loc, gb.op<SubOp>(loc, x, stat(bn.getBatchMean())), invStd);
+        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, gc, axes, true);
         Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
-                                       gb.op<MulOp>(loc, g, xhat), axes, true);
+                                       gb.op<MulOp>(loc, gc, xhat), axes, true);
         Value scale = stat(operand(1));
-        Value m = gb.constant(loc, xType, double(count));
+        Value m = gb.constant(loc, statType, double(count));
         Value inner =
-            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, g, m), sumG),
+            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, gc, m), sumG),
                          gb.op<MulOp>(loc, xhat, sumGX));
         Value factor = gb.op<DivOp>(loc, gb.op<MulOp>(loc, scale, invStd), m);
-        grads[0] = gb.op<MulOp>(loc, inner, factor);
-        grads[1] = ReshapeOp::create(b, loc, operand(1).getType(), sumGX);
-        grads[2] = ReshapeOp::create(b, loc, operand(2).getType(), sumG);
+        grads[0] = castElements(gb.op<MulOp>(loc, inner, factor),
+                                xType.getElementType());
+        auto perChannelGrad = [&](Value sum, Value param) {
+          auto type = cast<RankedTensorType>(param.getType());
+          Value v = ReshapeOp::create(b, loc, type.clone(ct), sum);
+          return castElements(v, type.getElementType());
+        };
+        grads[1] = perChannelGrad(sumGX, operand(1));
+        grads[2] = perChannelGrad(sumG, operand(2));
         // The running statistics are buffers: no gradient.
         return success();
       })
@@ -1569,8 +1610,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         auto xType = cast<RankedTensorType>(operand(0).getType());
         if (!xType.hasStaticShape())
           return noRule(op, "on a dynamic shape");
-        if (ln.getMean().getType().getElementType() != xType.getElementType())
-          return noRule(op, "with f32 statistics of a narrower input");
+        Type ct = elementType(ln.getMean());
         int64_t axis = ln.getNormalizedAxis();
         SmallVector<int64_t> axes;
         int64_t count = 1;
@@ -1578,28 +1618,34 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
           axes.push_back(i);
           count *= xType.getDimSize(i);
         }
-        Value xhat = gb.op<MulOp>(
-            loc, gb.op<SubOp>(loc, operand(0), ln.getMean()), ln.getInvStd());
+        Value x = castElements(operand(0), ct), gc = castElements(g, ct);
+        Value xhat = gb.op<MulOp>(loc, gb.op<SubOp>(loc, x, ln.getMean()),
+                                  ln.getInvStd());
+        auto paramGrad = [&](Value v, Value param) {
+          auto type = cast<RankedTensorType>(param.getType());
+          return castElements(gb.unbroadcast(loc, v, type.clone(ct)),
+                              type.getElementType());
+        };
         unsigned next = 1;
-        Value dxhat = g;
+        Value dxhat = gc;
         if (Value scale = ln.getScale()) {
-          dxhat = gb.op<MulOp>(loc, g, scale);
-          grads[next++] =
-              gb.unbroadcast(loc, gb.op<MulOp>(loc, g, xhat), scale.getType());
+          dxhat = gb.op<MulOp>(loc, gc, castElements(scale, ct));
+          grads[next++] = paramGrad(gb.op<MulOp>(loc, gc, xhat), scale);
         }
         if (Value bias = ln.getBias())
-          grads[next] = gb.unbroadcast(loc, g, bias.getType());
+          grads[next] = paramGrad(gc, bias);
         Value sumD =
             ReduceOp::create(b, loc, ReduceKind::sum, dxhat, axes, true);
         Value sumDX =
             ReduceOp::create(b, loc, ReduceKind::sum,
                              gb.op<MulOp>(loc, dxhat, xhat), axes, true);
-        Value m = gb.constant(loc, xType, double(count));
+        Value m = gb.constant(loc, ln.getInvStd().getType(), double(count));
         Value inner = gb.op<SubOp>(
             loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, dxhat, m), sumD),
             gb.op<MulOp>(loc, xhat, sumDX));
-        grads[0] =
-            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m));
+        grads[0] = castElements(
+            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m)),
+            xType.getElementType());
         return success();
       })
       // Losses.

@@ -763,26 +763,34 @@ func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// batch_norm with f32 parameters of an f16 input has no rule.
+// Mixed precision: layer_norm of an f16 input keeps f32 statistics and
+// batch_norm has f32 parameters; both gradients are computed in f32 from
+// casts and cast back to each operand's type.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f32>, tensor<2x3xf16>, tensor<3xf16>, tensor<3xf32>)
+// CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[ISTD:.*]] = nnc.layer_norm %arg0
+// CHECK: %[[G16:.*]] = nnc.cast %{{.*}} : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK: %[[G:.*]] = nnc.cast %[[G16]] : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: %[[Y32:.*]] = nnc.cast %[[Y]] : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: %[[GBN:.*]] = nnc.mul %[[G]], %{{.*}} : tensor<2x3xf32>, tensor<1x3xf32>
+// CHECK: %[[GY:.*]] = nnc.cast %[[GBN]] : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK: %[[GS:.*]] = nnc.reduce sum %{{.*}} axes = [0] keepdims = false : tensor<2x3xf32>
+// CHECK: %[[X32:.*]] = nnc.cast %arg0 : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: %[[GY32:.*]] = nnc.cast %[[GY]] : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: nnc.sub %[[X32]], %[[MEAN]] : tensor<2x3xf32>, tensor<2x1xf32>
+// CHECK: %[[S32:.*]] = nnc.cast %arg1 : tensor<3xf16> to tensor<3xf32>
+// CHECK: %[[DS:.*]] = nnc.cast %{{.*}} : tensor<3xf32> to tensor<3xf16>
+// CHECK: %[[DX:.*]] = nnc.cast %{{.*}} : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK: return %{{.*}}, %[[DX]], %[[DS]], %[[GS]]
 func.func @main(%x: tensor<2x3xf16> {nnc.param = #nnc.param<trainable>},
-                %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>,
-                %v: tensor<3xf32>) -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm' with mixed element types yet}}
-  %0 = nnc.batch_norm %x, %s, %b, %m, %v : tensor<2x3xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+                %s: tensor<3xf16> {nnc.param = #nnc.param<trainable>},
+                %m: tensor<3xf32>, %v: tensor<3xf32>,
+                %bs: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %bb: tensor<3xf32>) -> tensor<f32> {
+  %y, %mean, %inv = nnc.layer_norm %x scale(%s : tensor<3xf16>) : tensor<2x3xf16>
+  %0 = nnc.batch_norm %y, %bs, %bb, %m, %v : tensor<2x3xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
   %1 = nnc.cast %0 : tensor<2x3xf16> to tensor<2x3xf32>
   %2 = nnc.reduce sum %1 keepdims = false : tensor<2x3xf32>
-  return %2 : tensor<f32>
-}
-
-// -----
-
-// group_norm of an f16 input keeps f32 statistics: no rule.
-func.func @main(%x: tensor<2x4x3xf16> {nnc.param = #nnc.param<trainable>},
-                %s: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.group_norm' with f32 statistics of a narrower input yet}}
-  %0, %m, %r = nnc.group_norm %x, %s, %b num_groups = 2 : tensor<2x4x3xf16>, tensor<4xf16>, tensor<4xf16>
-  %1 = nnc.cast %0 : tensor<2x4x3xf16> to tensor<2x4x3xf32>
-  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x4x3xf32>
   return %2 : tensor<f32>
 }
 
