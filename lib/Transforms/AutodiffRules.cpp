@@ -460,6 +460,57 @@ static int64_t normalizedAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// `v` reversed along `axis`.
+static Value reverseAxis(Rule &r, Value v, int64_t axis) {
+  return SliceOp::create(
+      r.b, r.loc, v, r.b.getDenseI64ArrayAttr({-1}),
+      r.b.getDenseI64ArrayAttr({std::numeric_limits<int64_t>::min()}),
+      r.b.getDenseI64ArrayAttr({axis}), r.b.getDenseI64ArrayAttr({-1}));
+}
+
+/// `v` padded with `before` and `after` zeros along `axis`.
+static Value padAxis(Rule &r, Value v, int64_t axis, int64_t before,
+                     int64_t after) {
+  int64_t rank = r.type(v).getRank();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  pads[axis] = before;
+  pads[rank + axis] = after;
+  return padZeros(r, v, pads);
+}
+
+/// The gradient of a reflect, edge or wrap pad along one axis of input size
+/// `dim` padded by `before` and `after` (both >= 0): the middle of g plus
+/// each padded element's g added where the pad copied it from.
+static Value unpadAxis(Rule &r, Value g, PadMode mode, int64_t axis,
+                       int64_t dim, int64_t before, int64_t after) {
+  Value grad = sliceAxis(r, g, axis, before, before + dim);
+  if (before > 0) {
+    Value left = sliceAxis(r, g, axis, 0, before);
+    // Padded position i copies input element `before - i` (reflect), 0
+    // (edge) or `dim - before + i` (wrap).
+    if (mode == PadMode::reflect)
+      left = padAxis(r, reverseAxis(r, left, axis), axis, 1, dim - 1 - before);
+    else if (mode == PadMode::edge)
+      left = padAxis(r, r.sumKeep(left, {axis}), axis, 0, dim - 1);
+    else
+      left = padAxis(r, left, axis, dim - before, 0);
+    grad = r.add(grad, left);
+  }
+  if (after > 0) {
+    Value right = sliceAxis(r, g, axis, before + dim, before + dim + after);
+    // Padded position j after the input copies element `dim - 2 - j`
+    // (reflect), `dim - 1` (edge) or `j` (wrap).
+    if (mode == PadMode::reflect)
+      right = padAxis(r, reverseAxis(r, right, axis), axis, dim - 1 - after, 1);
+    else if (mode == PadMode::edge)
+      right = padAxis(r, r.sumKeep(right, {axis}), axis, dim - 1, 0);
+    else
+      right = padAxis(r, right, axis, 0, dim - after);
+    grad = r.add(grad, right);
+  }
+  return grad;
+}
+
 /// The gradient of a slice along one axis of size `dim` that picked `count`
 /// elements from `first` in steps of `step`: g spread back to its
 /// positions with zeros between and around.
@@ -467,10 +518,7 @@ static Value unsliceAxis(Rule &r, Value g, int64_t axis, int64_t dim,
                          int64_t first, int64_t step, int64_t count) {
   if (step < 0) {
     // Reverse g so that it runs upwards from the lowest picked index.
-    g = SliceOp::create(
-        r.b, r.loc, g, r.b.getDenseI64ArrayAttr({-1}),
-        r.b.getDenseI64ArrayAttr({std::numeric_limits<int64_t>::min()}),
-        r.b.getDenseI64ArrayAttr({axis}), r.b.getDenseI64ArrayAttr({-1}));
+    g = reverseAxis(r, g, axis);
     first += (count - 1) * step;
     step = -step;
   }
@@ -579,10 +627,30 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         return success();
       })
       .Case([&](PadOp pad) -> LogicalResult {
-        if (pad.getMode() != PadMode::constant)
-          return noRule(
-              r.op,
-              ("in mode '" + stringifyPadMode(pad.getMode()) + "'").str());
+        PadMode mode = pad.getMode();
+        if (mode != PadMode::constant) {
+          // Per padded axis, the copies' gradients added back.
+          auto xType = r.type(r.operand(0));
+          ArrayRef<int64_t> pads = pad.getPads();
+          int64_t rank = xType.getRank();
+          if (!xType.hasStaticShape())
+            return noRule(r.op, "on a dynamic shape");
+          for (int64_t i = 0; i < rank; ++i)
+            if (pads[i] < 0 || pads[rank + i] < 0 ||
+                pads[i] > xType.getDimSize(i) ||
+                pads[rank + i] > xType.getDimSize(i))
+              return noRule(r.op, ("in mode '" + stringifyPadMode(mode) +
+                                   "' with a crop or a pad larger than its "
+                                   "dimension")
+                                      .str());
+          Value gx = g;
+          for (int64_t i = 0; i < rank; ++i)
+            if (pads[i] || pads[rank + i])
+              gx = unpadAxis(r, gx, mode, i, xType.getDimSize(i), pads[i],
+                             pads[rank + i]);
+          r.grads[0] = gx;
+          return success();
+        }
         SmallVector<int64_t> crop;
         for (int64_t p : pad.getPads())
           crop.push_back(-p);

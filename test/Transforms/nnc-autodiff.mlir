@@ -612,12 +612,36 @@ func.func @main(%emb: tensor<5x4xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// pad in a mode other than constant has no rule.
+// pad in reflect mode: the middle of g plus the reversed pads of g added
+// where they were mirrored from.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.add
+// CHECK: %[[MID:.*]] = nnc.slice %[[G]] starts = [2] ends = [6] axes = [0]
+// CHECK: %[[L:.*]] = nnc.slice %[[G]] starts = [0] ends = [2] axes = [0]
+// CHECK: %[[LR:.*]] = nnc.slice %[[L]] starts = [-1] ends = [-9223372036854775808] axes = [0] steps = [-1]
+// CHECK: %[[LP:.*]] = nnc.pad %[[LR]] pads = [1, 1] : tensor<2xf32>
+// CHECK: %[[S1:.*]] = nnc.add %[[MID]], %[[LP]]
+// CHECK: %[[R:.*]] = nnc.slice %[[G]] starts = [6] ends = [7] axes = [0]
+// CHECK: %[[RR:.*]] = nnc.slice %[[R]] starts = [-1]
+// CHECK: %[[RP:.*]] = nnc.pad %[[RR]] pads = [2, 1] : tensor<1xf32>
+// CHECK: %[[GX:.*]] = nnc.add %[[S1]], %[[RP]]
+// CHECK: return %{{.*}}, %[[GX]]
 func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.pad' in mode 'reflect' yet}}
-  %0 = nnc.pad %x pads = [1, 1] mode = reflect : tensor<4xf32>
-  %1 = nnc.reduce sum %0 keepdims = false : tensor<6xf32>
+  %0 = nnc.pad %x pads = [2, 1] mode = reflect : tensor<4xf32>
+  %1 = nnc.mul %0, %0 : tensor<7xf32>, tensor<7xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<7xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// pad in edge mode with a crop has no rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.pad' in mode 'edge' with a crop or a pad larger than its dimension yet}}
+  %0 = nnc.pad %x pads = [-1, 2] mode = edge : tensor<4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<5xf32>
   return %1 : tensor<f32>
 }
 

@@ -983,6 +983,27 @@ func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
         /*positive=*/false, /*classes=*/2);
 }
 
+/// pad in reflect, edge and wrap mode along both axes.
+TEST_F(AutodiffTest, PadModes) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.pad %x pads = [1, 2, 2, 1] mode = reflect : tensor<3x4xf64>
+  %1 = nnc.pad %x pads = [2, 0, 1, 3] mode = edge : tensor<3x4xf64>
+  %2 = nnc.pad %x pads = [1, 3, 2, 2] mode = wrap : tensor<3x4xf64>
+  %s0 = nnc.mul %0, %0 : tensor<6x7xf64>, tensor<6x7xf64>
+  %s1 = nnc.mul %1, %1 : tensor<6x7xf64>, tensor<6x7xf64>
+  %s2 = nnc.mul %2, %2 : tensor<6x9xf64>, tensor<6x9xf64>
+  %s3 = nnc.mul %s0, %1 : tensor<6x7xf64>, tensor<6x7xf64>
+  %r0 = nnc.reduce sum %s3 keepdims = false : tensor<6x7xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<6x7xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<6x9xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  return %t1 : tensor<f64>
+}
+)mlir");
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
