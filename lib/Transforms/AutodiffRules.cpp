@@ -686,10 +686,24 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         return success();
       })
       .Case([&](DepthToSpaceOp d2s) -> LogicalResult {
-        if (d2s.getMode() != "DCR")
-          return noRule(r.op, "in mode 'CRD'");
-        r.grads[0] =
-            SpaceToDepthOp::create(r.b, r.loc, g, d2s.getBlocksizeAttr());
+        if (d2s.getMode() == "DCR") {
+          r.grads[0] =
+              SpaceToDepthOp::create(r.b, r.loc, g, d2s.getBlocksizeAttr());
+          return success();
+        }
+        // CRD moves x [N, C', b, b, H, W] by [0, 1, 4, 2, 5, 3] to
+        // [N, C', H, b, W, b]; g goes back by the inverse permutation.
+        auto xType = r.type(r.operand(0));
+        if (!xType.hasStaticShape())
+          return noRule(r.op, "in mode 'CRD' on a dynamic shape");
+        int64_t bs = d2s.getBlocksize(), n = xType.getDimSize(0);
+        int64_t c = xType.getDimSize(1) / (bs * bs);
+        int64_t h = xType.getDimSize(2), w = xType.getDimSize(3);
+        Type et = xType.getElementType();
+        Value v = r.reshape(g, RankedTensorType::get({n, c, h, bs, w, bs}, et));
+        v = TransposeOp::create(r.b, r.loc, v,
+                                ArrayRef<int64_t>{0, 1, 3, 5, 2, 4});
+        r.grads[0] = r.reshape(v, xType);
         return success();
       })
       .Case([&](SpaceToDepthOp s2d) {

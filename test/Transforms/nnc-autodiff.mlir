@@ -765,17 +765,6 @@ func.func @main(%x: tensor<?x4xf32> {nnc.param = #nnc.param<trainable>})
 
 // -----
 
-// depth_to_space in CRD mode has no rule.
-func.func @main(%x: tensor<1x4x2x2xf32> {nnc.param = #nnc.param<trainable>})
-    -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.depth_to_space' in mode 'CRD' yet}}
-  %0 = nnc.depth_to_space %x blocksize = 2 mode = "CRD" : tensor<1x4x2x2xf32>
-  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x1x4x4xf32>
-  return %1 : tensor<f32>
-}
-
-// -----
-
 // scatter_elements with a multiplying reduction has no rule.
 func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
                 %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<f32> {

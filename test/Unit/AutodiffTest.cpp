@@ -595,9 +595,9 @@ func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
 
 /// Shape ops: each piece squared and summed, so g is not uniform. Slices
 /// with negative and non-unit steps, concat, split (one piece unused), pad
-/// with a crop, expand, tile, trilu, depth_to_space, and gathers with
-/// repeated indices (an embedding lookup and one along axis 1) and
-/// gather_elements.
+/// with a crop, expand, tile, trilu, depth_to_space (DCR and CRD), and
+/// gathers with repeated indices (an embedding lookup and one along axis 1)
+/// and gather_elements.
 TEST_F(AutodiffTest, ShapeOps2) {
   check(R"mlir(
 func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
@@ -619,6 +619,7 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %9 = nnc.gather %x, %i1 axis = 1 : tensor<3x4xf64>, tensor<2xi64>
   %10 = nnc.gather_elements %x, %ie axis = 1 : tensor<3x4xf64>, tensor<3x2xi64>
   %11 = nnc.depth_to_space %d blocksize = 2 : tensor<1x4x2x2xf64>
+  %13 = nnc.depth_to_space %d blocksize = 2 mode = "CRD" : tensor<1x4x2x2xf64>
   %12 = nnc.slice %w starts = [-1, 1] ends = [-3, 4] steps = [-1, 2] : tensor<2x4xf64>
   %s0 = nnc.mul %0, %0 : tensor<2x2xf64>, tensor<2x2xf64>
   %s1 = nnc.mul %1, %1 : tensor<3x3xf64>, tensor<3x3xf64>
@@ -633,6 +634,7 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %s10 = nnc.mul %10, %10 : tensor<3x2xf64>, tensor<3x2xf64>
   %s11 = nnc.mul %11, %11 : tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>
   %s12 = nnc.mul %12, %12 : tensor<2x2xf64>, tensor<2x2xf64>
+  %s13 = nnc.mul %13, %11 : tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>
   %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x2xf64>
   %r1 = nnc.reduce sum %s1 keepdims = false : tensor<3x3xf64>
   %r2 = nnc.reduce sum %s2 keepdims = false : tensor<5x4xf64>
@@ -646,6 +648,7 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %r10 = nnc.reduce sum %s10 keepdims = false : tensor<3x2xf64>
   %r11 = nnc.reduce sum %s11 keepdims = false : tensor<1x1x4x4xf64>
   %r12 = nnc.reduce sum %s12 keepdims = false : tensor<2x2xf64>
+  %r13 = nnc.reduce sum %s13 keepdims = false : tensor<1x1x4x4xf64>
   %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
   %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
   %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
@@ -658,7 +661,8 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %t9 = nnc.add %t8, %r10 : tensor<f64>, tensor<f64>
   %t10 = nnc.add %t9, %r11 : tensor<f64>, tensor<f64>
   %t11 = nnc.add %t10, %r12 : tensor<f64>, tensor<f64>
-  return %t11 : tensor<f64>
+  %t12 = nnc.add %t11, %r13 : tensor<f64>, tensor<f64>
+  return %t12 : tensor<f64>
 }
 )mlir",
         /*positive=*/false, /*classes=*/3);
