@@ -251,6 +251,30 @@ struct Rule {
 
 } // namespace
 
+/// The gradient reaching x through statistics over M (`count`) of its
+/// elements: `gMean` into their mean and `gVar` into their biased variance
+/// (each broadcastable against x, or null): gMean / M + gVar 2 (x - mean)
+/// / M, with `centered` = x - mean. Null when both are.
+static Value statisticsGrad(Rule &r, Value centered, Value gMean, Value gVar,
+                            int64_t count) {
+  Value d;
+  if (gVar)
+    d = r.mul(r.mul(centered, gVar), 2.0 / double(count));
+  if (gMean) {
+    Value m = r.mul(gMean, 1.0 / double(count));
+    d = d ? r.add(d, m) : m;
+  }
+  return d;
+}
+
+/// The gradient into a variance from one into the inverse standard
+/// deviation `invStd` = (var + eps)^(-1/2): -gInvStd invStd^3 / 2.
+static Value invStdToVar(Rule &r, Value gInvStd, Value invStd) {
+  if (!gInvStd)
+    return Value();
+  return r.mul(r.mul(gInvStd, r.mul(r.mul(invStd, invStd), invStd)), -0.5);
+}
+
 /// Elementwise unary ops and activations, and the binary ops pow, rem and
 /// prelu: g times the derivative, written with the forward result where
 /// that is cheaper.
@@ -1267,13 +1291,16 @@ static std::optional<LogicalResult> nnRules(Rule &r) {
           count *= xType.getDimSize(i);
         }
         Value gc = r.castTo(g, ct);
-        Value xhat =
-            r.mul(r.sub(r.castTo(x, ct), in.getMean()), in.getInvStd());
+        Value centered = r.sub(r.castTo(x, ct), in.getMean());
+        Value xhat = r.mul(centered, in.getInvStd());
         Value dxhat = r.mul(
             gc, perChannel(r, r.castTo(in.getScale(), ct), xType.getRank()));
-        r.grads[0] = r.castTo(
-            normalizedGrad(r, xhat, dxhat, in.getInvStd(), axes, count),
-            xType.getElementType());
+        Value dx = normalizedGrad(r, xhat, dxhat, in.getInvStd(), axes, count);
+        if (Value d = statisticsGrad(
+                r, centered, r.resultGrads[1],
+                invStdToVar(r, r.resultGrads[2], in.getInvStd()), count))
+          dx = r.add(dx, d);
+        r.grads[0] = r.castTo(dx, xType.getElementType());
         auto scaleType = r.type(in.getScale());
         r.grads[1] =
             r.castTo(channelSum(r, r.mul(gc, xhat), scaleType.clone(ct)),
@@ -1296,14 +1323,19 @@ static std::optional<LogicalResult> nnRules(Rule &r) {
         auto statType = RankedTensorType::get({batch, groups, 1}, ct);
         Value gc = r.castTo(g, ct);
         Value invStd = r.reshape(gn.getInvStd(), statType);
-        Value xhat = r.mul(r.sub(r.reshape(r.castTo(x, ct), viewType),
-                                 r.reshape(gn.getMean(), statType)),
-                           invStd);
+        Value centered = r.sub(r.reshape(r.castTo(x, ct), viewType),
+                               r.reshape(gn.getMean(), statType));
+        Value xhat = r.mul(centered, invStd);
         Value dxhat =
             r.reshape(r.mul(gc, perChannel(r, r.castTo(gn.getScale(), ct),
                                            xType.getRank())),
                       viewType);
         Value dx = normalizedGrad(r, xhat, dxhat, invStd, {2}, count);
+        auto stat = [&](Value v) { return v ? r.reshape(v, statType) : v; };
+        if (Value d = statisticsGrad(
+                r, centered, stat(r.resultGrads[1]),
+                invStdToVar(r, stat(r.resultGrads[2]), invStd), count))
+          dx = r.add(dx, d);
         r.grads[0] =
             r.castTo(r.reshape(dx, xType.clone(ct)), xType.getElementType());
         auto scaleType = r.type(gn.getScale());
@@ -1380,11 +1412,19 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
   OpBuilder &b = gb.b;
   grads.assign(op->getNumOperands(), Value());
   Value g = resultGrads.empty() ? Value() : resultGrads[0];
-  // Multi-result ops have rules for their first result only (the others
-  // are statistics such as batch_norm_train's batch ones), except split.
-  if (!isa<SplitOp>(op) &&
+  // Normalizations pass gradients through their statistics results too
+  // (with a zero g when only those reach the loss), split through all its
+  // pieces; other multi-result ops have rules for their first result only.
+  bool statistics =
+      isa<BatchNormTrainOp, LayerNormOp, InstanceNormOp, GroupNormOp>(op);
+  if (!isa<SplitOp>(op) && !statistics &&
       (!g || llvm::any_of(resultGrads.drop_front(), [](Value v) { return v; })))
     return noRule(op);
+  if (statistics && !g) {
+    if (!isStatic(op->getResult(0).getType()))
+      return noRule(op, "on a dynamic shape");
+    g = gb.constant(loc, op->getResult(0).getType(), 0.0, /*shaped=*/true);
+  }
   Value y = op->getNumResults() ? op->getResult(0) : Value();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
 
@@ -1665,8 +1705,8 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
             gb.constant(loc, statType, bn.getEpsilon().convertToDouble());
         Value invStd = RsqrtOp::create(
             b, loc, gb.op<AddOp>(loc, stat(bn.getBatchVar()), eps));
-        Value xhat = gb.op<MulOp>(
-            loc, gb.op<SubOp>(loc, x, stat(bn.getBatchMean())), invStd);
+        Value centered = gb.op<SubOp>(loc, x, stat(bn.getBatchMean()));
+        Value xhat = gb.op<MulOp>(loc, centered, invStd);
         Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, gc, axes, true);
         Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
                                        gb.op<MulOp>(loc, gc, xhat), axes, true);
@@ -1676,8 +1716,30 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
             gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, gc, m), sumG),
                          gb.op<MulOp>(loc, xhat, sumGX));
         Value factor = gb.op<DivOp>(loc, gb.op<MulOp>(loc, scale, invStd), m);
-        grads[0] = castElements(gb.op<MulOp>(loc, inner, factor),
-                                xType.getElementType());
+        Value dx = gb.op<MulOp>(loc, inner, factor);
+        // The batch statistics' own gradients, and those reaching them
+        // through the updated running statistics (running = momentum *
+        // running + (1 - momentum) * batch, the variance scaled by M / (M -
+        // 1) when unbiased).
+        double momentum = bn.getMomentum().convertToDouble();
+        auto scaled = [&](Value v, double factor) -> Value {
+          if (!v || factor == 1.0)
+            return v ? stat(v) : v;
+          return gb.op<MulOp>(loc, stat(v), gb.constant(loc, statType, factor));
+        };
+        auto sum = [&](Value l, Value r) -> Value {
+          return l && r ? gb.op<AddOp>(loc, l, r) : (l ? l : r);
+        };
+        double varScale = bn.getUnbiasedRunningVar() && count > 1
+                              ? double(count) / double(count - 1)
+                              : 1.0;
+        Value gMean = sum(scaled(resultGrads[1], 1.0),
+                          scaled(resultGrads[3], 1.0 - momentum));
+        Value gVar = sum(scaled(resultGrads[2], 1.0),
+                         scaled(resultGrads[4], (1.0 - momentum) * varScale));
+        if (Value d = statisticsGrad(rule, centered, gMean, gVar, count))
+          dx = gb.op<AddOp>(loc, dx, d);
+        grads[0] = castElements(dx, xType.getElementType());
         auto perChannelGrad = [&](Value sum, Value param) {
           auto type = cast<RankedTensorType>(param.getType());
           Value v = ReshapeOp::create(b, loc, type.clone(ct), sum);
@@ -1685,7 +1747,15 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         };
         grads[1] = perChannelGrad(sumGX, operand(1));
         grads[2] = perChannelGrad(sumG, operand(2));
-        // The running statistics are buffers: no gradient.
+        // The running statistics are buffers, but pass on what reaches them
+        // through the updated ones.
+        for (unsigned i : {3u, 4u})
+          if (resultGrads[i])
+            grads[i] = castElements(
+                gb.op<MulOp>(
+                    loc, resultGrads[i],
+                    gb.constant(loc, resultGrads[i].getType(), momentum)),
+                elementType(operand(i)));
         return success();
       })
       .Case([&](LayerNormOp ln) -> LogicalResult {
@@ -1701,8 +1771,8 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
           count *= xType.getDimSize(i);
         }
         Value x = castElements(operand(0), ct), gc = castElements(g, ct);
-        Value xhat = gb.op<MulOp>(loc, gb.op<SubOp>(loc, x, ln.getMean()),
-                                  ln.getInvStd());
+        Value centered = gb.op<SubOp>(loc, x, ln.getMean());
+        Value xhat = gb.op<MulOp>(loc, centered, ln.getInvStd());
         auto paramGrad = [&](Value v, Value param) {
           auto type = cast<RankedTensorType>(param.getType());
           return castElements(gb.unbroadcast(loc, v, type.clone(ct)),
@@ -1725,9 +1795,13 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         Value inner = gb.op<SubOp>(
             loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, dxhat, m), sumD),
             gb.op<MulOp>(loc, xhat, sumDX));
-        grads[0] = castElements(
-            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m)),
-            xType.getElementType());
+        Value dx =
+            gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m));
+        if (Value d = statisticsGrad(
+                rule, centered, resultGrads[1],
+                invStdToVar(rule, resultGrads[2], ln.getInvStd()), count))
+          dx = gb.op<AddOp>(loc, dx, d);
+        grads[0] = castElements(dx, xType.getElementType());
         return success();
       })
       // Losses.

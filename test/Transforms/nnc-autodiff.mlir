@@ -490,11 +490,23 @@ func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// A loss through batch_norm_train's batch statistics has no rule.
+// A loss through batch_norm_train's batch variance only: g of the output
+// is zero, and the variance's gradient adds 2 (x - mean) / M times its g.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %{{.*}}, %[[BM:.*]], %[[BV:.*]], %{{.*}}, %{{.*}} = nnc.batch_norm_train
+// CHECK: %[[GV:.*]] = nnc.expand %{{.*}} : tensor<1xf32> -> tensor<2xf32>
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<4x2x3xf32>
+// CHECK: %[[M:.*]] = nnc.reshape %[[BM]] : tensor<2xf32> -> tensor<1x2x1xf32>
+// CHECK: %[[C:.*]] = nnc.sub %arg0, %[[M]]
+// CHECK: %[[GVS:.*]] = nnc.reshape %[[GV]] : tensor<2xf32> -> tensor<1x2x1xf32>
+// CHECK: %[[CG:.*]] = nnc.mul %[[C]], %[[GVS]]
+// CHECK: %[[F:.*]] = nnc.constant dense<0.166666672> : tensor<f32>
+// CHECK: %[[D:.*]] = nnc.mul %[[CG]], %[[F]]
+// CHECK: %[[GX:.*]] = nnc.add %{{.*}}, %[[D]] : tensor<4x2x3xf32>, tensor<4x2x3xf32>
+// CHECK: return %{{.*}}, %[[GX]]
 func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
                 %s: tensor<2xf32>, %b: tensor<2xf32>,
                 %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm_train' yet}}
   %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
       : tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
         tensor<2xf32>

@@ -1008,6 +1008,50 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
 )mlir");
 }
 
+/// Gradients through the statistics results of the normalizations:
+/// batch_norm_train's batch and updated running statistics (unbiased
+/// running variance), layer_norm's, instance_norm's and group_norm's mean
+/// and inv_std, each also through the normalized output.
+TEST_F(AutodiffTest, NormalizationStatistics) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x2x2xf64> )mlir" P R"mlir(,
+                %s: tensor<2xf64> )mlir" P R"mlir(,
+                %b: tensor<2xf64> )mlir" P R"mlir(,
+                %rm: tensor<2xf64>, %rv: tensor<2xf64>,
+                %t: tensor<3x2x2xf64>) -> tensor<f64> {
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
+      momentum = 0.8 : tensor<3x2x2xf64>, tensor<2xf64>, tensor<2xf64>,
+        tensor<2xf64>, tensor<2xf64>
+  %y1, %m1, %r1 = nnc.layer_norm %x : tensor<3x2x2xf64>
+  %y2, %m2, %r2 = nnc.instance_norm %x, %s, %b
+      : tensor<3x2x2xf64>, tensor<2xf64>, tensor<2xf64>
+  %y3, %m3, %r3 = nnc.group_norm %x, %s, %b num_groups = 1
+      : tensor<3x2x2xf64>, tensor<2xf64>, tensor<2xf64>
+  %0 = nnc.mul %y, %t : tensor<3x2x2xf64>, tensor<3x2x2xf64>
+  %1 = nnc.mul %bm, %bv : tensor<2xf64>, tensor<2xf64>
+  %2 = nnc.mul %nrm, %nrv : tensor<2xf64>, tensor<2xf64>
+  %3 = nnc.mul %m1, %r1 : tensor<3x2x1xf64>, tensor<3x2x1xf64>
+  %4 = nnc.mul %m2, %r2 : tensor<3x2x1xf64>, tensor<3x2x1xf64>
+  %5 = nnc.mul %m3, %r3 : tensor<3x1xf64>, tensor<3x1xf64>
+  %6 = nnc.mul %y3, %t : tensor<3x2x2xf64>, tensor<3x2x2xf64>
+  %r0 = nnc.reduce sum %0 keepdims = false : tensor<3x2x2xf64>
+  %q1 = nnc.reduce sum %1 keepdims = false : tensor<2xf64>
+  %q2 = nnc.reduce sum %2 keepdims = false : tensor<2xf64>
+  %q3 = nnc.reduce sum %3 keepdims = false : tensor<3x2x1xf64>
+  %q4 = nnc.reduce sum %4 keepdims = false : tensor<3x2x1xf64>
+  %q5 = nnc.reduce sum %5 keepdims = false : tensor<3x1xf64>
+  %q6 = nnc.reduce sum %6 keepdims = false : tensor<3x2x2xf64>
+  %a0 = nnc.add %r0, %q1 : tensor<f64>, tensor<f64>
+  %a1 = nnc.add %a0, %q2 : tensor<f64>, tensor<f64>
+  %a2 = nnc.add %a1, %q3 : tensor<f64>, tensor<f64>
+  %a3 = nnc.add %a2, %q4 : tensor<f64>, tensor<f64>
+  %a4 = nnc.add %a3, %q5 : tensor<f64>, tensor<f64>
+  %a5 = nnc.add %a4, %q6 : tensor<f64>, tensor<f64>
+  return %a5 : tensor<f64>
+}
+)mlir");
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
