@@ -57,7 +57,7 @@ Value GradientBuilder::unbroadcast(Location loc, Value grad, Type type) {
 }
 
 Value GradientBuilder::unreduce(Location loc, Value grad, Type type,
-                                ArrayRef<int64_t> axes) {
+                                ArrayRef<int64_t> axes, Value like) {
   auto target = cast<RankedTensorType>(type);
   SmallVector<int64_t> kept(target.getShape());
   for (int64_t axis : axes)
@@ -67,7 +67,14 @@ Value GradientBuilder::unreduce(Location loc, Value grad, Type type,
     grad = ReshapeOp::create(b, loc, keptType, grad);
   if (keptType == target)
     return grad;
+  if (like && !target.hasStaticShape())
+    return MulOp::create(b, loc, grad, onesLike(loc, like));
   return ExpandOp::create(b, loc, target, grad);
+}
+
+Value GradientBuilder::onesLike(Location loc, Value like) {
+  Value same = CmpOp::create(b, loc, CmpPredicate::eq, like, like);
+  return CastOp::create(b, loc, like.getType(), same);
 }
 
 Value GradientBuilder::dense(Location loc, RankedTensorType type,
@@ -879,10 +886,10 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
 static Value extremumGrad(Rule &r, Value x, Value y, Value g,
                           ArrayRef<int64_t> axes) {
   auto xType = r.type(x);
-  Value ye = r.gb.unreduce(r.loc, y, xType, axes);
+  Value ye = r.gb.unreduce(r.loc, y, xType, axes, x);
   Value isExtremum = r.cmp(CmpPredicate::eq, x, ye);
   Value count = r.sumKeep(r.toFloat(isExtremum, x), axes);
-  Value share = r.gb.unreduce(r.loc, g, xType, axes);
+  Value share = r.gb.unreduce(r.loc, g, xType, axes, x);
   return r.where(isExtremum, r.div(share, count), r.scalar(x, 0.0));
 }
 
@@ -900,19 +907,24 @@ static std::optional<LogicalResult> reductionRules(Rule &r) {
         }
         SmallVector<int64_t> axes = reduce.getReducedAxes();
         auto expand = [&](Value v) {
-          return r.gb.unreduce(r.loc, v, xType, axes);
+          return r.gb.unreduce(r.loc, v, xType, axes, x);
         };
         switch (reduce.getKind()) {
         case ReduceKind::sum:
           r.grads[0] = expand(g);
           break;
         case ReduceKind::mean: {
-          int64_t count = 1;
-          for (int64_t axis : axes) {
-            if (xType.isDynamicDim(axis))
-              return noRule(r.op, "mean over a dynamic dimension");
-            count *= xType.getDimSize(axis);
+          if (llvm::any_of(axes, [&](int64_t axis) {
+                return xType.isDynamicDim(axis);
+              })) {
+            // The count at run time, from ones of x's shape.
+            Value counts = r.sumKeep(r.gb.onesLike(r.loc, x), axes);
+            r.grads[0] = r.div(expand(g), counts);
+            break;
           }
+          int64_t count = 1;
+          for (int64_t axis : axes)
+            count *= xType.getDimSize(axis);
           r.grads[0] = expand(r.mul(g, 1.0 / double(count)));
           break;
         }
@@ -1647,7 +1659,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         }
         Value gi =
             gb.op<MulOp>(loc, g, gb.constant(loc, xType, 1.0 / double(count)));
-        grads[0] = gb.unreduce(loc, gi, xType, axes);
+        grads[0] = gb.unreduce(loc, gi, xType, axes, operand(0));
         return success();
       })
       // Shape ops.

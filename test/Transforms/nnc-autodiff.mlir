@@ -243,10 +243,20 @@ func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// A mean over a dynamic dimension has no rule.
+// A mean over a dynamic dimension: g is broadcast by multiplying with
+// ones of x's shape (an expand to `?` would never become static) and
+// divided by the count computed at run time from those ones.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[EQ:.*]] = nnc.cmp eq, %arg0, %arg0 : tensor<?xf32>, tensor<?xf32>
+// CHECK: %[[ONES:.*]] = nnc.cast %[[EQ]] : tensor<?xi1> to tensor<?xf32>
+// CHECK: %[[N:.*]] = nnc.reduce sum %[[ONES]] axes = [0] : tensor<?xf32>
+// CHECK: %[[G:.*]] = nnc.reshape %[[ONE]] : tensor<f32> -> tensor<1xf32>
+// CHECK: %[[GE:.*]] = nnc.mul %[[G]], %{{.*}} : tensor<1xf32>, tensor<?xf32>
+// CHECK: %[[GX:.*]] = nnc.div %[[GE]], %[[N]] : tensor<?xf32>, tensor<1xf32>
+// CHECK: return %{{.*}}, %[[GX]] : tensor<f32>, tensor<?xf32>
 func.func @main(%x: tensor<?xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' mean over a dynamic dimension yet}}
   %0 = nnc.reduce mean %x keepdims = false : tensor<?xf32>
   return %0 : tensor<f32>
 }

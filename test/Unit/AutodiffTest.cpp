@@ -54,9 +54,11 @@ protected:
     context.loadAllAvailableDialects();
   }
 
-  std::unique_ptr<rt::Program> compile(ModuleOp module, StringRef name) {
-    nnc::CompileResult result =
-        nnc::compileForHostCPU(module, name, {}, nnc::CompileOptions());
+  std::unique_ptr<rt::Program>
+  compile(ModuleOp module, StringRef name,
+          ArrayRef<SmallVector<int64_t>> inputShapes = {}) {
+    nnc::CompileResult result = nnc::compileForHostCPU(
+        module, name, inputShapes, nnc::CompileOptions());
     EXPECT_EQ(result.failure, nnc::CompileFailure::None) << name.str();
     if (result.failure != nnc::CompileFailure::None)
       return nullptr;
@@ -74,7 +76,9 @@ protected:
   /// Differentiates @main of `text` and checks every gradient against central
   /// differences. Float arguments are filled in [-1, 1) (in [0.5, 1.5) with
   /// `positive`, for log and sqrt); i64 arguments with labels in [0, classes).
-  void check(const char *text, bool positive = false, int64_t classes = 1) {
+  /// `shapes` gives every argument's shape when some are dynamic.
+  void check(const char *text, bool positive = false, int64_t classes = 1,
+             ArrayRef<SmallVector<int64_t>> shapes = {}) {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
     ASSERT_TRUE(module);
     auto main = module->lookupSymbol<func::FuncOp>("main");
@@ -89,11 +93,16 @@ protected:
     for (unsigned i = 0; i < main.getNumArguments(); ++i) {
       auto type = cast<RankedTensorType>(main.getArgument(i).getType());
       Arg arg;
-      arg.shape.assign(type.getShape().begin(), type.getShape().end());
+      if (shapes.empty())
+        arg.shape.assign(type.getShape().begin(), type.getShape().end());
+      else
+        arg.shape.assign(shapes[i].begin(), shapes[i].end());
       auto kind = main.getArgAttrOfType<nnc::ParamKindAttr>(
           i, nnc::NNCDialect::getParamAttrName());
       arg.trainable = kind && kind.getValue() == nnc::ParamKind::trainable;
-      int64_t n = type.getNumElements();
+      int64_t n = 1;
+      for (int64_t d : arg.shape)
+        n *= d;
       if (type.getElementType().isInteger(64)) {
         arg.isLabel = true;
         for (int64_t j = 0; j < n; ++j)
@@ -112,8 +121,9 @@ protected:
     ASSERT_TRUE(succeeded(pm.run(*module)));
     ASSERT_TRUE(module->lookupSymbol<func::FuncOp>("main_grad"));
 
-    std::unique_ptr<rt::Program> forward = compile(*module, "main");
-    std::unique_ptr<rt::Program> backward = compile(*module, "main_grad");
+    std::unique_ptr<rt::Program> forward = compile(*module, "main", shapes);
+    std::unique_ptr<rt::Program> backward =
+        compile(*module, "main_grad", shapes);
     ASSERT_TRUE(forward && backward);
 
     auto run = [&](const rt::Program &program,
@@ -1050,6 +1060,26 @@ func.func @main(%x: tensor<3x2x2xf64> )mlir" P R"mlir(,
   return %a5 : tensor<f64>
 }
 )mlir");
+}
+
+/// Reductions over dynamic dimensions (shapes given at compile time):
+/// g is broadcast back by multiplying with ones of the input's shape, and
+/// mean divides by a count computed at run time.
+TEST_F(AutodiffTest, DynamicReductions) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.mul %x, %x : tensor<?x3xf64>, tensor<?x3xf64>
+  %1 = nnc.reduce mean %0 axes = [0] keepdims = false : tensor<?x3xf64>
+  %2 = nnc.reduce max %x axes = [0] : tensor<?x3xf64>
+  %3 = nnc.mul %1, %2 : tensor<3xf64>, tensor<1x3xf64>
+  %4 = nnc.mul %3, %1 : tensor<1x3xf64>, tensor<3xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<1x3xf64>
+  %6 = nnc.reduce sum %0 keepdims = false : tensor<?x3xf64>
+  %7 = nnc.add %5, %6 : tensor<f64>, tensor<f64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/1, {{4, 3}});
 }
 
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
