@@ -746,13 +746,16 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         // A scatter-add of g into zeros: with data [P.., A, Q..] and K
         // indices, g as [K, P * Q] rows go to the rows of [A, P * Q] the
         // indices name (scatter_nd, reduction add).
+        // The indices' count K may be dynamic.
         auto dataType = r.type(gather.getData());
         auto indicesType = r.type(gather.getIndices());
-        if (!dataType.hasStaticShape() || !indicesType.hasStaticShape())
+        if (!dataType.hasStaticShape())
           return noRule(r.op, "on a dynamic shape");
         int64_t axis =
             normalizedAxis(gather.getAxisAttr().getInt(), dataType.getRank());
-        int64_t p = 1, q = 1, k = indicesType.getNumElements();
+        int64_t p = 1, q = 1;
+        int64_t k = indicesType.hasStaticShape() ? indicesType.getNumElements()
+                                                 : ShapedType::kDynamic;
         int64_t a = dataType.getDimSize(axis);
         for (int64_t i = 0; i < axis; ++i)
           p *= dataType.getDimSize(i);
@@ -1004,8 +1007,8 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
                                    double s, LossReduction reduction,
                                    bool softmax) {
   auto inputType = r.type(input);
-  if (!inputType.hasStaticShape())
-    return noRule(r.op, "on a dynamic shape");
+  if (inputType.isDynamicDim(1))
+    return noRule(r.op, "with a dynamic class dimension");
   if (weight && r.gb.isActive(weight))
     return noRule(r.op, "with respect to its class weight");
   int64_t classes = inputType.getDimSize(1);
@@ -1061,10 +1064,18 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
     break;
   case LossReduction::mean: {
     if (!weight && !valid) {
-      // The labels' count, from the static input (the labels' type may
-      // still spell a `?`).
-      double count = double(inputType.getNumElements() / classes);
-      gl = r.mul(r.g, 1.0 / count);
+      if (inputType.hasStaticShape()) {
+        // The labels' count, from the static input (the labels' type may
+        // still spell a `?`).
+        double count = double(inputType.getNumElements() / classes);
+        gl = r.mul(r.g, 1.0 / count);
+        break;
+      }
+      // Counted at run time, from ones of the labels' shape.
+      Value ones = r.toFloat(r.cmp(CmpPredicate::eq, labels, labels), input);
+      Value count = ReduceOp::create(r.b, r.loc, ReduceKind::sum, ones,
+                                     ArrayRef<int64_t>{}, /*keepdims=*/false);
+      gl = r.div(r.g, count);
       break;
     }
     Value elementWeight = valid;
@@ -1771,14 +1782,15 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         return success();
       })
       .Case([&](LayerNormOp ln) -> LogicalResult {
+        // The leading (batch) dimensions may be dynamic.
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape())
-          return noRule(op, "on a dynamic shape");
         Type ct = elementType(ln.getMean());
         int64_t axis = ln.getNormalizedAxis();
         SmallVector<int64_t> axes;
         int64_t count = 1;
         for (int64_t i = axis; i < xType.getRank(); ++i) {
+          if (xType.isDynamicDim(i))
+            return noRule(op, "over a dynamic dimension");
           axes.push_back(i);
           count *= xType.getDimSize(i);
         }

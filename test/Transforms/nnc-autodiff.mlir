@@ -857,3 +857,15 @@ func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
   %1 = nnc.reduce sum %0 keepdims = false : tensor<4x3xf32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// layer_norm over a dynamic dimension has no rule (a dynamic batch
+// dimension is fine).
+func.func @main(%x: tensor<2x?xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.layer_norm' over a dynamic dimension yet}}
+  %y, %m, %r = nnc.layer_norm %x : tensor<2x?xf32>
+  %0 = nnc.reduce sum %y keepdims = false : tensor<2x?xf32>
+  return %0 : tensor<f32>
+}

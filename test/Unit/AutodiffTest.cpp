@@ -945,6 +945,62 @@ func.func @main(%tok: tensor<2x4xi64>, %tgt: tensor<2x4xi64>,
         /*positive=*/false, /*classes=*/5);
 }
 
+/// The same GPT block with a dynamic batch dimension, compiled for batch 2:
+/// the embedding gradient, layer norms and the mean cross-entropy count at
+/// run time.
+TEST_F(AutodiffTest, TinyGptDynamicBatch) {
+  check(R"mlir(
+func.func @main(%tok: tensor<?x4xi64>, %tgt: tensor<?x4xi64>,
+                %emb: tensor<5x4xf64> )mlir" P R"mlir(,
+                %pos: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s1: tensor<4xf64> )mlir" P R"mlir(,
+                %c1: tensor<4xf64> )mlir" P R"mlir(,
+                %wq: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wk: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wv: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s2: tensor<4xf64> )mlir" P R"mlir(,
+                %w1: tensor<4x8xf64> )mlir" P R"mlir(,
+                %b1: tensor<8xf64> )mlir" P R"mlir(,
+                %w2: tensor<8x4xf64> )mlir" P R"mlir(,
+                %wo: tensor<4x5xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %e = nnc.gather %emb, %tok : tensor<5x4xf64>, tensor<?x4xi64>
+  %h = nnc.add %e, %pos : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %n1, %m1, %r1 = nnc.layer_norm %h scale(%s1 : tensor<4xf64>)
+      bias(%c1 : tensor<4xf64>) : tensor<?x4x4xf64>
+  %q = nnc.matmul %n1, %wq : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %k = nnc.matmul %n1, %wk : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %v = nnc.matmul %n1, %wv : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %kt = nnc.transpose %k perm = [0, 2, 1] : tensor<?x4x4xf64>
+  %a0 = nnc.matmul %q, %kt : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %half = nnc.constant dense<0.5> : tensor<f64>
+  %a1 = nnc.mul %a0, %half : tensor<?x4x4xf64>, tensor<f64>
+  %ones = nnc.constant dense<1.0> : tensor<4x4xf64>
+  %tri = nnc.trilu %ones upper = false : tensor<4x4xf64>
+  %zero = nnc.constant dense<0.0> : tensor<f64>
+  %mask = nnc.cmp gt, %tri, %zero : tensor<4x4xf64>, tensor<f64>
+  %ninf = nnc.constant dense<-1.0e9> : tensor<f64>
+  %a2 = nnc.where %mask, %a1, %ninf : tensor<4x4xi1>, tensor<?x4x4xf64>, tensor<f64>
+  %p = nnc.softmax %a2 : tensor<?x4x4xf64>
+  %o = nnc.matmul %p, %v : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %h2 = nnc.add %h, %o : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %n2, %m2, %r2 = nnc.layer_norm %h2 scale(%s2 : tensor<4xf64>) : tensor<?x4x4xf64>
+  %f0 = nnc.matmul %n2, %w1 : tensor<?x4x4xf64>, tensor<4x8xf64>
+  %f1 = nnc.add %f0, %b1 : tensor<?x4x8xf64>, tensor<8xf64>
+  %f2 = nnc.gelu %f1 approximation = tanh : tensor<?x4x8xf64>
+  %f3 = nnc.matmul %f2, %w2 : tensor<?x4x8xf64>, tensor<8x4xf64>
+  %h3 = nnc.add %h2, %f3 : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %lg = nnc.matmul %h3, %wo : tensor<?x4x4xf64>, tensor<4x5xf64>
+  %l2 = nnc.reshape %lg : tensor<?x4x5xf64> -> tensor<?x5xf64>
+  %t2 = nnc.reshape %tgt : tensor<?x4xi64> -> tensor<?xi64>
+  %loss = nnc.cross_entropy %l2, %t2 : tensor<?x5xf64>, tensor<?xi64>
+  return %loss : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/5,
+        {{2, 4}, {2, 4}, {5, 4}, {4, 4}, {4}, {4}, {4, 4}, {4, 4}, {4, 4}, {4},
+         {4, 8}, {8}, {8, 4}, {4, 5}});
+}
+
 /// A small mobile-style CNN: conv, batch_norm_train, relu6 (clip), a
 /// depthwise conv with bias, silu, global max pooling, gemm and
 /// cross-entropy with a class weight.
