@@ -100,7 +100,9 @@ Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
   auto yType = cast<RankedTensorType>(y.getType());
   Type elementType = xType.getElementType();
   int64_t n = xType.getRank() - 2;
-  int64_t nc = xType.getDimSize(0) * xType.getDimSize(1);
+  int64_t nc = xType.isDynamicDim(0)
+                   ? ShapedType::kDynamic
+                   : xType.getDimSize(0) * xType.getDimSize(1);
   SmallVector<int64_t> padBegin(pads.take_front(n)), padEnd(pads.drop_front(n));
   SmallVector<int64_t> outputPadding;
   for (int64_t i = 0; i < n; ++i) {
@@ -183,6 +185,14 @@ Value GradientBuilder::swapLastTwo(Location loc, Value v) {
 static bool isStatic(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.hasStaticShape();
+}
+
+/// Whether `type` is ranked with static dimensions except perhaps the
+/// first (a batch).
+static bool isStaticButBatch(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::all_of(tensor.getShape().drop_front(),
+                                [](int64_t d) { return d >= 0; });
 }
 
 /// The values of an optional per-spatial-dimension attribute, `count`
@@ -1130,7 +1140,7 @@ static Value groupsToChannels(Rule &r, Value v, int64_t groups) {
   ArrayRef<int64_t> rest = type.getShape().drop_front(2);
   Type et = type.getElementType();
   SmallVector<int64_t> split{a, groups, per}, perm{2, 1, 0},
-      merged{per, groups * a};
+      merged{per, ShapedType::isDynamic(a) ? a : groups * a};
   llvm::append_range(split, rest);
   llvm::append_range(merged, rest);
   for (size_t i = 0; i < rest.size(); ++i)
@@ -1189,14 +1199,16 @@ static Value normalizedGrad(Rule &r, Value xhat, Value dxhat, Value invStd,
 /// rank-1 operand.
 static std::optional<LogicalResult> nnRules(Rule &r) {
   Value g = r.g;
-  auto allStatic = [&]() {
-    return llvm::all_of(r.op->getOperandTypes(),
-                        [](Type t) { return isStatic(t); }) &&
-           isStatic(r.y.getType());
+  // Static shapes, except perhaps the batch of the input and the result.
+  auto staticButBatch = [&]() {
+    return isStaticButBatch(r.operand(0).getType()) &&
+           isStaticButBatch(r.y.getType()) &&
+           llvm::all_of(llvm::drop_begin(r.op->getOperandTypes()),
+                        [](Type t) { return isStatic(t); });
   };
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](ConvOp conv) -> LogicalResult {
-        if (!allStatic())
+        if (!staticButBatch())
           return noRule(r.op, "on a dynamic shape");
         Value x = conv.getInput(), w = conv.getWeight();
         auto xType = r.type(x), wType = r.type(w), yType = r.type(r.y);
@@ -1236,7 +1248,7 @@ static std::optional<LogicalResult> nnRules(Rule &r) {
         return success();
       })
       .Case([&](ConvTransposeOp conv) -> LogicalResult {
-        if (!allStatic())
+        if (!staticButBatch())
           return noRule(r.op, "on a dynamic shape");
         Value x = conv.getInput(), w = conv.getWeight();
         auto xType = r.type(x), wType = r.type(w);
@@ -1602,7 +1614,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
       // Pooling.
       .Case<MaxPoolOp, AvgPoolOp>([&](Operation *) -> LogicalResult {
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape() || !isStatic(y.getType()))
+        if (!isStaticButBatch(xType) || !isStaticButBatch(y.getType()))
           return noRule(op, "on a dynamic shape");
         int64_t n = xType.getRank() - 2;
         ArrayRef<int64_t> kernel;
@@ -1660,7 +1672,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
       })
       .Case([&](GlobalAvgPoolOp) -> LogicalResult {
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape())
+        if (!isStaticButBatch(xType))
           return noRule(op, "on a dynamic shape");
         SmallVector<int64_t> axes;
         int64_t count = 1;
@@ -1707,12 +1719,17 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
       // the M normalized elements, dxhat = g * scale and
       // dx = inv_std / M * (M dxhat - sum(dxhat) - xhat sum(dxhat xhat)).
       .Case([&](BatchNormTrainOp bn) -> LogicalResult {
+        // A dynamic batch makes the count M a run-time value.
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape())
+        if (!isStaticButBatch(xType))
           return noRule(op, "on a dynamic shape");
+        bool dynamicBatch = xType.isDynamicDim(0);
+        if (dynamicBatch &&
+            llvm::any_of(resultGrads.drop_front(), [](Value v) { return v; }))
+          return noRule(op, "through its statistics with a dynamic batch");
         Type ct = elementType(bn.getBatchMean());
         SmallVector<int64_t> axes{0}, statShape(xType.getRank(), 1);
-        int64_t count = xType.getDimSize(0);
+        int64_t count = dynamicBatch ? 1 : xType.getDimSize(0);
         for (int64_t i = 2; i < xType.getRank(); ++i) {
           axes.push_back(i);
           count *= xType.getDimSize(i);
@@ -1734,7 +1751,11 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
                                        gb.op<MulOp>(loc, gc, xhat), axes, true);
         Value scale = stat(operand(1));
-        Value m = gb.constant(loc, statType, double(count));
+        Value m = dynamicBatch
+                      ? ReduceOp::create(b, loc, ReduceKind::sum,
+                                         gb.onesLike(loc, x), axes, true)
+                            .getResult()
+                      : gb.constant(loc, statType, double(count));
         Value inner =
             gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, gc, m), sumG),
                          gb.op<MulOp>(loc, xhat, sumGX));

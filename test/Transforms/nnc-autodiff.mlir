@@ -869,3 +869,20 @@ func.func @main(%x: tensor<2x?xf32> {nnc.param = #nnc.param<trainable>})
   %0 = nnc.reduce sum %y keepdims = false : tensor<2x?xf32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// batch_norm_train with a dynamic batch has a rule for its output, not
+// for its statistics results.
+func.func @main(%x: tensor<?x2x3xf32> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<2xf32>, %b: tensor<2xf32>,
+                %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm_train' through its statistics with a dynamic batch yet}}
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
+      : tensor<?x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+        tensor<2xf32>
+  %0 = nnc.reduce sum %y keepdims = false : tensor<?x2x3xf32>
+  %1 = nnc.reduce sum %bm keepdims = false : tensor<2xf32>
+  %2 = nnc.add %0, %1 : tensor<f32>, tensor<f32>
+  return %2 : tensor<f32>
+}

@@ -1034,6 +1034,39 @@ func.func @main(%x: tensor<2x2x5x5xf64>, %labels: tensor<2xi64>,
         /*positive=*/false, /*classes=*/3);
 }
 
+/// The depthwise CNN with a dynamic batch, compiled for batch 2.
+TEST_F(AutodiffTest, DepthwiseCnnDynamicBatch) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x2x5x5xf64>, %labels: tensor<?xi64>,
+                %w: tensor<4x2x3x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<4xf64> )mlir" P R"mlir(,
+                %rm: tensor<4xf64>, %rv: tensor<4xf64>,
+                %dw: tensor<4x1x3x3xf64> )mlir" P R"mlir(,
+                %db: tensor<4xf64> )mlir" P R"mlir(,
+                %fw: tensor<4x3xf64> )mlir" P R"mlir(,
+                %cw: tensor<3xf64>) -> tensor<f64> {
+  %0 = nnc.conv %x, %w pads = [1, 1, 1, 1] : tensor<?x2x5x5xf64>, tensor<4x2x3x3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<?x4x5x5xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>,
+        tensor<4xf64>
+  %1 = nnc.clip %y {min = 0.0 : f64, max = 6.0 : f64} : tensor<?x4x5x5xf64>
+  %2 = nnc.conv %1, %dw, %db strides = [2, 2] groups = 4
+      : tensor<?x4x5x5xf64>, tensor<4x1x3x3xf64>, tensor<4xf64>
+  %3 = nnc.silu %2 : tensor<?x4x2x2xf64>
+  %4 = nnc.global_max_pool %3 : tensor<?x4x2x2xf64>
+  %5 = nnc.flatten %4 : tensor<?x4x1x1xf64>
+  %6 = nnc.gemm %5, %fw : tensor<?x4xf64>, tensor<4x3xf64>
+  %7 = nnc.cross_entropy %6, %labels weight(%cw : tensor<3xf64>)
+      : tensor<?x3xf64>, tensor<?xi64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3,
+        {{2, 2, 5, 5}, {2}, {4, 2, 3, 3}, {4}, {4}, {4}, {4}, {4, 1, 3, 3}, {4},
+         {4, 3}, {3}});
+}
+
 /// scatter_nd replacing whole rows (k = 1, labels in [0, 2) into 4 rows of
 /// which two are never written) and adding elements (k = 2, duplicates).
 TEST_F(AutodiffTest, ScatterNd) {
@@ -1166,6 +1199,37 @@ func.func @main(%x: tensor<2x1x6x6xf64>, %labels: tensor<2xi64>,
 }
 )mlir",
         /*positive=*/false, /*classes=*/4);
+}
+
+/// The same CNN with a dynamic batch, compiled for batch 2: batch_norm_train
+/// counts its elements at run time.
+TEST_F(AutodiffTest, CnnDynamicBatch) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x1x6x6xf64>, %labels: tensor<?xi64>,
+                %w: tensor<3x1x3x3xf64> )mlir" P R"mlir(,
+                %b: tensor<3xf64> )mlir" P R"mlir(,
+                %s: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<3xf64> )mlir" P R"mlir(,
+                %rm: tensor<3xf64>, %rv: tensor<3xf64>,
+                %fw: tensor<3x4xf64> )mlir" P R"mlir(,
+                %fb: tensor<4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w, %b pads = [1, 1, 1, 1]
+      : tensor<?x1x6x6xf64>, tensor<3x1x3x3xf64>, tensor<3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<?x3x6x6xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>,
+        tensor<3xf64>
+  %1 = nnc.relu %y : tensor<?x3x6x6xf64>
+  %2 = nnc.max_pool %1 kernel_shape = [2, 2] strides = [2, 2]
+      : tensor<?x3x6x6xf64>
+  %3 = nnc.global_avg_pool %2 : tensor<?x3x3x3xf64>
+  %4 = nnc.flatten %3 : tensor<?x3x1x1xf64>
+  %5 = nnc.gemm %4, %fw, %fb : tensor<?x3xf64>, tensor<3x4xf64>, tensor<4xf64>
+  %6 = nnc.cross_entropy %5, %labels : tensor<?x4xf64>, tensor<?xi64>
+  return %6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/4,
+        {{2, 1, 6, 6}, {2}, {3, 1, 3, 3}, {3}, {3}, {3}, {3}, {3}, {3, 4}, {4}});
 }
 
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
