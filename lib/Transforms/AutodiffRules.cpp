@@ -1316,7 +1316,7 @@ static std::optional<LogicalResult> nnRules(Rule &r) {
         // In the statistics' element type (f32 for f16/bf16 inputs).
         Value x = in.getInput();
         auto xType = r.type(x);
-        if (!xType.hasStaticShape())
+        if (!isStaticButBatch(xType))
           return noRule(r.op, "on a dynamic shape");
         Type ct = r.type(in.getMean()).getElementType();
         SmallVector<int64_t> axes;
@@ -1349,11 +1349,14 @@ static std::optional<LogicalResult> nnRules(Rule &r) {
         // the statistics' element type.
         Value x = gn.getInput();
         auto xType = r.type(x);
-        if (!xType.hasStaticShape())
+        if (!isStaticButBatch(xType))
           return noRule(r.op, "on a dynamic shape");
         Type ct = r.type(gn.getMean()).getElementType();
         int64_t groups = gn.getNumGroups(), batch = xType.getDimSize(0);
-        int64_t count = xType.getNumElements() / (batch * groups);
+        int64_t count = 1;
+        for (int64_t d : xType.getShape().drop_front())
+          count *= d;
+        count /= groups;
         auto viewType = RankedTensorType::get({batch, groups, count}, ct);
         auto statType = RankedTensorType::get({batch, groups, 1}, ct);
         Value gc = r.castTo(g, ct);
@@ -1853,14 +1856,21 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
       .Case([&](MseLossOp mse) -> LogicalResult {
         auto inputType = cast<RankedTensorType>(operand(0).getType());
         double scale = 2.0;
+        Value count;
         if (mse.getReduction() == LossReduction::mean) {
-          if (!inputType.hasStaticShape())
-            return noRule(op, "with reduction = mean on a dynamic shape");
-          scale /= double(inputType.getNumElements());
+          if (inputType.hasStaticShape())
+            scale /= double(inputType.getNumElements());
+          else
+            // Counted at run time, from ones of the input's shape.
+            count = ReduceOp::create(b, loc, ReduceKind::sum,
+                                     gb.onesLike(loc, operand(0)),
+                                     ArrayRef<int64_t>{}, /*keepdims=*/false);
         }
         Value diff = gb.op<SubOp>(loc, operand(0), operand(1));
         Value scaled =
             gb.op<MulOp>(loc, diff, gb.constant(loc, inputType, scale));
+        if (count)
+          scaled = gb.op<DivOp>(loc, scaled, count);
         grads[0] = gb.op<MulOp>(loc, scaled, g);
         grads[1] = NegOp::create(b, loc, grads[0]);
         return success();

@@ -1171,6 +1171,25 @@ func.func @main(%x: tensor<?x3xf64> )mlir" P R"mlir() -> tensor<f64> {
         /*positive=*/false, /*classes=*/1, {{4, 3}});
 }
 
+/// mse_loss (mean), instance_norm and group_norm with a dynamic batch,
+/// compiled for batch 2.
+TEST_F(AutodiffTest, DynamicBatchNormsAndMse) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x4x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %b: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<?x4x3xf64>) -> tensor<f64> {
+  %0, %m0, %r0 = nnc.instance_norm %x, %s, %b
+      : tensor<?x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %1, %m1, %r1 = nnc.group_norm %0, %s, %b num_groups = 2
+      : tensor<?x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %2 = nnc.mse_loss %1, %t : tensor<?x4x3xf64>, tensor<?x4x3xf64>
+  return %2 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/1, {{2, 4, 3}, {4}, {4}, {2, 4, 3}});
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
