@@ -1466,24 +1466,20 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
   Value y = op->getNumResults() ? op->getResult(0) : Value();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
 
-  // `v` with element type `et`: normalizations compute in the element
-  // type of their statistics (f32 for f16/bf16 inputs).
-  auto castElements = [&](Value v, Type et) -> Value {
-    auto type = cast<RankedTensorType>(v.getType());
-    if (type.getElementType() == et)
-      return v;
-    return CastOp::create(b, loc, type.clone(et), v);
-  };
-  auto elementType = [](Value v) {
-    return cast<RankedTensorType>(v.getType()).getElementType();
-  };
-
   Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
   std::optional<LogicalResult> (*families[])(Rule &) = {
       unaryRules, shapeRules, reductionRules, lossRules, nnRules};
   for (auto family : families)
     if (std::optional<LogicalResult> result = family(rule))
       return *result;
+
+  // The first rules of the pass, written against the builder directly.
+  // Normalizations compute in the element type of their statistics (f32
+  // for f16/bf16 inputs).
+  auto castElements = [&](Value v, Type et) { return rule.castTo(v, et); };
+  auto elementType = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType();
+  };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       // Elementwise binary ops with numpy broadcasting.
