@@ -597,9 +597,8 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
   };
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](SliceOp slice) -> LogicalResult {
-        auto xType = r.type(r.operand(0));
-        if (!staticOperand())
-          return noRule(r.op, "on a dynamic shape");
+        // The sliced dimensions must be static; the others may not.
+        auto xType = r.type(r.operand(0)), yType = r.type(r.y);
         int64_t rank = xType.getRank();
         ArrayRef<int64_t> starts = slice.getStarts(), ends = slice.getEnds();
         SmallVector<int64_t> axes, steps;
@@ -609,7 +608,13 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
                              : int64_t(i));
           steps.push_back(slice.getSteps() ? (*slice.getSteps())[i] : 1);
         }
-        if (r.type(r.y).getNumElements() == 0) {
+        for (int64_t axis : axes)
+          if (xType.isDynamicDim(axis) || yType.isDynamicDim(axis))
+            return noRule(r.op, "along a dynamic dimension");
+        if (llvm::any_of(
+                axes, [&](int64_t axis) { return !yType.getDimSize(axis); })) {
+          if (!xType.hasStaticShape())
+            return noRule(r.op, "on a dynamic shape");
           r.grads[0] = r.gb.constant(r.loc, xType, 0.0, /*shaped=*/true);
           return success();
         }
@@ -655,12 +660,11 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         for (auto [result, grad] :
              llvm::zip_equal(split.getResults(), r.resultGrads)) {
           Value piece = grad;
-          if (!piece) {
-            if (!r.type(result).hasStaticShape())
-              return noRule(r.op, "on a dynamic shape");
+          if (!piece && r.type(result).hasStaticShape())
             piece = r.gb.constant(r.loc, result.getType(), 0.0,
                                   /*shaped=*/true);
-          }
+          else if (!piece)
+            piece = r.mul(r.gb.onesLike(r.loc, result), 0.0);
           pieces.push_back(piece);
         }
         r.grads[0] =

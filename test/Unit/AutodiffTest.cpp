@@ -1190,6 +1190,24 @@ func.func @main(%x: tensor<?x4x3xf64> )mlir" P R"mlir(,
         /*positive=*/false, /*classes=*/1, {{2, 4, 3}, {4}, {4}, {2, 4, 3}});
 }
 
+/// Slices along static dimensions and a split with an unused piece, with a
+/// dynamic batch compiled for batch 2.
+TEST_F(AutodiffTest, DynamicBatchSliceAndSplit) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x4x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.slice %x starts = [0, 2] ends = [4, -4] axes = [1, 2] steps = [2, -1] : tensor<?x4x3xf64>
+  %1:2 = nnc.split %x axis = 1 sizes = [1, 3] : tensor<?x4x3xf64>
+  %2 = nnc.mul %0, %0 : tensor<?x2x3xf64>, tensor<?x2x3xf64>
+  %3 = nnc.mul %1#1, %1#1 : tensor<?x3x3xf64>, tensor<?x3x3xf64>
+  %4 = nnc.reduce sum %2 keepdims = false : tensor<?x2x3xf64>
+  %5 = nnc.reduce sum %3 keepdims = false : tensor<?x3x3xf64>
+  %6 = nnc.add %4, %5 : tensor<f64>, tensor<f64>
+  return %6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/1, {{2, 4, 3}});
+}
+
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
 /// avg_pool, flatten, gemm and cross-entropy, every parameter trained.
 TEST_F(AutodiffTest, CnnWithCrossEntropy) {
