@@ -1023,8 +1023,6 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
   auto inputType = r.type(input);
   if (inputType.isDynamicDim(1))
     return noRule(r.op, "with a dynamic class dimension");
-  if (weight && r.gb.isActive(weight))
-    return noRule(r.op, "with respect to its class weight");
   int64_t classes = inputType.getDimSize(1);
   Type et = inputType.getElementType();
   auto labelsType = r.type(labels);
@@ -1053,9 +1051,10 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
   Value p;
   if (softmax)
     p = SoftmaxOp::create(r.b, r.loc, input, /*axis=*/1);
-  Value a = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
+  Value q = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
                              APFloat(1.0 - s + s / double(classes)),
                              APFloat(s / double(classes)), et);
+  Value a = q;
   if (weight) {
     SmallVector<int64_t> shape(inputType.getRank(), 1);
     shape[1] = classes;
@@ -1105,6 +1104,45 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
   }
   }
   r.grads[0] = r.mul(d, gl);
+
+  if (weight && r.gb.isActive(weight)) {
+    // Per element dl/dw[c] = -valid q[c] logp[c], summed over the elements;
+    // the mean S / D also depends on w through D = sum(valid w[t]):
+    // (dS/dw[c] - y count[c]) / D, count[c] the labels t = c not ignored.
+    Value logp =
+        softmax
+            ? LogSoftmaxOp::create(r.b, r.loc, input, /*axis=*/1).getResult()
+            : input;
+    Value perElement = r.neg(r.mul(q, logp));
+    if (valid)
+      perElement = r.mul(perElement, overClasses(valid));
+    SmallVector<int64_t> axes{0};
+    for (int64_t i = 2; i < inputType.getRank(); ++i)
+      axes.push_back(i);
+    auto perClass = [&](Value v) {
+      return ReduceOp::create(r.b, r.loc, ReduceKind::sum, v, axes,
+                              /*keepdims=*/false)
+          .getResult();
+    };
+    Value dw;
+    switch (reduction) {
+    case LossReduction::none:
+      dw = perClass(r.mul(perElement, gl));
+      break;
+    case LossReduction::sum:
+      dw = r.mul(perClass(perElement), gl);
+      break;
+    case LossReduction::mean: {
+      Value hits = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
+                                    APFloat(1.0), APFloat(0.0), et);
+      if (valid)
+        hits = r.mul(hits, overClasses(valid));
+      dw = r.mul(r.sub(perClass(perElement), r.mul(perClass(hits), r.y)), gl);
+      break;
+    }
+    }
+    r.grads[2] = r.reshape(dw, weight.getType());
+  }
   return success();
 }
 

@@ -701,12 +701,21 @@ func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// A trainable class weight of a loss has no rule.
+// A trainable class weight of nll_loss (sum): minus the target times the
+// input, summed per class.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f32>, tensor<3xf32>)
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[Q:.*]] = nnc.one_hot %arg1 depth = 3 axis = 1 : tensor<4xi64> -> f32
+// CHECK: %[[QX:.*]] = nnc.mul %[[Q]], %arg0
+// CHECK: %[[N:.*]] = nnc.neg %[[QX]]
+// CHECK: %[[S:.*]] = nnc.reduce sum %[[N]] axes = [0] keepdims = false
+// CHECK: %[[GW:.*]] = nnc.mul %[[S]], %[[ONE]]
+// CHECK: return %{{.*}}, %[[GW]]
 func.func @main(%x: tensor<4x3xf32>, %y: tensor<4xi64>,
                 %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.nll_loss' with respect to its class weight yet}}
-  %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) : tensor<4x3xf32>, tensor<4xi64>
+  %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) reduction = sum : tensor<4x3xf32>, tensor<4xi64>
   return %0 : tensor<f32>
 }
 

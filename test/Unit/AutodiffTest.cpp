@@ -743,13 +743,14 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
 /// cross_entropy and nll_loss with class weights, ignore_index (labels in
 /// [0, 3), so class 1 or 2 is ignored for some elements), label smoothing
 /// with weights, and spatial [N, C, d] inputs; the weighted mean divides by
-/// the weights of the elements not ignored.
+/// the weights of the elements not ignored. The class weight is trained
+/// too.
 TEST_F(AutodiffTest, WeightedClassLosses) {
   check(R"mlir(
 func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
                 %z: tensor<2x3x2xf64> )mlir" P R"mlir(,
                 %y: tensor<4xi64>, %l: tensor<2x2xi64>,
-                %w: tensor<3xf64>) -> tensor<f64> {
+                %w: tensor<3xf64> )mlir" P R"mlir() -> tensor<f64> {
   %0 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) : tensor<4x3xf64>, tensor<4xi64>
   %1 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
   %2 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) reduction = sum ignore_index = 2 label_smoothing = 0.2 : tensor<4x3xf64>, tensor<4xi64>
@@ -757,7 +758,7 @@ func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
   %4 = nnc.cross_entropy %x, %y ignore_index = 2 label_smoothing = 0.1 : tensor<4x3xf64>, tensor<4xi64>
   %p = nnc.log_softmax %x axis = 1 : tensor<4x3xf64>
   %5 = nnc.nll_loss %p, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
-  %6 = nnc.nll_loss %z, %l reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %6 = nnc.nll_loss %z, %l weight(%w : tensor<3xf64>) reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
   %7 = nnc.nll_loss %z, %l : tensor<2x3x2xf64>, tensor<2x2xi64>
   %8 = nnc.mul %6, %6 : tensor<2x2xf64>, tensor<2x2xf64>
   %9 = nnc.reduce sum %8 keepdims = false : tensor<2x2xf64>
