@@ -57,7 +57,7 @@ Value GradientBuilder::unbroadcast(Location loc, Value grad, Type type) {
 }
 
 Value GradientBuilder::unreduce(Location loc, Value grad, Type type,
-                                ArrayRef<int64_t> axes) {
+                                ArrayRef<int64_t> axes, Value like) {
   auto target = cast<RankedTensorType>(type);
   SmallVector<int64_t> kept(target.getShape());
   for (int64_t axis : axes)
@@ -67,7 +67,14 @@ Value GradientBuilder::unreduce(Location loc, Value grad, Type type,
     grad = ReshapeOp::create(b, loc, keptType, grad);
   if (keptType == target)
     return grad;
+  if (like && !target.hasStaticShape())
+    return MulOp::create(b, loc, grad, onesLike(loc, like));
   return ExpandOp::create(b, loc, target, grad);
+}
+
+Value GradientBuilder::onesLike(Location loc, Value like) {
+  Value same = CmpOp::create(b, loc, CmpPredicate::eq, like, like);
+  return CastOp::create(b, loc, like.getType(), same);
 }
 
 Value GradientBuilder::dense(Location loc, RankedTensorType type,
@@ -93,7 +100,9 @@ Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
   auto yType = cast<RankedTensorType>(y.getType());
   Type elementType = xType.getElementType();
   int64_t n = xType.getRank() - 2;
-  int64_t nc = xType.getDimSize(0) * xType.getDimSize(1);
+  int64_t nc = xType.isDynamicDim(0)
+                   ? ShapedType::kDynamic
+                   : xType.getDimSize(0) * xType.getDimSize(1);
   SmallVector<int64_t> padBegin(pads.take_front(n)), padEnd(pads.drop_front(n));
   SmallVector<int64_t> outputPadding;
   for (int64_t i = 0; i < n; ++i) {
@@ -178,6 +187,14 @@ static bool isStatic(Type type) {
   return tensor && tensor.hasStaticShape();
 }
 
+/// Whether `type` is ranked with static dimensions except perhaps the
+/// first (a batch).
+static bool isStaticButBatch(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::all_of(tensor.getShape().drop_front(),
+                                [](int64_t d) { return d >= 0; });
+}
+
 /// The values of an optional per-spatial-dimension attribute, `count`
 /// copies of `fill` when absent.
 static SmallVector<int64_t> spatialAttr(std::optional<ArrayRef<int64_t>> attr,
@@ -241,12 +258,43 @@ struct Rule {
       return v;
     return ReshapeOp::create(b, loc, t, v);
   }
+  /// `v` with element type `et`.
+  Value castTo(Value v, Type et) {
+    if (type(v).getElementType() == et)
+      return v;
+    return CastOp::create(b, loc, type(v).clone(et), v);
+  }
 };
 
 } // namespace
 
-/// Elementwise unary ops and activations: g times the derivative, written
-/// with the forward result where that is cheaper.
+/// The gradient reaching x through statistics over M (`count`) of its
+/// elements: `gMean` into their mean and `gVar` into their biased variance
+/// (each broadcastable against x, or null): gMean / M + gVar 2 (x - mean)
+/// / M, with `centered` = x - mean. Null when both are.
+static Value statisticsGrad(Rule &r, Value centered, Value gMean, Value gVar,
+                            int64_t count) {
+  Value d;
+  if (gVar)
+    d = r.mul(r.mul(centered, gVar), 2.0 / double(count));
+  if (gMean) {
+    Value m = r.mul(gMean, 1.0 / double(count));
+    d = d ? r.add(d, m) : m;
+  }
+  return d;
+}
+
+/// The gradient into a variance from one into the inverse standard
+/// deviation `invStd` = (var + eps)^(-1/2): -gInvStd invStd^3 / 2.
+static Value invStdToVar(Rule &r, Value gInvStd, Value invStd) {
+  if (!gInvStd)
+    return Value();
+  return r.mul(r.mul(gInvStd, r.mul(r.mul(invStd, invStd), invStd)), -0.5);
+}
+
+/// Elementwise unary ops and activations, and the binary ops pow, rem and
+/// prelu: g times the derivative, written with the forward result where
+/// that is cheaper.
 static std::optional<LogicalResult> unaryRules(Rule &r) {
   Value x = r.op->getNumOperands() ? r.operand(0) : Value();
   Value y = r.y, g = r.g;
@@ -255,7 +303,6 @@ static std::optional<LogicalResult> unaryRules(Rule &r) {
     return success();
   };
   auto one = [&]() { return r.scalar(x, 1.0); };
-  // d/dx of an odd-power-free expression in x: x * x.
   auto square = [&](Value v) { return r.mul(v, v); };
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](GeluOp gelu) {
@@ -408,6 +455,19 @@ static std::optional<LogicalResult> unaryRules(Rule &r) {
         r.grads[1] = r.gb.unbroadcast(r.loc, db, e.getType());
         return success();
       })
+      .Case([&](RemOp) {
+        // Float rem is fmod, a - b trunc(a / b): d/da = 1, d/db = -trunc(a
+        // / b), with trunc(q) = sign(q) floor(|q|).
+        Value a = x, d = r.operand(1);
+        Value q = r.div(a, d);
+        Value trunc =
+            r.mul(SignOp::create(r.b, r.loc, q),
+                  FloorOp::create(r.b, r.loc, AbsOp::create(r.b, r.loc, q)));
+        r.grads[0] = r.gb.unbroadcast(r.loc, g, a.getType());
+        r.grads[1] =
+            r.gb.unbroadcast(r.loc, r.neg(r.mul(g, trunc)), d.getType());
+        return success();
+      })
       .Case([&](PReluOp) {
         // x > 0 ? g : slope g for x, x > 0 ? 0 : x g for the slope.
         Value slope = r.operand(1);
@@ -441,6 +501,57 @@ static int64_t normalizedAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// `v` reversed along `axis`.
+static Value reverseAxis(Rule &r, Value v, int64_t axis) {
+  return SliceOp::create(
+      r.b, r.loc, v, r.b.getDenseI64ArrayAttr({-1}),
+      r.b.getDenseI64ArrayAttr({std::numeric_limits<int64_t>::min()}),
+      r.b.getDenseI64ArrayAttr({axis}), r.b.getDenseI64ArrayAttr({-1}));
+}
+
+/// `v` padded with `before` and `after` zeros along `axis`.
+static Value padAxis(Rule &r, Value v, int64_t axis, int64_t before,
+                     int64_t after) {
+  int64_t rank = r.type(v).getRank();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  pads[axis] = before;
+  pads[rank + axis] = after;
+  return padZeros(r, v, pads);
+}
+
+/// The gradient of a reflect, edge or wrap pad along one axis of input size
+/// `dim` padded by `before` and `after` (both >= 0): the middle of g plus
+/// each padded element's g added where the pad copied it from.
+static Value unpadAxis(Rule &r, Value g, PadMode mode, int64_t axis,
+                       int64_t dim, int64_t before, int64_t after) {
+  Value grad = sliceAxis(r, g, axis, before, before + dim);
+  if (before > 0) {
+    Value left = sliceAxis(r, g, axis, 0, before);
+    // Padded position i copies input element `before - i` (reflect), 0
+    // (edge) or `dim - before + i` (wrap).
+    if (mode == PadMode::reflect)
+      left = padAxis(r, reverseAxis(r, left, axis), axis, 1, dim - 1 - before);
+    else if (mode == PadMode::edge)
+      left = padAxis(r, r.sumKeep(left, {axis}), axis, 0, dim - 1);
+    else
+      left = padAxis(r, left, axis, dim - before, 0);
+    grad = r.add(grad, left);
+  }
+  if (after > 0) {
+    Value right = sliceAxis(r, g, axis, before + dim, before + dim + after);
+    // Padded position j after the input copies element `dim - 2 - j`
+    // (reflect), `dim - 1` (edge) or `j` (wrap).
+    if (mode == PadMode::reflect)
+      right = padAxis(r, reverseAxis(r, right, axis), axis, dim - 1 - after, 1);
+    else if (mode == PadMode::edge)
+      right = padAxis(r, r.sumKeep(right, {axis}), axis, dim - 1, 0);
+    else
+      right = padAxis(r, right, axis, 0, dim - after);
+    grad = r.add(grad, right);
+  }
+  return grad;
+}
+
 /// The gradient of a slice along one axis of size `dim` that picked `count`
 /// elements from `first` in steps of `step`: g spread back to its
 /// positions with zeros between and around.
@@ -448,10 +559,7 @@ static Value unsliceAxis(Rule &r, Value g, int64_t axis, int64_t dim,
                          int64_t first, int64_t step, int64_t count) {
   if (step < 0) {
     // Reverse g so that it runs upwards from the lowest picked index.
-    g = SliceOp::create(
-        r.b, r.loc, g, r.b.getDenseI64ArrayAttr({-1}),
-        r.b.getDenseI64ArrayAttr({std::numeric_limits<int64_t>::min()}),
-        r.b.getDenseI64ArrayAttr({axis}), r.b.getDenseI64ArrayAttr({-1}));
+    g = reverseAxis(r, g, axis);
     first += (count - 1) * step;
     step = -step;
   }
@@ -489,9 +597,8 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
   };
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](SliceOp slice) -> LogicalResult {
-        auto xType = r.type(r.operand(0));
-        if (!staticOperand())
-          return noRule(r.op, "on a dynamic shape");
+        // The sliced dimensions must be static; the others may not.
+        auto xType = r.type(r.operand(0)), yType = r.type(r.y);
         int64_t rank = xType.getRank();
         ArrayRef<int64_t> starts = slice.getStarts(), ends = slice.getEnds();
         SmallVector<int64_t> axes, steps;
@@ -501,7 +608,13 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
                              : int64_t(i));
           steps.push_back(slice.getSteps() ? (*slice.getSteps())[i] : 1);
         }
-        if (r.type(r.y).getNumElements() == 0) {
+        for (int64_t axis : axes)
+          if (xType.isDynamicDim(axis) || yType.isDynamicDim(axis))
+            return noRule(r.op, "along a dynamic dimension");
+        if (llvm::any_of(
+                axes, [&](int64_t axis) { return !yType.getDimSize(axis); })) {
+          if (!xType.hasStaticShape())
+            return noRule(r.op, "on a dynamic shape");
           r.grads[0] = r.gb.constant(r.loc, xType, 0.0, /*shaped=*/true);
           return success();
         }
@@ -547,12 +660,11 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         for (auto [result, grad] :
              llvm::zip_equal(split.getResults(), r.resultGrads)) {
           Value piece = grad;
-          if (!piece) {
-            if (!r.type(result).hasStaticShape())
-              return noRule(r.op, "on a dynamic shape");
+          if (!piece && r.type(result).hasStaticShape())
             piece = r.gb.constant(r.loc, result.getType(), 0.0,
                                   /*shaped=*/true);
-          }
+          else if (!piece)
+            piece = r.mul(r.gb.onesLike(r.loc, result), 0.0);
           pieces.push_back(piece);
         }
         r.grads[0] =
@@ -560,10 +672,30 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         return success();
       })
       .Case([&](PadOp pad) -> LogicalResult {
-        if (pad.getMode() != PadMode::constant)
-          return noRule(
-              r.op,
-              ("in mode '" + stringifyPadMode(pad.getMode()) + "'").str());
+        PadMode mode = pad.getMode();
+        if (mode != PadMode::constant) {
+          // Per padded axis, the copies' gradients added back.
+          auto xType = r.type(r.operand(0));
+          ArrayRef<int64_t> pads = pad.getPads();
+          int64_t rank = xType.getRank();
+          if (!xType.hasStaticShape())
+            return noRule(r.op, "on a dynamic shape");
+          for (int64_t i = 0; i < rank; ++i)
+            if (pads[i] < 0 || pads[rank + i] < 0 ||
+                pads[i] > xType.getDimSize(i) ||
+                pads[rank + i] > xType.getDimSize(i))
+              return noRule(r.op, ("in mode '" + stringifyPadMode(mode) +
+                                   "' with a crop or a pad larger than its "
+                                   "dimension")
+                                      .str());
+          Value gx = g;
+          for (int64_t i = 0; i < rank; ++i)
+            if (pads[i] || pads[rank + i])
+              gx = unpadAxis(r, gx, mode, i, xType.getDimSize(i), pads[i],
+                             pads[rank + i]);
+          r.grads[0] = gx;
+          return success();
+        }
         SmallVector<int64_t> crop;
         for (int64_t p : pad.getPads())
           crop.push_back(-p);
@@ -599,10 +731,24 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         return success();
       })
       .Case([&](DepthToSpaceOp d2s) -> LogicalResult {
-        if (d2s.getMode() != "DCR")
-          return noRule(r.op, "in mode 'CRD'");
-        r.grads[0] =
-            SpaceToDepthOp::create(r.b, r.loc, g, d2s.getBlocksizeAttr());
+        if (d2s.getMode() == "DCR") {
+          r.grads[0] =
+              SpaceToDepthOp::create(r.b, r.loc, g, d2s.getBlocksizeAttr());
+          return success();
+        }
+        // CRD moves x [N, C', b, b, H, W] by [0, 1, 4, 2, 5, 3] to
+        // [N, C', H, b, W, b]; g goes back by the inverse permutation.
+        auto xType = r.type(r.operand(0));
+        if (!xType.hasStaticShape())
+          return noRule(r.op, "in mode 'CRD' on a dynamic shape");
+        int64_t bs = d2s.getBlocksize(), n = xType.getDimSize(0);
+        int64_t c = xType.getDimSize(1) / (bs * bs);
+        int64_t h = xType.getDimSize(2), w = xType.getDimSize(3);
+        Type et = xType.getElementType();
+        Value v = r.reshape(g, RankedTensorType::get({n, c, h, bs, w, bs}, et));
+        v = TransposeOp::create(r.b, r.loc, v,
+                                ArrayRef<int64_t>{0, 1, 3, 5, 2, 4});
+        r.grads[0] = r.reshape(v, xType);
         return success();
       })
       .Case([&](SpaceToDepthOp s2d) {
@@ -614,13 +760,16 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         // A scatter-add of g into zeros: with data [P.., A, Q..] and K
         // indices, g as [K, P * Q] rows go to the rows of [A, P * Q] the
         // indices name (scatter_nd, reduction add).
+        // The indices' count K may be dynamic.
         auto dataType = r.type(gather.getData());
         auto indicesType = r.type(gather.getIndices());
-        if (!dataType.hasStaticShape() || !indicesType.hasStaticShape())
+        if (!dataType.hasStaticShape())
           return noRule(r.op, "on a dynamic shape");
         int64_t axis =
             normalizedAxis(gather.getAxisAttr().getInt(), dataType.getRank());
-        int64_t p = 1, q = 1, k = indicesType.getNumElements();
+        int64_t p = 1, q = 1;
+        int64_t k = indicesType.hasStaticShape() ? indicesType.getNumElements()
+                                                 : ShapedType::kDynamic;
         int64_t a = dataType.getDimSize(axis);
         for (int64_t i = 0; i < axis; ++i)
           p *= dataType.getDimSize(i);
@@ -650,6 +799,91 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
         r.grads[0] = r.reshape(sum, dataType);
         return success();
       })
+      .Case([&](ScatterElementsOp scatter) -> LogicalResult {
+        // Without a reduction the scattered positions of the data are
+        // overwritten (their gradient is 0) and each update gets g at its
+        // position (exact for indices without duplicates); with add the
+        // data gets g unchanged.
+        ScatterReduction kind = scatter.getReduction();
+        if (kind != ScatterReduction::none && kind != ScatterReduction::add)
+          return noRule(
+              r.op,
+              ("with reduction = " + stringifyScatterReduction(kind)).str());
+        if (!r.type(scatter.getUpdates()).hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        r.grads[0] = g;
+        if (kind == ScatterReduction::none)
+          r.grads[0] = ScatterElementsOp::create(
+              r.b, r.loc, g, scatter.getIndices(),
+              r.gb.constant(r.loc, scatter.getUpdates().getType(), 0.0,
+                            /*shaped=*/true),
+              scatter.getAxisAttr(),
+              ScatterReductionAttr::get(r.b.getContext(),
+                                        ScatterReduction::none));
+        r.grads[2] = GatherElementsOp::create(
+            r.b, r.loc, g, scatter.getIndices(), scatter.getAxisAttr());
+        return success();
+      })
+      .Case([&](ScatterNDOp scatter) -> LogicalResult {
+        // As scatter_elements; the updates' gradient gathers g at the index
+        // tuples, as rows of g viewed as [D0 * ... * Dk-1, rest] picked by
+        // the tuples' row-major offsets.
+        ScatterReduction kind = scatter.getReduction();
+        if (kind != ScatterReduction::none && kind != ScatterReduction::add)
+          return noRule(
+              r.op,
+              ("with reduction = " + stringifyScatterReduction(kind)).str());
+        Value indices = scatter.getIndices(), updates = scatter.getUpdates();
+        auto dataType = r.type(scatter.getData());
+        auto indicesType = r.type(indices);
+        if (!dataType.hasStaticShape() || !indicesType.hasStaticShape() ||
+            !r.type(updates).hasStaticShape())
+          return noRule(r.op, "on a dynamic shape");
+        r.grads[0] = g;
+        if (kind == ScatterReduction::none)
+          r.grads[0] = ScatterNDOp::create(
+              r.b, r.loc, g, indices,
+              r.gb.constant(r.loc, updates.getType(), 0.0, /*shaped=*/true),
+              ScatterReductionAttr::get(r.b.getContext(),
+                                        ScatterReduction::none));
+        int64_t k = indicesType.getShape().back();
+        int64_t rows = 1, rest = 1;
+        SmallVector<int64_t> dims, strides(k, 1);
+        for (int64_t i = 0; i < k; ++i) {
+          dims.push_back(dataType.getDimSize(i));
+          rows *= dims.back();
+        }
+        for (int64_t i = k; i < dataType.getRank(); ++i)
+          rest *= dataType.getDimSize(i);
+        for (int64_t i = k - 2; i >= 0; --i)
+          strides[i] = strides[i + 1] * dims[i + 1];
+        Type it = indicesType.getElementType();
+        auto intConstant = [&](ArrayRef<int64_t> values) -> Value {
+          auto type = RankedTensorType::get({int64_t(values.size())}, it);
+          SmallVector<APInt> elements;
+          for (int64_t v : values)
+            elements.push_back(APInt(it.getIntOrFloatBitWidth(), v,
+                                     /*isSigned=*/true));
+          return ConstantOp::create(r.b, r.loc,
+                                    DenseElementsAttr::get(type, elements));
+        };
+        // Negative indices count from the end of their dimension.
+        Value zero = ConstantOp::create(
+            r.b, r.loc,
+            DenseElementsAttr::get(RankedTensorType::get({}, it),
+                                   r.b.getIntegerAttr(it, 0)));
+        Value wrapped = r.where(r.cmp(CmpPredicate::lt, indices, zero),
+                                r.add(indices, intConstant(dims)), indices);
+        Value offsets = ReduceOp::create(
+            r.b, r.loc, ReduceKind::sum, r.mul(wrapped, intConstant(strides)),
+            ArrayRef<int64_t>{indicesType.getRank() - 1}, /*keepdims=*/false);
+        Type et = dataType.getElementType();
+        Value table = r.reshape(g, RankedTensorType::get({rows, rest}, et));
+        Value picked = GatherOp::create(r.b, r.loc, table, offsets,
+                                        r.b.getI64IntegerAttr(0));
+        r.grads[2] = r.reshape(picked, updates.getType());
+        return success();
+      })
       .Case([&](GatherElementsOp gather) -> LogicalResult {
         auto dataType = r.type(gather.getData());
         if (!dataType.hasStaticShape())
@@ -669,10 +903,10 @@ static std::optional<LogicalResult> shapeRules(Rule &r) {
 static Value extremumGrad(Rule &r, Value x, Value y, Value g,
                           ArrayRef<int64_t> axes) {
   auto xType = r.type(x);
-  Value ye = r.gb.unreduce(r.loc, y, xType, axes);
+  Value ye = r.gb.unreduce(r.loc, y, xType, axes, x);
   Value isExtremum = r.cmp(CmpPredicate::eq, x, ye);
   Value count = r.sumKeep(r.toFloat(isExtremum, x), axes);
-  Value share = r.gb.unreduce(r.loc, g, xType, axes);
+  Value share = r.gb.unreduce(r.loc, g, xType, axes, x);
   return r.where(isExtremum, r.div(share, count), r.scalar(x, 0.0));
 }
 
@@ -690,19 +924,24 @@ static std::optional<LogicalResult> reductionRules(Rule &r) {
         }
         SmallVector<int64_t> axes = reduce.getReducedAxes();
         auto expand = [&](Value v) {
-          return r.gb.unreduce(r.loc, v, xType, axes);
+          return r.gb.unreduce(r.loc, v, xType, axes, x);
         };
         switch (reduce.getKind()) {
         case ReduceKind::sum:
           r.grads[0] = expand(g);
           break;
         case ReduceKind::mean: {
-          int64_t count = 1;
-          for (int64_t axis : axes) {
-            if (xType.isDynamicDim(axis))
-              return noRule(r.op, "mean over a dynamic dimension");
-            count *= xType.getDimSize(axis);
+          if (llvm::any_of(axes, [&](int64_t axis) {
+                return xType.isDynamicDim(axis);
+              })) {
+            // The count at run time, from ones of x's shape.
+            Value counts = r.sumKeep(r.gb.onesLike(r.loc, x), axes);
+            r.grads[0] = r.div(expand(g), counts);
+            break;
           }
+          int64_t count = 1;
+          for (int64_t axis : axes)
+            count *= xType.getDimSize(axis);
           r.grads[0] = expand(r.mul(g, 1.0 / double(count)));
           break;
         }
@@ -782,10 +1021,8 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
                                    double s, LossReduction reduction,
                                    bool softmax) {
   auto inputType = r.type(input);
-  if (!inputType.hasStaticShape())
-    return noRule(r.op, "on a dynamic shape");
-  if (weight && r.gb.isActive(weight))
-    return noRule(r.op, "with respect to its class weight");
+  if (inputType.isDynamicDim(1))
+    return noRule(r.op, "with a dynamic class dimension");
   int64_t classes = inputType.getDimSize(1);
   Type et = inputType.getElementType();
   auto labelsType = r.type(labels);
@@ -814,9 +1051,10 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
   Value p;
   if (softmax)
     p = SoftmaxOp::create(r.b, r.loc, input, /*axis=*/1);
-  Value a = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
+  Value q = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
                              APFloat(1.0 - s + s / double(classes)),
                              APFloat(s / double(classes)), et);
+  Value a = q;
   if (weight) {
     SmallVector<int64_t> shape(inputType.getRank(), 1);
     shape[1] = classes;
@@ -839,10 +1077,18 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
     break;
   case LossReduction::mean: {
     if (!weight && !valid) {
-      // The labels' count, from the static input (the labels' type may
-      // still spell a `?`).
-      double count = double(inputType.getNumElements() / classes);
-      gl = r.mul(r.g, 1.0 / count);
+      if (inputType.hasStaticShape()) {
+        // The labels' count, from the static input (the labels' type may
+        // still spell a `?`).
+        double count = double(inputType.getNumElements() / classes);
+        gl = r.mul(r.g, 1.0 / count);
+        break;
+      }
+      // Counted at run time, from ones of the labels' shape.
+      Value ones = r.toFloat(r.cmp(CmpPredicate::eq, labels, labels), input);
+      Value count = ReduceOp::create(r.b, r.loc, ReduceKind::sum, ones,
+                                     ArrayRef<int64_t>{}, /*keepdims=*/false);
+      gl = r.div(r.g, count);
       break;
     }
     Value elementWeight = valid;
@@ -858,10 +1104,49 @@ static LogicalResult classLossGrad(Rule &r, Value input, Value labels,
   }
   }
   r.grads[0] = r.mul(d, gl);
+
+  if (weight && r.gb.isActive(weight)) {
+    // Per element dl/dw[c] = -valid q[c] logp[c], summed over the elements;
+    // the mean S / D also depends on w through D = sum(valid w[t]):
+    // (dS/dw[c] - y count[c]) / D, count[c] the labels t = c not ignored.
+    Value logp =
+        softmax
+            ? LogSoftmaxOp::create(r.b, r.loc, input, /*axis=*/1).getResult()
+            : input;
+    Value perElement = r.neg(r.mul(q, logp));
+    if (valid)
+      perElement = r.mul(perElement, overClasses(valid));
+    SmallVector<int64_t> axes{0};
+    for (int64_t i = 2; i < inputType.getRank(); ++i)
+      axes.push_back(i);
+    auto perClass = [&](Value v) {
+      return ReduceOp::create(r.b, r.loc, ReduceKind::sum, v, axes,
+                              /*keepdims=*/false)
+          .getResult();
+    };
+    Value dw;
+    switch (reduction) {
+    case LossReduction::none:
+      dw = perClass(r.mul(perElement, gl));
+      break;
+    case LossReduction::sum:
+      dw = r.mul(perClass(perElement), gl);
+      break;
+    case LossReduction::mean: {
+      Value hits = OneHotOp::create(r.b, r.loc, safe, classes, /*axis=*/1,
+                                    APFloat(1.0), APFloat(0.0), et);
+      if (valid)
+        hits = r.mul(hits, overClasses(valid));
+      dw = r.mul(r.sub(perClass(perElement), r.mul(perClass(hits), r.y)), gl);
+      break;
+    }
+    }
+    r.grads[2] = r.reshape(dw, weight.getType());
+  }
   return success();
 }
 
-/// Losses; labels, targets of nll/cross-entropy and class weights get none.
+/// The class-index losses; labels get no gradient.
 static std::optional<LogicalResult> lossRules(Rule &r) {
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
       .Case([&](CrossEntropyOp ce) {
@@ -874,6 +1159,317 @@ static std::optional<LogicalResult> lossRules(Rule &r) {
         return classLossGrad(r, nll.getInput(), nll.getLabels(),
                              nll.getWeight(), nll.getIgnoreIndexAttr(), 0.0,
                              nll.getReduction(), /*softmax=*/false);
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// `v` with dimensions 0 and 1 swapped.
+static Value swap01(Rule &r, Value v) {
+  SmallVector<int64_t> perm{1, 0};
+  for (int64_t i = 2; i < r.type(v).getRank(); ++i)
+    perm.push_back(i);
+  return TransposeOp::create(r.b, r.loc, v, perm);
+}
+
+/// `v` [A, B, D...] regrouped for a grouped convolution over its batch:
+/// [B / groups, groups * A, D...], element [j, k * A + a] = v[a, k * B /
+/// groups + j]. With one group this is v with dimensions 0 and 1 swapped.
+static Value groupsToChannels(Rule &r, Value v, int64_t groups) {
+  if (groups == 1)
+    return swap01(r, v);
+  auto type = r.type(v);
+  int64_t a = type.getDimSize(0), per = type.getDimSize(1) / groups;
+  ArrayRef<int64_t> rest = type.getShape().drop_front(2);
+  Type et = type.getElementType();
+  SmallVector<int64_t> split{a, groups, per}, perm{2, 1, 0},
+      merged{per, ShapedType::isDynamic(a) ? a : groups * a};
+  llvm::append_range(split, rest);
+  llvm::append_range(merged, rest);
+  for (size_t i = 0; i < rest.size(); ++i)
+    perm.push_back(3 + i);
+  Value s = r.reshape(v, RankedTensorType::get(split, et));
+  Value t = TransposeOp::create(r.b, r.loc, s, perm);
+  return r.reshape(t, RankedTensorType::get(merged, et));
+}
+
+/// `v` sliced to `[0, size)` along the spatial dimensions 2... where it is
+/// larger.
+static Value cropSpatial(Rule &r, Value v, ArrayRef<int64_t> sizes) {
+  auto type = r.type(v);
+  if (type.getShape().drop_front(2) == sizes)
+    return v;
+  SmallVector<int64_t> starts(sizes.size(), 0), axes;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    axes.push_back(2 + i);
+  return SliceOp::create(r.b, r.loc, v, r.b.getDenseI64ArrayAttr(starts),
+                         r.b.getDenseI64ArrayAttr(sizes),
+                         r.b.getDenseI64ArrayAttr(axes), DenseI64ArrayAttr());
+}
+
+/// The sum of `g` over every dimension but 1, reshaped to `type` ([C]).
+static Value channelSum(Rule &r, Value g, Type type) {
+  SmallVector<int64_t> axes{0};
+  for (int64_t i = 2; i < r.type(g).getRank(); ++i)
+    axes.push_back(i);
+  Value s = ReduceOp::create(r.b, r.loc, ReduceKind::sum, g, axes,
+                             /*keepdims=*/false);
+  return r.reshape(s, type);
+}
+
+/// `v` ([C]) reshaped to [1, C, 1...] of rank `rank`.
+static Value perChannel(Rule &r, Value v, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[1] = r.type(v).getDimSize(0);
+  return r.reshape(v, RankedTensorType::get(shape, r.type(v).getElementType()));
+}
+
+/// The input gradient of a normalization over `axes` (M elements) given
+/// the normalized input `xhat`, its gradient `dxhat` and the inverse
+/// standard deviation: inv_std / M (M dxhat - sum(dxhat) - xhat
+/// sum(dxhat xhat)).
+static Value normalizedGrad(Rule &r, Value xhat, Value dxhat, Value invStd,
+                            ArrayRef<int64_t> axes, int64_t count) {
+  Value sumD = r.sumKeep(dxhat, axes);
+  Value sumDX = r.sumKeep(r.mul(dxhat, xhat), axes);
+  Value inner =
+      r.sub(r.sub(r.mul(dxhat, double(count)), sumD), r.mul(xhat, sumDX));
+  return r.mul(inner, r.mul(invStd, 1.0 / double(count)));
+}
+
+/// Convolutions with groups, transposed convolutions, the normalizations
+/// other than batch_norm_train and layer_norm, dropout, and matmul with a
+/// rank-1 operand.
+static std::optional<LogicalResult> nnRules(Rule &r) {
+  Value g = r.g;
+  // Static shapes, except perhaps the batch of the input and the result.
+  auto staticButBatch = [&]() {
+    return isStaticButBatch(r.operand(0).getType()) &&
+           isStaticButBatch(r.y.getType()) &&
+           llvm::all_of(llvm::drop_begin(r.op->getOperandTypes()),
+                        [](Type t) { return isStatic(t); });
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(r.op)
+      .Case([&](ConvOp conv) -> LogicalResult {
+        if (!staticButBatch())
+          return noRule(r.op, "on a dynamic shape");
+        Value x = conv.getInput(), w = conv.getWeight();
+        auto xType = r.type(x), wType = r.type(w), yType = r.type(r.y);
+        int64_t n = xType.getRank() - 2, groups = conv.getGroups();
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the transposed convolution of g with the same kernel and
+        // groups; the output padding restores the input positions the last
+        // window never reached.
+        SmallVector<int64_t> outputPadding;
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
+                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
+                            pads[i] - pads[n + i];
+          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
+        }
+        r.grads[0] = ConvTransposeOp::create(
+            r.b, r.loc, xType, g, w, Value(), r.b.getDenseI64ArrayAttr(strides),
+            r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getDenseI64ArrayAttr(outputPadding),
+            r.b.getI64IntegerAttr(groups));
+        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
+        // convolution of x regrouped to [C / G, G * N, D] with g^T [M, N, O]
+        // as the kernel, G groups, strides and dilations swapped; it may
+        // reach past K, so crop.
+        Value xt = groupsToChannels(r, x, groups);
+        Value gt = swap01(r, g);
+        Value dwt = ConvOp::create(
+            r.b, r.loc, xt, gt, Value(), r.b.getDenseI64ArrayAttr(dilations),
+            r.b.getDenseI64ArrayAttr(strides), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
+        dwt = cropSpatial(r, dwt, wType.getShape().drop_front(2));
+        r.grads[1] = swap01(r, dwt);
+        if (Value bias = conv.getBias())
+          r.grads[2] = channelSum(r, g, bias.getType());
+        return success();
+      })
+      .Case([&](ConvTransposeOp conv) -> LogicalResult {
+        if (!staticButBatch())
+          return noRule(r.op, "on a dynamic shape");
+        Value x = conv.getInput(), w = conv.getWeight();
+        auto xType = r.type(x), wType = r.type(w);
+        int64_t n = xType.getRank() - 2, groups = conv.getGroups();
+        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
+        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
+        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
+        // dx: the convolution of g with the same kernel (its [C, M / G]
+        // layout is a convolution's [out, in / G]), cropped where the
+        // output padding added positions.
+        Value dx = ConvOp::create(
+            r.b, r.loc, g, w, Value(), r.b.getDenseI64ArrayAttr(strides),
+            r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
+        r.grads[0] = cropSpatial(r, dx, xType.getShape().drop_front(2));
+        // dw[c, m, k] = sum_{n, i} x[n, c, i] g[n, m, i * s + k * d - p]: a
+        // convolution of g regrouped to [M / G, G * N, O] with x^T [C, N, D]
+        // as the kernel, G groups, strides and dilations swapped.
+        Value gt = groupsToChannels(r, g, groups);
+        Value xt = swap01(r, x);
+        Value dwt = ConvOp::create(
+            r.b, r.loc, gt, xt, Value(), r.b.getDenseI64ArrayAttr(dilations),
+            r.b.getDenseI64ArrayAttr(strides), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
+        dwt = cropSpatial(r, dwt, wType.getShape().drop_front(2));
+        r.grads[1] = swap01(r, dwt);
+        if (Value bias = conv.getBias())
+          r.grads[2] = channelSum(r, g, bias.getType());
+        return success();
+      })
+      .Case([&](BatchNormOp bn) -> LogicalResult {
+        // Frozen statistics: y = (x - mean) inv_std scale + bias, computed
+        // in the statistics' element type.
+        Value x = bn.getInput();
+        auto xType = r.type(x);
+        Type ct = r.type(bn.getMean()).getElementType();
+        int64_t rank = xType.getRank();
+        auto param = [&](Value v) {
+          return perChannel(r, r.castTo(v, ct), rank);
+        };
+        auto paramGrad = [&](Value v, Value operand) {
+          auto type = r.type(operand);
+          return r.castTo(channelSum(r, v, type.clone(ct)),
+                          type.getElementType());
+        };
+        Value gc = r.castTo(g, ct);
+        Value scale = param(bn.getScale());
+        Value centered = r.sub(r.castTo(x, ct), param(bn.getMean()));
+        Value invStd = RsqrtOp::create(
+            r.b, r.loc,
+            r.add(param(bn.getVar()), bn.getEpsilon().convertToDouble()));
+        Value factor = r.mul(scale, invStd);
+        r.grads[0] = r.castTo(r.mul(gc, factor), xType.getElementType());
+        r.grads[1] =
+            paramGrad(r.mul(gc, r.mul(centered, invStd)), bn.getScale());
+        r.grads[2] = paramGrad(gc, bn.getBias());
+        // d mean = -sum(g) scale inv_std; d var = -sum(g (x - mean)) scale
+        // inv_std^3 / 2.
+        r.grads[3] = paramGrad(r.neg(r.mul(gc, factor)), bn.getMean());
+        Value cube = r.mul(r.mul(invStd, invStd), r.mul(factor, -0.5));
+        r.grads[4] = paramGrad(r.mul(r.mul(gc, centered), cube), bn.getVar());
+        return success();
+      })
+      .Case([&](InstanceNormOp in) -> LogicalResult {
+        // In the statistics' element type (f32 for f16/bf16 inputs).
+        Value x = in.getInput();
+        auto xType = r.type(x);
+        if (!isStaticButBatch(xType))
+          return noRule(r.op, "on a dynamic shape");
+        Type ct = r.type(in.getMean()).getElementType();
+        SmallVector<int64_t> axes;
+        int64_t count = 1;
+        for (int64_t i = 2; i < xType.getRank(); ++i) {
+          axes.push_back(i);
+          count *= xType.getDimSize(i);
+        }
+        Value gc = r.castTo(g, ct);
+        Value centered = r.sub(r.castTo(x, ct), in.getMean());
+        Value xhat = r.mul(centered, in.getInvStd());
+        Value dxhat = r.mul(
+            gc, perChannel(r, r.castTo(in.getScale(), ct), xType.getRank()));
+        Value dx = normalizedGrad(r, xhat, dxhat, in.getInvStd(), axes, count);
+        if (Value d = statisticsGrad(
+                r, centered, r.resultGrads[1],
+                invStdToVar(r, r.resultGrads[2], in.getInvStd()), count))
+          dx = r.add(dx, d);
+        r.grads[0] = r.castTo(dx, xType.getElementType());
+        auto scaleType = r.type(in.getScale());
+        r.grads[1] =
+            r.castTo(channelSum(r, r.mul(gc, xhat), scaleType.clone(ct)),
+                     scaleType.getElementType());
+        r.grads[2] = r.castTo(channelSum(r, gc, scaleType.clone(ct)),
+                              scaleType.getElementType());
+        return success();
+      })
+      .Case([&](GroupNormOp gn) -> LogicalResult {
+        // On the view [N, G, C / G * D...] with statistics [N, G, 1], in
+        // the statistics' element type.
+        Value x = gn.getInput();
+        auto xType = r.type(x);
+        if (!isStaticButBatch(xType))
+          return noRule(r.op, "on a dynamic shape");
+        Type ct = r.type(gn.getMean()).getElementType();
+        int64_t groups = gn.getNumGroups(), batch = xType.getDimSize(0);
+        int64_t count = 1;
+        for (int64_t d : xType.getShape().drop_front())
+          count *= d;
+        count /= groups;
+        auto viewType = RankedTensorType::get({batch, groups, count}, ct);
+        auto statType = RankedTensorType::get({batch, groups, 1}, ct);
+        Value gc = r.castTo(g, ct);
+        Value invStd = r.reshape(gn.getInvStd(), statType);
+        Value centered = r.sub(r.reshape(r.castTo(x, ct), viewType),
+                               r.reshape(gn.getMean(), statType));
+        Value xhat = r.mul(centered, invStd);
+        Value dxhat =
+            r.reshape(r.mul(gc, perChannel(r, r.castTo(gn.getScale(), ct),
+                                           xType.getRank())),
+                      viewType);
+        Value dx = normalizedGrad(r, xhat, dxhat, invStd, {2}, count);
+        auto stat = [&](Value v) { return v ? r.reshape(v, statType) : v; };
+        if (Value d = statisticsGrad(
+                r, centered, stat(r.resultGrads[1]),
+                invStdToVar(r, stat(r.resultGrads[2]), invStd), count))
+          dx = r.add(dx, d);
+        r.grads[0] =
+            r.castTo(r.reshape(dx, xType.clone(ct)), xType.getElementType());
+        auto scaleType = r.type(gn.getScale());
+        r.grads[1] =
+            r.castTo(channelSum(r, r.mul(gc, r.reshape(xhat, xType.clone(ct))),
+                                scaleType.clone(ct)),
+                     scaleType.getElementType());
+        r.grads[2] = r.castTo(channelSum(r, gc, scaleType.clone(ct)),
+                              scaleType.getElementType());
+        return success();
+      })
+      .Case([&](DropoutOp dropout) {
+        // The op's own mask, scaled as the forward scaled it.
+        if (!dropout.isRandom()) {
+          r.grads[0] = g;
+          return success();
+        }
+        double keep = 1.0 - dropout.getRatio().convertToDouble();
+        Value mask = r.toFloat(dropout.getMask(), g);
+        r.grads[0] = r.mul(r.mul(g, mask), 1.0 / keep);
+        return success();
+      })
+      .Case([&](MatMulOp) -> std::optional<LogicalResult> {
+        Value a = r.operand(0), bm = r.operand(1);
+        auto aType = r.type(a), bType = r.type(bm);
+        if (aType.getRank() >= 2 && bType.getRank() >= 2)
+          return std::nullopt;
+        // A rank-1 operand as a matrix ([1, K] on the left, [K, 1] on the
+        // right) and g with the matching unit dimension.
+        Type et = aType.getElementType();
+        SmallVector<int64_t> gShape(r.type(g).getShape());
+        Value a2 = a, b2 = bm;
+        if (aType.getRank() == 1) {
+          a2 =
+              r.reshape(a, RankedTensorType::get({1, aType.getDimSize(0)}, et));
+          gShape.insert(gShape.end() - (bType.getRank() == 1 ? 0 : 1), 1);
+        }
+        if (bType.getRank() == 1) {
+          b2 = r.reshape(bm,
+                         RankedTensorType::get({bType.getDimSize(0), 1}, et));
+          gShape.push_back(1);
+        }
+        Value g2 = r.reshape(g, RankedTensorType::get(gShape, et));
+        Value da = r.gb.unbroadcast(
+            r.loc,
+            MatMulOp::create(r.b, r.loc, g2, r.gb.swapLastTwo(r.loc, b2)),
+            a2.getType());
+        Value db = r.gb.unbroadcast(
+            r.loc,
+            MatMulOp::create(r.b, r.loc, r.gb.swapLastTwo(r.loc, a2), g2),
+            b2.getType());
+        r.grads[0] = r.reshape(da, aType);
+        r.grads[1] = r.reshape(db, bType);
+        return success();
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -896,20 +1492,36 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
   OpBuilder &b = gb.b;
   grads.assign(op->getNumOperands(), Value());
   Value g = resultGrads.empty() ? Value() : resultGrads[0];
-  // Multi-result ops have rules for their first result only (the others
-  // are statistics such as batch_norm_train's batch ones), except split.
-  if (!isa<SplitOp>(op) &&
+  // Normalizations pass gradients through their statistics results too
+  // (with a zero g when only those reach the loss), split through all its
+  // pieces; other multi-result ops have rules for their first result only.
+  bool statistics =
+      isa<BatchNormTrainOp, LayerNormOp, InstanceNormOp, GroupNormOp>(op);
+  if (!isa<SplitOp>(op) && !statistics &&
       (!g || llvm::any_of(resultGrads.drop_front(), [](Value v) { return v; })))
     return noRule(op);
+  if (statistics && !g) {
+    if (!isStatic(op->getResult(0).getType()))
+      return noRule(op, "on a dynamic shape");
+    g = gb.constant(loc, op->getResult(0).getType(), 0.0, /*shaped=*/true);
+  }
   Value y = op->getNumResults() ? op->getResult(0) : Value();
   auto operand = [&](unsigned i) { return op->getOperand(i); };
 
   Rule rule{op, loc, gb, b, g, y, resultGrads, grads};
   std::optional<LogicalResult> (*families[])(Rule &) = {
-      unaryRules, shapeRules, reductionRules, lossRules};
+      unaryRules, shapeRules, reductionRules, lossRules, nnRules};
   for (auto family : families)
     if (std::optional<LogicalResult> result = family(rule))
       return *result;
+
+  // The first rules of the pass, written against the builder directly.
+  // Normalizations compute in the element type of their statistics (f32
+  // for f16/bf16 inputs).
+  auto castElements = [&](Value v, Type et) { return rule.castTo(v, et); };
+  auto elementType = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType();
+  };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       // Elementwise binary ops with numpy broadcasting.
@@ -1040,73 +1652,10 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         return success();
       })
       // Convolutions.
-      .Case([&](ConvOp conv) -> LogicalResult {
-        auto xType = cast<RankedTensorType>(operand(0).getType());
-        auto wType = cast<RankedTensorType>(operand(1).getType());
-        auto yType = cast<RankedTensorType>(y.getType());
-        if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
-            !yType.hasStaticShape())
-          return noRule(op, "on a dynamic shape");
-        if (conv.getGroups() != 1)
-          return noRule(op, "with groups > 1");
-        int64_t n = xType.getRank() - 2;
-        SmallVector<int64_t> strides = spatialAttr(conv.getStrides(), n, 1);
-        SmallVector<int64_t> dilations = spatialAttr(conv.getDilations(), n, 1);
-        SmallVector<int64_t> pads = spatialAttr(conv.getPads(), 2 * n, 0);
-        // dx: the transposed convolution of g with the same kernel; the
-        // output padding restores the input positions the last window
-        // never reached.
-        SmallVector<int64_t> outputPadding;
-        for (int64_t i = 0; i < n; ++i) {
-          int64_t reached = strides[i] * (yType.getDimSize(2 + i) - 1) +
-                            dilations[i] * (wType.getDimSize(2 + i) - 1) + 1 -
-                            pads[i] - pads[n + i];
-          outputPadding.push_back(xType.getDimSize(2 + i) - reached);
-        }
-        grads[0] = ConvTransposeOp::create(
-            b, loc, xType, g, operand(1), Value(),
-            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
-            b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
-            /*groups=*/1);
-        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
-        // convolution of x^T [C, N, D] with g^T [M, N, O] as the kernel,
-        // strides and dilations swapped; it may reach past K, so slice.
-        SmallVector<int64_t> swap01{1, 0};
-        for (int64_t i = 0; i < n; ++i)
-          swap01.push_back(2 + i);
-        Value xt = TransposeOp::create(b, loc, operand(0), swap01);
-        Value gt = TransposeOp::create(b, loc, g, swap01);
-        Value dwt = ConvOp::create(
-            b, loc, xt, gt, Value(), b.getDenseI64ArrayAttr(dilations),
-            b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-            /*groups=*/1);
-        auto dwtType = cast<RankedTensorType>(dwt.getType());
-        SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
-        if (dwtType.getShape().drop_front(2) != ArrayRef<int64_t>(kernel)) {
-          SmallVector<int64_t> starts(n, 0), axes;
-          for (int64_t i = 0; i < n; ++i)
-            axes.push_back(2 + i);
-          dwt = SliceOp::create(b, loc, dwt, b.getDenseI64ArrayAttr(starts),
-                                b.getDenseI64ArrayAttr(kernel),
-                                b.getDenseI64ArrayAttr(axes),
-                                DenseI64ArrayAttr());
-        }
-        grads[1] = TransposeOp::create(b, loc, dwt, swap01);
-        if (Value bias = conv.getBias()) {
-          SmallVector<int64_t> axes{0};
-          for (int64_t i = 0; i < n; ++i)
-            axes.push_back(2 + i);
-          grads[2] = ReduceOp::create(b, loc, ReduceKind::sum, g, axes,
-                                      /*keepdims=*/false);
-          if (grads[2].getType() != bias.getType())
-            grads[2] = ReshapeOp::create(b, loc, bias.getType(), grads[2]);
-        }
-        return success();
-      })
       // Pooling.
       .Case<MaxPoolOp, AvgPoolOp>([&](Operation *) -> LogicalResult {
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape() || !isStatic(y.getType()))
+        if (!isStaticButBatch(xType) || !isStaticButBatch(y.getType()))
           return noRule(op, "on a dynamic shape");
         int64_t n = xType.getRank() - 2;
         ArrayRef<int64_t> kernel;
@@ -1164,7 +1713,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
       })
       .Case([&](GlobalAvgPoolOp) -> LogicalResult {
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape())
+        if (!isStaticButBatch(xType))
           return noRule(op, "on a dynamic shape");
         SmallVector<int64_t> axes;
         int64_t count = 1;
@@ -1174,7 +1723,7 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
         }
         Value gi =
             gb.op<MulOp>(loc, g, gb.constant(loc, xType, 1.0 / double(count)));
-        grads[0] = gb.unreduce(loc, gi, xType, axes);
+        grads[0] = gb.unreduce(loc, gi, xType, axes, operand(0));
         return success();
       })
       // Shape ops.
@@ -1211,95 +1760,155 @@ LogicalResult nnc::autodiff::differentiate(Operation *op,
       // the M normalized elements, dxhat = g * scale and
       // dx = inv_std / M * (M dxhat - sum(dxhat) - xhat sum(dxhat xhat)).
       .Case([&](BatchNormTrainOp bn) -> LogicalResult {
+        // A dynamic batch makes the count M a run-time value.
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape())
+        if (!isStaticButBatch(xType))
           return noRule(op, "on a dynamic shape");
-        if (bn.getBatchMean().getType().getElementType() !=
-                xType.getElementType() ||
-            operand(1).getType() != bn.getBatchMean().getType())
-          return noRule(op, "with mixed element types");
+        bool dynamicBatch = xType.isDynamicDim(0);
+        if (dynamicBatch &&
+            llvm::any_of(resultGrads.drop_front(), [](Value v) { return v; }))
+          return noRule(op, "through its statistics with a dynamic batch");
+        Type ct = elementType(bn.getBatchMean());
         SmallVector<int64_t> axes{0}, statShape(xType.getRank(), 1);
-        int64_t count = xType.getDimSize(0);
+        int64_t count = dynamicBatch ? 1 : xType.getDimSize(0);
         for (int64_t i = 2; i < xType.getRank(); ++i) {
           axes.push_back(i);
           count *= xType.getDimSize(i);
         }
         statShape[1] = xType.getDimSize(1);
-        auto statType =
-            RankedTensorType::get(statShape, xType.getElementType());
+        auto statType = RankedTensorType::get(statShape, ct);
         auto stat = [&](Value v) {
-          return ReshapeOp::create(b, loc, statType, v).getResult();
+          return ReshapeOp::create(b, loc, statType, castElements(v, ct))
+              .getResult();
         };
-        Value eps = gb.constant(loc, xType, bn.getEpsilon().convertToDouble());
+        Value x = castElements(operand(0), ct), gc = castElements(g, ct);
+        Value eps =
+            gb.constant(loc, statType, bn.getEpsilon().convertToDouble());
         Value invStd = RsqrtOp::create(
             b, loc, gb.op<AddOp>(loc, stat(bn.getBatchVar()), eps));
-        Value xhat = gb.op<MulOp>(
-            loc, gb.op<SubOp>(loc, operand(0), stat(bn.getBatchMean())),
-            invStd);
-        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, g, axes, true);
+        Value centered = gb.op<SubOp>(loc, x, stat(bn.getBatchMean()));
+        Value xhat = gb.op<MulOp>(loc, centered, invStd);
+        Value sumG = ReduceOp::create(b, loc, ReduceKind::sum, gc, axes, true);
         Value sumGX = ReduceOp::create(b, loc, ReduceKind::sum,
-                                       gb.op<MulOp>(loc, g, xhat), axes, true);
+                                       gb.op<MulOp>(loc, gc, xhat), axes, true);
         Value scale = stat(operand(1));
-        Value m = gb.constant(loc, xType, double(count));
+        Value m = dynamicBatch
+                      ? ReduceOp::create(b, loc, ReduceKind::sum,
+                                         gb.onesLike(loc, x), axes, true)
+                            .getResult()
+                      : gb.constant(loc, statType, double(count));
         Value inner =
-            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, g, m), sumG),
+            gb.op<SubOp>(loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, gc, m), sumG),
                          gb.op<MulOp>(loc, xhat, sumGX));
         Value factor = gb.op<DivOp>(loc, gb.op<MulOp>(loc, scale, invStd), m);
-        grads[0] = gb.op<MulOp>(loc, inner, factor);
-        grads[1] = ReshapeOp::create(b, loc, operand(1).getType(), sumGX);
-        grads[2] = ReshapeOp::create(b, loc, operand(2).getType(), sumG);
-        // The running statistics are buffers: no gradient.
+        Value dx = gb.op<MulOp>(loc, inner, factor);
+        // The batch statistics' own gradients, and those reaching them
+        // through the updated running statistics (running = momentum *
+        // running + (1 - momentum) * batch, the variance scaled by M / (M -
+        // 1) when unbiased).
+        double momentum = bn.getMomentum().convertToDouble();
+        auto scaled = [&](Value v, double factor) -> Value {
+          if (!v || factor == 1.0)
+            return v ? stat(v) : v;
+          return gb.op<MulOp>(loc, stat(v), gb.constant(loc, statType, factor));
+        };
+        auto sum = [&](Value l, Value r) -> Value {
+          return l && r ? gb.op<AddOp>(loc, l, r) : (l ? l : r);
+        };
+        double varScale = bn.getUnbiasedRunningVar() && count > 1
+                              ? double(count) / double(count - 1)
+                              : 1.0;
+        Value gMean = sum(scaled(resultGrads[1], 1.0),
+                          scaled(resultGrads[3], 1.0 - momentum));
+        Value gVar = sum(scaled(resultGrads[2], 1.0),
+                         scaled(resultGrads[4], (1.0 - momentum) * varScale));
+        if (Value d = statisticsGrad(rule, centered, gMean, gVar, count))
+          dx = gb.op<AddOp>(loc, dx, d);
+        grads[0] = castElements(dx, xType.getElementType());
+        auto perChannelGrad = [&](Value sum, Value param) {
+          auto type = cast<RankedTensorType>(param.getType());
+          Value v = ReshapeOp::create(b, loc, type.clone(ct), sum);
+          return castElements(v, type.getElementType());
+        };
+        grads[1] = perChannelGrad(sumGX, operand(1));
+        grads[2] = perChannelGrad(sumG, operand(2));
+        // The running statistics are buffers, but pass on what reaches them
+        // through the updated ones.
+        for (unsigned i : {3u, 4u})
+          if (resultGrads[i])
+            grads[i] = castElements(
+                gb.op<MulOp>(
+                    loc, resultGrads[i],
+                    gb.constant(loc, resultGrads[i].getType(), momentum)),
+                elementType(operand(i)));
         return success();
       })
       .Case([&](LayerNormOp ln) -> LogicalResult {
+        // The leading (batch) dimensions may be dynamic.
         auto xType = cast<RankedTensorType>(operand(0).getType());
-        if (!xType.hasStaticShape())
-          return noRule(op, "on a dynamic shape");
-        if (ln.getMean().getType().getElementType() != xType.getElementType())
-          return noRule(op, "with f32 statistics of a narrower input");
+        Type ct = elementType(ln.getMean());
         int64_t axis = ln.getNormalizedAxis();
         SmallVector<int64_t> axes;
         int64_t count = 1;
         for (int64_t i = axis; i < xType.getRank(); ++i) {
+          if (xType.isDynamicDim(i))
+            return noRule(op, "over a dynamic dimension");
           axes.push_back(i);
           count *= xType.getDimSize(i);
         }
-        Value xhat = gb.op<MulOp>(
-            loc, gb.op<SubOp>(loc, operand(0), ln.getMean()), ln.getInvStd());
+        Value x = castElements(operand(0), ct), gc = castElements(g, ct);
+        Value centered = gb.op<SubOp>(loc, x, ln.getMean());
+        Value xhat = gb.op<MulOp>(loc, centered, ln.getInvStd());
+        auto paramGrad = [&](Value v, Value param) {
+          auto type = cast<RankedTensorType>(param.getType());
+          return castElements(gb.unbroadcast(loc, v, type.clone(ct)),
+                              type.getElementType());
+        };
         unsigned next = 1;
-        Value dxhat = g;
+        Value dxhat = gc;
         if (Value scale = ln.getScale()) {
-          dxhat = gb.op<MulOp>(loc, g, scale);
-          grads[next++] =
-              gb.unbroadcast(loc, gb.op<MulOp>(loc, g, xhat), scale.getType());
+          dxhat = gb.op<MulOp>(loc, gc, castElements(scale, ct));
+          grads[next++] = paramGrad(gb.op<MulOp>(loc, gc, xhat), scale);
         }
         if (Value bias = ln.getBias())
-          grads[next] = gb.unbroadcast(loc, g, bias.getType());
+          grads[next] = paramGrad(gc, bias);
         Value sumD =
             ReduceOp::create(b, loc, ReduceKind::sum, dxhat, axes, true);
         Value sumDX =
             ReduceOp::create(b, loc, ReduceKind::sum,
                              gb.op<MulOp>(loc, dxhat, xhat), axes, true);
-        Value m = gb.constant(loc, xType, double(count));
+        Value m = gb.constant(loc, ln.getInvStd().getType(), double(count));
         Value inner = gb.op<SubOp>(
             loc, gb.op<SubOp>(loc, gb.op<MulOp>(loc, dxhat, m), sumD),
             gb.op<MulOp>(loc, xhat, sumDX));
-        grads[0] =
+        Value dx =
             gb.op<MulOp>(loc, inner, gb.op<DivOp>(loc, ln.getInvStd(), m));
+        if (Value d = statisticsGrad(
+                rule, centered, resultGrads[1],
+                invStdToVar(rule, resultGrads[2], ln.getInvStd()), count))
+          dx = gb.op<AddOp>(loc, dx, d);
+        grads[0] = castElements(dx, xType.getElementType());
         return success();
       })
       // Losses.
       .Case([&](MseLossOp mse) -> LogicalResult {
         auto inputType = cast<RankedTensorType>(operand(0).getType());
         double scale = 2.0;
+        Value count;
         if (mse.getReduction() == LossReduction::mean) {
-          if (!inputType.hasStaticShape())
-            return noRule(op, "with reduction = mean on a dynamic shape");
-          scale /= double(inputType.getNumElements());
+          if (inputType.hasStaticShape())
+            scale /= double(inputType.getNumElements());
+          else
+            // Counted at run time, from ones of the input's shape.
+            count = ReduceOp::create(b, loc, ReduceKind::sum,
+                                     gb.onesLike(loc, operand(0)),
+                                     ArrayRef<int64_t>{}, /*keepdims=*/false);
         }
         Value diff = gb.op<SubOp>(loc, operand(0), operand(1));
         Value scaled =
             gb.op<MulOp>(loc, diff, gb.constant(loc, inputType, scale));
+        if (count)
+          scaled = gb.op<DivOp>(loc, scaled, count);
         grads[0] = gb.op<MulOp>(loc, scaled, g);
         grads[1] = NegOp::create(b, loc, grads[0]);
         return success();

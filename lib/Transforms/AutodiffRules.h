@@ -34,9 +34,17 @@ public:
                           mlir::Type type);
 
   /// Broadcasts `grad`, the gradient of a reduction over `axes` of a value of
-  /// type `type`, back to `type`.
+  /// type `type`, back to `type`. Where `type` has dynamic dimensions and
+  /// `like` (a value of that type) is given, `grad` is multiplied with
+  /// `onesLike(like)` instead of `nnc.expand`ed, as an expand to `?`
+  /// dimensions is never specialized to static ones.
   mlir::Value unreduce(mlir::Location loc, mlir::Value grad, mlir::Type type,
-                       llvm::ArrayRef<int64_t> axes);
+                       llvm::ArrayRef<int64_t> axes,
+                       mlir::Value like = nullptr);
+
+  /// Ones of the float value `like`'s type (0 where `like` is NaN), built
+  /// from `like` so that dynamic dimensions follow it.
+  mlir::Value onesLike(mlir::Location loc, mlir::Value like);
 
   /// A constant of the static tensor type `type` with the given values.
   mlir::Value dense(mlir::Location loc, mlir::RankedTensorType type,

@@ -233,20 +233,30 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>}) -> tensor
 // -----
 
 // An op on the path from a parameter to the loss without a rule.
-func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
-    -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.rem' yet}}
-  %0 = nnc.rem %x, %x {fmod = true} : tensor<4xf32>, tensor<4xf32>
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
+                %i: tensor<2x1xi64>, %u: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.scatter_nd' with reduction = max yet}}
+  %0 = nnc.scatter_nd %x, %i, %u reduction = max : tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
   return %1 : tensor<f32>
 }
 
 // -----
 
-// A mean over a dynamic dimension has no rule.
+// A mean over a dynamic dimension: g is broadcast by multiplying with
+// ones of x's shape (an expand to `?` would never become static) and
+// divided by the count computed at run time from those ones.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[EQ:.*]] = nnc.cmp eq, %arg0, %arg0 : tensor<?xf32>, tensor<?xf32>
+// CHECK: %[[ONES:.*]] = nnc.cast %[[EQ]] : tensor<?xi1> to tensor<?xf32>
+// CHECK: %[[N:.*]] = nnc.reduce sum %[[ONES]] axes = [0] : tensor<?xf32>
+// CHECK: %[[G:.*]] = nnc.reshape %[[ONE]] : tensor<f32> -> tensor<1xf32>
+// CHECK: %[[GE:.*]] = nnc.mul %[[G]], %{{.*}} : tensor<1xf32>, tensor<?xf32>
+// CHECK: %[[GX:.*]] = nnc.div %[[GE]], %[[N]] : tensor<?xf32>, tensor<1xf32>
+// CHECK: return %{{.*}}, %[[GX]] : tensor<f32>, tensor<?xf32>
 func.func @main(%x: tensor<?xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.reduce' mean over a dynamic dimension yet}}
   %0 = nnc.reduce mean %x keepdims = false : tensor<?xf32>
   return %0 : tensor<f32>
 }
@@ -370,11 +380,20 @@ func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// Grouped convolutions have no rule yet.
+// A grouped convolution: the weight gradient convolves x regrouped to
+// [C / G, G * N, H, W] with g^T, with the same groups.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<1x4x3x3xf32>
+// CHECK: %[[XS:.*]] = nnc.reshape %arg0 : tensor<1x4x5x5xf32> -> tensor<1x2x2x5x5xf32>
+// CHECK: %[[XT:.*]] = nnc.transpose %[[XS]] perm = [2, 1, 0, 3, 4]
+// CHECK: %[[XG:.*]] = nnc.reshape %[[XT]] : tensor<2x2x1x5x5xf32> -> tensor<2x2x5x5xf32>
+// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
+// CHECK: %[[DW:.*]] = nnc.conv %[[XG]], %[[GT]] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<2x2x5x5xf32>, tensor<4x1x3x3xf32>
+// CHECK: %[[GW:.*]] = nnc.transpose %[[DW]] perm = [1, 0, 2, 3] : tensor<2x4x3x3xf32>
+// CHECK: return %{{.*}}, %[[GW]]
 func.func @main(%x: tensor<1x4x5x5xf32>,
                 %w: tensor<4x2x3x3xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.conv' with groups > 1 yet}}
   %0 = nnc.conv %x, %w groups = 2 : tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<1x4x3x3xf32>
   return %1 : tensor<f32>
@@ -481,11 +500,23 @@ func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// A loss through batch_norm_train's batch statistics has no rule.
+// A loss through batch_norm_train's batch variance only: g of the output
+// is zero, and the variance's gradient adds 2 (x - mean) / M times its g.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %{{.*}}, %[[BM:.*]], %[[BV:.*]], %{{.*}}, %{{.*}} = nnc.batch_norm_train
+// CHECK: %[[GV:.*]] = nnc.expand %{{.*}} : tensor<1xf32> -> tensor<2xf32>
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<4x2x3xf32>
+// CHECK: %[[M:.*]] = nnc.reshape %[[BM]] : tensor<2xf32> -> tensor<1x2x1xf32>
+// CHECK: %[[C:.*]] = nnc.sub %arg0, %[[M]]
+// CHECK: %[[GVS:.*]] = nnc.reshape %[[GV]] : tensor<2xf32> -> tensor<1x2x1xf32>
+// CHECK: %[[CG:.*]] = nnc.mul %[[C]], %[[GVS]]
+// CHECK: %[[F:.*]] = nnc.constant dense<0.166666672> : tensor<f32>
+// CHECK: %[[D:.*]] = nnc.mul %[[CG]], %[[F]]
+// CHECK: %[[GX:.*]] = nnc.add %{{.*}}, %[[D]] : tensor<4x2x3xf32>, tensor<4x2x3xf32>
+// CHECK: return %{{.*}}, %[[GX]]
 func.func @main(%x: tensor<4x2x3xf32> {nnc.param = #nnc.param<trainable>},
                 %s: tensor<2xf32>, %b: tensor<2xf32>,
                 %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm_train' yet}}
   %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
       : tensor<4x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
         tensor<2xf32>
@@ -603,12 +634,36 @@ func.func @main(%emb: tensor<5x4xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// pad in a mode other than constant has no rule.
+// pad in reflect mode: the middle of g plus the reversed pads of g added
+// where they were mirrored from.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.add
+// CHECK: %[[MID:.*]] = nnc.slice %[[G]] starts = [2] ends = [6] axes = [0]
+// CHECK: %[[L:.*]] = nnc.slice %[[G]] starts = [0] ends = [2] axes = [0]
+// CHECK: %[[LR:.*]] = nnc.slice %[[L]] starts = [-1] ends = [-9223372036854775808] axes = [0] steps = [-1]
+// CHECK: %[[LP:.*]] = nnc.pad %[[LR]] pads = [1, 1] : tensor<2xf32>
+// CHECK: %[[S1:.*]] = nnc.add %[[MID]], %[[LP]]
+// CHECK: %[[R:.*]] = nnc.slice %[[G]] starts = [6] ends = [7] axes = [0]
+// CHECK: %[[RR:.*]] = nnc.slice %[[R]] starts = [-1]
+// CHECK: %[[RP:.*]] = nnc.pad %[[RR]] pads = [2, 1] : tensor<1xf32>
+// CHECK: %[[GX:.*]] = nnc.add %[[S1]], %[[RP]]
+// CHECK: return %{{.*}}, %[[GX]]
 func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.pad' in mode 'reflect' yet}}
-  %0 = nnc.pad %x pads = [1, 1] mode = reflect : tensor<4xf32>
-  %1 = nnc.reduce sum %0 keepdims = false : tensor<6xf32>
+  %0 = nnc.pad %x pads = [2, 1] mode = reflect : tensor<4xf32>
+  %1 = nnc.mul %0, %0 : tensor<7xf32>, tensor<7xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<7xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// pad in edge mode with a crop has no rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.pad' in mode 'edge' with a crop or a pad larger than its dimension yet}}
+  %0 = nnc.pad %x pads = [-1, 2] mode = edge : tensor<4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<5xf32>
   return %1 : tensor<f32>
 }
 
@@ -646,11 +701,197 @@ func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// A trainable class weight of a loss has no rule.
+// A trainable class weight of nll_loss (sum): minus the target times the
+// input, summed per class.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f32>, tensor<3xf32>)
+// CHECK: %[[ONE:.*]] = nnc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[Q:.*]] = nnc.one_hot %arg1 depth = 3 axis = 1 : tensor<4xi64> -> f32
+// CHECK: %[[QX:.*]] = nnc.mul %[[Q]], %arg0
+// CHECK: %[[N:.*]] = nnc.neg %[[QX]]
+// CHECK: %[[S:.*]] = nnc.reduce sum %[[N]] axes = [0] keepdims = false
+// CHECK: %[[GW:.*]] = nnc.mul %[[S]], %[[ONE]]
+// CHECK: return %{{.*}}, %[[GW]]
 func.func @main(%x: tensor<4x3xf32>, %y: tensor<4xi64>,
                 %w: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
-  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.nll_loss' with respect to its class weight yet}}
-  %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) : tensor<4x3xf32>, tensor<4xi64>
+  %0 = nnc.nll_loss %x, %y weight(%w : tensor<3xf32>) reduction = sum : tensor<4x3xf32>, tensor<4xi64>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// Training dropout scales g by the op's own mask / (1 - ratio) (the
+// forward is not re-drawn); a rank-1 matmul operand is treated as a
+// [K, 1] matrix and its gradient reshaped back.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[Y:.*]] = nnc.matmul %arg0, %arg1 : tensor<4x3xf32>, tensor<3xf32>
+// CHECK: %{{.*}}, %[[MASK:.*]] = nnc.dropout %[[Y]] ratio = 2.500000e-01 training = true
+// CHECK: %[[G:.*]] = nnc.expand
+// CHECK: %[[MF:.*]] = nnc.cast %[[MASK]] : tensor<4xi1> to tensor<4xf32>
+// CHECK: %[[GM:.*]] = nnc.mul %[[G]], %[[MF]]
+// CHECK: %[[S:.*]] = nnc.constant dense<1.33333337> : tensor<f32>
+// CHECK: %[[GD:.*]] = nnc.mul %[[GM]], %[[S]]
+// CHECK: %[[V2:.*]] = nnc.reshape %arg1 : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[G2:.*]] = nnc.reshape %[[GD]] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: %[[VT:.*]] = nnc.transpose %[[V2]] perm = [1, 0]
+// CHECK: %[[GX:.*]] = nnc.matmul %[[G2]], %[[VT]] : tensor<4x1xf32>, tensor<1x3xf32>
+// CHECK: %[[XT:.*]] = nnc.transpose %arg0 perm = [1, 0]
+// CHECK: %[[GV2:.*]] = nnc.matmul %[[XT]], %[[G2]] : tensor<3x4xf32>, tensor<4x1xf32>
+// CHECK: %[[GV:.*]] = nnc.reshape %[[GV2]] : tensor<3x1xf32> -> tensor<3xf32>
+// CHECK: return %{{.*}}, %[[GX]], %[[GV]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %v: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.matmul %x, %v : tensor<4x3xf32>, tensor<3xf32>
+  %1, %mask = nnc.dropout %0 ratio = 2.500000e-01 training = true : tensor<4xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<4xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// conv_transpose: the input gradient is a conv of g with the same kernel
+// and attributes; the weight gradient convolves g^T with x^T (strides and
+// dilations swapped), cropped to the kernel.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<1x3x6x6xf32>
+// CHECK: %[[GX:.*]] = nnc.conv %[[G]], %arg1 strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x3x6x6xf32>, tensor<2x3x3x3xf32>
+// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
+// CHECK: %[[XT:.*]] = nnc.transpose %arg0 perm = [1, 0, 2, 3]
+// CHECK: %[[DW:.*]] = nnc.conv %[[GT]], %[[XT]] strides = [1, 1] dilations = [2, 2] pads = [1, 1, 1, 1] : tensor<3x1x6x6xf32>, tensor<2x1x3x3xf32>
+// CHECK: %[[DWS:.*]] = nnc.slice %[[DW]] starts = [0, 0] ends = [3, 3] axes = [2, 3] : tensor<3x2x4x4xf32>
+// CHECK: %[[GW:.*]] = nnc.transpose %[[DWS]] perm = [1, 0, 2, 3] : tensor<3x2x3x3xf32>
+// CHECK: return %{{.*}}, %[[GX]], %[[GW]]
+func.func @main(%x: tensor<1x2x3x3xf32> {nnc.param = #nnc.param<trainable>},
+                %w: tensor<2x3x3x3xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.conv_transpose %x, %w strides = [2, 2] pads = [1, 1, 1, 1]
+      output_padding = [1, 1] : tensor<1x2x3x3xf32>, tensor<2x3x3x3xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<1x3x6x6xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// A slice along a dynamic dimension has no rule (its pads need sizes).
+func.func @main(%x: tensor<?x4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.slice' along a dynamic dimension yet}}
+  %0 = nnc.slice %x starts = [1] ends = [3] axes = [0] : tensor<?x4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<?x4xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// A concat along a dynamic dimension has no rule.
+func.func @main(%x: tensor<?x4xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.concat' with a dynamic concatenated dimension yet}}
+  %0 = nnc.concat %x, %x axis = 0 : tensor<?x4xf32>, tensor<?x4xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<?x4xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// scatter_elements with a multiplying reduction has no rule.
+func.func @main(%x: tensor<4xf32> {nnc.param = #nnc.param<trainable>},
+                %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.scatter_elements' with reduction = mul yet}}
+  %0 = nnc.scatter_elements %x, %i, %u reduction = mul : tensor<4xf32>, tensor<2xi64>, tensor<2xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<4xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// Mixed precision: layer_norm of an f16 input keeps f32 statistics and
+// batch_norm has f32 parameters; both gradients are computed in f32 from
+// casts and cast back to each operand's type.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME: -> (tensor<f32>, tensor<2x3xf16>, tensor<3xf16>, tensor<3xf32>)
+// CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[ISTD:.*]] = nnc.layer_norm %arg0
+// CHECK: %[[G16:.*]] = nnc.cast %{{.*}} : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK: %[[G:.*]] = nnc.cast %[[G16]] : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: %[[Y32:.*]] = nnc.cast %[[Y]] : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: %[[GBN:.*]] = nnc.mul %[[G]], %{{.*}} : tensor<2x3xf32>, tensor<1x3xf32>
+// CHECK: %[[GY:.*]] = nnc.cast %[[GBN]] : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK: %[[GS:.*]] = nnc.reduce sum %{{.*}} axes = [0] keepdims = false : tensor<2x3xf32>
+// CHECK: %[[X32:.*]] = nnc.cast %arg0 : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: %[[GY32:.*]] = nnc.cast %[[GY]] : tensor<2x3xf16> to tensor<2x3xf32>
+// CHECK: nnc.sub %[[X32]], %[[MEAN]] : tensor<2x3xf32>, tensor<2x1xf32>
+// CHECK: %[[S32:.*]] = nnc.cast %arg1 : tensor<3xf16> to tensor<3xf32>
+// CHECK: %[[DS:.*]] = nnc.cast %{{.*}} : tensor<3xf32> to tensor<3xf16>
+// CHECK: %[[DX:.*]] = nnc.cast %{{.*}} : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK: return %{{.*}}, %[[DX]], %[[DS]], %[[GS]]
+func.func @main(%x: tensor<2x3xf16> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<3xf16> {nnc.param = #nnc.param<trainable>},
+                %m: tensor<3xf32>, %v: tensor<3xf32>,
+                %bs: tensor<3xf32> {nnc.param = #nnc.param<trainable>},
+                %bb: tensor<3xf32>) -> tensor<f32> {
+  %y, %mean, %inv = nnc.layer_norm %x scale(%s : tensor<3xf16>) : tensor<2x3xf16>
+  %0 = nnc.batch_norm %y, %bs, %bb, %m, %v : tensor<2x3xf16>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  %1 = nnc.cast %0 : tensor<2x3xf16> to tensor<2x3xf32>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x3xf32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// scatter_nd: the data's gradient is g with the written elements zeroed;
+// the updates' gradient gathers g at the row-major offsets of the index
+// tuples (negative indices wrapped).
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<4x3xf32>
+// CHECK: %[[Z:.*]] = nnc.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK: %[[GD:.*]] = nnc.scatter_nd %[[G]], %arg1, %[[Z]] :
+// CHECK: %[[NEG:.*]] = nnc.cmp lt, %arg1, %{{.*}}
+// CHECK: %[[DIMS:.*]] = nnc.constant dense<[4, 3]> : tensor<2xi64>
+// CHECK: %[[UP:.*]] = nnc.add %arg1, %[[DIMS]]
+// CHECK: %[[W:.*]] = nnc.where %[[NEG]], %[[UP]], %arg1
+// CHECK: %[[STR:.*]] = nnc.constant dense<[3, 1]> : tensor<2xi64>
+// CHECK: %[[OFF:.*]] = nnc.mul %[[W]], %[[STR]]
+// CHECK: %[[IDX:.*]] = nnc.reduce sum %[[OFF]] axes = [1] keepdims = false
+// CHECK: %[[TAB:.*]] = nnc.reshape %[[G]] : tensor<4x3xf32> -> tensor<12x1xf32>
+// CHECK: %[[PICK:.*]] = nnc.gather %[[TAB]], %[[IDX]]
+// CHECK: %[[GU:.*]] = nnc.reshape %[[PICK]] : tensor<2x1xf32> -> tensor<2xf32>
+// CHECK: return %{{.*}}, %[[GD]], %[[GU]]
+func.func @main(%x: tensor<4x3xf32> {nnc.param = #nnc.param<trainable>},
+                %i: tensor<2x2xi64>,
+                %u: tensor<2xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.scatter_nd %x, %i, %u : tensor<4x3xf32>, tensor<2x2xi64>, tensor<2xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<4x3xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// layer_norm over a dynamic dimension has no rule (a dynamic batch
+// dimension is fine).
+func.func @main(%x: tensor<2x?xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.layer_norm' over a dynamic dimension yet}}
+  %y, %m, %r = nnc.layer_norm %x : tensor<2x?xf32>
+  %0 = nnc.reduce sum %y keepdims = false : tensor<2x?xf32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// batch_norm_train with a dynamic batch has a rule for its output, not
+// for its statistics results.
+func.func @main(%x: tensor<?x2x3xf32> {nnc.param = #nnc.param<trainable>},
+                %s: tensor<2xf32>, %b: tensor<2xf32>,
+                %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{nnc-autodiff: no gradient rule for 'nnc.batch_norm_train' through its statistics with a dynamic batch yet}}
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
+      : tensor<?x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+        tensor<2xf32>
+  %0 = nnc.reduce sum %y keepdims = false : tensor<?x2x3xf32>
+  %1 = nnc.reduce sum %bm keepdims = false : tensor<2xf32>
+  %2 = nnc.add %0, %1 : tensor<f32>, tensor<f32>
+  return %2 : tensor<f32>
 }

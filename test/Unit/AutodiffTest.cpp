@@ -54,9 +54,11 @@ protected:
     context.loadAllAvailableDialects();
   }
 
-  std::unique_ptr<rt::Program> compile(ModuleOp module, StringRef name) {
-    nnc::CompileResult result =
-        nnc::compileForHostCPU(module, name, {}, nnc::CompileOptions());
+  std::unique_ptr<rt::Program>
+  compile(ModuleOp module, StringRef name,
+          ArrayRef<SmallVector<int64_t>> inputShapes = {}) {
+    nnc::CompileResult result = nnc::compileForHostCPU(
+        module, name, inputShapes, nnc::CompileOptions());
     EXPECT_EQ(result.failure, nnc::CompileFailure::None) << name.str();
     if (result.failure != nnc::CompileFailure::None)
       return nullptr;
@@ -74,7 +76,9 @@ protected:
   /// Differentiates @main of `text` and checks every gradient against central
   /// differences. Float arguments are filled in [-1, 1) (in [0.5, 1.5) with
   /// `positive`, for log and sqrt); i64 arguments with labels in [0, classes).
-  void check(const char *text, bool positive = false, int64_t classes = 1) {
+  /// `shapes` gives every argument's shape when some are dynamic.
+  void check(const char *text, bool positive = false, int64_t classes = 1,
+             ArrayRef<SmallVector<int64_t>> shapes = {}) {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
     ASSERT_TRUE(module);
     auto main = module->lookupSymbol<func::FuncOp>("main");
@@ -89,11 +93,16 @@ protected:
     for (unsigned i = 0; i < main.getNumArguments(); ++i) {
       auto type = cast<RankedTensorType>(main.getArgument(i).getType());
       Arg arg;
-      arg.shape.assign(type.getShape().begin(), type.getShape().end());
+      if (shapes.empty())
+        arg.shape.assign(type.getShape().begin(), type.getShape().end());
+      else
+        arg.shape.assign(shapes[i].begin(), shapes[i].end());
       auto kind = main.getArgAttrOfType<nnc::ParamKindAttr>(
           i, nnc::NNCDialect::getParamAttrName());
       arg.trainable = kind && kind.getValue() == nnc::ParamKind::trainable;
-      int64_t n = type.getNumElements();
+      int64_t n = 1;
+      for (int64_t d : arg.shape)
+        n *= d;
       if (type.getElementType().isInteger(64)) {
         arg.isLabel = true;
         for (int64_t j = 0; j < n; ++j)
@@ -112,8 +121,9 @@ protected:
     ASSERT_TRUE(succeeded(pm.run(*module)));
     ASSERT_TRUE(module->lookupSymbol<func::FuncOp>("main_grad"));
 
-    std::unique_ptr<rt::Program> forward = compile(*module, "main");
-    std::unique_ptr<rt::Program> backward = compile(*module, "main_grad");
+    std::unique_ptr<rt::Program> forward = compile(*module, "main", shapes);
+    std::unique_ptr<rt::Program> backward =
+        compile(*module, "main_grad", shapes);
     ASSERT_TRUE(forward && backward);
 
     auto run = [&](const rt::Program &program,
@@ -595,9 +605,9 @@ func.func @main(%x: tensor<2x3xf64> )mlir" P R"mlir(,
 
 /// Shape ops: each piece squared and summed, so g is not uniform. Slices
 /// with negative and non-unit steps, concat, split (one piece unused), pad
-/// with a crop, expand, tile, trilu, depth_to_space, and gathers with
-/// repeated indices (an embedding lookup and one along axis 1) and
-/// gather_elements.
+/// with a crop, expand, tile, trilu, depth_to_space (DCR and CRD), and
+/// gathers with repeated indices (an embedding lookup and one along axis 1)
+/// and gather_elements.
 TEST_F(AutodiffTest, ShapeOps2) {
   check(R"mlir(
 func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
@@ -619,6 +629,7 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %9 = nnc.gather %x, %i1 axis = 1 : tensor<3x4xf64>, tensor<2xi64>
   %10 = nnc.gather_elements %x, %ie axis = 1 : tensor<3x4xf64>, tensor<3x2xi64>
   %11 = nnc.depth_to_space %d blocksize = 2 : tensor<1x4x2x2xf64>
+  %13 = nnc.depth_to_space %d blocksize = 2 mode = "CRD" : tensor<1x4x2x2xf64>
   %12 = nnc.slice %w starts = [-1, 1] ends = [-3, 4] steps = [-1, 2] : tensor<2x4xf64>
   %s0 = nnc.mul %0, %0 : tensor<2x2xf64>, tensor<2x2xf64>
   %s1 = nnc.mul %1, %1 : tensor<3x3xf64>, tensor<3x3xf64>
@@ -633,6 +644,7 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %s10 = nnc.mul %10, %10 : tensor<3x2xf64>, tensor<3x2xf64>
   %s11 = nnc.mul %11, %11 : tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>
   %s12 = nnc.mul %12, %12 : tensor<2x2xf64>, tensor<2x2xf64>
+  %s13 = nnc.mul %13, %11 : tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>
   %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x2xf64>
   %r1 = nnc.reduce sum %s1 keepdims = false : tensor<3x3xf64>
   %r2 = nnc.reduce sum %s2 keepdims = false : tensor<5x4xf64>
@@ -646,6 +658,7 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %r10 = nnc.reduce sum %s10 keepdims = false : tensor<3x2xf64>
   %r11 = nnc.reduce sum %s11 keepdims = false : tensor<1x1x4x4xf64>
   %r12 = nnc.reduce sum %s12 keepdims = false : tensor<2x2xf64>
+  %r13 = nnc.reduce sum %s13 keepdims = false : tensor<1x1x4x4xf64>
   %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
   %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
   %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
@@ -658,7 +671,8 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
   %t9 = nnc.add %t8, %r10 : tensor<f64>, tensor<f64>
   %t10 = nnc.add %t9, %r11 : tensor<f64>, tensor<f64>
   %t11 = nnc.add %t10, %r12 : tensor<f64>, tensor<f64>
-  return %t11 : tensor<f64>
+  %t12 = nnc.add %t11, %r13 : tensor<f64>, tensor<f64>
+  return %t12 : tensor<f64>
 }
 )mlir",
         /*positive=*/false, /*classes=*/3);
@@ -729,13 +743,14 @@ func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
 /// cross_entropy and nll_loss with class weights, ignore_index (labels in
 /// [0, 3), so class 1 or 2 is ignored for some elements), label smoothing
 /// with weights, and spatial [N, C, d] inputs; the weighted mean divides by
-/// the weights of the elements not ignored.
+/// the weights of the elements not ignored. The class weight is trained
+/// too.
 TEST_F(AutodiffTest, WeightedClassLosses) {
   check(R"mlir(
 func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
                 %z: tensor<2x3x2xf64> )mlir" P R"mlir(,
                 %y: tensor<4xi64>, %l: tensor<2x2xi64>,
-                %w: tensor<3xf64>) -> tensor<f64> {
+                %w: tensor<3xf64> )mlir" P R"mlir() -> tensor<f64> {
   %0 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) : tensor<4x3xf64>, tensor<4xi64>
   %1 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
   %2 = nnc.cross_entropy %x, %y weight(%w : tensor<3xf64>) reduction = sum ignore_index = 2 label_smoothing = 0.2 : tensor<4x3xf64>, tensor<4xi64>
@@ -743,7 +758,7 @@ func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
   %4 = nnc.cross_entropy %x, %y ignore_index = 2 label_smoothing = 0.1 : tensor<4x3xf64>, tensor<4xi64>
   %p = nnc.log_softmax %x axis = 1 : tensor<4x3xf64>
   %5 = nnc.nll_loss %p, %y weight(%w : tensor<3xf64>) ignore_index = 1 : tensor<4x3xf64>, tensor<4xi64>
-  %6 = nnc.nll_loss %z, %l reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
+  %6 = nnc.nll_loss %z, %l weight(%w : tensor<3xf64>) reduction = none : tensor<2x3x2xf64>, tensor<2x2xi64>
   %7 = nnc.nll_loss %z, %l : tensor<2x3x2xf64>, tensor<2x2xi64>
   %8 = nnc.mul %6, %6 : tensor<2x2xf64>, tensor<2x2xf64>
   %9 = nnc.reduce sum %8 keepdims = false : tensor<2x2xf64>
@@ -758,6 +773,440 @@ func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
 }
 )mlir",
         /*positive=*/true, /*classes=*/3);
+}
+
+/// Grouped and depthwise convolutions (strides, dilations, pads, a bias),
+/// and transposed convolutions, plain and grouped, with output padding.
+TEST_F(AutodiffTest, GroupedAndTransposedConv) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x4x5x5xf64> )mlir" P R"mlir(,
+                %w1: tensor<4x2x2x3xf64> )mlir" P R"mlir(,
+                %w2: tensor<4x1x3x3xf64> )mlir" P R"mlir(,
+                %b2: tensor<4xf64> )mlir" P R"mlir(,
+                %u: tensor<1x2x3x3xf64> )mlir" P R"mlir(,
+                %w3: tensor<2x3x3x3xf64> )mlir" P R"mlir(,
+                %b3: tensor<3xf64> )mlir" P R"mlir(,
+                %w4: tensor<4x1x2x2xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w1 strides = [2, 1] dilations = [1, 2] pads = [1, 0, 0, 1]
+      groups = 2 : tensor<2x4x5x5xf64>, tensor<4x2x2x3xf64>
+  %1 = nnc.conv %x, %w2, %b2 strides = [2, 2] groups = 4
+      : tensor<2x4x5x5xf64>, tensor<4x1x3x3xf64>, tensor<4xf64>
+  %2 = nnc.conv_transpose %u, %w3, %b3 strides = [2, 2] pads = [1, 1, 1, 1]
+      output_padding = [1, 1] : tensor<1x2x3x3xf64>, tensor<2x3x3x3xf64>, tensor<3xf64>
+  %3 = nnc.conv_transpose %x, %w4 strides = [2, 1] dilations = [1, 2]
+      pads = [0, 1, 1, 0] output_padding = [1, 1] groups = 2
+      : tensor<2x4x5x5xf64>, tensor<4x1x2x2xf64>
+  %s0 = nnc.mul %0, %0 : tensor<2x4x3x2xf64>, tensor<2x4x3x2xf64>
+  %s1 = nnc.mul %1, %1 : tensor<2x4x2x2xf64>, tensor<2x4x2x2xf64>
+  %s2 = nnc.mul %2, %2 : tensor<1x3x6x6xf64>, tensor<1x3x6x6xf64>
+  %s3 = nnc.mul %3, %3 : tensor<2x2x10x7xf64>, tensor<2x2x10x7xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x4x3x2xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<2x4x2x2xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<1x3x6x6xf64>
+  %r3 = nnc.reduce sum %s3 keepdims = false : tensor<2x2x10x7xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  %t2 = nnc.add %t1, %r3 : tensor<f64>, tensor<f64>
+  return %t2 : tensor<f64>
+}
+)mlir");
+}
+
+/// batch_norm with frozen statistics (every operand trained, the variance
+/// positive), instance_norm and group_norm.
+TEST_F(AutodiffTest, OtherNormalizations) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x4x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %b: tensor<4xf64> )mlir" P R"mlir(,
+                %m: tensor<4xf64> )mlir" P R"mlir(,
+                %v: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<2x4x3xf64>) -> tensor<f64> {
+  %one = nnc.constant dense<1.0> : tensor<f64>
+  %vp = nnc.add %v, %one : tensor<4xf64>, tensor<f64>
+  %0 = nnc.batch_norm %x, %s, %b, %m, %vp epsilon = 0.01
+      : tensor<2x4x3xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>
+  %1, %m1, %r1 = nnc.instance_norm %x, %s, %b
+      : tensor<2x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %2, %m2, %r2 = nnc.group_norm %x, %s, %b num_groups = 2
+      : tensor<2x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %3 = nnc.mul %0, %t : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %4 = nnc.mul %1, %3 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %5 = nnc.mul %2, %t : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %6 = nnc.mul %5, %2 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %7 = nnc.add %4, %6 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %8 = nnc.add %7, %3 : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %9 = nnc.reduce sum %8 keepdims = false : tensor<2x4x3xf64>
+  return %9 : tensor<f64>
+}
+)mlir");
+}
+
+/// matmul with rank-1 operands on either side and both, and dropout in
+/// inference mode (the CPU lowering does not draw random numbers, so
+/// training dropout is checked by FileCheck only).
+TEST_F(AutodiffTest, MatVecAndDropout) {
+  check(R"mlir(
+func.func @main(%a: tensor<2x3x4xf64> )mlir" P R"mlir(,
+                %v: tensor<4xf64> )mlir" P R"mlir(,
+                %u: tensor<3xf64> )mlir" P R"mlir(,
+                %m: tensor<3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.matmul %a, %v : tensor<2x3x4xf64>, tensor<4xf64>
+  %1 = nnc.matmul %u, %m : tensor<3xf64>, tensor<3x4xf64>
+  %2 = nnc.matmul %1, %v : tensor<4xf64>, tensor<4xf64>
+  %3 = nnc.matmul %u, %a : tensor<3xf64>, tensor<2x3x4xf64>
+  %e, %mask = nnc.dropout %0 : tensor<2x3xf64>
+  %s0 = nnc.mul %e, %e : tensor<2x3xf64>, tensor<2x3xf64>
+  %s1 = nnc.mul %3, %3 : tensor<2x4xf64>, tensor<2x4xf64>
+  %r0 = nnc.reduce sum %s0 keepdims = false : tensor<2x3xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<2x4xf64>
+  %q = nnc.mul %2, %2 : tensor<f64>, tensor<f64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %q : tensor<f64>, tensor<f64>
+  return %t1 : tensor<f64>
+}
+)mlir");
+}
+
+/// Float rem (fmod) for both operands, with broadcasting, and
+/// scatter_elements without a reduction (indices without duplicates) and
+/// with add (duplicates).
+TEST_F(AutodiffTest, RemAndScatterElements) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir(,
+                %y: tensor<4xf64> )mlir" P R"mlir(,
+                %u1: tensor<1x4xf64> )mlir" P R"mlir(,
+                %u2: tensor<2x4xf64> )mlir" P R"mlir(,
+                %i1: tensor<1x4xi64>, %i2: tensor<2x4xi64>) -> tensor<f64> {
+  %c = nnc.constant dense<3.0> : tensor<f64>
+  %x3 = nnc.mul %x, %c : tensor<3x4xf64>, tensor<f64>
+  %0 = nnc.rem %x3, %y {fmod = true} : tensor<3x4xf64>, tensor<4xf64>
+  %1 = nnc.scatter_elements %x, %i1, %u1 : tensor<3x4xf64>, tensor<1x4xi64>, tensor<1x4xf64>
+  %2 = nnc.scatter_elements %x, %i2, %u2 reduction = add : tensor<3x4xf64>, tensor<2x4xi64>, tensor<2x4xf64>
+  %3 = nnc.mul %0, %1 : tensor<3x4xf64>, tensor<3x4xf64>
+  %4 = nnc.mul %3, %2 : tensor<3x4xf64>, tensor<3x4xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<3x4xf64>
+  return %5 : tensor<f64>
+}
+)mlir",
+        /*positive=*/true, /*classes=*/3);
+}
+
+/// A one-block character-level GPT: token and position embeddings, layer
+/// norms, causal single-head attention (a masked softmax), a GELU MLP with
+/// residual connections, and cross-entropy on the next tokens.
+TEST_F(AutodiffTest, TinyGpt) {
+  check(R"mlir(
+func.func @main(%tok: tensor<2x4xi64>, %tgt: tensor<2x4xi64>,
+                %emb: tensor<5x4xf64> )mlir" P R"mlir(,
+                %pos: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s1: tensor<4xf64> )mlir" P R"mlir(,
+                %c1: tensor<4xf64> )mlir" P R"mlir(,
+                %wq: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wk: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wv: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s2: tensor<4xf64> )mlir" P R"mlir(,
+                %w1: tensor<4x8xf64> )mlir" P R"mlir(,
+                %b1: tensor<8xf64> )mlir" P R"mlir(,
+                %w2: tensor<8x4xf64> )mlir" P R"mlir(,
+                %wo: tensor<4x5xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %e = nnc.gather %emb, %tok : tensor<5x4xf64>, tensor<2x4xi64>
+  %h = nnc.add %e, %pos : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %n1, %m1, %r1 = nnc.layer_norm %h scale(%s1 : tensor<4xf64>)
+      bias(%c1 : tensor<4xf64>) : tensor<2x4x4xf64>
+  %q = nnc.matmul %n1, %wq : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %k = nnc.matmul %n1, %wk : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %v = nnc.matmul %n1, %wv : tensor<2x4x4xf64>, tensor<4x4xf64>
+  %kt = nnc.transpose %k perm = [0, 2, 1] : tensor<2x4x4xf64>
+  %a0 = nnc.matmul %q, %kt : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %half = nnc.constant dense<0.5> : tensor<f64>
+  %a1 = nnc.mul %a0, %half : tensor<2x4x4xf64>, tensor<f64>
+  %ones = nnc.constant dense<1.0> : tensor<4x4xf64>
+  %tri = nnc.trilu %ones upper = false : tensor<4x4xf64>
+  %zero = nnc.constant dense<0.0> : tensor<f64>
+  %mask = nnc.cmp gt, %tri, %zero : tensor<4x4xf64>, tensor<f64>
+  %ninf = nnc.constant dense<-1.0e9> : tensor<f64>
+  %a2 = nnc.where %mask, %a1, %ninf : tensor<4x4xi1>, tensor<2x4x4xf64>, tensor<f64>
+  %p = nnc.softmax %a2 : tensor<2x4x4xf64>
+  %o = nnc.matmul %p, %v : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %h2 = nnc.add %h, %o : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %n2, %m2, %r2 = nnc.layer_norm %h2 scale(%s2 : tensor<4xf64>) : tensor<2x4x4xf64>
+  %f0 = nnc.matmul %n2, %w1 : tensor<2x4x4xf64>, tensor<4x8xf64>
+  %f1 = nnc.add %f0, %b1 : tensor<2x4x8xf64>, tensor<8xf64>
+  %f2 = nnc.gelu %f1 approximation = tanh : tensor<2x4x8xf64>
+  %f3 = nnc.matmul %f2, %w2 : tensor<2x4x8xf64>, tensor<8x4xf64>
+  %h3 = nnc.add %h2, %f3 : tensor<2x4x4xf64>, tensor<2x4x4xf64>
+  %lg = nnc.matmul %h3, %wo : tensor<2x4x4xf64>, tensor<4x5xf64>
+  %l2 = nnc.reshape %lg : tensor<2x4x5xf64> -> tensor<8x5xf64>
+  %t2 = nnc.reshape %tgt : tensor<2x4xi64> -> tensor<8xi64>
+  %loss = nnc.cross_entropy %l2, %t2 : tensor<8x5xf64>, tensor<8xi64>
+  return %loss : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/5);
+}
+
+/// The same GPT block with a dynamic batch dimension, compiled for batch 2:
+/// the embedding gradient, layer norms and the mean cross-entropy count at
+/// run time.
+TEST_F(AutodiffTest, TinyGptDynamicBatch) {
+  check(R"mlir(
+func.func @main(%tok: tensor<?x4xi64>, %tgt: tensor<?x4xi64>,
+                %emb: tensor<5x4xf64> )mlir" P R"mlir(,
+                %pos: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s1: tensor<4xf64> )mlir" P R"mlir(,
+                %c1: tensor<4xf64> )mlir" P R"mlir(,
+                %wq: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wk: tensor<4x4xf64> )mlir" P R"mlir(,
+                %wv: tensor<4x4xf64> )mlir" P R"mlir(,
+                %s2: tensor<4xf64> )mlir" P R"mlir(,
+                %w1: tensor<4x8xf64> )mlir" P R"mlir(,
+                %b1: tensor<8xf64> )mlir" P R"mlir(,
+                %w2: tensor<8x4xf64> )mlir" P R"mlir(,
+                %wo: tensor<4x5xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %e = nnc.gather %emb, %tok : tensor<5x4xf64>, tensor<?x4xi64>
+  %h = nnc.add %e, %pos : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %n1, %m1, %r1 = nnc.layer_norm %h scale(%s1 : tensor<4xf64>)
+      bias(%c1 : tensor<4xf64>) : tensor<?x4x4xf64>
+  %q = nnc.matmul %n1, %wq : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %k = nnc.matmul %n1, %wk : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %v = nnc.matmul %n1, %wv : tensor<?x4x4xf64>, tensor<4x4xf64>
+  %kt = nnc.transpose %k perm = [0, 2, 1] : tensor<?x4x4xf64>
+  %a0 = nnc.matmul %q, %kt : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %half = nnc.constant dense<0.5> : tensor<f64>
+  %a1 = nnc.mul %a0, %half : tensor<?x4x4xf64>, tensor<f64>
+  %ones = nnc.constant dense<1.0> : tensor<4x4xf64>
+  %tri = nnc.trilu %ones upper = false : tensor<4x4xf64>
+  %zero = nnc.constant dense<0.0> : tensor<f64>
+  %mask = nnc.cmp gt, %tri, %zero : tensor<4x4xf64>, tensor<f64>
+  %ninf = nnc.constant dense<-1.0e9> : tensor<f64>
+  %a2 = nnc.where %mask, %a1, %ninf : tensor<4x4xi1>, tensor<?x4x4xf64>, tensor<f64>
+  %p = nnc.softmax %a2 : tensor<?x4x4xf64>
+  %o = nnc.matmul %p, %v : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %h2 = nnc.add %h, %o : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %n2, %m2, %r2 = nnc.layer_norm %h2 scale(%s2 : tensor<4xf64>) : tensor<?x4x4xf64>
+  %f0 = nnc.matmul %n2, %w1 : tensor<?x4x4xf64>, tensor<4x8xf64>
+  %f1 = nnc.add %f0, %b1 : tensor<?x4x8xf64>, tensor<8xf64>
+  %f2 = nnc.gelu %f1 approximation = tanh : tensor<?x4x8xf64>
+  %f3 = nnc.matmul %f2, %w2 : tensor<?x4x8xf64>, tensor<8x4xf64>
+  %h3 = nnc.add %h2, %f3 : tensor<?x4x4xf64>, tensor<?x4x4xf64>
+  %lg = nnc.matmul %h3, %wo : tensor<?x4x4xf64>, tensor<4x5xf64>
+  %l2 = nnc.reshape %lg : tensor<?x4x5xf64> -> tensor<?x5xf64>
+  %t2 = nnc.reshape %tgt : tensor<?x4xi64> -> tensor<?xi64>
+  %loss = nnc.cross_entropy %l2, %t2 : tensor<?x5xf64>, tensor<?xi64>
+  return %loss : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/5,
+        {{2, 4}, {2, 4}, {5, 4}, {4, 4}, {4}, {4}, {4, 4}, {4, 4}, {4, 4}, {4},
+         {4, 8}, {8}, {8, 4}, {4, 5}});
+}
+
+/// A small mobile-style CNN: conv, batch_norm_train, relu6 (clip), a
+/// depthwise conv with bias, silu, global max pooling, gemm and
+/// cross-entropy with a class weight.
+TEST_F(AutodiffTest, DepthwiseCnn) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x2x5x5xf64>, %labels: tensor<2xi64>,
+                %w: tensor<4x2x3x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<4xf64> )mlir" P R"mlir(,
+                %rm: tensor<4xf64>, %rv: tensor<4xf64>,
+                %dw: tensor<4x1x3x3xf64> )mlir" P R"mlir(,
+                %db: tensor<4xf64> )mlir" P R"mlir(,
+                %fw: tensor<4x3xf64> )mlir" P R"mlir(,
+                %cw: tensor<3xf64>) -> tensor<f64> {
+  %0 = nnc.conv %x, %w pads = [1, 1, 1, 1] : tensor<2x2x5x5xf64>, tensor<4x2x3x3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<2x4x5x5xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>,
+        tensor<4xf64>
+  %1 = nnc.clip %y {min = 0.0 : f64, max = 6.0 : f64} : tensor<2x4x5x5xf64>
+  %2 = nnc.conv %1, %dw, %db strides = [2, 2] groups = 4
+      : tensor<2x4x5x5xf64>, tensor<4x1x3x3xf64>, tensor<4xf64>
+  %3 = nnc.silu %2 : tensor<2x4x2x2xf64>
+  %4 = nnc.global_max_pool %3 : tensor<2x4x2x2xf64>
+  %5 = nnc.flatten %4 : tensor<2x4x1x1xf64>
+  %6 = nnc.gemm %5, %fw : tensor<2x4xf64>, tensor<4x3xf64>
+  %7 = nnc.cross_entropy %6, %labels weight(%cw : tensor<3xf64>)
+      : tensor<2x3xf64>, tensor<2xi64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3);
+}
+
+/// The depthwise CNN with a dynamic batch, compiled for batch 2.
+TEST_F(AutodiffTest, DepthwiseCnnDynamicBatch) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x2x5x5xf64>, %labels: tensor<?xi64>,
+                %w: tensor<4x2x3x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<4xf64> )mlir" P R"mlir(,
+                %rm: tensor<4xf64>, %rv: tensor<4xf64>,
+                %dw: tensor<4x1x3x3xf64> )mlir" P R"mlir(,
+                %db: tensor<4xf64> )mlir" P R"mlir(,
+                %fw: tensor<4x3xf64> )mlir" P R"mlir(,
+                %cw: tensor<3xf64>) -> tensor<f64> {
+  %0 = nnc.conv %x, %w pads = [1, 1, 1, 1] : tensor<?x2x5x5xf64>, tensor<4x2x3x3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<?x4x5x5xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>,
+        tensor<4xf64>
+  %1 = nnc.clip %y {min = 0.0 : f64, max = 6.0 : f64} : tensor<?x4x5x5xf64>
+  %2 = nnc.conv %1, %dw, %db strides = [2, 2] groups = 4
+      : tensor<?x4x5x5xf64>, tensor<4x1x3x3xf64>, tensor<4xf64>
+  %3 = nnc.silu %2 : tensor<?x4x2x2xf64>
+  %4 = nnc.global_max_pool %3 : tensor<?x4x2x2xf64>
+  %5 = nnc.flatten %4 : tensor<?x4x1x1xf64>
+  %6 = nnc.gemm %5, %fw : tensor<?x4xf64>, tensor<4x3xf64>
+  %7 = nnc.cross_entropy %6, %labels weight(%cw : tensor<3xf64>)
+      : tensor<?x3xf64>, tensor<?xi64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/3,
+        {{2, 2, 5, 5}, {2}, {4, 2, 3, 3}, {4}, {4}, {4}, {4}, {4, 1, 3, 3}, {4},
+         {4, 3}, {3}});
+}
+
+/// scatter_nd replacing whole rows (k = 1, labels in [0, 2) into 4 rows of
+/// which two are never written) and adding elements (k = 2, duplicates).
+TEST_F(AutodiffTest, ScatterNd) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x3xf64> )mlir" P R"mlir(,
+                %u1: tensor<1x3xf64> )mlir" P R"mlir(,
+                %u2: tensor<3xf64> )mlir" P R"mlir(,
+                %i1: tensor<1x1xi64>, %i2: tensor<3x2xi64>) -> tensor<f64> {
+  %0 = nnc.scatter_nd %x, %i1, %u1 : tensor<4x3xf64>, tensor<1x1xi64>, tensor<1x3xf64>
+  %1 = nnc.scatter_nd %x, %i2, %u2 reduction = add : tensor<4x3xf64>, tensor<3x2xi64>, tensor<3xf64>
+  %2 = nnc.mul %0, %1 : tensor<4x3xf64>, tensor<4x3xf64>
+  %3 = nnc.mul %2, %1 : tensor<4x3xf64>, tensor<4x3xf64>
+  %4 = nnc.reduce sum %3 keepdims = false : tensor<4x3xf64>
+  return %4 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/2);
+}
+
+/// pad in reflect, edge and wrap mode along both axes.
+TEST_F(AutodiffTest, PadModes) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.pad %x pads = [1, 2, 2, 1] mode = reflect : tensor<3x4xf64>
+  %1 = nnc.pad %x pads = [2, 0, 1, 3] mode = edge : tensor<3x4xf64>
+  %2 = nnc.pad %x pads = [1, 3, 2, 2] mode = wrap : tensor<3x4xf64>
+  %s0 = nnc.mul %0, %0 : tensor<6x7xf64>, tensor<6x7xf64>
+  %s1 = nnc.mul %1, %1 : tensor<6x7xf64>, tensor<6x7xf64>
+  %s2 = nnc.mul %2, %2 : tensor<6x9xf64>, tensor<6x9xf64>
+  %s3 = nnc.mul %s0, %1 : tensor<6x7xf64>, tensor<6x7xf64>
+  %r0 = nnc.reduce sum %s3 keepdims = false : tensor<6x7xf64>
+  %r1 = nnc.reduce sum %s1 keepdims = false : tensor<6x7xf64>
+  %r2 = nnc.reduce sum %s2 keepdims = false : tensor<6x9xf64>
+  %t0 = nnc.add %r0, %r1 : tensor<f64>, tensor<f64>
+  %t1 = nnc.add %t0, %r2 : tensor<f64>, tensor<f64>
+  return %t1 : tensor<f64>
+}
+)mlir");
+}
+
+/// Gradients through the statistics results of the normalizations:
+/// batch_norm_train's batch and updated running statistics (unbiased
+/// running variance), layer_norm's, instance_norm's and group_norm's mean
+/// and inv_std, each also through the normalized output.
+TEST_F(AutodiffTest, NormalizationStatistics) {
+  check(R"mlir(
+func.func @main(%x: tensor<3x2x2xf64> )mlir" P R"mlir(,
+                %s: tensor<2xf64> )mlir" P R"mlir(,
+                %b: tensor<2xf64> )mlir" P R"mlir(,
+                %rm: tensor<2xf64>, %rv: tensor<2xf64>,
+                %t: tensor<3x2x2xf64>) -> tensor<f64> {
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %x, %s, %b, %rm, %rv
+      momentum = 0.8 : tensor<3x2x2xf64>, tensor<2xf64>, tensor<2xf64>,
+        tensor<2xf64>, tensor<2xf64>
+  %y1, %m1, %r1 = nnc.layer_norm %x : tensor<3x2x2xf64>
+  %y2, %m2, %r2 = nnc.instance_norm %x, %s, %b
+      : tensor<3x2x2xf64>, tensor<2xf64>, tensor<2xf64>
+  %y3, %m3, %r3 = nnc.group_norm %x, %s, %b num_groups = 1
+      : tensor<3x2x2xf64>, tensor<2xf64>, tensor<2xf64>
+  %0 = nnc.mul %y, %t : tensor<3x2x2xf64>, tensor<3x2x2xf64>
+  %1 = nnc.mul %bm, %bv : tensor<2xf64>, tensor<2xf64>
+  %2 = nnc.mul %nrm, %nrv : tensor<2xf64>, tensor<2xf64>
+  %3 = nnc.mul %m1, %r1 : tensor<3x2x1xf64>, tensor<3x2x1xf64>
+  %4 = nnc.mul %m2, %r2 : tensor<3x2x1xf64>, tensor<3x2x1xf64>
+  %5 = nnc.mul %m3, %r3 : tensor<3x1xf64>, tensor<3x1xf64>
+  %6 = nnc.mul %y3, %t : tensor<3x2x2xf64>, tensor<3x2x2xf64>
+  %r0 = nnc.reduce sum %0 keepdims = false : tensor<3x2x2xf64>
+  %q1 = nnc.reduce sum %1 keepdims = false : tensor<2xf64>
+  %q2 = nnc.reduce sum %2 keepdims = false : tensor<2xf64>
+  %q3 = nnc.reduce sum %3 keepdims = false : tensor<3x2x1xf64>
+  %q4 = nnc.reduce sum %4 keepdims = false : tensor<3x2x1xf64>
+  %q5 = nnc.reduce sum %5 keepdims = false : tensor<3x1xf64>
+  %q6 = nnc.reduce sum %6 keepdims = false : tensor<3x2x2xf64>
+  %a0 = nnc.add %r0, %q1 : tensor<f64>, tensor<f64>
+  %a1 = nnc.add %a0, %q2 : tensor<f64>, tensor<f64>
+  %a2 = nnc.add %a1, %q3 : tensor<f64>, tensor<f64>
+  %a3 = nnc.add %a2, %q4 : tensor<f64>, tensor<f64>
+  %a4 = nnc.add %a3, %q5 : tensor<f64>, tensor<f64>
+  %a5 = nnc.add %a4, %q6 : tensor<f64>, tensor<f64>
+  return %a5 : tensor<f64>
+}
+)mlir");
+}
+
+/// Reductions over dynamic dimensions (shapes given at compile time):
+/// g is broadcast back by multiplying with ones of the input's shape, and
+/// mean divides by a count computed at run time.
+TEST_F(AutodiffTest, DynamicReductions) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.mul %x, %x : tensor<?x3xf64>, tensor<?x3xf64>
+  %1 = nnc.reduce mean %0 axes = [0] keepdims = false : tensor<?x3xf64>
+  %2 = nnc.reduce max %x axes = [0] : tensor<?x3xf64>
+  %3 = nnc.mul %1, %2 : tensor<3xf64>, tensor<1x3xf64>
+  %4 = nnc.mul %3, %1 : tensor<1x3xf64>, tensor<3xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<1x3xf64>
+  %6 = nnc.reduce sum %0 keepdims = false : tensor<?x3xf64>
+  %7 = nnc.add %5, %6 : tensor<f64>, tensor<f64>
+  return %7 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/1, {{4, 3}});
+}
+
+/// mse_loss (mean), instance_norm and group_norm with a dynamic batch,
+/// compiled for batch 2.
+TEST_F(AutodiffTest, DynamicBatchNormsAndMse) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x4x3xf64> )mlir" P R"mlir(,
+                %s: tensor<4xf64> )mlir" P R"mlir(,
+                %b: tensor<4xf64> )mlir" P R"mlir(,
+                %t: tensor<?x4x3xf64>) -> tensor<f64> {
+  %0, %m0, %r0 = nnc.instance_norm %x, %s, %b
+      : tensor<?x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %1, %m1, %r1 = nnc.group_norm %0, %s, %b num_groups = 2
+      : tensor<?x4x3xf64>, tensor<4xf64>, tensor<4xf64>
+  %2 = nnc.mse_loss %1, %t : tensor<?x4x3xf64>, tensor<?x4x3xf64>
+  return %2 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/1, {{2, 4, 3}, {4}, {4}, {2, 4, 3}});
+}
+
+/// Slices along static dimensions and a split with an unused piece, with a
+/// dynamic batch compiled for batch 2.
+TEST_F(AutodiffTest, DynamicBatchSliceAndSplit) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x4x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.slice %x starts = [0, 2] ends = [4, -4] axes = [1, 2] steps = [2, -1] : tensor<?x4x3xf64>
+  %1:2 = nnc.split %x axis = 1 sizes = [1, 3] : tensor<?x4x3xf64>
+  %2 = nnc.mul %0, %0 : tensor<?x2x3xf64>, tensor<?x2x3xf64>
+  %3 = nnc.mul %1#1, %1#1 : tensor<?x3x3xf64>, tensor<?x3x3xf64>
+  %4 = nnc.reduce sum %2 keepdims = false : tensor<?x2x3xf64>
+  %5 = nnc.reduce sum %3 keepdims = false : tensor<?x3x3xf64>
+  %6 = nnc.add %4, %5 : tensor<f64>, tensor<f64>
+  return %6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/1, {{2, 4, 3}});
 }
 
 /// A small CNN classifier: conv, batch_norm_train, relu, max_pool,
@@ -788,6 +1237,37 @@ func.func @main(%x: tensor<2x1x6x6xf64>, %labels: tensor<2xi64>,
 }
 )mlir",
         /*positive=*/false, /*classes=*/4);
+}
+
+/// The same CNN with a dynamic batch, compiled for batch 2: batch_norm_train
+/// counts its elements at run time.
+TEST_F(AutodiffTest, CnnDynamicBatch) {
+  check(R"mlir(
+func.func @main(%x: tensor<?x1x6x6xf64>, %labels: tensor<?xi64>,
+                %w: tensor<3x1x3x3xf64> )mlir" P R"mlir(,
+                %b: tensor<3xf64> )mlir" P R"mlir(,
+                %s: tensor<3xf64> )mlir" P R"mlir(,
+                %t: tensor<3xf64> )mlir" P R"mlir(,
+                %rm: tensor<3xf64>, %rv: tensor<3xf64>,
+                %fw: tensor<3x4xf64> )mlir" P R"mlir(,
+                %fb: tensor<4xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w, %b pads = [1, 1, 1, 1]
+      : tensor<?x1x6x6xf64>, tensor<3x1x3x3xf64>, tensor<3xf64>
+  %y, %bm, %bv, %nrm, %nrv = nnc.batch_norm_train %0, %s, %t, %rm, %rv
+      : tensor<?x3x6x6xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>,
+        tensor<3xf64>
+  %1 = nnc.relu %y : tensor<?x3x6x6xf64>
+  %2 = nnc.max_pool %1 kernel_shape = [2, 2] strides = [2, 2]
+      : tensor<?x3x6x6xf64>
+  %3 = nnc.global_avg_pool %2 : tensor<?x3x3x3xf64>
+  %4 = nnc.flatten %3 : tensor<?x3x1x1xf64>
+  %5 = nnc.gemm %4, %fw, %fb : tensor<?x3xf64>, tensor<3x4xf64>, tensor<4xf64>
+  %6 = nnc.cross_entropy %5, %labels : tensor<?x4xf64>, tensor<?xi64>
+  return %6 : tensor<f64>
+}
+)mlir",
+        /*positive=*/false, /*classes=*/4,
+        {{2, 1, 6, 6}, {2}, {3, 1, 3, 3}, {3}, {3}, {3}, {3}, {3}, {3, 4}, {4}});
 }
 
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,
