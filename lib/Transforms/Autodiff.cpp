@@ -153,10 +153,9 @@ void AutodiffPass::runOnOperation() {
   SmallVector<Value> results{loss};
   auto forwardNames =
       forward->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
-  StringAttr lossName =
-      forwardNames && !forwardNames.empty()
-          ? dyn_cast<StringAttr>(forwardNames[0])
-          : StringAttr();
+  StringAttr lossName = forwardNames && !forwardNames.empty()
+                            ? dyn_cast<StringAttr>(forwardNames[0])
+                            : StringAttr();
   SmallVector<Attribute> names{lossName && !lossName.getValue().empty()
                                    ? lossName
                                    : builder.getStringAttr("loss")};
