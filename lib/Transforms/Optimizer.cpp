@@ -234,8 +234,7 @@ void OptimizerPass::runOnOperation() {
     lossName = stringAttr(ctx, "loss");
   unsigned firstAux = params.size() + 1;
 
-  // Shared by _step and _apply: the update of `p` with gradients `g` (scaled
-  // by `scale` when loss scaling), state and learning rate.
+  // The result names of _step (with the loss) and _apply.
   auto setNames = [&](func::FuncOp fn, bool withLoss,
                       ArrayRef<Attribute> extra) {
     SmallVector<Attribute> names;
@@ -251,6 +250,9 @@ void OptimizerPass::runOnOperation() {
     fn->setAttr(NNCDialect::getResultNamesAttrName(),
                 ArrayAttr::get(ctx, names));
   };
+  // Shared by _step and _apply: the update of parameters `ps` with
+  // gradients `gs` (scaled by `scale` when loss scaling), the state and the
+  // learning rate; appends the new parameters, the new state and the flag.
   auto buildUpdate = [&](OpBuilder &builder, Location loc,
                          ArrayRef<Value> ps, ArrayRef<Value> gs,
                          ArrayRef<Value> state, Value lr, Value scale,
