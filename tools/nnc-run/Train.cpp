@@ -1,16 +1,14 @@
 //===- Train.cpp - nnc-run train and nnc-run grad -------------------------===//
 //
-// `nnc-run train`: trains a model on .npz data with a compiled training step
-// (trainer, data loader, checkpoints and metrics all through the C API);
-// `nnc-run grad`: the loss and gradients of one batch.
+// `nnc-run train`: trains a model with a compiled training step on data a
+// loader prepares (trainer, loader, checkpoints and metrics all through the
+// C API); `nnc-run grad`: the loss and gradients of one batch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Train.h"
 
-#include "nnc-c/nnc.h"
-
-#include "../common/CAPIHelpers.h"
+#include "TrainSupport.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,18 +16,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <map>
-#include <set>
-#include <string>
 #include <unistd.h>
-#include <vector>
 
 using namespace nnc::tools;
+using namespace nnc::tools::train;
 
 namespace {
 
-const char *kTrainUsage = R"(usage: nnc-run train MODEL --data FILE.npz [options]
+const char *kTrainUsage =
+    R"(usage: nnc-run train MODEL --data FILE.npz [options]
        nnc-run train [MODEL] --config FILE [options]
 
 Trains MODEL (.onnx or .mlir; its parameters start at the initial values it
@@ -102,7 +97,8 @@ Prints the final loss and, with --eval and a class loss, a last line
 malformed command line.
 )";
 
-const char *kGradUsage = R"(usage: nnc-run grad MODEL --inputs BATCH.npz --save FILE.npz [options]
+const char *kGradUsage =
+    R"(usage: nnc-run grad MODEL --inputs BATCH.npz --save FILE.npz [options]
 
 Computes in training mode the loss of one batch (every array of BATCH.npz:
 the graph inputs and the labels) and the gradient of every trainable
@@ -112,720 +108,48 @@ options: --labels NAME, --output NAME, --loss L, --reduction R,
   --label-smoothing S, --ignore-index I, --cache-dir DIR, --threads N
 )";
 
-struct Failure {
-  std::string message;
-  int exitCode = 1;
-};
-
-struct TrainerDeleter {
-  void operator()(nnc_trainer_t *t) const { nnc_trainer_destroy(t); }
-};
-struct LoaderDeleter {
-  void operator()(nnc_loader_t *l) const { nnc_loader_destroy(l); }
-};
-struct BatchDeleter {
-  void operator()(nnc_batch_t *b) const { nnc_batch_destroy(b); }
-};
-using Trainer = std::unique_ptr<nnc_trainer_t, TrainerDeleter>;
-using Loader = std::unique_ptr<nnc_loader_t, LoaderDeleter>;
-using BatchHandle = std::unique_ptr<nnc_batch_t, BatchDeleter>;
-
-/// The command line of both subcommands: flags with values, switches.
-struct Args {
-  std::string model;
-  std::map<std::string, std::string> values;
-  /// Every value of flags that may repeat (--data, --eval), in order.
-  std::map<std::string, std::vector<std::string>> all;
-  std::set<std::string> switches;
-  bool has(const std::string &flag) const {
-    return values.count(flag) || switches.count(flag);
-  }
-  std::string get(const std::string &flag, const std::string &def = "") const {
-    auto it = values.find(flag);
-    return it == values.end() ? def : it->second;
-  }
-};
-
-bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
-               const std::set<std::string> &flags, Args &args, bool &help,
-               Failure &failure, bool modelOptional = false) {
-  std::string fromConfig = args.model;
-  if (modelOptional)
-    args.model.clear();
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      help = true;
-      return true;
-    }
-    if (arg.rfind("--", 0) != 0) {
-      if (!args.model.empty()) {
-        failure = {"unexpected argument '" + arg + "' (see --help)", 2};
-        return false;
-      }
-      args.model = arg;
-      continue;
-    }
-    std::string name = arg, value;
-    bool inlineValue = false;
-    if (size_t eq = arg.find('='); eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inlineValue = true;
-    }
-    if (flags.count(name)) {
-      if (inlineValue) {
-        failure = {name + " takes no value (see --help)", 2};
-        return false;
-      }
-      args.switches.insert(name);
-      continue;
-    }
-    if (!valued.count(name)) {
-      failure = {"unknown option '" + name + "' (see --help)", 2};
-      return false;
-    }
-    if (!inlineValue) {
-      if (i + 1 >= argc) {
-        failure = {name + " expects a value (see --help)", 2};
-        return false;
-      }
-      value = argv[++i];
-    }
-    args.values[name] = value;
-    args.all[name].push_back(value);
-  }
-  if (args.model.empty())
-    args.model = fromConfig;
-  if (!help && args.model.empty()) {
-    failure = {"no model given (see --help)", 2};
-    return false;
-  }
-  return true;
-}
-
-/// Reads a configuration file: one option per line, `name value`,
-/// `name = value` or a bare `name` for a switch (without the leading --),
-/// `#` comments; `model` names the model. Fills `args` as the command line
-/// would.
-bool readConfig(const std::string &path, const std::set<std::string> &valued,
-                const std::set<std::string> &flags, Args &args,
-                Failure &failure) {
-  std::ifstream in(path);
-  if (!in) {
-    failure = {"cannot open config file '" + path +
-               "': " + std::strerror(errno)};
-    return false;
-  }
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (size_t hash = line.find('#'); hash != std::string::npos)
-      line.erase(hash);
-    auto trim = [](std::string text) {
-      size_t b = text.find_first_not_of(" \t\r");
-      size_t e = text.find_last_not_of(" \t\r");
-      return b == std::string::npos ? std::string()
-                                    : text.substr(b, e - b + 1);
-    };
-    line = trim(line);
-    if (line.empty())
-      continue;
-    size_t split = line.find_first_of(" \t=");
-    std::string key = line.substr(0, split);
-    std::string value =
-        split == std::string::npos ? "" : trim(line.substr(split));
-    if (!value.empty() && value[0] == '=')
-      value = trim(value.substr(1));
-    std::string where = path + ":" + std::to_string(number) + ": ";
-    if (key == "model") {
-      args.model = value;
-    } else if (flags.count("--" + key)) {
-      if (!value.empty()) {
-        failure = {where + "'" + key + "' takes no value", 2};
-        return false;
-      }
-      args.switches.insert("--" + key);
-    } else if (valued.count("--" + key)) {
-      if (value.empty()) {
-        failure = {where + "'" + key + "' needs a value", 2};
-        return false;
-      }
-      args.values["--" + key] = value;
-      args.all["--" + key].push_back(value);
-    } else {
-      failure = {where + "unknown option '" + key + "'", 2};
-      return false;
-    }
-  }
-  return true;
-}
-
-bool parseInt(const Args &args, const std::string &flag, int64_t min,
-              int64_t &out, Failure &failure) {
-  if (!args.values.count(flag))
-    return true;
-  std::string text = args.get(flag);
-  char *end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || errno || v < min) {
-    failure = {flag + " expects an integer >= " + std::to_string(min) +
-                   ", got '" + text + "'",
-               2};
-    return false;
-  }
-  out = v;
-  return true;
-}
-
-bool parseReal(const Args &args, const std::string &flag, double &out,
-               Failure &failure) {
-  if (!args.values.count(flag))
-    return true;
-  std::string text = args.get(flag);
-  char *end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end || !std::isfinite(v)) {
-    failure = {flag + " expects a number, got '" + text + "'", 2};
-    return false;
-  }
-  out = v;
-  return true;
-}
-
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool loadModel(const std::string &path, Context &context, Model &model,
-               Failure &failure) {
-  nnc_context_t *rawContext = nullptr;
-  if (nnc_status_t status = nnc_context_create(nullptr, &rawContext)) {
-    failure = {takeMessage(status)};
-    return false;
-  }
-  context.reset(rawContext);
-  nnc_model_t *raw = nullptr;
-  if (endsWith(path, ".onnx")) {
-    if (nnc_status_t status = nnc_model_import_onnx_file(
-            context.get(), path.c_str(), nullptr, &raw)) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-  } else if (endsWith(path, ".mlir")) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      failure = {"cannot open model '" + path + "': " + std::strerror(errno)};
-      return false;
-    }
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    if (nnc_status_t status = nnc_model_parse_mlir(
-            context.get(), text.data(), text.size(), path.c_str(), &raw)) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-  } else {
-    failure = {"model '" + path + "' is neither .onnx nor .mlir", 2};
-    return false;
-  }
-  model.reset(raw);
-  return true;
-}
-
-/// The loss and optimizer flags shared by train and grad.
-bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
-                      std::string &output, Failure &failure) {
-  nnc_train_options_initialize(&o);
-  output = args.get("--output");
-  o.output = output.empty() ? nullptr : output.c_str();
-  std::string loss = args.get("--loss", "cross_entropy");
-  if (loss == "cross_entropy")
-    o.loss = NNC_LOSS_CROSS_ENTROPY;
-  else if (loss == "nll")
-    o.loss = NNC_LOSS_NLL;
-  else if (loss == "mse")
-    o.loss = NNC_LOSS_MSE;
-  else {
-    failure = {"--loss must be cross_entropy, nll or mse, got '" + loss + "'",
-               2};
-    return false;
-  }
-  std::string reduction = args.get("--reduction", "mean");
-  if (reduction != "mean" && reduction != "sum") {
-    failure = {"--reduction must be mean or sum, got '" + reduction + "'", 2};
-    return false;
-  }
-  o.loss_sum = reduction == "sum";
-  if (!parseReal(args, "--label-smoothing", o.label_smoothing, failure))
-    return false;
-  if (args.has("--ignore-index")) {
-    o.has_ignore_index = 1;
-    if (!parseInt(args, "--ignore-index", INT64_MIN, o.ignore_index, failure))
-      return false;
-  }
-  std::string optimizer = args.get("--optimizer", "adam");
-  if (optimizer == "sgd")
-    o.optimizer = NNC_OPTIMIZER_SGD;
-  else if (optimizer == "adam")
-    o.optimizer = NNC_OPTIMIZER_ADAM;
-  else if (optimizer == "adamw")
-    o.optimizer = NNC_OPTIMIZER_ADAMW;
-  else {
-    failure = {"--optimizer must be sgd, adam or adamw, got '" + optimizer +
-                   "'",
-               2};
-    return false;
-  }
-  if (!parseReal(args, "--lr", o.learning_rate, failure) ||
-      !parseReal(args, "--momentum", o.momentum, failure) ||
-      !parseReal(args, "--weight-decay", o.weight_decay, failure) ||
-      !parseReal(args, "--beta1", o.beta1, failure) ||
-      !parseReal(args, "--beta2", o.beta2, failure) ||
-      !parseReal(args, "--eps", o.epsilon, failure) ||
-      !parseReal(args, "--gamma", o.gamma, failure) ||
-      !parseReal(args, "--min-lr", o.min_learning_rate, failure) ||
-      !parseInt(args, "--step-size", 1, o.step_size, failure) ||
-      !parseInt(args, "--warmup-steps", 0, o.warmup_steps, failure) ||
-      !parseInt(args, "--accumulate", 1, o.accumulate, failure))
-    return false;
-  o.nesterov = args.switches.count("--nesterov") != 0;
-  std::string schedule = args.get("--schedule", "constant");
-  if (schedule == "constant")
-    o.schedule = NNC_LR_CONSTANT;
-  else if (schedule == "step")
-    o.schedule = NNC_LR_STEP;
-  else if (schedule == "cosine")
-    o.schedule = NNC_LR_COSINE;
-  else {
-    failure = {"--schedule must be constant, step or cosine, got '" +
-                   schedule + "'",
-               2};
-    return false;
-  }
-  if (o.schedule == NNC_LR_STEP && !args.has("--step-size")) {
-    failure = {"--schedule step needs --step-size", 2};
-    return false;
-  }
-  std::string scale = args.get("--loss-scale", "1");
-  if (scale == "dynamic") {
-    o.loss_scale = 0.0;
-  } else {
-    char *end = nullptr;
-    o.loss_scale = std::strtod(scale.c_str(), &end);
-    if (scale.empty() || *end || !(o.loss_scale > 0) ||
-        !std::isfinite(o.loss_scale)) {
-      failure = {"--loss-scale must be 'dynamic' or a positive number, got '" +
-                     scale + "'",
-                 2};
-      return false;
-    }
-  }
-  return true;
-}
-
-bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
-                        std::string &cacheDir, Failure &failure) {
-  nnc_compile_options_initialize(&c);
-  if (args.values.count("--cache-dir")) {
-    cacheDir = args.get("--cache-dir");
-    c.cache_dir = cacheDir.c_str();
-  }
-  int64_t threads = 0;
-  if (!parseInt(args, "--threads", 0, threads, failure))
-    return false;
-  c.num_threads = static_cast<int32_t>(threads);
-  return true;
-}
-
-bool makeTrainer(const Args &args, nnc_model_t *model,
-                 nnc_train_options_t &options, Trainer &trainer,
-                 Failure &failure) {
-  nnc_compile_options_t compileOptions;
-  std::string cacheDir;
-  if (!fillCompileOptions(args, compileOptions, cacheDir, failure))
-    return false;
-  nnc_trainer_t *raw = nullptr;
-  if (nnc_status_t status =
-          nnc_trainer_create(model, &options, &compileOptions, &raw)) {
-    failure = {takeMessage(status)};
-    return false;
-  }
-  trainer.reset(raw);
-  return true;
-}
-
-/// The names of the trainer's data tensors, the last (labels) renamed to
-/// the --labels array.
-std::vector<std::string> dataNames(nnc_trainer_t *trainer,
-                                   const std::string &labels) {
-  std::vector<std::string> names;
-  size_t count = nnc_trainer_data_count(trainer);
-  for (size_t i = 0; i < count; ++i) {
-    const nnc_value_info_t *info = nullptr;
-    nnc_status_destroy(nnc_trainer_data_info(trainer, i, &info));
-    std::string name = info && info->name ? info->name
-                                          : "input_" + std::to_string(i);
-    names.push_back(i + 1 == count ? labels : name);
-  }
-  return names;
-}
-
-bool writeParams(nnc_trainer_t *trainer, const std::string &path,
-                 Failure &failure) {
-  std::vector<const char *> names;
-  std::vector<const nnc_tensor_t *> tensors;
-  size_t count = nnc_trainer_parameter_count(trainer);
-  for (size_t i = 0; i < count; ++i) {
-    const nnc_value_info_t *info = nullptr;
-    const nnc_tensor_t *value = nullptr;
-    if (nnc_status_t status =
-            nnc_trainer_parameter(trainer, i, &info, &value)) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-    names.push_back(info->name);
-    tensors.push_back(value);
-  }
-  if (nnc_status_t status =
-          nnc_npz_write(path.c_str(), count, names.data(), tensors.data())) {
-    failure = {takeMessage(status)};
-    return false;
-  }
-  return true;
-}
-
-/// Opens a loader over the data given by `specs` (the values of --data or
-/// --eval) for the trainer's data `names` (graph inputs, then labels): one
-/// FILE.npz with arrays by name; NAME=FILE.npy for each array; or one
-/// FILE.csv whose column `labelColumn` (negative: from the end) holds the
-/// labels and whose other columns, reshaped to the graph input, the
-/// features.
-bool openLoader(const std::vector<std::string> &specs,
-                const std::vector<std::string> &names, nnc_trainer_t *trainer,
-                const nnc_loader_options_t &options, int64_t labelColumn,
-                Loader &out, Failure &failure) {
-  std::vector<const char *> cnames;
-  for (const std::string &n : names)
-    cnames.push_back(n.c_str());
-  nnc_loader_t *raw = nullptr;
-  if (specs.size() == 1 && endsWith(specs[0], ".npz")) {
-    if (nnc_status_t status = nnc_loader_create_npz(
-            specs[0].c_str(), cnames.size(), cnames.data(), &options, &raw)) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-    out.reset(raw);
-    return true;
-  }
-  std::vector<Tensor> arrays(names.size());
-  if (specs.size() == 1 && endsWith(specs[0], ".csv")) {
-    if (names.size() != 2) {
-      failure = {"a .csv file feeds models with one graph input; this one has " +
-                     std::to_string(names.size() - 1) + " (use .npz)",
-                 2};
-      return false;
-    }
-    nnc_tensor_t *table = nullptr;
-    if (nnc_status_t status = nnc_tensor_read_csv(specs[0].c_str(), &table)) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-    Tensor owned(table);
-    const int64_t *dims = nnc_tensor_dims(table);
-    int64_t rows = dims[0], columns = dims[1];
-    int64_t label = labelColumn < 0 ? columns + labelColumn : labelColumn;
-    if (label < 0 || label >= columns || columns < 2) {
-      failure = {specs[0] + " has " + std::to_string(columns) +
-                     " columns; the label column " +
-                     std::to_string(labelColumn) + " is not one of them",
-                 2};
-      return false;
-    }
-    // Features: the other columns, in the graph input's shape.
-    const nnc_value_info_t *input = nullptr, *labels = nullptr;
-    nnc_status_destroy(nnc_trainer_data_info(trainer, 0, &input));
-    nnc_status_destroy(nnc_trainer_data_info(trainer, 1, &labels));
-    std::vector<int64_t> shape{rows};
-    int64_t perSample = 1;
-    for (size_t d = 1; d < input->rank; ++d) {
-      shape.push_back(input->dims[d]);
-      perSample *= input->dims[d];
-    }
-    if (input->dtype != NNC_DTYPE_F32 || perSample != columns - 1 ||
-        perSample <= 0) {
-      failure = {specs[0] + " has " + std::to_string(columns - 1) +
-                 " feature columns; the model's input '" +
-                 std::string(input->name ? input->name : "input_0") +
-                 "' is " + describe(*input)};
-      return false;
-    }
-    const float *cells = static_cast<const float *>(nnc_tensor_data(table));
-    nnc_tensor_t *features = nullptr, *targets = nullptr;
-    std::vector<int64_t> labelShape{rows};
-    if (labels->rank == 2 && labels->dims[1] == 1)
-      labelShape.push_back(1);
-    if (nnc_tensor_create(NNC_DTYPE_F32, shape.size(), shape.data(),
-                          &features) ||
-        nnc_tensor_create(labels->dtype, labelShape.size(), labelShape.data(),
-                          &targets)) {
-      failure = {"out of memory reading " + specs[0]};
-      return false;
-    }
-    arrays[0].reset(features);
-    arrays[1].reset(targets);
-    float *f = static_cast<float *>(nnc_tensor_data(features));
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0, k = 0; c < columns; ++c)
-        if (c != label)
-          f[r * perSample + k++] = cells[r * columns + c];
-      float value = cells[r * columns + label];
-      if (labels->dtype == NNC_DTYPE_I64) {
-        if (value != std::floor(value) || !std::isfinite(value)) {
-          failure = {specs[0] + ": row " + std::to_string(r + 1) +
-                     " has label " + std::to_string(value) +
-                     ", not a class index"};
-          return false;
-        }
-        static_cast<int64_t *>(nnc_tensor_data(targets))[r] =
-            static_cast<int64_t>(value);
-      } else if (labels->dtype == NNC_DTYPE_F32) {
-        static_cast<float *>(nnc_tensor_data(targets))[r] = value;
-      } else {
-        failure = {"labels of " + describe(*labels) +
-                   " cannot come from a .csv file"};
-        return false;
-      }
-    }
-  } else {
-    // NAME=FILE.npy, one per array.
-    for (const std::string &spec : specs) {
-      size_t eq = spec.find('=');
-      if (eq == std::string::npos || !endsWith(spec, ".npy")) {
-        failure = {"data '" + spec +
-                       "' is none of FILE.npz, FILE.csv and NAME=FILE.npy",
-                   2};
-        return false;
-      }
-      std::string name = spec.substr(0, eq);
-      auto it = std::find(names.begin(), names.end(), name);
-      if (it == names.end()) {
-        std::string known;
-        for (const std::string &n : names)
-          known += (known.empty() ? "'" : ", '") + n + "'";
-        failure = {"data '" + name + "' is not one of the model's: " + known,
-                   2};
-        return false;
-      }
-      nnc_tensor_t *tensor = nullptr;
-      if (nnc_status_t status =
-              nnc_tensor_read_npy(spec.substr(eq + 1).c_str(), &tensor)) {
-        failure = {takeMessage(status)};
-        return false;
-      }
-      arrays[it - names.begin()].reset(tensor);
-    }
-    for (size_t i = 0; i < names.size(); ++i)
-      if (!arrays[i]) {
-        failure = {"no data for '" + names[i] + "' (give " + names[i] +
-                       "=FILE.npy)",
-                   2};
-        return false;
-      }
-  }
-  std::vector<const nnc_tensor_t *> tensors;
-  for (const Tensor &t : arrays)
-    tensors.push_back(t.get());
-  if (nnc_status_t status =
-          nnc_loader_create(names.size(), cnames.data(), tensors.data(),
-                            &options, &raw)) {
-    failure = {takeMessage(status)};
-    return false;
-  }
-  out.reset(raw);
-  return true;
-}
-
-/// Evaluation results over a whole .npz set.
-struct EvalResult {
-  int64_t samples = 0;
-  int64_t correct = 0;       // class losses
-  double squaredError = 0;   // mse
-  int64_t elements = 0;      // mse
-};
-
-bool evaluate(nnc_trainer_t *trainer, nnc_loader_t *loader, bool classLoss,
-              int64_t outputIndex, int64_t numOutputs, EvalResult &result,
-              Failure &failure) {
-  int64_t batches = nnc_loader_batches_per_epoch(loader);
-  if (nnc_status_t status = nnc_loader_seek(loader, 0, 0)) {
-    failure = {takeMessage(status)};
-    return false;
-  }
-  for (int64_t b = 0; b < batches; ++b) {
-    nnc_batch_t *raw = nullptr;
-    if (nnc_status_t status = nnc_loader_next(loader, &raw)) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-    BatchHandle batch(raw);
-    size_t count = nnc_batch_tensor_count(batch.get());
-    std::vector<const nnc_tensor_t *> inputs;
-    for (size_t i = 0; i + 1 < count; ++i)
-      inputs.push_back(nnc_batch_tensor(batch.get(), i));
-    const nnc_tensor_t *labels = nnc_batch_tensor(batch.get(), count - 1);
-    std::vector<nnc_tensor_t *> outputs(numOutputs, nullptr);
-    if (nnc_status_t status = nnc_trainer_evaluate(
-            trainer, inputs.size(), inputs.data(), outputs.size(),
-            outputs.data())) {
-      failure = {takeMessage(status)};
-      return false;
-    }
-    std::vector<Tensor> owned;
-    for (nnc_tensor_t *t : outputs)
-      owned.emplace_back(t);
-    nnc_tensor_t *out = owned[outputIndex].get();
-    nnc_tensor_t *lab = const_cast<nnc_tensor_t *>(labels);
-    int64_t n = nnc_batch_size(batch.get());
-    result.samples += n;
-    if (classLoss) {
-      // Logits [N, C, d...]: the class with the largest logit per element.
-      const int64_t *dims = nnc_tensor_dims(out);
-      int64_t classes = nnc_tensor_rank(out) >= 2 ? dims[1] : 1;
-      int64_t inner = 1;
-      for (size_t d = 2; d < nnc_tensor_rank(out); ++d)
-        inner *= dims[d];
-      // Labels [N, d...] or flattened like the logits' rows.
-      int64_t rows = dims[0];
-      if (elementCount(lab) != rows * inner) {
-        failure = {"the evaluation labels have " +
-                   std::to_string(elementCount(lab)) +
-                   " elements, the output " + describe(out) + " needs " +
-                   std::to_string(rows * inner)};
-        return false;
-      }
-      for (int64_t s = 0; s < rows; ++s)
-        for (int64_t j = 0; j < inner; ++j) {
-          int64_t best = 0;
-          double bestValue = -INFINITY;
-          for (int64_t c = 0; c < classes; ++c) {
-            double v = floatAt(out, (s * classes + c) * inner + j);
-            if (v > bestValue) {
-              bestValue = v;
-              best = c;
-            }
-          }
-          result.correct += best == integerAt(lab, s * inner + j);
-          result.elements += 1;
-        }
-    } else {
-      int64_t count = elementCount(out);
-      for (int64_t i = 0; i < count; ++i) {
-        double d = floatAt(out, i) - floatAt(lab, i);
-        result.squaredError += d * d;
-      }
-      result.elements += count;
-    }
-  }
-  return true;
-}
-
-std::string formatDuration(double seconds) {
-  long s = static_cast<long>(seconds + 0.5);
-  char text[32];
-  if (s >= 3600)
-    std::snprintf(text, sizeof(text), "%ld:%02ld:%02ld", s / 3600,
-                  s / 60 % 60, s % 60);
-  else
-    std::snprintf(text, sizeof(text), "%ld:%02ld", s / 60, s % 60);
-  return text;
-}
-
-/// The metrics log: CSV or JSON lines, one record per step or evaluation.
-class MetricsLog {
-public:
-  bool open(const std::string &path, bool append, Failure &failure) {
-    if (path.empty())
-      return true;
-    csv = endsWith(path, ".csv");
-    if (!csv && !endsWith(path, ".jsonl")) {
-      failure = {"--metrics file '" + path + "' must end in .csv or .jsonl",
-                 2};
-      return false;
-    }
-    bool exists = access(path.c_str(), F_OK) == 0;
-    file = std::fopen(path.c_str(), append ? "a" : "w");
-    if (!file) {
-      failure = {"cannot open metrics file '" + path +
-                 "': " + std::strerror(errno)};
-      return false;
-    }
-    if (csv && (!append || !exists))
-      std::fprintf(file, "kind,step,epoch,loss,learning_rate,loss_scale,"
-                         "skipped,seconds,samples_per_second,eval_metric\n");
-    return true;
-  }
-  ~MetricsLog() {
-    if (file)
-      std::fclose(file);
-  }
-  void step(int64_t step, int64_t epoch, const nnc_step_info_t &info,
-            double seconds, double samplesPerSecond) {
-    if (!file)
-      return;
-    if (csv)
-      std::fprintf(file, "step,%lld,%lld,%.9g,%.9g,%.9g,%d,%.6f,%.1f,\n",
-                   (long long)step, (long long)epoch, info.loss,
-                   info.learning_rate, info.loss_scale, info.skipped, seconds,
-                   samplesPerSecond);
-    else
-      std::fprintf(file,
-                   "{\"kind\": \"step\", \"step\": %lld, \"epoch\": %lld, "
-                   "\"loss\": %.9g, \"learning_rate\": %.9g, \"loss_scale\": "
-                   "%.9g, \"skipped\": %s, \"seconds\": %.6f, "
-                   "\"samples_per_second\": %.1f}\n",
-                   (long long)step, (long long)epoch, info.loss,
-                   info.learning_rate, info.loss_scale,
-                   info.skipped ? "true" : "false", seconds, samplesPerSecond);
-  }
-  void eval(int64_t step, int64_t epoch, const char *metric, double value) {
-    if (!file)
-      return;
-    if (csv)
-      std::fprintf(file, "eval,%lld,%lld,,,,,,,%.9g\n", (long long)step,
-                   (long long)epoch, value);
-    else
-      std::fprintf(file,
-                   "{\"kind\": \"eval\", \"step\": %lld, \"epoch\": %lld, "
-                   "\"%s\": %.9g}\n",
-                   (long long)step, (long long)epoch, metric, value);
-    std::fflush(file);
-  }
-
-private:
-  std::FILE *file = nullptr;
-  bool csv = false;
-};
-
-int fail(const Failure &failure) {
-  std::fprintf(stderr, "nnc-run: error: %s\n", failure.message.c_str());
-  return failure.exitCode;
-}
-
 } // namespace
 
 int nnc::tools::runTrain(int argc, char **argv) {
-  static const std::set<std::string> valued = {
-      "--data", "--eval", "--labels", "--batch-size", "--eval-batch-size",
-      "--epochs", "--steps", "--seed", "--workers", "--prefetch", "--output",
-      "--loss", "--reduction", "--label-smoothing", "--ignore-index",
-      "--optimizer", "--lr", "--momentum", "--weight-decay", "--beta1",
-      "--beta2", "--eps", "--schedule", "--step-size", "--gamma",
-      "--warmup-steps", "--min-lr", "--accumulate", "--loss-scale",
-      "--checkpoint", "--checkpoint-every", "--resume", "--save-params",
-      "--metrics", "--progress", "--log-every", "--cache-dir", "--threads",
-      "--label-column"};
+  static const std::set<std::string> valued = {"--data",
+                                               "--eval",
+                                               "--labels",
+                                               "--batch-size",
+                                               "--eval-batch-size",
+                                               "--epochs",
+                                               "--steps",
+                                               "--seed",
+                                               "--workers",
+                                               "--prefetch",
+                                               "--output",
+                                               "--loss",
+                                               "--reduction",
+                                               "--label-smoothing",
+                                               "--ignore-index",
+                                               "--optimizer",
+                                               "--lr",
+                                               "--momentum",
+                                               "--weight-decay",
+                                               "--beta1",
+                                               "--beta2",
+                                               "--eps",
+                                               "--schedule",
+                                               "--step-size",
+                                               "--gamma",
+                                               "--warmup-steps",
+                                               "--min-lr",
+                                               "--accumulate",
+                                               "--loss-scale",
+                                               "--checkpoint",
+                                               "--checkpoint-every",
+                                               "--resume",
+                                               "--save-params",
+                                               "--metrics",
+                                               "--progress",
+                                               "--log-every",
+                                               "--cache-dir",
+                                               "--threads",
+                                               "--label-column"};
   static const std::set<std::string> flags = {"--no-shuffle", "--drop-last",
                                               "--nesterov", "--quiet"};
   Args args;
@@ -868,9 +192,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
     return fail({"--data FILE.npz is required (see --help)", 2});
   if (args.has("--epochs") && args.has("--steps"))
     return fail({"give --epochs or --steps, not both", 2});
-  int64_t batchSize = 32, evalBatchSize = 0, epochs = 1, steps = 0,
-          seed = 0, workers = 2, prefetch = 4, checkpointEvery = 0,
-          logEvery = 0, labelColumn = -1;
+  int64_t batchSize = 32, evalBatchSize = 0, epochs = 1, steps = 0, seed = 0,
+          workers = 2, prefetch = 4, checkpointEvery = 0, logEvery = 0,
+          labelColumn = -1;
   if (!parseInt(args, "--batch-size", 1, batchSize, failure) ||
       !parseInt(args, "--eval-batch-size", 1, evalBatchSize, failure) ||
       !parseInt(args, "--epochs", 1, epochs, failure) ||
@@ -1030,9 +354,10 @@ int nnc::tools::runTrain(int argc, char **argv) {
     if (!evaluate(trainer.get(), evalLoader.get(), classLoss, outputIndex,
                   numOutputs, result, failure))
       return false;
-    metric = classLoss ? 100.0 * result.correct / std::max<int64_t>(1, result.elements)
-                       : result.squaredError /
-                             std::max<int64_t>(1, result.elements);
+    metric =
+        classLoss
+            ? 100.0 * result.correct / std::max<int64_t>(1, result.elements)
+            : result.squaredError / std::max<int64_t>(1, result.elements);
     metrics.eval(nnc_trainer_step_count(trainer.get()), epoch,
                  classLoss ? "accuracy" : "mse", metric);
     lastEvalStep = nnc_trainer_step_count(trainer.get());
@@ -1044,8 +369,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
   // optimizer step.
   int64_t startStep = nnc_trainer_step_count(trainer.get());
   if (startStep >= totalSteps) {
-    std::fprintf(stderr, "nnc-run: the checkpoint is at step %lld of %lld; "
-                         "nothing to do\n",
+    std::fprintf(stderr,
+                 "nnc-run: the checkpoint is at step %lld of %lld; "
+                 "nothing to do\n",
                  (long long)startStep, (long long)totalSteps);
   }
   if (logEvery == 0)
@@ -1089,13 +415,13 @@ int nnc::tools::runTrain(int argc, char **argv) {
     if (info.skipped && options.loss_scale != 0.0 && skipped > 100)
       return fail({"more than 100 steps had non-finite gradients; the loss "
                    "diverged"});
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     double rate = samples / std::max(elapsed, 1e-9);
     metrics.step(done, epoch, info, info.seconds, rate);
-    double eta = (totalSteps - done) * elapsed /
-                 std::max<int64_t>(1, done - startStep);
+    double eta =
+        (totalSteps - done) * elapsed / std::max<int64_t>(1, done - startStep);
     if (progress == "bar") {
       int width = 30;
       int filled = static_cast<int>(width * done / totalSteps);
@@ -1125,17 +451,16 @@ int nnc::tools::runTrain(int argc, char **argv) {
         barDrawn = false;
       }
       lastEpoch = nextEpoch;
-      std::string line = "epoch " + std::to_string(epoch + 1) +
-                         ": train loss " +
-                         std::to_string(epochLoss / std::max<int64_t>(
-                                                        1, epochBatches));
+      std::string line =
+          "epoch " + std::to_string(epoch + 1) + ": train loss " +
+          std::to_string(epochLoss / std::max<int64_t>(1, epochBatches));
       if (evalLoader && epochEnd) {
         double metric = 0;
         if (!runEval(epoch + 1, metric))
           return fail(failure);
         char text[64];
-        std::snprintf(text, sizeof(text), classLoss ? ", eval accuracy %.1f%%"
-                                                    : ", eval mse %.6g",
+        std::snprintf(text, sizeof(text),
+                      classLoss ? ", eval accuracy %.1f%%" : ", eval mse %.6g",
                       metric);
         line += text;
       }
@@ -1182,8 +507,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
 
 int nnc::tools::runGrad(int argc, char **argv) {
   static const std::set<std::string> valued = {
-      "--inputs", "--save", "--labels", "--output", "--loss", "--reduction",
-      "--label-smoothing", "--ignore-index", "--cache-dir", "--threads"};
+      "--inputs",    "--save",      "--labels",          "--output",
+      "--loss",      "--reduction", "--label-smoothing", "--ignore-index",
+      "--cache-dir", "--threads"};
   Args args;
   bool help = false;
   Failure failure;
@@ -1242,9 +568,9 @@ int nnc::tools::runGrad(int argc, char **argv) {
   }
   std::vector<nnc_tensor_t *> gradients(paramNames.size(), nullptr);
   double loss = 0;
-  if (nnc_status_t status = nnc_trainer_gradients(
-          trainer.get(), data.size(), data.data(), &loss, gradients.size(),
-          gradients.data()))
+  if (nnc_status_t status =
+          nnc_trainer_gradients(trainer.get(), data.size(), data.data(), &loss,
+                                gradients.size(), gradients.data()))
     return fail({takeMessage(status)});
   std::vector<Tensor> grads;
   for (nnc_tensor_t *g : gradients)
@@ -1265,9 +591,9 @@ int nnc::tools::runGrad(int argc, char **argv) {
     cnames.push_back(paramNames[i].c_str());
     tensors.push_back(grads[i].get());
   }
-  if (nnc_status_t status = nnc_npz_write(args.get("--save").c_str(),
-                                          cnames.size(), cnames.data(),
-                                          tensors.data()))
+  if (nnc_status_t status =
+          nnc_npz_write(args.get("--save").c_str(), cnames.size(),
+                        cnames.data(), tensors.data()))
     return fail({takeMessage(status)});
   std::printf("loss: %.6f\n", loss);
   return 0;

@@ -1,0 +1,336 @@
+//===- TrainArgs.cpp - nnc-run train/grad: command line and setup ---------===//
+//
+// The command line and configuration files of nnc-run train and grad, the
+// training and compile options they describe, loading the model and
+// creating the trainer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainSupport.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+using namespace nnc::tools;
+
+namespace nnc::tools::train {
+
+bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
+               const std::set<std::string> &flags, Args &args, bool &help,
+               Failure &failure, bool modelOptional) {
+  std::string fromConfig = args.model;
+  if (modelOptional)
+    args.model.clear();
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      return true;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!args.model.empty()) {
+        failure = {"unexpected argument '" + arg + "' (see --help)", 2};
+        return false;
+      }
+      args.model = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool inlineValue = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inlineValue = true;
+    }
+    if (flags.count(name)) {
+      if (inlineValue) {
+        failure = {name + " takes no value (see --help)", 2};
+        return false;
+      }
+      args.switches.insert(name);
+      continue;
+    }
+    if (!valued.count(name)) {
+      failure = {"unknown option '" + name + "' (see --help)", 2};
+      return false;
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argc) {
+        failure = {name + " expects a value (see --help)", 2};
+        return false;
+      }
+      value = argv[++i];
+    }
+    args.values[name] = value;
+    args.all[name].push_back(value);
+  }
+  if (args.model.empty())
+    args.model = fromConfig;
+  if (!help && args.model.empty()) {
+    failure = {"no model given (see --help)", 2};
+    return false;
+  }
+  return true;
+}
+
+/// Reads a configuration file: one option per line, `name value`,
+/// `name = value` or a bare `name` for a switch (without the leading --),
+/// `#` comments; `model` names the model. Fills `args` as the command line
+/// would.
+bool readConfig(const std::string &path, const std::set<std::string> &valued,
+                const std::set<std::string> &flags, Args &args,
+                Failure &failure) {
+  std::ifstream in(path);
+  if (!in) {
+    failure = {"cannot open config file '" + path +
+               "': " + std::strerror(errno)};
+    return false;
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (size_t hash = line.find('#'); hash != std::string::npos)
+      line.erase(hash);
+    auto trim = [](std::string text) {
+      size_t b = text.find_first_not_of(" \t\r");
+      size_t e = text.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string() : text.substr(b, e - b + 1);
+    };
+    line = trim(line);
+    if (line.empty())
+      continue;
+    size_t split = line.find_first_of(" \t=");
+    std::string key = line.substr(0, split);
+    std::string value =
+        split == std::string::npos ? "" : trim(line.substr(split));
+    if (!value.empty() && value[0] == '=')
+      value = trim(value.substr(1));
+    std::string where = path + ":" + std::to_string(number) + ": ";
+    if (key == "model") {
+      args.model = value;
+    } else if (flags.count("--" + key)) {
+      if (!value.empty()) {
+        failure = {where + "'" + key + "' takes no value", 2};
+        return false;
+      }
+      args.switches.insert("--" + key);
+    } else if (valued.count("--" + key)) {
+      if (value.empty()) {
+        failure = {where + "'" + key + "' needs a value", 2};
+        return false;
+      }
+      args.values["--" + key] = value;
+      args.all["--" + key].push_back(value);
+    } else {
+      failure = {where + "unknown option '" + key + "'", 2};
+      return false;
+    }
+  }
+  return true;
+}
+
+bool parseInt(const Args &args, const std::string &flag, int64_t min,
+              int64_t &out, Failure &failure) {
+  if (!args.values.count(flag))
+    return true;
+  std::string text = args.get(flag);
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno || v < min) {
+    failure = {flag + " expects an integer >= " + std::to_string(min) +
+                   ", got '" + text + "'",
+               2};
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+bool parseReal(const Args &args, const std::string &flag, double &out,
+               Failure &failure) {
+  if (!args.values.count(flag))
+    return true;
+  std::string text = args.get(flag);
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(v)) {
+    failure = {flag + " expects a number, got '" + text + "'", 2};
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool loadModel(const std::string &path, Context &context, Model &model,
+               Failure &failure) {
+  nnc_context_t *rawContext = nullptr;
+  if (nnc_status_t status = nnc_context_create(nullptr, &rawContext)) {
+    failure = {takeMessage(status)};
+    return false;
+  }
+  context.reset(rawContext);
+  nnc_model_t *raw = nullptr;
+  if (endsWith(path, ".onnx")) {
+    if (nnc_status_t status = nnc_model_import_onnx_file(
+            context.get(), path.c_str(), nullptr, &raw)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+  } else if (endsWith(path, ".mlir")) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      failure = {"cannot open model '" + path + "': " + std::strerror(errno)};
+      return false;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    if (nnc_status_t status = nnc_model_parse_mlir(
+            context.get(), text.data(), text.size(), path.c_str(), &raw)) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+  } else {
+    failure = {"model '" + path + "' is neither .onnx nor .mlir", 2};
+    return false;
+  }
+  model.reset(raw);
+  return true;
+}
+
+/// The loss and optimizer flags shared by train and grad.
+bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
+                      std::string &output, Failure &failure) {
+  nnc_train_options_initialize(&o);
+  output = args.get("--output");
+  o.output = output.empty() ? nullptr : output.c_str();
+  std::string loss = args.get("--loss", "cross_entropy");
+  if (loss == "cross_entropy")
+    o.loss = NNC_LOSS_CROSS_ENTROPY;
+  else if (loss == "nll")
+    o.loss = NNC_LOSS_NLL;
+  else if (loss == "mse")
+    o.loss = NNC_LOSS_MSE;
+  else {
+    failure = {"--loss must be cross_entropy, nll or mse, got '" + loss + "'",
+               2};
+    return false;
+  }
+  std::string reduction = args.get("--reduction", "mean");
+  if (reduction != "mean" && reduction != "sum") {
+    failure = {"--reduction must be mean or sum, got '" + reduction + "'", 2};
+    return false;
+  }
+  o.loss_sum = reduction == "sum";
+  if (!parseReal(args, "--label-smoothing", o.label_smoothing, failure))
+    return false;
+  if (args.has("--ignore-index")) {
+    o.has_ignore_index = 1;
+    if (!parseInt(args, "--ignore-index", INT64_MIN, o.ignore_index, failure))
+      return false;
+  }
+  std::string optimizer = args.get("--optimizer", "adam");
+  if (optimizer == "sgd")
+    o.optimizer = NNC_OPTIMIZER_SGD;
+  else if (optimizer == "adam")
+    o.optimizer = NNC_OPTIMIZER_ADAM;
+  else if (optimizer == "adamw")
+    o.optimizer = NNC_OPTIMIZER_ADAMW;
+  else {
+    failure = {
+        "--optimizer must be sgd, adam or adamw, got '" + optimizer + "'", 2};
+    return false;
+  }
+  if (!parseReal(args, "--lr", o.learning_rate, failure) ||
+      !parseReal(args, "--momentum", o.momentum, failure) ||
+      !parseReal(args, "--weight-decay", o.weight_decay, failure) ||
+      !parseReal(args, "--beta1", o.beta1, failure) ||
+      !parseReal(args, "--beta2", o.beta2, failure) ||
+      !parseReal(args, "--eps", o.epsilon, failure) ||
+      !parseReal(args, "--gamma", o.gamma, failure) ||
+      !parseReal(args, "--min-lr", o.min_learning_rate, failure) ||
+      !parseInt(args, "--step-size", 1, o.step_size, failure) ||
+      !parseInt(args, "--warmup-steps", 0, o.warmup_steps, failure) ||
+      !parseInt(args, "--accumulate", 1, o.accumulate, failure))
+    return false;
+  o.nesterov = args.switches.count("--nesterov") != 0;
+  std::string schedule = args.get("--schedule", "constant");
+  if (schedule == "constant")
+    o.schedule = NNC_LR_CONSTANT;
+  else if (schedule == "step")
+    o.schedule = NNC_LR_STEP;
+  else if (schedule == "cosine")
+    o.schedule = NNC_LR_COSINE;
+  else {
+    failure = {"--schedule must be constant, step or cosine, got '" + schedule +
+                   "'",
+               2};
+    return false;
+  }
+  if (o.schedule == NNC_LR_STEP && !args.has("--step-size")) {
+    failure = {"--schedule step needs --step-size", 2};
+    return false;
+  }
+  std::string scale = args.get("--loss-scale", "1");
+  if (scale == "dynamic") {
+    o.loss_scale = 0.0;
+  } else {
+    char *end = nullptr;
+    o.loss_scale = std::strtod(scale.c_str(), &end);
+    if (scale.empty() || *end || !(o.loss_scale > 0) ||
+        !std::isfinite(o.loss_scale)) {
+      failure = {"--loss-scale must be 'dynamic' or a positive number, got '" +
+                     scale + "'",
+                 2};
+      return false;
+    }
+  }
+  return true;
+}
+
+bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
+                        std::string &cacheDir, Failure &failure) {
+  nnc_compile_options_initialize(&c);
+  if (args.values.count("--cache-dir")) {
+    cacheDir = args.get("--cache-dir");
+    c.cache_dir = cacheDir.c_str();
+  }
+  int64_t threads = 0;
+  if (!parseInt(args, "--threads", 0, threads, failure))
+    return false;
+  c.num_threads = static_cast<int32_t>(threads);
+  return true;
+}
+
+bool makeTrainer(const Args &args, nnc_model_t *model,
+                 nnc_train_options_t &options, Trainer &trainer,
+                 Failure &failure) {
+  nnc_compile_options_t compileOptions;
+  std::string cacheDir;
+  if (!fillCompileOptions(args, compileOptions, cacheDir, failure))
+    return false;
+  nnc_trainer_t *raw = nullptr;
+  if (nnc_status_t status =
+          nnc_trainer_create(model, &options, &compileOptions, &raw)) {
+    failure = {takeMessage(status)};
+    return false;
+  }
+  trainer.reset(raw);
+  return true;
+}
+
+/// The names of the trainer's data tensors, the last (labels) renamed to
+/// the --labels array.
+
+} // namespace nnc::tools::train
