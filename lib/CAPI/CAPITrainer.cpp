@@ -150,6 +150,17 @@ void takeResults(nnc_trainer_s &t, const TrainFunction &f,
 
 } // namespace nnc::capi::train
 
+namespace {
+
+nnc_status_t outOfRange(const char *fn, size_t index, size_t count,
+                        const char *what) {
+  return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
+                    "index " + std::to_string(index) + " is past the " +
+                        std::to_string(count) + " " + what);
+}
+
+} // namespace
+
 extern "C" {
 
 nnc_status_t nnc_trainer_create(nnc_model_t *model,
@@ -357,10 +368,7 @@ nnc_status_t nnc_trainer_data_info(const nnc_trainer_t *trainer, size_t index,
     if (!out_info)
       return nullArgument(fn, "out_info");
     if (index >= trainer->data.size())
-      return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
-                        "index " + std::to_string(index) + " is past the " +
-                            std::to_string(trainer->data.size()) +
-                            " data tensors");
+      return outOfRange(fn, index, trainer->data.size(), "data tensors");
     *out_info = &trainer->data[index]->info;
     return nullptr;
   });
@@ -543,10 +551,7 @@ nnc_status_t nnc_trainer_parameter(nnc_trainer_t *trainer, size_t index,
     if (!trainer)
       return nullArgument(fn, "trainer");
     if (index >= trainer->slots.size())
-      return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
-                        "index " + std::to_string(index) + " is past the " +
-                            std::to_string(trainer->slots.size()) +
-                            " parameters");
+      return outOfRange(fn, index, trainer->slots.size(), "parameters");
     if (out_info)
       *out_info = &trainer->slots[index].info->info;
     if (out_value)

@@ -450,14 +450,6 @@ Status readCheckpoint(const std::string &path, Checkpoint &out) {
   return parseCheckpoint(bytes.data(), bytes.size(), path, out);
 }
 
-std::string formatShape(const std::vector<int64_t> &shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "x" : "") + std::to_string(shape[i]);
-  return out;
-}
 
 Status checkCheckpointTensor(const Checkpoint &checkpoint,
                              const std::string &name, DType dtype,

@@ -25,18 +25,10 @@ Status invalid(const std::string &what) {
   return Status(StatusCode::InvalidArgument, "data loader: " + what);
 }
 
-std::string shapeText(const std::vector<int64_t> &shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "x" : "") + std::to_string(shape[i]);
-  return out;
-}
 
 std::string describeArray(const NpzEntry &entry) {
   return "'" + entry.name + "' (" + dtypeName(entry.tensor.dtype()) + " " +
-         shapeText(entry.tensor.shape()) + ")";
+         formatShape(entry.tensor.shape()) + ")";
 }
 
 uint64_t mix64(uint64_t z) {

@@ -118,4 +118,13 @@ Status HostTensor::create(DType dtype, std::vector<int64_t> shape,
   return Status::ok();
 }
 
+std::string formatShape(const std::vector<int64_t> &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(shape[i]);
+  return out;
+}
+
 } // namespace nnc::runtime

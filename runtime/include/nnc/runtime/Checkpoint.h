@@ -87,8 +87,6 @@ Status checkCheckpointTensor(const Checkpoint &checkpoint,
                              const std::vector<int64_t> &shape,
                              const HostTensor **out = nullptr);
 
-/// "64x512"; "scalar" for a 0-d shape.
-std::string formatShape(const std::vector<int64_t> &shape);
 
 } // namespace nnc::runtime
 

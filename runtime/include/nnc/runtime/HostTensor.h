@@ -34,6 +34,9 @@ inline constexpr size_t kHostTensorAlignment = 64;
 Status checkedShapeSize(const std::vector<int64_t> &shape, size_t elementSize,
                         int64_t &outElements, size_t &outBytes);
 
+/// "64x512"; "scalar" for a 0-d shape.
+std::string formatShape(const std::vector<int64_t> &shape);
+
 class HostTensor {
 public:
   /// A 0-d f32 tensor with no storage; call `create` to make a real one.
