@@ -25,7 +25,6 @@ Status invalid(const std::string &what) {
   return Status(StatusCode::InvalidArgument, "data loader: " + what);
 }
 
-
 std::string describeArray(const NpzEntry &entry) {
   return "'" + entry.name + "' (" + dtypeName(entry.tensor.dtype()) + " " +
          formatShape(entry.tensor.shape()) + ")";
