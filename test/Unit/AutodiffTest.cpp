@@ -868,6 +868,29 @@ func.func @main(%a: tensor<2x3x4xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// Training-mode dropout as --nnc-prepare-training writes it: a mask drawn
+/// by nnc.random_uniform from a fixed seed (so the finite differences see
+/// the same mask), the kept elements scaled by 1 / (1 - ratio).
+TEST_F(AutodiffTest, TrainingDropout) {
+  check(R"mlir(
+func.func @main(%x: tensor<4x5xf64> )mlir" P R"mlir(,
+                %w: tensor<5xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %seed = nnc.constant dense<1234567> : tensor<i64>
+  %h = nnc.mul %x, %w : tensor<4x5xf64>, tensor<5xf64>
+  %u = nnc.random_uniform %seed, %h stream = 0 : tensor<i64>, tensor<4x5xf64>
+  %ratio = nnc.constant dense<0.3> : tensor<f64>
+  %keep = nnc.cmp ge, %u, %ratio : tensor<4x5xf64>, tensor<f64>
+  %inv = nnc.constant dense<1.4285714285714286> : tensor<f64>
+  %scaled = nnc.mul %h, %inv : tensor<4x5xf64>, tensor<f64>
+  %zero = nnc.constant dense<0.0> : tensor<f64>
+  %d = nnc.where %keep, %scaled, %zero : tensor<4x5xi1>, tensor<4x5xf64>, tensor<f64>
+  %t = nnc.tanh %d : tensor<4x5xf64>
+  %r = nnc.reduce sum %t keepdims = false : tensor<4x5xf64>
+  return %r : tensor<f64>
+}
+)mlir");
+}
+
 /// Float rem (fmod) for both operands, with broadcasting, and
 /// scatter_elements without a reduction (indices without duplicates) and
 /// with add (duplicates).
