@@ -273,7 +273,6 @@ int nnc::tools::runTrain(int argc, char **argv) {
     options.warmup_steps = std::min(warmup, totalSteps);
   }
   std::vector<std::string> names = dataNames(trainer.get(), labelsName);
-  int64_t perEpoch = nnc_loader_batches_per_epoch(loader.get());
 
   // The evaluation set, in order, in batches as large as allowed.
   Loader evalLoader;
@@ -501,7 +500,6 @@ int nnc::tools::runTrain(int argc, char **argv) {
     else
       std::printf("test mse: %.6g\n", metric);
   }
-  (void)perEpoch;
   return 0;
 }
 
