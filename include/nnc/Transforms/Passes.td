@@ -281,6 +281,10 @@ def PrepareTrainingPass : Pass<"nnc-prepare-training", "mlir::ModuleOp"> {
       batch variance, as PyTorch's train mode does); where the running
       statistics are function arguments, their updated values are results
       named like those arguments, so a driver feeds them back;
+    - `nnc.dropout` with a non-zero ratio keeps an element where
+      `nnc.random_uniform` (Philox, one stream per dropout op) keyed by a
+      new `seed` argument (`tensor<i64>`, after `labels`) draws at least the
+      ratio, and scales it by `1 / (1 - ratio)`;
     - with `loss-scale`, a last argument `loss_scale` (a scalar of the loss
       type) multiplies the loss that is differentiated, so gradients come
       out scaled (`--nnc-optimizer="loss-scale=true"` unscales them); the
