@@ -330,6 +330,23 @@ static Value cropSpatial(Rule &r, Value v, ArrayRef<int64_t> sizes) {
                          r.b.getDenseI64ArrayAttr(axes), DenseI64ArrayAttr());
 }
 
+/// The weight gradient shared by conv (`a` = x, `b` = g) and conv_transpose
+/// (`a` = g, `b` = x): a convolution of `a` regrouped to [C / G, G * N, ...]
+/// with `b` transposed to [M, N, ...] as the kernel, G groups, strides and
+/// dilations swapped, cropped to the kernel's spatial `sizes` (the windows
+/// may reach past them) and transposed back.
+static Value weightGrad(Rule &r, Value a, Value b, int64_t groups,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ArrayRef<int64_t> pads, ArrayRef<int64_t> sizes) {
+  Value regrouped = groupsToChannels(r, a, groups);
+  Value kernel = swap01(r, b);
+  Value dwt = ConvOp::create(
+      r.b, r.loc, regrouped, kernel, Value(),
+      r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(strides),
+      r.b.getDenseI64ArrayAttr(pads), r.b.getI64IntegerAttr(groups));
+  return swap01(r, cropSpatial(r, dwt, sizes));
+}
+
 /// The sum of `g` over every dimension but 1, reshaped to `type` ([C]).
 static Value channelSum(Rule &r, Value g, Type type) {
   SmallVector<int64_t> axes{0};
@@ -401,14 +418,8 @@ std::optional<LogicalResult> nnc::autodiff::nnRules(Rule &r) {
         // convolution of x regrouped to [C / G, G * N, D] with g^T [M, N, O]
         // as the kernel, G groups, strides and dilations swapped; it may
         // reach past K, so crop.
-        Value xt = groupsToChannels(r, x, groups);
-        Value gt = swap01(r, g);
-        Value dwt = ConvOp::create(
-            r.b, r.loc, xt, gt, Value(), r.b.getDenseI64ArrayAttr(dilations),
-            r.b.getDenseI64ArrayAttr(strides), r.b.getDenseI64ArrayAttr(pads),
-            r.b.getI64IntegerAttr(groups));
-        dwt = cropSpatial(r, dwt, wType.getShape().drop_front(2));
-        r.grads[1] = swap01(r, dwt);
+        r.grads[1] = weightGrad(r, x, g, groups, strides, dilations, pads,
+                                wType.getShape().drop_front(2));
         if (Value bias = conv.getBias())
           r.grads[2] = channelSum(r, g, bias.getType());
         return success();
@@ -433,14 +444,8 @@ std::optional<LogicalResult> nnc::autodiff::nnRules(Rule &r) {
         // dw[c, m, k] = sum_{n, i} x[n, c, i] g[n, m, i * s + k * d - p]: a
         // convolution of g regrouped to [M / G, G * N, O] with x^T [C, N, D]
         // as the kernel, G groups, strides and dilations swapped.
-        Value gt = groupsToChannels(r, g, groups);
-        Value xt = swap01(r, x);
-        Value dwt = ConvOp::create(
-            r.b, r.loc, gt, xt, Value(), r.b.getDenseI64ArrayAttr(dilations),
-            r.b.getDenseI64ArrayAttr(strides), r.b.getDenseI64ArrayAttr(pads),
-            r.b.getI64IntegerAttr(groups));
-        dwt = cropSpatial(r, dwt, wType.getShape().drop_front(2));
-        r.grads[1] = swap01(r, dwt);
+        r.grads[1] = weightGrad(r, g, x, groups, strides, dilations, pads,
+                                wType.getShape().drop_front(2));
         if (Value bias = conv.getBias())
           r.grads[2] = channelSum(r, g, bias.getType());
         return success();
