@@ -633,6 +633,37 @@ NNC_API_EXPORT size_t nnc_session_specialization_count(
 NNC_API_EXPORT void nnc_session_destroy(nnc_session_t *session);
 
 /*===----------------------------------------------------------------------===*
+ * Profiling
+ *===----------------------------------------------------------------------===*/
+
+/* A process-wide recorder of timed events: every kernel an executable runs
+ * ("kernel", named "<function>/<kernel symbol>"), compiles ("compile"),
+ * training steps ("step"), checkpoint writes ("io") and the data loader's
+ * waits ("data"). Off until started; thread-safe. */
+NNC_API_EXPORT void nnc_profiler_start(void); /* clears earlier events */
+NNC_API_EXPORT void nnc_profiler_stop(void);  /* keeps the events */
+
+typedef struct nnc_profile_event_t {
+  const char *name;     /* borrowed until the next start */
+  const char *category;
+  int64_t start_ns;     /* since nnc_profiler_start */
+  int64_t duration_ns;
+  uint32_t thread;      /* a small number per thread */
+} nnc_profile_event_t;
+
+NNC_API_EXPORT size_t nnc_profiler_event_count(void);
+/* OUT_OF_RANGE past the count. */
+NNC_API_EXPORT nnc_status_t nnc_profiler_event(size_t index,
+                                               nnc_profile_event_t *out_event);
+/* The events aggregated by name and sorted by total time (count, total,
+ * mean, min, max, share), as text through `callback`. */
+NNC_API_EXPORT nnc_status_t nnc_profiler_summary(nnc_string_callback_t callback,
+                                                 void *user_data);
+/* Writes the events as Chrome trace JSON (chrome://tracing, Perfetto) to
+ * `path`, atomically. */
+NNC_API_EXPORT nnc_status_t nnc_profiler_write_trace(const char *path);
+
+/*===----------------------------------------------------------------------===*
  * Data loading
  *===----------------------------------------------------------------------===*/
 

@@ -11,6 +11,7 @@
 #include "Trainer.h"
 
 #include "nnc/runtime/Checkpoint.h"
+#include "nnc/runtime/Profiler.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -73,6 +74,7 @@ nnc_status_t nnc_trainer_save_checkpoint(nnc_trainer_t *trainer,
                     entry.tensor.sizeInBytes());
       checkpoint.tensors.push_back(std::move(entry));
     }
+    rt::ProfileScope profile("io", "checkpoint write");
     return convertStatus(fn, rt::writeCheckpoint(path, checkpoint));
   });
 }

@@ -14,6 +14,7 @@
 #include "nnc/NNCDialect.h"
 #include "nnc/runtime/Device.h"
 #include "nnc/runtime/Executable.h"
+#include "nnc/runtime/Profiler.h"
 #include "nnc/runtime/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -145,6 +146,7 @@ nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
     return makeStatus(NNC_STATUS_INTERNAL, fn,
                       "no function @" + name.str() + " to compile");
   DiagnosticCapture capture(*module.getContext());
+  rt::ProfileScope profile("compile", name.str());
   nnc::CompileResult result =
       nnc::compileForHostCPU(module, func.getSymName(), shapes, compileOptions);
   switch (result.failure) {
@@ -167,6 +169,7 @@ nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
     return convertStatus(fn, status);
   if (nnc_status_t s = makeExecutable(fn, std::move(reader), source, out))
     return s;
+  out->program->setLabel(name.str());
   out->compileSeconds = result.seconds;
   out->fromCache = result.fromCache;
   out->threads = threads;

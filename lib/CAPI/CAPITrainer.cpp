@@ -12,6 +12,7 @@
 #include "nnc/Compiler/Compiler.h"
 #include "nnc/InitAll.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/runtime/Profiler.h"
 #include "nnc/runtime/Sha256.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -392,6 +393,7 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
                                    storage, flattened))
       return s;
     auto start = Clock::now();
+    rt::ProfileScope profile("step", "train step");
     ModuleOp built;
     if (nnc_status_t s = t.build(fn, Shapes(key.begin(), key.end() - 1), built))
       return s;

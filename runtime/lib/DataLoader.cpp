@@ -10,6 +10,8 @@
 
 #include "nnc/runtime/DataLoader.h"
 
+#include "nnc/runtime/Profiler.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -300,6 +302,7 @@ Status DataLoader::next(Batch &out) {
   auto isReady = [&] { return slot.ready && slot.sequence == consumed_; };
   if (!isReady()) {
     auto start = std::chrono::steady_clock::now();
+    ProfileScope profile("data", "data loader wait");
     ++waitCount_;
     batchReady_.wait(lock, isReady);
     waitNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(

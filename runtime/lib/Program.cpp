@@ -2,6 +2,8 @@
 
 #include "nnc/runtime/Program.h"
 
+#include "nnc/runtime/Profiler.h"
+
 #include <cstring>
 
 namespace nnc::runtime {
@@ -120,13 +122,20 @@ Status Program::run(const std::vector<TensorRef> &inputs,
   LaunchConfig config;
   config.threads = threads;
   std::vector<void *> args;
+  Profiler &profiler = Profiler::global();
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep &step = plan_.steps[s];
     args.clear();
     for (uint32_t a : step.args)
       args.push_back(buffers[a]);
+    int64_t start = profiler.enabled() ? profiler.now() : -1;
     NNC_RUNTIME_RETURN_IF_ERROR(
         module_->launch(kernels_[s], args.data(), args.size(), config));
+    if (start >= 0)
+      profiler.record("kernel",
+                      label_.empty() ? step.kernel
+                                     : label_ + "/" + step.kernel,
+                      start, profiler.now() - start);
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
   outputs = std::move(results);

@@ -1552,6 +1552,66 @@ done:
   nnc_tensor_destroy(y);
 }
 
+/* The profiler records compiles and kernels while started. */
+static void test_profiler(void) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_executable_t *executable = NULL;
+  nnc_compile_options_t compile;
+  nnc_profile_event_t event;
+  text_buffer table = {NULL, 0, 0};
+  size_t i, count, kernels = 0, compiles = 0;
+
+  nnc_profiler_start();
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (context)
+    EXPECT_OK(nnc_model_parse_mlir(context, train_mlir, sizeof(train_mlir) - 1,
+                                   "train.mlir", &model));
+  if (model) {
+    int64_t dims[2] = {4, 3};
+    nnc_shape_t shape;
+    shape.rank = 2;
+    shape.dims = dims;
+    EXPECT_OK(nnc_model_compile(model, &compile, 1, &shape, &executable));
+  }
+  if (executable) {
+    int64_t dims[2] = {4, 3};
+    float data[12] = {0};
+    nnc_tensor_t *x = NULL, *y = NULL;
+    const nnc_tensor_t *inputs[1];
+    EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, data,
+                                     sizeof(data), &x));
+    inputs[0] = x;
+    EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, &y));
+    nnc_tensor_destroy(x);
+    nnc_tensor_destroy(y);
+  }
+  nnc_profiler_stop();
+  count = nnc_profiler_event_count();
+  for (i = 0; i < count; ++i) {
+    EXPECT_OK(nnc_profiler_event(i, &event));
+    CHECK(event.name && event.category && event.duration_ns >= 0);
+    if (strcmp(event.category, "kernel") == 0 &&
+        strcmp(event.name, "main/nnc_kernel_0") == 0)
+      ++kernels;
+    if (strcmp(event.category, "compile") == 0)
+      ++compiles;
+  }
+  CHECK(kernels == 1 && compiles == 1);
+  EXPECT_ERROR(nnc_profiler_event(count, &event), NNC_STATUS_OUT_OF_RANGE,
+               "past the");
+  EXPECT_OK(nnc_profiler_summary(append_text, &table));
+  CHECK(table.text && strstr(table.text, "main/nnc_kernel_0"));
+  free(table.text);
+  EXPECT_ERROR(nnc_profiler_write_trace("/nonexistent/nnc/trace.json"),
+               NNC_STATUS_UNAVAILABLE, "/nonexistent/nnc/trace.json");
+  nnc_executable_destroy(executable);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
 int main(void) {
   char dir[4096];
   const char *tmp = getenv("TMPDIR");
@@ -1573,6 +1633,7 @@ int main(void) {
   test_parse_mlir();
   test_training(dir);
   test_loader(dir);
+  test_profiler();
   rmdir(dir);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

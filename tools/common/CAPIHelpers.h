@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 namespace nnc::tools {
 
 struct StatusDeleter {
@@ -189,6 +191,35 @@ inline bool parseCount(const std::string &text, long &out) {
 inline bool endsWith(const std::string &text, const char *suffix) {
   size_t n = std::strlen(suffix);
   return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
+}
+
+/// The peak resident set size of this process in bytes (getrusage), or 0.
+inline uint64_t hostPeakRssBytes() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024; // KiB on Linux
+}
+
+/// Ends a profiled run (`--profile`, `--trace FILE`): stops the profiler,
+/// prints its table to stdout when `table` and writes the trace when
+/// `tracePath` is not empty. Returns the error message, "" on success.
+inline std::string finishProfile(bool table, const std::string &tracePath) {
+  nnc_profiler_stop();
+  if (table) {
+    std::printf("profile:\n");
+    Status status(nnc_profiler_summary(
+        [](const char *data, size_t length, void *) {
+          std::fwrite(data, 1, length, stdout);
+        },
+        nullptr));
+    if (status)
+      return nnc_status_message(status.get());
+  }
+  if (!tracePath.empty())
+    if (nnc_status_t status = nnc_profiler_write_trace(tracePath.c_str()))
+      return takeMessage(status);
+  return "";
 }
 
 } // namespace nnc::tools

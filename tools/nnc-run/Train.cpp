@@ -80,6 +80,9 @@ state:
 output:
   --metrics FILE           one record per step and per evaluation (.csv or
                            .jsonl)
+  --profile                at the end, a table of the time per kernel,
+                           compile, step, data wait and checkpoint write
+  --trace FILE             those events as a Chrome/Perfetto trace (JSON)
   --progress auto|bar|lines|none    (auto: a bar on a terminal, else lines)
   --log-every N            steps between progress lines (default: 10 lines
                            per run)
@@ -149,9 +152,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--log-every",
                                                "--cache-dir",
                                                "--threads",
-                                               "--label-column"};
-  static const std::set<std::string> flags = {"--no-shuffle", "--drop-last",
-                                              "--nesterov", "--quiet"};
+                                               "--label-column", "--trace"};
+  static const std::set<std::string> flags = {
+      "--no-shuffle", "--drop-last", "--nesterov", "--quiet", "--profile"};
   Args args;
   bool help = false;
   Failure failure;
@@ -221,6 +224,10 @@ int nnc::tools::runTrain(int argc, char **argv) {
     progress = isatty(STDERR_FILENO) ? "bar" : "lines";
   bool classLoss = options.loss != NNC_LOSS_MSE;
   std::string labelsName = args.get("--labels", "labels");
+
+  bool profiling = args.switches.count("--profile") || args.has("--trace");
+  if (profiling)
+    nnc_profiler_start();
 
   Context context;
   Model model;
@@ -499,6 +506,12 @@ int nnc::tools::runTrain(int argc, char **argv) {
       std::printf("test accuracy: %.1f%%\n", metric);
     else
       std::printf("test mse: %.6g\n", metric);
+  }
+  if (profiling) {
+    failure.message = finishProfile(args.switches.count("--profile") != 0,
+                                    args.get("--trace"));
+    if (!failure.message.empty())
+      return fail(failure);
   }
   return 0;
 }

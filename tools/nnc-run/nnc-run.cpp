@@ -53,6 +53,9 @@ options:
                            (.onnx) bind every integer graph input to
                            DIR/input_<k>.pb at compile time
   --threads N              threads a run may use (0: every core)
+  --profile                print a table of the time spent per kernel and
+                           compile, aggregated by name, at the end
+  --trace FILE             write those events as a Chrome/Perfetto trace
   --help                   this text
 
 Exit status: 0 on success, 1 on any error, 2 for a malformed command line.
@@ -77,6 +80,8 @@ struct Options {
   std::string bindIntegerInputs;
   bool hasThreads = false;
   long threads = 0;
+  bool profile = false;
+  std::string trace;
 };
 
 /// Parses argv; returns false and fills `failure` on a malformed line.
@@ -119,10 +124,10 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
         return fail("option '" + name + "' takes no value");
       return true;
     };
-    if (name == "--report") {
+    if (name == "--report" || name == "--profile") {
       if (!noValue())
         return false;
-      options.report = true;
+      (name == "--report" ? options.report : options.profile) = true;
       continue;
     }
     static const std::set<std::string> valued = {"--input",
@@ -132,7 +137,8 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
                                                  "--bench",
                                                  "--cache-dir",
                                                  "--bind-integer-inputs",
-                                                 "--threads"};
+                                                 "--threads",
+                                                 "--trace"};
     if (!valued.count(name))
       return fail("unknown option '" + name + "'");
     if (!takeValue())
@@ -154,6 +160,8 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       options.cacheDir = value;
     } else if (name == "--bind-integer-inputs") {
       options.bindIntegerInputs = value;
+    } else if (name == "--trace") {
+      options.trace = value;
     } else if (name == "--threads") {
       options.hasThreads = true;
       if (!parseCount(value, options.threads))
@@ -461,6 +469,8 @@ void printReport(nnc_executable_t *executable) {
               static_cast<unsigned long long>(stats.peak_memory_bytes));
   std::printf("  compile seconds: %.3f\n", stats.compile_seconds);
   std::printf("  from cache: %s\n", stats.from_cache ? "yes" : "no");
+  std::printf("  host peak RSS bytes: %llu\n",
+              static_cast<unsigned long long>(hostPeakRssBytes()));
 }
 
 bool bench(nnc_executable_t *executable,
@@ -560,6 +570,9 @@ int runTool(int argc, char **argv) {
   GivenInputs given;
   if (!readInputs(options, given, failure))
     return report();
+  bool profiling = options.profile || !options.trace.empty();
+  if (profiling)
+    nnc_profiler_start();
 
   Executable executable;
   if (compiled) {
@@ -608,6 +621,11 @@ int runTool(int argc, char **argv) {
     printReport(executable.get());
   if (options.bench && !bench(executable.get(), inputs, options.bench, failure))
     return report();
+  if (profiling) {
+    failure.message = finishProfile(options.profile, options.trace);
+    if (!failure.message.empty())
+      return report();
+  }
   return 0;
 }
 

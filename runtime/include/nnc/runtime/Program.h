@@ -57,6 +57,9 @@ public:
   Status run(const std::vector<TensorRef> &inputs,
              std::vector<HostTensor> &outputs, uint32_t threads = 0) const;
 
+  /// What the profiler calls this program's kernels: "<label>/<kernel>".
+  void setLabel(std::string label) { label_ = std::move(label); }
+
 private:
   Program() = default;
 
@@ -71,6 +74,7 @@ private:
   uint64_t weightBytes_ = 0;
   uint64_t codeBytes_ = 0;
   std::string source_;
+  std::string label_;
 };
 
 } // namespace nnc::runtime
