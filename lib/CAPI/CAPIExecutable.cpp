@@ -12,6 +12,7 @@
 
 #include "nnc/Compiler/Compiler.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/NNCOps.h"
 #include "nnc/runtime/Device.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Profiler.h"
@@ -19,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -124,6 +126,29 @@ func::FuncOp modelFunction(nnc_model_t *model) {
   return nullptr;
 }
 
+/// The ops a function computes, most frequent first: "conv x2, relu x2,
+/// gemm (5 ops)". The CPU backend compiles a function into one kernel, so
+/// this is what the kernel holds.
+std::string opSummary(func::FuncOp func) {
+  std::map<std::string, int> counts;
+  int total = 0;
+  func.walk([&](Operation *op) {
+    if (!isa<nnc::NNCDialect>(op->getDialect()) || isa<nnc::ConstantOp>(op))
+      return;
+    ++counts[op->getName().stripDialect().str()];
+    ++total;
+  });
+  std::vector<std::pair<int, std::string>> sorted;
+  for (const auto &[name, count] : counts)
+    sorted.emplace_back(-count, name);
+  std::sort(sorted.begin(), sorted.end());
+  std::string text;
+  for (const auto &[negative, name] : sorted)
+    text += (text.empty() ? "" : ", ") + name +
+            (negative < -1 ? " x" + std::to_string(-negative) : "");
+  return text + " (" + std::to_string(total) + " ops)";
+}
+
 } // namespace
 
 nnc_status_t
@@ -169,7 +194,7 @@ nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
     return convertStatus(fn, status);
   if (nnc_status_t s = makeExecutable(fn, std::move(reader), source, out))
     return s;
-  out->program->setLabel(name.str());
+  out->program->setLabel(name.str(), opSummary(func));
   out->compileSeconds = result.seconds;
   out->fromCache = result.fromCache;
   out->threads = threads;
@@ -185,8 +210,8 @@ nnc_status_t compileModel(const char *fn, nnc_model_t *model,
   func::FuncOp func = modelFunction(model);
   if (!func)
     return makeStatus(NNC_STATUS_INTERNAL, fn, "the model holds no function");
-  return compileFunction(fn, *model->module, func.getSymName(), options,
-                         shapes, out);
+  return compileFunction(fn, *model->module, func.getSymName(), options, shapes,
+                         out);
 }
 
 nnc_status_t checkTensors(const char *fn, const char *argument, size_t count,

@@ -78,7 +78,7 @@ uint32_t Profiler::threadIndex() {
 }
 
 void Profiler::record(std::string category, std::string name, int64_t startNs,
-                      int64_t durationNs) {
+                      int64_t durationNs, std::string detail) {
   if (!enabled())
     return;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -88,6 +88,7 @@ void Profiler::record(std::string category, std::string name, int64_t startNs,
   event.startNs = startNs;
   event.durationNs = durationNs;
   event.thread = threadIndex();
+  event.detail = std::move(detail);
   events_.push_back(std::move(event));
 }
 
@@ -160,10 +161,13 @@ std::string Profiler::traceJson() const {
     json += "{\"name\": \"" + jsonEscape(e.name) + "\", \"cat\": \"" +
             jsonEscape(e.category) + "\", \"ph\": \"X\"";
     std::snprintf(buf, sizeof(buf),
-                  ", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": %u}",
+                  ", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": %u",
                   static_cast<double>(e.startNs) / 1e3,
                   static_cast<double>(e.durationNs) / 1e3, e.thread);
     json += buf;
+    if (!e.detail.empty())
+      json += ", \"args\": {\"ops\": \"" + jsonEscape(e.detail) + "\"}";
+    json += "}";
   }
   json += "\n]}\n";
   return json;
@@ -185,8 +189,7 @@ ProfileScope::~ProfileScope() {
   if (start_ < 0)
     return;
   Profiler &profiler = Profiler::global();
-  profiler.record(category_, std::move(name_), start_,
-                  profiler.now() - start_);
+  profiler.record(category_, std::move(name_), start_, profiler.now() - start_);
 }
 
 } // namespace nnc::runtime

@@ -133,9 +133,8 @@ Status Program::run(const std::vector<TensorRef> &inputs,
         module_->launch(kernels_[s], args.data(), args.size(), config));
     if (start >= 0)
       profiler.record("kernel",
-                      label_.empty() ? step.kernel
-                                     : label_ + "/" + step.kernel,
-                      start, profiler.now() - start);
+                      label_.empty() ? step.kernel : label_ + "/" + step.kernel,
+                      start, profiler.now() - start, detail_);
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
   outputs = std::move(results);

@@ -62,14 +62,15 @@ TEST(Profiler, SummaryAggregatesAndSortsByTotal) {
 TEST(Profiler, TraceIsJsonWithEscapedNames) {
   Profiler &p = Profiler::global();
   p.start();
-  p.record("kernel", "a \"quoted\"\\name\n", 1500, 2500);
+  p.record("kernel", "a \"quoted\"\\name\n", 1500, 2500, "conv x2, relu");
   std::thread([&] { p.record("data", "other thread", 0, 1); }).join();
   p.stop();
   std::string json = p.traceJson();
   EXPECT_NE(json.find("\"name\": \"a \\\"quoted\\\"\\\\name\\u000a\""),
             std::string::npos)
       << json;
-  EXPECT_NE(json.find("\"ts\": 1.500, \"dur\": 2.500, \"pid\": 1, \"tid\": 0"),
+  EXPECT_NE(json.find("\"ts\": 1.500, \"dur\": 2.500, \"pid\": 1, \"tid\": 0, "
+                      "\"args\": {\"ops\": \"conv x2, relu\"}}"),
             std::string::npos)
       << json;
   EXPECT_NE(json.find("\"tid\": 1}"), std::string::npos) << json;

@@ -16,6 +16,9 @@
 // RUN: %python %S/Inputs/check_trace.py %t/trace.json \
 // RUN:   | FileCheck %s --check-prefix=TRACE
 // TRACE: 6 complete events: compile 1, kernel 5
+// Kernel events say which ops the kernel computes.
+// RUN: FileCheck %s --check-prefix=OPS < %t/trace.json
+// OPS: "name": "main/nnc_kernel_0", "cat": "kernel", {{.*}}, "args": {"ops": "add (1 ops)"}}
 // The checker itself refuses what Perfetto would not read as complete events.
 // RUN: %python -c "import json; d = json.load(open('%t/trace.json')); del d['traceEvents'][1]['dur']; json.dump(d, open('%t/bad.json', 'w'))"
 // RUN: not %python %S/Inputs/check_trace.py %t/bad.json | FileCheck %s --check-prefix=BAD

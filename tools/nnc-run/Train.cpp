@@ -152,7 +152,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--log-every",
                                                "--cache-dir",
                                                "--threads",
-                                               "--label-column", "--trace"};
+                                               "--label-column",
+                                               "--trace"};
   static const std::set<std::string> flags = {
       "--no-shuffle", "--drop-last", "--nesterov", "--quiet", "--profile"};
   Args args;

@@ -1,4 +1,5 @@
-//===- Profiler.h - timed events of runs, steps and data loading -*- C++ -*-===//
+//===- Profiler.h - timed events of runs, steps and data loading -*- C++
+//-*-===//
 //
 // A process-wide recorder of timed events: every kernel a Program launches,
 // the waits of the data loader, and what clients add (compiles, training
@@ -30,6 +31,9 @@ struct ProfileEvent {
   int64_t durationNs = 0;
   /// A small number per thread, in order of first appearance.
   uint32_t thread = 0;
+  /// More about the event (for a kernel: the ops it computes); in the
+  /// trace's "args", not in the table.
+  std::string detail;
 };
 
 class Profiler {
@@ -47,7 +51,7 @@ public:
   int64_t now() const;
   /// Adds an event (nothing while stopped).
   void record(std::string category, std::string name, int64_t startNs,
-              int64_t durationNs);
+              int64_t durationNs, std::string detail = "");
 
   std::vector<ProfileEvent> events() const;
 

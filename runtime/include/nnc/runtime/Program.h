@@ -57,8 +57,12 @@ public:
   Status run(const std::vector<TensorRef> &inputs,
              std::vector<HostTensor> &outputs, uint32_t threads = 0) const;
 
-  /// What the profiler calls this program's kernels: "<label>/<kernel>".
-  void setLabel(std::string label) { label_ = std::move(label); }
+  /// What the profiler calls this program's kernels: "<label>/<kernel>",
+  /// with `detail` (e.g. the ops they compute) in the trace.
+  void setLabel(std::string label, std::string detail = "") {
+    label_ = std::move(label);
+    detail_ = std::move(detail);
+  }
 
 private:
   Program() = default;
@@ -75,6 +79,7 @@ private:
   uint64_t codeBytes_ = 0;
   std::string source_;
   std::string label_;
+  std::string detail_;
 };
 
 } // namespace nnc::runtime
