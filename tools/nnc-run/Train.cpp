@@ -11,6 +11,7 @@
 #include "TrainSupport.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -334,6 +335,17 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (!metrics.open(args.get("--metrics"), args.has("--resume"), failure))
     return fail(failure);
   std::string checkpointPath = args.get("--checkpoint");
+  // A checkpoint that cannot be written is found out before training, not
+  // after it.
+  if (!checkpointPath.empty()) {
+    size_t slash = checkpointPath.rfind('/');
+    std::string folder = slash == std::string::npos
+                             ? std::string(".")
+                             : checkpointPath.substr(0, slash ? slash : 1);
+    if (access(folder.c_str(), W_OK) != 0)
+      return fail({"cannot write checkpoints to '" + checkpointPath +
+                   "': folder '" + folder + "': " + std::strerror(errno)});
+  }
   auto saveCheckpoint = [&]() -> bool {
     if (checkpointPath.empty())
       return true;
