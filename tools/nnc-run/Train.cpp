@@ -335,15 +335,19 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (!metrics.open(args.get("--metrics"), args.has("--resume"), failure))
     return fail(failure);
   std::string checkpointPath = args.get("--checkpoint");
-  // A checkpoint that cannot be written is found out before training, not
-  // after it.
-  if (!checkpointPath.empty()) {
-    size_t slash = checkpointPath.rfind('/');
+  // Files that cannot be written are found out before training, not after.
+  for (const auto &[flag, what] :
+       {std::pair<const char *, const char *>{"--checkpoint", "checkpoints"},
+        {"--save-params", "parameters"}}) {
+    std::string path = args.get(flag);
+    if (path.empty())
+      continue;
+    size_t slash = path.rfind('/');
     std::string folder = slash == std::string::npos
                              ? std::string(".")
-                             : checkpointPath.substr(0, slash ? slash : 1);
+                             : path.substr(0, slash ? slash : 1);
     if (access(folder.c_str(), W_OK) != 0)
-      return fail({"cannot write checkpoints to '" + checkpointPath +
+      return fail({std::string("cannot write ") + what + " to '" + path +
                    "': folder '" + folder + "': " + std::strerror(errno)});
   }
   auto saveCheckpoint = [&]() -> bool {
