@@ -1,8 +1,8 @@
 //===- CAPIProfiler.cpp - the profiler in the C API -----------------------===//
 //
 // nnc_profiler_*: the runtime's process-wide Profiler, with the events
-// copied out once per query so that the pointers handed to the caller stay
-// valid until the next start.
+// copied out so that the pointers handed to the caller stay valid until the
+// next start.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,16 +12,26 @@
 
 #include "nnc/runtime/Profiler.h"
 
+#include <deque>
 #include <mutex>
 
 using namespace nnc::capi;
 
 namespace {
 
-/// The events the C API last handed out, owning their strings.
+/// The events the C API hands out, owning their strings. The profiler only
+/// appends until the next start, so the copy only grows too, and a deque
+/// keeps every element (and the strings' addresses) in place as it does.
 struct Snapshot {
   std::mutex mutex;
-  std::vector<rt::ProfileEvent> events;
+  std::deque<rt::ProfileEvent> events;
+
+  /// Appends what the profiler recorded since the last update.
+  void update() {
+    std::vector<rt::ProfileEvent> all = rt::Profiler::global().events();
+    for (size_t i = events.size(); i < all.size(); ++i)
+      events.push_back(std::move(all[i]));
+  }
 };
 
 Snapshot &snapshot() {
@@ -45,7 +55,7 @@ void nnc_profiler_stop(void) { rt::Profiler::global().stop(); }
 size_t nnc_profiler_event_count(void) {
   Snapshot &s = snapshot();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.events = rt::Profiler::global().events();
+  s.update();
   return s.events.size();
 }
 
@@ -56,10 +66,8 @@ nnc_status_t nnc_profiler_event(size_t index, nnc_profile_event_t *out_event) {
       return nullArgument(fn, "out_event");
     Snapshot &s = snapshot();
     std::lock_guard<std::mutex> lock(s.mutex);
-    // Events recorded since the last count are appended; earlier ones keep
-    // their place (the profiler only appends until the next start).
     if (index >= s.events.size())
-      s.events = rt::Profiler::global().events();
+      s.update();
     if (index >= s.events.size())
       return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
                         "index " + std::to_string(index) + " is past the " +
