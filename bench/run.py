@@ -227,7 +227,14 @@ def bench_case(lib, torch, case, args, row):
         cache = tempfile.mkdtemp(prefix="nnc-bench-cache-")
         trainer = None
         try:
-            data_in = [nnc.Tensor.view(lib, x), nnc.Tensor.view(lib, labels)]
+            # nnc's trainer batches labels by sample: gpt_tiny's [batch*T]
+            # next tokens go in as [batch, T] and are flattened to the
+            # logits' layout inside.
+            nnc_labels = labels.reshape(x.shape[0], -1)
+            if nnc_labels.shape[1] == 1:
+                nnc_labels = labels
+            data_in = [nnc.Tensor.view(lib, x),
+                       nnc.Tensor.view(lib, nnc_labels)]
             topts = nnc.TrainOptions(learning_rate=LR)
             # The first step compiles: cold cache, then a second trainer on
             # the filled cache.
