@@ -30,7 +30,15 @@ import tempfile
 import time
 import traceback
 
-import numpy as np
+# PyTorch's OpenMP runtime (libgomp) and nnc's (libomp) share this process:
+# with their default spin-waiting, the threads of the one that just ran keep
+# the cores busy while the other starts, and on a 2-core machine the
+# alternating loop then measures their contention (a 0.7 ms training step
+# taking 20-100 ms, differently from run to run). Passive waiting makes idle
+# threads sleep at once. Set before either runtime is loaded.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nnc  # noqa: E402
@@ -312,7 +320,9 @@ def write_report(path, rows, lib, torch, command, elapsed):
         "(bench/README.md says what is measured and the caveats). "
         "Times are medians of N alternating timed iterations after %d "
         "warm-up iterations each; ratio = PyTorch / nnc (> 1: nnc faster). "
-        "Both use %d threads." % (WARMUP, THREADS),
+        "Both use %d threads; `OMP_WAIT_POLICY=%s` (PyTorch's and nnc's "
+        "OpenMP runtimes share the process; see bench/README.md)." % (
+            WARMUP, THREADS, os.environ.get("OMP_WAIT_POLICY", "")),
         "",
         "- Command: `%s`" % command,
         "- Date: %s (the whole run took %.0f s)" % (
