@@ -312,7 +312,7 @@ def ratio(row, phase):
     return "%.2f" % (t / n) if t and n else "—"
 
 
-def write_report(path, rows, lib, torch, command, elapsed):
+def write_report(path, rows, lib, torch, command, elapsed, models_dir):
     lines = [
         "# Benchmarks",
         "",
@@ -324,7 +324,8 @@ def write_report(path, rows, lib, torch, command, elapsed):
         "OpenMP runtimes share the process; see bench/README.md)." % (
             WARMUP, THREADS, os.environ.get("OMP_WAIT_POLICY", "")),
         "",
-        "- Command: `%s`" % command,
+        "- Command: `%s`, on the models of `/usr/bin/python3 "
+        "bench/export_models.py %s`" % (command, os.path.relpath(models_dir)),
         "- Date: %s (the whole run took %.0f s)" % (
             datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), elapsed),
         "- Machine: %s, %d cores (`os.cpu_count()`), %s" % (
@@ -582,7 +583,7 @@ def main():
     command = " ".join(["/usr/bin/python3"] +
                        [os.path.relpath(sys.argv[0])] + sys.argv[1:])
     write_report(args.out, rows, lib, torch, command,
-                 time.perf_counter() - start)
+                 time.perf_counter() - start, args.models_dir)
     print("wrote %s" % args.out)
     return 0
 
