@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+#===- bench/export_models.py - export the benchmark models from PyTorch ---===#
+#
+# Builds the benchmark models of bench/run.py with random weights (fixed
+# seeds) and exports each to ONNX, with one random input batch and labels.
+#
+#===----------------------------------------------------------------------===#
+"""Export the benchmark models to ONNX, with a random batch for each.
+
+Usage: /usr/bin/python3 bench/export_models.py [OUT_DIR]   (default
+build/bench/models). Writes, per model, OUT_DIR/<model>.onnx and, per
+benchmark case, OUT_DIR/<case>.npz holding the input (named like the model
+input) and "labels" (int64 class indices):
+
+  mlp_digits   Linear 64->256->256->10, ReLU; x f32 [64, 64]
+  mlp_wide     Linear 1024->4096->4096->1000, GELU; x f32 [128, 1024]
+  gpt_tiny     4 pre-LayerNorm transformer blocks, d_model 256, 4 heads,
+               causal attention, T 128, vocabulary 256, learned positions,
+               GELU MLP 256->1024->256; tokens i64 [8, 128], logits
+               [batch*128, 256] (as examples/chargpt), labels [8*128]
+  cnn_small    3 x (conv 3x3 + BatchNorm + ReLU), 32/64/128 channels, 2x2
+               max-pooling after the first two, global average pool, Linear
+               128->10; image f32 [32, 3, 32, 32]
+  resnet18     ResNet-18 (written out below: 7x7 stem, max-pool, 4 stages of
+               2 basic blocks, 64/128/256/512 channels, 1000 classes); image
+               f32 [batch, 3, 224, 224]; cases resnet18_b1 and resnet18_b8
+
+Every export is from eval() mode, opset 17, without constant folding, batch
+dimension dynamic; every parameter and BatchNorm running statistic is an
+initializer named by its state_dict key (checked). The output is `logits`.
+The .onnx files are large (mlp_wide ~100 MB) and not committed.
+"""
+
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+OPSET = 17
+
+# ---------------------------------------------------------------------------
+# Models
+# ---------------------------------------------------------------------------
+
+
+class MLP(nn.Module):
+
+    def __init__(self, sizes, act):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.act = act
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i + 1 < len(self.layers):
+                x = self.act(x)
+        return x
+
+
+class Attention(nn.Module):
+    """Causal multi-head self-attention; the mask is a constant (not a
+    parameter), so the export makes it a Constant node."""
+
+    def __init__(self, d, heads, seq):
+        super().__init__()
+        self.heads, self.seq, self.hd = heads, seq, d // heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.mask = torch.triu(torch.full((seq, seq), -1e4), diagonal=1)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).split(self.heads * self.hd, dim=-1)
+        shape = (-1, self.seq, self.heads, self.hd)
+        q, k, v = (t.reshape(shape).transpose(1, 2) for t in (q, k, v))
+        att = q @ k.transpose(-2, -1) / math.sqrt(self.hd) + self.mask
+        y = torch.softmax(att, dim=-1) @ v
+        return self.proj(y.transpose(1, 2).reshape(-1, self.seq,
+                                                    self.heads * self.hd))
+
+
+class Block(nn.Module):
+
+    def __init__(self, d, heads, seq):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = Attention(d, heads, seq)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class GPT(nn.Module):
+
+    def __init__(self, vocab=256, seq=128, d=256, heads=4, layers=4):
+        super().__init__()
+        self.d = d
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(seq, d) * 0.02)
+        self.blocks = nn.ModuleList(Block(d, heads, seq) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, tokens):
+        x = self.tok(tokens) + self.pos
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.ln(x).reshape(-1, self.d))
+
+
+def conv_bn(cin, cout, k, stride=1):
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, stride, k // 2, bias=False),
+        nn.BatchNorm2d(cout))
+
+
+class CNNSmall(nn.Module):
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2, self.c3 = (conv_bn(3, 32, 3), conv_bn(32, 64, 3),
+                                     conv_bn(64, 128, 3))
+        self.fc = nn.Linear(128, 10)
+
+    def forward(self, image):
+        x = F.max_pool2d(F.relu(self.c1(image)), 2)
+        x = F.max_pool2d(F.relu(self.c2(x)), 2)
+        x = F.relu(self.c3(x))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class BasicBlock(nn.Module):
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.a = conv_bn(cin, cout, 3, stride)
+        self.b = conv_bn(cout, cout, 3)
+        self.down = (conv_bn(cin, cout, 1, stride)
+                     if stride != 1 or cin != cout else None)
+
+    def forward(self, x):
+        y = self.b(F.relu(self.a(x)))
+        return F.relu(y + (self.down(x) if self.down is not None else x))
+
+
+class ResNet18(nn.Module):
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        self.stem = conv_bn(3, 64, 7, 2)
+        blocks, cin = [], 64
+        for cout, stride in [(64, 1), (128, 2), (256, 2), (512, 2)]:
+            blocks += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+            cin = cout
+        self.blocks = nn.Sequential(*blocks)
+        self.fc = nn.Linear(512, classes)
+
+    def forward(self, image):
+        x = F.max_pool2d(F.relu(self.stem(image)), 3, 2, 1)
+        x = self.blocks(x)
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def randomize_batchnorm(model):
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 2.0)
+    return model
+
+
+# name: (model factory, input name, {case: (input batch, labels)} factory)
+def cases():
+    g = torch.Generator().manual_seed(0)
+
+    def floats(*shape):
+        return torch.randn(*shape, generator=g)
+
+    def labels(n, classes):
+        return torch.randint(0, classes, (n,), generator=g)
+
+    return {
+        "mlp_digits": (lambda: MLP([64, 256, 256, 10], F.relu), "x",
+                       lambda: {"mlp_digits": (floats(64, 64), labels(64, 10))}),
+        "mlp_wide": (lambda: MLP([1024, 4096, 4096, 1000], F.gelu), "x",
+                     lambda: {"mlp_wide": (floats(128, 1024),
+                                           labels(128, 1000))}),
+        "gpt_tiny": (GPT, "tokens",
+                     lambda: {"gpt_tiny": (torch.randint(
+                         0, 256, (8, 128), generator=g), labels(8 * 128, 256))}),
+        "cnn_small": (lambda: randomize_batchnorm(CNNSmall()), "image",
+                      lambda: {"cnn_small": (floats(32, 3, 32, 32),
+                                             labels(32, 10))}),
+        "resnet18": (lambda: randomize_batchnorm(ResNet18()), "image",
+                     lambda: {
+                         "resnet18_b1": (floats(1, 3, 224, 224),
+                                         labels(1, 1000)),
+                         "resnet18_b8": (floats(8, 3, 224, 224),
+                                         labels(8, 1000)),
+                     }),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------
+
+
+def state_names(model):
+    names = [n for n, _ in model.named_parameters()]
+    names += [n for n, _ in model.named_buffers()
+              if n.endswith(".running_mean") or n.endswith(".running_var")]
+    return names
+
+
+def export(model, input_name, example, path):
+    model.eval()
+    # With the top module in eval mode the exporter deduplicates equal
+    # initializers (and would fold BatchNorm into Conv), losing parameter
+    # names; only the top module's flag decides and no forward here reads
+    # it, so it alone says "training" while every layer stays in eval mode.
+    model.training = True
+    try:
+        with torch.no_grad():
+            warnings.filterwarnings("ignore", "It is recommended that constant")
+            torch.onnx.export(
+                model, (example,), path, opset_version=OPSET,
+                do_constant_folding=False, input_names=[input_name],
+                output_names=["logits"],
+                dynamic_axes={input_name: {0: "batch"},
+                              "logits": {0: "batch"}},
+                training=torch.onnx.TrainingMode.PRESERVE)
+    finally:
+        model.training = False
+    proto = onnx.load(path, load_external_data=False)
+    inits = {t.name for t in proto.graph.initializer}
+    missing = [n for n in state_names(model) if n not in inits]
+    if missing:
+        raise SystemExit("%s: not initializers: %s" % (path, ", ".join(missing)))
+    return sum(p.numel() for p in model.parameters())
+
+
+def main(argv):
+    out_dir = argv[1] if len(argv) > 1 else os.path.join("build", "bench",
+                                                          "models")
+    only = set(argv[2].split(",")) if len(argv) > 2 else None
+    os.makedirs(out_dir, exist_ok=True)
+    for seed, (name, (make, input_name, data)) in enumerate(cases().items()):
+        if only and name not in only:
+            continue
+        torch.manual_seed(100 + seed)
+        model = make()
+        batches = data()
+        first = next(iter(batches.values()))[0]
+        path = os.path.join(out_dir, name + ".onnx")
+        params = export(model, input_name, first, path)
+        for case, (x, y) in batches.items():
+            np.savez(os.path.join(out_dir, case + ".npz"),
+                     **{input_name: x.numpy(), "labels": y.numpy()})
+        print("%s: %d parameters, %d bytes" % (name, params,
+                                               os.path.getsize(path)))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,405 @@
+#===- bench/nnc.py - a ctypes binding of the parts of nnc's C API ---------===#
+#
+# The functions of include/nnc-c/nnc.h that the benchmark harness needs:
+# contexts, ONNX import and MLIR parsing, compilation, executables, host
+# tensors and trainers. The structs mirror the header field for field; the
+# header's static inline `_initialize` functions are redone here with the
+# same defaults, struct_size stamped with ctypes.sizeof. Every status is
+# checked and turned into NNCError carrying its code name and message.
+#
+#===----------------------------------------------------------------------===#
+
+import ctypes
+import os
+
+import numpy as np
+
+# From include/nnc-c/nnc.h.
+NNC_ABI_VERSION = 1
+NNC_API_VERSION = (0 << 16) | (1 << 8) | 0
+
+# nnc_dtype_t
+DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_F64 = 0, 1, 2, 3
+DTYPE_I64, DTYPE_I32, DTYPE_I8, DTYPE_U8, DTYPE_BOOL = 4, 5, 6, 7, 8
+_NUMPY_DTYPES = {
+    np.dtype(np.float32): DTYPE_F32,
+    np.dtype(np.float16): DTYPE_F16,
+    np.dtype(np.float64): DTYPE_F64,
+    np.dtype(np.int64): DTYPE_I64,
+    np.dtype(np.int32): DTYPE_I32,
+    np.dtype(np.int8): DTYPE_I8,
+    np.dtype(np.uint8): DTYPE_U8,
+    np.dtype(np.bool_): DTYPE_BOOL,
+}
+_FROM_DTYPE = {v: k for k, v in _NUMPY_DTYPES.items()}
+
+# nnc_loss_t, nnc_optimizer_t, nnc_lr_schedule_t
+LOSS_CROSS_ENTROPY, LOSS_NLL, LOSS_MSE = 0, 1, 2
+OPTIMIZER_SGD, OPTIMIZER_ADAM, OPTIMIZER_ADAMW = 0, 1, 2
+LR_CONSTANT, LR_STEP, LR_COSINE = 0, 1, 2
+
+_c_enum = ctypes.c_int  # C enums here are int-sized
+
+
+class ContextOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("abi_version", ctypes.c_uint32),
+                ("enable_multithreading", ctypes.c_int32)]
+
+    def __init__(self):
+        super().__init__(ctypes.sizeof(ContextOptions), NNC_ABI_VERSION, 1)
+
+
+class ImportOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("abi_version", ctypes.c_uint32),
+                ("function_name", ctypes.c_char_p),
+                ("freeze_initializers", ctypes.c_int32),
+                ("model_directory", ctypes.c_char_p),
+                ("integer_inputs_directory", ctypes.c_char_p)]
+
+    def __init__(self):
+        super().__init__(ctypes.sizeof(ImportOptions), NNC_ABI_VERSION, None,
+                         0, None, None)
+
+
+class CompileOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("abi_version", ctypes.c_uint32),
+                ("target", ctypes.c_char_p),
+                ("precision", _c_enum),
+                ("cache_dir", ctypes.c_char_p),
+                ("opt_level", ctypes.c_int32),
+                ("num_threads", ctypes.c_int32)]
+
+    def __init__(self, cache_dir=None, num_threads=0, opt_level=2):
+        super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION, None,
+                         0, None if cache_dir is None else cache_dir.encode(),
+                         opt_level, num_threads)
+
+
+class TrainOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("abi_version", ctypes.c_uint32),
+                ("output", ctypes.c_char_p),
+                ("loss", _c_enum),
+                ("loss_sum", ctypes.c_int32),
+                ("label_smoothing", ctypes.c_double),
+                ("has_ignore_index", ctypes.c_int32),
+                ("ignore_index", ctypes.c_int64),
+                ("optimizer", _c_enum),
+                ("learning_rate", ctypes.c_double),
+                ("momentum", ctypes.c_double),
+                ("nesterov", ctypes.c_int32),
+                ("weight_decay", ctypes.c_double),
+                ("beta1", ctypes.c_double),
+                ("beta2", ctypes.c_double),
+                ("epsilon", ctypes.c_double),
+                ("schedule", _c_enum),
+                ("warmup_steps", ctypes.c_int64),
+                ("total_steps", ctypes.c_int64),
+                ("step_size", ctypes.c_int64),
+                ("gamma", ctypes.c_double),
+                ("min_learning_rate", ctypes.c_double),
+                ("accumulate", ctypes.c_int64),
+                ("loss_scale", ctypes.c_double),
+                ("seed", ctypes.c_uint64)]
+
+    def __init__(self, **overrides):
+        # The defaults of nnc_train_options_initialize.
+        super().__init__(
+            struct_size=ctypes.sizeof(TrainOptions),
+            abi_version=NNC_ABI_VERSION, output=None,
+            loss=LOSS_CROSS_ENTROPY, loss_sum=0, label_smoothing=0.0,
+            has_ignore_index=0, ignore_index=-100, optimizer=OPTIMIZER_ADAM,
+            learning_rate=1e-3, momentum=0.0, nesterov=0, weight_decay=0.0,
+            beta1=0.9, beta2=0.999, epsilon=1e-8, schedule=LR_CONSTANT,
+            warmup_steps=0, total_steps=0, step_size=0, gamma=0.1,
+            min_learning_rate=0.0, accumulate=1, loss_scale=1.0, seed=0)
+        for k, v in overrides.items():
+            setattr(self, k, v)
+
+
+class ValueInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p),
+                ("kind", _c_enum),
+                ("dtype", _c_enum),
+                ("rank", ctypes.c_size_t),
+                ("dims", ctypes.POINTER(ctypes.c_int64))]
+
+    def shape(self):
+        return tuple(self.dims[i] for i in range(self.rank))
+
+
+class Shape(ctypes.Structure):
+    _fields_ = [("rank", ctypes.c_size_t),
+                ("dims", ctypes.POINTER(ctypes.c_int64))]
+
+
+class ExecutableStats(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("kernel_count", ctypes.c_uint32),
+                ("library_calls", ctypes.c_uint32),
+                ("code_bytes", ctypes.c_uint64),
+                ("weight_bytes", ctypes.c_uint64),
+                ("peak_memory_bytes", ctypes.c_uint64),
+                ("compile_seconds", ctypes.c_double),
+                ("from_cache", ctypes.c_int32)]
+
+
+class StepInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("loss", ctypes.c_double),
+                ("applied", ctypes.c_int32),
+                ("skipped", ctypes.c_int32),
+                ("learning_rate", ctypes.c_double),
+                ("loss_scale", ctypes.c_double),
+                ("step", ctypes.c_int64),
+                ("seconds", ctypes.c_double),
+                ("compiled", ctypes.c_int32)]
+
+
+_p = ctypes.c_void_p
+_pp = ctypes.POINTER(ctypes.c_void_p)
+_size = ctypes.c_size_t
+
+# name: (restype, argtypes); restype _p means an nnc_status_t.
+_SIGNATURES = {
+    "nnc_api_version": (ctypes.c_uint32, []),
+    "nnc_status_code": (_c_enum, [_p]),
+    "nnc_status_message": (ctypes.c_char_p, [_p]),
+    "nnc_status_code_name": (ctypes.c_char_p, [_c_enum]),
+    "nnc_status_destroy": (None, [_p]),
+    "nnc_context_create": (_p, [ctypes.POINTER(ContextOptions), _pp]),
+    "nnc_context_destroy": (None, [_p]),
+    "nnc_model_import_onnx_file":
+        (_p, [_p, ctypes.c_char_p, ctypes.POINTER(ImportOptions), _pp]),
+    "nnc_model_parse_mlir":
+        (_p, [_p, ctypes.c_char_p, _size, ctypes.c_char_p, _pp]),
+    "nnc_model_input_count": (_size, [_p]),
+    "nnc_model_output_count": (_size, [_p]),
+    "nnc_model_input_info":
+        (_p, [_p, _size, ctypes.POINTER(ctypes.POINTER(ValueInfo))]),
+    "nnc_model_destroy": (None, [_p]),
+    "nnc_tensor_create":
+        (_p, [_c_enum, _size, ctypes.POINTER(ctypes.c_int64), _pp]),
+    "nnc_tensor_create_view": (_p, [_c_enum, _size,
+                                    ctypes.POINTER(ctypes.c_int64), _p, _size,
+                                    _pp]),
+    "nnc_tensor_dtype": (_c_enum, [_p]),
+    "nnc_tensor_rank": (_size, [_p]),
+    "nnc_tensor_dims": (ctypes.POINTER(ctypes.c_int64), [_p]),
+    "nnc_tensor_data": (_p, [_p]),
+    "nnc_tensor_byte_size": (_size, [_p]),
+    "nnc_tensor_destroy": (None, [_p]),
+    "nnc_model_compile": (_p, [_p, ctypes.POINTER(CompileOptions), _size,
+                               ctypes.POINTER(Shape), _pp]),
+    "nnc_executable_input_count": (_size, [_p]),
+    "nnc_executable_output_count": (_size, [_p]),
+    "nnc_executable_stats": (_p, [_p, ctypes.POINTER(ExecutableStats)]),
+    "nnc_executable_run": (_p, [_p, _size, _pp, _size, _pp]),
+    "nnc_executable_destroy": (None, [_p]),
+    "nnc_trainer_create": (_p, [_p, ctypes.POINTER(TrainOptions),
+                                ctypes.POINTER(CompileOptions), _pp]),
+    "nnc_trainer_data_count": (_size, [_p]),
+    "nnc_trainer_step": (_p, [_p, _size, _pp, ctypes.POINTER(StepInfo)]),
+    "nnc_trainer_destroy": (None, [_p]),
+}
+
+
+class NNCError(RuntimeError):
+    """A failed nnc call: `code` is the status code name ("unimplemented")."""
+
+    def __init__(self, function, code, message):
+        super().__init__("%s: %s: %s" % (function, code, message))
+        self.function, self.code, self.message = function, code, message
+
+
+class Library:
+    """libnnc.so loaded with typed functions; `check` raises on a status."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self._lib = ctypes.CDLL(self.path)
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            fn = getattr(self._lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+            setattr(self, name, fn)
+
+    def check(self, function, status):
+        if not status:
+            return
+        code = self.nnc_status_code_name(self.nnc_status_code(status)).decode()
+        message = self.nnc_status_message(status).decode(errors="replace")
+        self.nnc_status_destroy(status)
+        raise NNCError(function, code, message)
+
+    def call(self, name, *args):
+        self.check(name, getattr(self, name)(*args))
+
+    def api_version(self):
+        v = self.nnc_api_version()
+        return "%d.%d.%d" % (v >> 16, (v >> 8) & 0xFF, v & 0xFF)
+
+
+def _dims(shape):
+    return (ctypes.c_int64 * max(len(shape), 1))(*shape)
+
+
+class Tensor:
+    """An nnc tensor: a view of a NumPy array (kept alive here) or a tensor
+    nnc returned (owned here)."""
+
+    def __init__(self, lib, handle, keep=None):
+        self.lib, self.handle, self._keep = lib, handle, keep
+
+    @classmethod
+    def view(cls, lib, array):
+        array = np.ascontiguousarray(array)
+        out = ctypes.c_void_p()
+        lib.call("nnc_tensor_create_view", _NUMPY_DTYPES[array.dtype],
+                 array.ndim, _dims(array.shape), array.ctypes.data,
+                 array.nbytes, ctypes.byref(out))
+        return cls(lib, out, keep=array)
+
+    def numpy(self):
+        """A copy of the data as a NumPy array."""
+        rank = self.lib.nnc_tensor_rank(self.handle)
+        dims = self.lib.nnc_tensor_dims(self.handle)
+        shape = tuple(dims[i] for i in range(rank))
+        dtype = _FROM_DTYPE[self.lib.nnc_tensor_dtype(self.handle)]
+        size = self.lib.nnc_tensor_byte_size(self.handle)
+        raw = ctypes.string_at(self.lib.nnc_tensor_data(self.handle), size)
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+    def close(self):
+        if self.handle:
+            self.lib.nnc_tensor_destroy(self.handle)
+            self.handle = None
+
+    __del__ = close
+
+
+class Context:
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.handle = ctypes.c_void_p()
+        options = ContextOptions()
+        lib.call("nnc_context_create", ctypes.byref(options),
+                 ctypes.byref(self.handle))
+
+    def import_onnx(self, path):
+        out = ctypes.c_void_p()
+        options = ImportOptions()
+        self.lib.call("nnc_model_import_onnx_file", self.handle,
+                      path.encode(), ctypes.byref(options), ctypes.byref(out))
+        return Model(self, out)
+
+    def parse_mlir(self, text, name="model"):
+        out = ctypes.c_void_p()
+        data = text.encode()
+        self.lib.call("nnc_model_parse_mlir", self.handle, data, len(data),
+                      name.encode(), ctypes.byref(out))
+        return Model(self, out)
+
+    def close(self):
+        if self.handle:
+            self.lib.nnc_context_destroy(self.handle)
+            self.handle = None
+
+
+class Model:
+
+    def __init__(self, context, handle):
+        self.context, self.lib, self.handle = context, context.lib, handle
+
+    def inputs(self):
+        """(name, kind, dtype, shape) of every argument."""
+        result = []
+        for i in range(self.lib.nnc_model_input_count(self.handle)):
+            info = ctypes.POINTER(ValueInfo)()
+            self.lib.call("nnc_model_input_info", self.handle, i,
+                          ctypes.byref(info))
+            v = info.contents
+            result.append((v.name.decode() if v.name else None, v.kind,
+                           v.dtype, v.shape()))
+        return result
+
+    def compile(self, shapes, options):
+        dims = [_dims(s) for s in shapes]
+        arr = (Shape * max(len(shapes), 1))(
+            *[Shape(len(s), d) for s, d in zip(shapes, dims)])
+        out = ctypes.c_void_p()
+        self.lib.call("nnc_model_compile", self.handle, ctypes.byref(options),
+                      len(shapes), arr, ctypes.byref(out))
+        return Executable(self.lib, out)
+
+    def trainer(self, train_options, compile_options):
+        out = ctypes.c_void_p()
+        self.lib.call("nnc_trainer_create", self.handle,
+                      ctypes.byref(train_options),
+                      ctypes.byref(compile_options), ctypes.byref(out))
+        return Trainer(self.lib, out)
+
+    def close(self):
+        if self.handle:
+            self.lib.nnc_model_destroy(self.handle)
+            self.handle = None
+
+
+def _handles(tensors):
+    return (ctypes.c_void_p * max(len(tensors), 1))(
+        *[t.handle.value if isinstance(t.handle, ctypes.c_void_p) else t.handle
+          for t in tensors])
+
+
+class Executable:
+
+    def __init__(self, lib, handle):
+        self.lib, self.handle = lib, handle
+
+    def stats(self):
+        s = ExecutableStats()
+        s.struct_size = ctypes.sizeof(ExecutableStats)
+        self.lib.call("nnc_executable_stats", self.handle, ctypes.byref(s))
+        return s
+
+    def run(self, inputs, keep_outputs=True):
+        """Runs on `inputs` (Tensors); returns the outputs as NumPy arrays,
+        or None (the outputs destroyed at once) when keep_outputs is false."""
+        n_out = self.lib.nnc_executable_output_count(self.handle)
+        outs = (ctypes.c_void_p * max(n_out, 1))()
+        self.lib.call("nnc_executable_run", self.handle, len(inputs),
+                      _handles(inputs), n_out, outs)
+        tensors = [Tensor(self.lib, ctypes.c_void_p(outs[i]))
+                   for i in range(n_out)]
+        result = [t.numpy() for t in tensors] if keep_outputs else None
+        for t in tensors:
+            t.close()
+        return result
+
+    def close(self):
+        if self.handle:
+            self.lib.nnc_executable_destroy(self.handle)
+            self.handle = None
+
+
+class Trainer:
+
+    def __init__(self, lib, handle):
+        self.lib, self.handle = lib, handle
+
+    def step(self, data):
+        """One training step on `data` (Tensors: graph inputs, then labels);
+        returns the StepInfo."""
+        info = StepInfo()
+        info.struct_size = ctypes.sizeof(StepInfo)
+        self.lib.call("nnc_trainer_step", self.handle, len(data),
+                      _handles(data), ctypes.byref(info))
+        return info
+
+    def close(self):
+        if self.handle:
+            self.lib.nnc_trainer_destroy(self.handle)
+            self.handle = None
