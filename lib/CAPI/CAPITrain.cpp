@@ -13,6 +13,7 @@
 #include "Trainer.h"
 
 #include "nnc/NNCDialect.h"
+#include "nnc/runtime/Profiler.h"
 #include "nnc/runtime/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -404,6 +405,7 @@ nnc_status_t nnc_trainer_s::build(const char *fn, const Shapes &inputShapes,
   }
   MLIRContext &mlir = *context->mlir;
   DiagnosticCapture capture(mlir);
+  rt::ProfileScope profile("build", modelName + " training functions");
   OwningOpRef<ModuleOp> built(cast<ModuleOp>(module->getOperation()->clone()));
   std::string spec;
   for (unsigned i = 0; i < numModelArgs; ++i) {
