@@ -17,7 +17,8 @@ input) and "labels" (int64 class indices):
   gpt_tiny     4 pre-LayerNorm transformer blocks, d_model 256, 4 heads,
                causal attention, T 128, vocabulary 256, learned positions,
                GELU MLP 256->1024->256; tokens i64 [8, 128], logits
-               [batch*128, 256] (as examples/chargpt), labels [8*128]
+               [batch*128, 256] (TinyGPT of utils/export_training_refs.py,
+               as examples/chargpt), labels [8*128]
   cnn_small    3 x (conv 3x3 + BatchNorm + ReLU), 32/64/128 channels, 2x2
                max-pooling after the first two, global average pool, Linear
                128->10; image f32 [32, 3, 32, 32]
@@ -25,24 +26,26 @@ input) and "labels" (int64 class indices):
                2 basic blocks, 64/128/256/512 channels, 1000 classes); image
                f32 [batch, 3, 224, 224]; cases resnet18_b1 and resnet18_b8
 
-Every export is from eval() mode, opset 17, without constant folding, batch
+Every export goes through utils/export_training_refs.py's export_onnx and
+check_initializers: eval() mode, opset 17, without constant folding, batch
 dimension dynamic; every parameter and BatchNorm running statistic is an
-initializer named by its state_dict key (checked). The output is `logits`.
+initializer named by its state_dict key with its value (checked). The output is `logits`.
 The .onnx files are large (mlp_wide ~100 MB) and not committed.
 """
 
-import math
 import os
 import sys
-import warnings
 
 import numpy as np
-import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-OPSET = 17
+# The GPT and the exporter are those of the training references.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "utils"))
+from export_training_refs import TinyGPT, check_initializers, export_onnx  # noqa: E402
+
 
 # ---------------------------------------------------------------------------
 # Models
@@ -63,58 +66,6 @@ class MLP(nn.Module):
             if i + 1 < len(self.layers):
                 x = self.act(x)
         return x
-
-
-class Attention(nn.Module):
-    """Causal multi-head self-attention; the mask is a constant (not a
-    parameter), so the export makes it a Constant node."""
-
-    def __init__(self, d, heads, seq):
-        super().__init__()
-        self.heads, self.seq, self.hd = heads, seq, d // heads
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
-        self.mask = torch.triu(torch.full((seq, seq), -1e4), diagonal=1)
-
-    def forward(self, x):
-        q, k, v = self.qkv(x).split(self.heads * self.hd, dim=-1)
-        shape = (-1, self.seq, self.heads, self.hd)
-        q, k, v = (t.reshape(shape).transpose(1, 2) for t in (q, k, v))
-        att = q @ k.transpose(-2, -1) / math.sqrt(self.hd) + self.mask
-        y = torch.softmax(att, dim=-1) @ v
-        return self.proj(y.transpose(1, 2).reshape(-1, self.seq,
-                                                    self.heads * self.hd))
-
-
-class Block(nn.Module):
-
-    def __init__(self, d, heads, seq):
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.attn = Attention(d, heads, seq)
-        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
-
-    def forward(self, x):
-        x = x + self.attn(self.ln1(x))
-        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
-
-
-class GPT(nn.Module):
-
-    def __init__(self, vocab=256, seq=128, d=256, heads=4, layers=4):
-        super().__init__()
-        self.d = d
-        self.tok = nn.Embedding(vocab, d)
-        self.pos = nn.Parameter(torch.randn(seq, d) * 0.02)
-        self.blocks = nn.ModuleList(Block(d, heads, seq) for _ in range(layers))
-        self.ln = nn.LayerNorm(d)
-        self.head = nn.Linear(d, vocab)
-
-    def forward(self, tokens):
-        x = self.tok(tokens) + self.pos
-        for b in self.blocks:
-            x = b(x)
-        return self.head(self.ln(x).reshape(-1, self.d))
 
 
 def conv_bn(cin, cout, k, stride=1):
@@ -197,7 +148,8 @@ def cases():
         "mlp_wide": (lambda: MLP([1024, 4096, 4096, 1000], F.gelu), "x",
                      lambda: {"mlp_wide": (floats(128, 1024),
                                            labels(128, 1000))}),
-        "gpt_tiny": (GPT, "tokens",
+        "gpt_tiny": (lambda: TinyGPT(vocab=256, seq=128, d_model=256, heads=4,
+                                     layers=4), "tokens",
                      lambda: {"gpt_tiny": (torch.randint(
                          0, 256, (8, 128), generator=g), labels(8 * 128, 256))}),
         "cnn_small": (lambda: randomize_batchnorm(CNNSmall()), "image",
@@ -218,37 +170,13 @@ def cases():
 # ---------------------------------------------------------------------------
 
 
-def state_names(model):
-    names = [n for n, _ in model.named_parameters()]
-    names += [n for n, _ in model.named_buffers()
-              if n.endswith(".running_mean") or n.endswith(".running_var")]
-    return names
-
-
-def export(model, input_name, example, path):
-    model.eval()
-    # With the top module in eval mode the exporter deduplicates equal
-    # initializers (and would fold BatchNorm into Conv), losing parameter
-    # names; only the top module's flag decides and no forward here reads
-    # it, so it alone says "training" while every layer stays in eval mode.
-    model.training = True
-    try:
-        with torch.no_grad():
-            warnings.filterwarnings("ignore", "It is recommended that constant")
-            torch.onnx.export(
-                model, (example,), path, opset_version=OPSET,
-                do_constant_folding=False, input_names=[input_name],
-                output_names=["logits"],
-                dynamic_axes={input_name: {0: "batch"},
-                              "logits": {0: "batch"}},
-                training=torch.onnx.TrainingMode.PRESERVE)
-    finally:
-        model.training = False
-    proto = onnx.load(path, load_external_data=False)
-    inits = {t.name for t in proto.graph.initializer}
-    missing = [n for n in state_names(model) if n not in inits]
-    if missing:
-        raise SystemExit("%s: not initializers: %s" % (path, ", ".join(missing)))
+def export(model, input_name, example, path, flat_output):
+    """Exports with the training references' exporter (every parameter and
+    running statistic an initializer named by its state_dict key, checked);
+    returns the parameter count."""
+    proto = export_onnx(model, {input_name: example}, path,
+                        constant_folding=False, flat_output=flat_output)
+    check_initializers(proto, model, path)
     return sum(p.numel() for p in model.parameters())
 
 
@@ -265,7 +193,8 @@ def main(argv):
         batches = data()
         first = next(iter(batches.values()))[0]
         path = os.path.join(out_dir, name + ".onnx")
-        params = export(model, input_name, first, path)
+        params = export(model, input_name, first, path,
+                        flat_output=name == "gpt_tiny")
         for case, (x, y) in batches.items():
             np.savez(os.path.join(out_dir, case + ".npz"),
                      **{input_name: x.numpy(), "labels": y.numpy()})
