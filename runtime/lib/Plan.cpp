@@ -1,7 +1,8 @@
 //===- Plan.cpp - encoding and checking of execution plans ----------------===//
 //
 // The plan encoding: a 4-byte magic "NNCP", the version, then the fields of
-// Plan in declaration order; strings and arrays are length-prefixed. Every
+// Plan in declaration order (what a version adds, at the end of its
+// record); strings and arrays are length-prefixed. Every
 // read is bounds-checked and every count capped, so a corrupt plan is
 // reported, never trusted.
 //
@@ -22,6 +23,8 @@ constexpr uint32_t kMaxValues = 1u << 20;
 constexpr uint32_t kMaxSteps = 1u << 20;
 constexpr uint32_t kMaxArgs = 1u << 16;
 constexpr uint32_t kMaxString = 4096;
+// A step's detail may list many fused ops.
+constexpr uint32_t kMaxDetail = 1u << 16;
 constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxFeatures = 256;
 // Bits of the runtime-libraries byte (once a 0/1 OpenMP flag, which stays
@@ -91,15 +94,21 @@ public:
                   ", more than the limit " + std::to_string(max));
     return Status::ok();
   }
-  Status str(std::string &s, const char *what) {
+  /// A string of at most `max` bytes without control characters (but tabs
+  /// and newlines where `multiline`).
+  Status str(std::string &s, const char *what, uint32_t max = kMaxString,
+             bool multiline = false) {
     uint32_t n = 0;
-    NNC_RUNTIME_RETURN_IF_ERROR(count(n, kMaxString, what));
+    NNC_RUNTIME_RETURN_IF_ERROR(count(n, max, what));
     NNC_RUNTIME_RETURN_IF_ERROR(need(n, what));
     s.assign(reinterpret_cast<const char *>(data + pos), n);
     pos += n;
-    for (char c : s)
+    for (char c : s) {
+      if (multiline && (c == '\n' || c == '\t'))
+        continue;
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
         return fail(std::string(what) + " holds a control character");
+    }
     return Status::ok();
   }
   bool atEnd() const { return pos == size; }
@@ -120,6 +129,8 @@ const char *roleName(ValueRole role) {
     return "output";
   case ValueRole::Weight:
     return "weight";
+  case ValueRole::Scratch:
+    return "scratch";
   }
   return "unknown";
 }
@@ -166,6 +177,11 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
     w.u32(static_cast<uint32_t>(s.args.size()));
     for (uint32_t a : s.args)
       w.u32(a);
+    w.str(s.name);
+    w.str(s.detail);
+    w.u8(static_cast<uint8_t>(s.kind));
+    w.u64(s.bytesRead);
+    w.u64(s.bytesWritten);
   }
   w.u32(static_cast<uint32_t>(plan.cpuFeatures.size()));
   for (const std::string &f : plan.cpuFeatures)
@@ -174,6 +190,9 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
        (plan.needsBlas ? kLibraryBlas : 0));
   w.u32(plan.libraryCalls);
   w.u64(plan.temporaryBytes);
+  w.u32(plan.unfusedKernels);
+  w.u64(plan.unfusedBytesMoved);
+  w.u64(plan.kernelAllocBytes);
   return out;
 }
 
@@ -207,7 +226,9 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
     NNC_RUNTIME_RETURN_IF_ERROR(r.u8(role, "a value role"));
     NNC_RUNTIME_RETURN_IF_ERROR(r.u8(kind, "a value kind"));
     NNC_RUNTIME_RETURN_IF_ERROR(r.u8(dtype, "a value dtype"));
-    if (role > static_cast<uint8_t>(ValueRole::Weight))
+    uint8_t maxRole = static_cast<uint8_t>(version >= 2 ? ValueRole::Scratch
+                                                        : ValueRole::Weight);
+    if (role > maxRole)
       return r.fail(what + " has unknown role " + std::to_string(role));
     if (kind > static_cast<uint8_t>(ValueKind::Output))
       return r.fail(what + " has unknown kind " + std::to_string(kind));
@@ -249,9 +270,14 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
                       " bytes run past the weights section of " +
                       std::to_string(weightsSize) + " bytes");
     } else if (v.weightOffset != 0 || v.weightSize != 0) {
-      return r.fail(what + " is an " + roleName(v.role) +
-                    " but has a weights range");
+      return r.fail(what + " is " +
+                    (v.role == ValueRole::Scratch ? "a " : "an ") +
+                    roleName(v.role) + " but has a weights range");
     }
+    if (v.role == ValueRole::Scratch &&
+        (v.dtype != DType::U8 || v.shape.size() != 1))
+      return r.fail(what + " ('" + v.name + "') is scratch of type " +
+                    describeType(v.dtype, v.shape) + ", not u8[bytes]");
   }
 
   uint32_t numSteps = 0;
@@ -273,6 +299,20 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
                       std::to_string(s.args[a]) + " of " +
                       std::to_string(numValues));
     }
+    if (version < 2)
+      continue;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.str(s.name, "a step name"));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.str(s.detail, "a step detail", kMaxDetail, /*multiline=*/true));
+    uint8_t kind = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(kind, "a step kind"));
+    if (kind > static_cast<uint8_t>(StepKind::Library))
+      return r.fail("step " + std::to_string(i) + " has unknown kind " +
+                    std::to_string(kind));
+    s.kind = static_cast<StepKind>(kind);
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u64(s.bytesRead, "a step's bytes read"));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.u64(s.bytesWritten, "a step's bytes written"));
   }
 
   uint32_t numFeatures = 0;
@@ -291,6 +331,14 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
   NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.libraryCalls, "the library calls"));
   NNC_RUNTIME_RETURN_IF_ERROR(
       r.u64(plan.temporaryBytes, "the temporary bytes"));
+  if (version >= 2) {
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.u32(plan.unfusedKernels, "the unfused kernel count"));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.u64(plan.unfusedBytesMoved, "the unfused bytes moved"));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.u64(plan.kernelAllocBytes, "the kernel allocation bytes"));
+  }
   if (!r.atEnd())
     return r.fail("trailing bytes after the plan");
   if (plan.indicesOf(ValueRole::Output).empty())

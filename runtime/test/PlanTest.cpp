@@ -1,8 +1,9 @@
 //===- PlanTest.cpp - plan encoding and program loading -------------------===//
 //
-// Round trip of the plan encoding, one case per check of parsePlan,
-// exhaustive corruption (every byte flipped, every truncation: a status,
-// never a crash), and Program::load refusing executables it cannot run.
+// Round trip of the plan encoding (version 2, and version 1 plans still
+// read), one case per check of parsePlan, exhaustive corruption (every byte
+// flipped, every truncation: a status, never a crash), and Program::load
+// refusing executables it cannot run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,14 +35,79 @@ Plan samplePlan() {
   y.name = "y";
   y.dtype = DType::I64;
   y.shape = {2};
-  plan.values = {x, w, y};
-  plan.steps.push_back({"nnc_kernel_0", {0, 1, 2}});
+  PlanValue scratch;
+  scratch.role = ValueRole::Scratch;
+  scratch.kind = ValueKind::Buffer;
+  scratch.name = "arena";
+  scratch.dtype = DType::U8;
+  scratch.shape = {4096};
+  plan.values = {x, w, y, scratch};
+  PlanStep step;
+  step.kernel = "nnc_kernel_0";
+  step.args = {0, 1, 2, 3};
+  step.name = "matmul: /fc/Gemm";
+  step.detail = "matmul 2x3x3\n\tthen add";
+  step.kind = StepKind::Library;
+  step.bytesRead = 36;
+  step.bytesWritten = 16;
+  plan.steps.push_back(step);
+  plan.steps.push_back({"nnc_kernel_1", {2}});
   plan.cpuFeatures = {"avx2"};
   plan.needsOpenMP = true;
   plan.needsBlas = true;
   plan.libraryCalls = 1;
   plan.temporaryBytes = 4096;
+  plan.unfusedKernels = 7;
+  plan.unfusedBytesMoved = 1ull << 40;
+  plan.kernelAllocBytes = 128;
   return plan;
+}
+
+/// The version 1 encoding of `plan` (no scratch role, step descriptions or
+/// version 2 figures), written here independently of serializePlan.
+std::vector<uint8_t> serializeV1(const Plan &plan) {
+  std::vector<uint8_t> out = {'N', 'N', 'C', 'P'};
+  auto u8 = [&](uint8_t v) { out.push_back(v); };
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+      u8(uint8_t(v >> (8 * i)));
+  };
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      u8(uint8_t(v >> (8 * i)));
+  };
+  auto str = [&](const std::string &s) {
+    u32(uint32_t(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+  };
+  u32(1);
+  str(plan.producer);
+  u32(uint32_t(plan.values.size()));
+  for (const PlanValue &v : plan.values) {
+    u8(uint8_t(v.role));
+    u8(uint8_t(v.kind));
+    u8(uint8_t(v.dtype));
+    str(v.name);
+    u32(uint32_t(v.shape.size()));
+    for (int64_t d : v.shape)
+      u64(uint64_t(d));
+    u64(v.weightOffset);
+    u64(v.weightSize);
+  }
+  u32(uint32_t(plan.steps.size()));
+  for (const PlanStep &s : plan.steps) {
+    str(s.kernel);
+    u32(uint32_t(s.args.size()));
+    for (uint32_t a : s.args)
+      u32(a);
+  }
+  u32(uint32_t(plan.cpuFeatures.size()));
+  for (const std::string &f : plan.cpuFeatures)
+    str(f);
+  u8((plan.needsOpenMP ? 1 : 0) | (plan.needsBlas ? 2 : 0));
+  u32(plan.libraryCalls);
+  u64(plan.temporaryBytes);
+  return out;
 }
 
 Status parse(const std::vector<uint8_t> &bytes, Plan &out,
@@ -52,15 +118,33 @@ Status parse(const std::vector<uint8_t> &bytes, Plan &out,
 TEST(PlanTest, RoundTrip) {
   Plan plan = samplePlan();
   Plan parsed;
-  ASSERT_TRUE(parse(serializePlan(plan), parsed).isOk());
-  ASSERT_EQ(parsed.values.size(), 3u);
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  ASSERT_EQ(bytes[4], 2); // the version
+  ASSERT_TRUE(parse(bytes, parsed).isOk());
+  ASSERT_EQ(parsed.values.size(), 4u);
   EXPECT_EQ(parsed.values[1].role, ValueRole::Weight);
   EXPECT_EQ(parsed.values[1].kind, ValueKind::Frozen);
   EXPECT_EQ(parsed.values[1].weightOffset, 64u);
   EXPECT_EQ(parsed.values[2].dtype, DType::I64);
   EXPECT_EQ(parsed.values[0].shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(parsed.steps[0].kernel, "nnc_kernel_0");
-  EXPECT_EQ(parsed.steps[0].args, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(parsed.steps[0].args, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parsed.values[3].role, ValueRole::Scratch);
+  EXPECT_EQ(parsed.values[3].dtype, DType::U8);
+  EXPECT_EQ(parsed.values[3].shape, std::vector<int64_t>{4096});
+  EXPECT_EQ(parsed.steps[0].name, "matmul: /fc/Gemm");
+  EXPECT_EQ(parsed.steps[0].detail, "matmul 2x3x3\n\tthen add");
+  EXPECT_EQ(parsed.steps[0].kind, StepKind::Library);
+  EXPECT_EQ(parsed.steps[0].bytesRead, 36u);
+  EXPECT_EQ(parsed.steps[0].bytesWritten, 16u);
+  EXPECT_EQ(parsed.steps[1].kernel, "nnc_kernel_1");
+  EXPECT_EQ(parsed.steps[1].name, "");
+  EXPECT_EQ(parsed.steps[1].kind, StepKind::Kernel);
+  EXPECT_EQ(parsed.steps[1].bytesRead, 0u);
+  EXPECT_EQ(parsed.unfusedKernels, 7u);
+  EXPECT_EQ(parsed.unfusedBytesMoved, 1ull << 40);
+  EXPECT_EQ(parsed.kernelAllocBytes, 128u);
+  EXPECT_EQ(parsed.indicesOf(ValueRole::Scratch), std::vector<uint32_t>{3});
   EXPECT_EQ(parsed.cpuFeatures, std::vector<std::string>{"avx2"});
   EXPECT_TRUE(parsed.needsOpenMP);
   EXPECT_TRUE(parsed.needsBlas);
@@ -68,6 +152,46 @@ TEST(PlanTest, RoundTrip) {
   EXPECT_EQ(parsed.temporaryBytes, 4096u);
   EXPECT_EQ(parsed.indicesOf(ValueRole::Output), std::vector<uint32_t>{2});
   EXPECT_EQ(describeType(DType::F32, {2, 3}), "f32[2x3]");
+}
+
+/// A version 1 plan (as compilers before the arena wrote) still reads, with
+/// none of the version 2 fields.
+TEST(PlanTest, ReadsVersion1) {
+  Plan plan = samplePlan();
+  plan.values.pop_back(); // no scratch role in version 1
+  plan.steps[0].args = {0, 1, 2};
+  Plan parsed;
+  Status status = parse(serializeV1(plan), parsed);
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  ASSERT_EQ(parsed.values.size(), 3u);
+  ASSERT_EQ(parsed.steps.size(), 2u);
+  EXPECT_EQ(parsed.steps[0].kernel, "nnc_kernel_0");
+  EXPECT_EQ(parsed.steps[0].args, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(parsed.steps[0].name, "");
+  EXPECT_EQ(parsed.steps[0].detail, "");
+  EXPECT_EQ(parsed.steps[0].kind, StepKind::Kernel);
+  EXPECT_EQ(parsed.steps[0].bytesRead, 0u);
+  EXPECT_TRUE(parsed.needsBlas);
+  EXPECT_EQ(parsed.libraryCalls, 1u);
+  EXPECT_EQ(parsed.temporaryBytes, 4096u);
+  EXPECT_EQ(parsed.unfusedKernels, 0u);
+  EXPECT_EQ(parsed.unfusedBytesMoved, 0u);
+  EXPECT_EQ(parsed.kernelAllocBytes, 0u);
+
+  // The scratch role did not exist in version 1.
+  plan.values[2].role = ValueRole::Scratch;
+  EXPECT_NE(parse(serializeV1(plan), parsed)
+                .message()
+                .find("value 2 has unknown role 3"),
+            std::string::npos);
+  // Nor do version 2's trailing fields belong to it.
+  plan = samplePlan();
+  plan.values.pop_back();
+  plan.steps[0].args = {0};
+  std::vector<uint8_t> bytes = serializeV1(plan);
+  bytes.insert(bytes.end(), 20, 0);
+  EXPECT_NE(parse(bytes, parsed).message().find("trailing bytes"),
+            std::string::npos);
 }
 
 /// Each check of parsePlan fails with a message saying what is wrong.
@@ -84,7 +208,32 @@ TEST(PlanTest, Errors) {
        [](Plan &p) { p.values[1].weightSize = 8; }, 128},
       {"is an input but has a weights range",
        [](Plan &p) { p.values[0].weightOffset = 8; }, 128},
-      {"refers to value 7 of 3", [](Plan &p) { p.steps[0].args[1] = 7; }, 128},
+      {"refers to value 7 of 4", [](Plan &p) { p.steps[0].args[1] = 7; }, 128},
+      {"value 3 ('arena') is scratch of type f32[1024], not u8[bytes]",
+       [](Plan &p) {
+         p.values[3].dtype = DType::F32;
+         p.values[3].shape = {1024};
+       },
+       128},
+      {"value 3 ('arena') is scratch of type u8[64x64], not u8[bytes]",
+       [](Plan &p) {
+         p.values[3].shape = {64, 64};
+       },
+       128},
+      {"value 3 ('arena') is scratch of type u8[], not u8[bytes]",
+       [](Plan &p) { p.values[3].shape = {}; }, 128},
+      {"value 3 is a scratch but has a weights range",
+       [](Plan &p) { p.values[3].weightSize = 8; }, 128},
+      {"step 0 has unknown kind 2",
+       [](Plan &p) { p.steps[0].kind = static_cast<StepKind>(2); }, 128},
+      {"a step name holds a control character",
+       [](Plan &p) { p.steps[0].name = "a\nb"; }, 128},
+      {"a step detail holds a control character",
+       [](Plan &p) { p.steps[0].detail = "a\rb"; }, 128},
+      {"a step detail is 65537, more than the limit 65536",
+       [](Plan &p) { p.steps[0].detail.assign(65537, 'x'); }, 128},
+      {"a step name is 4097, more than the limit 4096",
+       [](Plan &p) { p.steps[1].name.assign(4097, 'x'); }, 128},
       {"names no kernel", [](Plan &p) { p.steps[0].kernel = ""; }, 128},
       {"the plan has no output",
        [](Plan &p) { p.values[2].role = ValueRole::Input; }, 128},
@@ -108,13 +257,15 @@ TEST(PlanTest, Errors) {
   EXPECT_NE(parse(badMagic, parsed).message().find("bad magic"),
             std::string::npos);
   std::vector<uint8_t> newer = bytes;
-  newer[4] = 2;
-  EXPECT_NE(parse(newer, parsed).message().find("plan version 2"),
+  newer[4] = 3;
+  EXPECT_NE(parse(newer, parsed).message().find("plan version 3"),
             std::string::npos);
-  // The runtime-libraries byte sits before the library calls (u32) and the
-  // temporary bytes (u64). Bits other than OpenMP and BLAS are refused; a
-  // plain 1 (the OpenMP flag of earlier plans) still reads as OpenMP alone.
-  size_t libraries = bytes.size() - 13;
+  // The runtime-libraries byte sits before the library calls (u32), the
+  // temporary bytes (u64), the unfused kernels (u32), the unfused bytes
+  // moved and the kernel allocation bytes (u64 each). Bits other than OpenMP
+  // and BLAS are refused; a plain 1 (the OpenMP flag of earlier plans) still
+  // reads as OpenMP alone.
+  size_t libraries = bytes.size() - 33;
   ASSERT_EQ(bytes[libraries], 3);
   std::vector<uint8_t> unknown = bytes;
   unknown[libraries] = 4;

@@ -1,11 +1,11 @@
 //===- Plan.h - the execution plan of an executable -------------*- C++ -*-===//
 //
 // The plan is the part of an executable that says how to run its kernels:
-// the values a run sees (inputs, outputs, weights, each with dtype and
-// concrete shape), the kernel calls in order with the values they take, and
-// the figures `nnc-run --report` prints. The compiler writes it into the
-// "plan" metadata section; the runtime parses and checks it in full before
-// anything in it is used. docs/Executable.md describes the encoding.
+// the values a run sees (inputs, outputs, weights, the scratch arena, each
+// with dtype and concrete shape), the kernel calls in order with the values
+// they take, and the figures `nnc-run --report` prints. The compiler writes it
+// into the "plan" metadata section; the runtime parses and checks it in full
+// before anything in it is used. docs/Executable.md describes the encoding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,10 @@ enum class ValueRole : uint8_t {
   Input = 0,  ///< Fed by the caller on every run.
   Output = 1, ///< Allocated by the runtime and handed to the caller.
   Weight = 2, ///< Read from the executable's weights section.
+  /// A u8[bytes] buffer the runtime provides to every run (version 2):
+  /// 64-byte aligned, contents undefined at the start of a run, never seen by
+  /// the caller. Temporaries live in it at offsets the compiler planned.
+  Scratch = 3,
 };
 
 /// What a value is in the model (the C API's nnc_value_kind_t). Part of the
@@ -49,16 +53,33 @@ struct PlanValue {
   uint64_t weightSize = 0;
 };
 
+/// What a step's time is, for the profiler. Part of the format.
+enum class StepKind : uint8_t {
+  Kernel = 0,  ///< Generated code.
+  Library = 1, ///< Essentially one or more calls into BLAS: library time.
+};
+
 /// One kernel call: `kernel` is a symbol of the code section; it receives an
 /// array of pointers to the buffers of `args` (indices into Plan::values).
+/// The other fields (version 2) only describe the step, for profiles.
 struct PlanStep {
   std::string kernel;
   std::vector<uint32_t> args;
+  /// Display name, e.g. "fill+reduce: /ln_1/ReduceMean"; may be empty.
+  std::string name;
+  /// A longer description for traces (e.g. the ops fused); may be empty.
+  std::string detail;
+  StepKind kind = StepKind::Kernel;
+  /// Compile-time estimates of the bytes the step reads and writes.
+  uint64_t bytesRead = 0;
+  uint64_t bytesWritten = 0;
 };
 
 struct Plan {
   /// The newest plan encoding this runtime reads.
-  static constexpr uint32_t kVersion = 1;
+  /// 2 added the scratch role, the step descriptions and the unfused and
+  /// kernel-allocation figures; version 1 plans still parse.
+  static constexpr uint32_t kVersion = 2;
 
   std::vector<PlanValue> values;
   std::vector<PlanStep> steps;
@@ -69,10 +90,17 @@ struct Plan {
   bool needsOpenMP = false;
   bool needsBlas = false;
   /// Figures reported by `nnc-run --report`: calls into GEMM/convolution
-  /// libraries per run, and the bytes of temporaries the kernels allocate
-  /// (an upper bound until memory planning).
+  /// libraries per run, and the bytes of temporaries: for version 2 plans
+  /// the size of the scratch arena, for version 1 plans the bytes the
+  /// kernels allocate (an upper bound).
   uint32_t libraryCalls = 0;
   uint64_t temporaryBytes = 0;
+  /// Kernels and bytes moved of the same graph compiled without fusion (0:
+  /// not measured), and the bytes the kernels still allocate themselves per
+  /// run (not planned into the arena). Version 2.
+  uint32_t unfusedKernels = 0;
+  uint64_t unfusedBytesMoved = 0;
+  uint64_t kernelAllocBytes = 0;
   /// The compiler that wrote the plan, e.g. "nnc 0.1.0 (LLVM 22.1.8)".
   std::string producer;
 
@@ -80,12 +108,13 @@ struct Plan {
   std::vector<uint32_t> indicesOf(ValueRole role) const;
 };
 
-/// Encodes `plan` (little-endian, field by field).
+/// Encodes `plan` (little-endian, field by field) as version kVersion.
 std::vector<uint8_t> serializePlan(const Plan &plan);
 
 /// Decodes and checks a plan: every length, count, enum, dtype and shape;
 /// weights inside a section of `weightsSize` bytes with the size their dtype
-/// and shape give; step arguments in range; at least one output. `source`
+/// and shape give; scratch values u8 of rank 1; step arguments in range; at
+/// least one output. Reads versions 1 and 2. `source`
 /// names the plan in errors (e.g. "model.nncx: plan").
 Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
                  const std::string &source, Plan &out);
