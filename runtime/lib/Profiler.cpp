@@ -78,7 +78,8 @@ uint32_t Profiler::threadIndex() {
 }
 
 void Profiler::record(std::string category, std::string name, int64_t startNs,
-                      int64_t durationNs, std::string detail) {
+                      int64_t durationNs, std::string detail,
+                      uint64_t bytesRead, uint64_t bytesWritten) {
   if (!enabled())
     return;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -89,6 +90,8 @@ void Profiler::record(std::string category, std::string name, int64_t startNs,
   event.durationNs = durationNs;
   event.thread = threadIndex();
   event.detail = std::move(detail);
+  event.bytesRead = bytesRead;
+  event.bytesWritten = bytesWritten;
   events_.push_back(std::move(event));
 }
 
@@ -165,8 +168,22 @@ std::string Profiler::traceJson() const {
                   static_cast<double>(e.startNs) / 1e3,
                   static_cast<double>(e.durationNs) / 1e3, e.thread);
     json += buf;
-    if (!e.detail.empty())
-      json += ", \"args\": {\"ops\": \"" + jsonEscape(e.detail) + "\"}";
+    if (!e.detail.empty() || e.bytesRead || e.bytesWritten) {
+      json += ", \"args\": {";
+      const char *separator = "";
+      if (!e.detail.empty()) {
+        json += "\"ops\": \"" + jsonEscape(e.detail) + "\"";
+        separator = ", ";
+      }
+      if (e.bytesRead || e.bytesWritten) {
+        std::snprintf(buf, sizeof(buf),
+                      "%s\"bytes_read\": %llu, \"bytes_written\": %llu",
+                      separator, static_cast<unsigned long long>(e.bytesRead),
+                      static_cast<unsigned long long>(e.bytesWritten));
+        json += buf;
+      }
+      json += "}";
+    }
     json += "}";
   }
   json += "\n]}\n";

@@ -78,6 +78,29 @@ TEST(Profiler, TraceIsJsonWithEscapedNames) {
             0u);
 }
 
+TEST(Profiler, TraceArgsCarryStepBytes) {
+  Profiler &p = Profiler::global();
+  p.start();
+  p.record("library", "gemm", 0, 10, "", 96, 32);
+  p.record("kernel", "fill", 10, 10, "a, b", 0, 8);
+  p.record("kernel", "plain", 20, 10);
+  p.stop();
+  std::string json = p.traceJson();
+  EXPECT_NE(json.find("\"tid\": 0, \"args\": {\"bytes_read\": 96, "
+                      "\"bytes_written\": 32}}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"args\": {\"ops\": \"a, b\", \"bytes_read\": 0, "
+                      "\"bytes_written\": 8}}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"name\": \"plain\", \"cat\": \"kernel\", \"ph\": "
+                      "\"X\", \"ts\": 0.020, \"dur\": 0.010, \"pid\": 1, "
+                      "\"tid\": 0}"),
+            std::string::npos)
+      << json;
+}
+
 TEST(Profiler, WriteTraceNamesAMissingFolder) {
   Profiler &p = Profiler::global();
   p.start();

@@ -24,7 +24,8 @@ namespace nnc::runtime {
 
 struct ProfileEvent {
   std::string name;
-  /// What kind of work: "kernel", "data", "compile", "step", "io", ...
+  /// What kind of work: "kernel", "library" (a plan step that is mostly
+  /// BLAS calls), "data", "compile", "step", "io", ...
   std::string category;
   /// Nanoseconds since the profiler started.
   int64_t startNs = 0;
@@ -34,6 +35,10 @@ struct ProfileEvent {
   /// More about the event (for a kernel: the ops it computes); in the
   /// trace's "args", not in the table.
   std::string detail;
+  /// For a plan step: the compiler's estimates of the bytes it reads and
+  /// writes (0: not given); in the trace's "args" when not 0.
+  uint64_t bytesRead = 0;
+  uint64_t bytesWritten = 0;
 };
 
 class Profiler {
@@ -51,7 +56,8 @@ public:
   int64_t now() const;
   /// Adds an event (nothing while stopped).
   void record(std::string category, std::string name, int64_t startNs,
-              int64_t durationNs, std::string detail = "");
+              int64_t durationNs, std::string detail = "",
+              uint64_t bytesRead = 0, uint64_t bytesWritten = 0);
 
   std::vector<ProfileEvent> events() const;
 
