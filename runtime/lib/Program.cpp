@@ -4,6 +4,7 @@
 
 #include "nnc/runtime/Profiler.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace nnc::runtime {
@@ -71,12 +72,113 @@ Status Program::load(ExecutableReader executable, Device &device,
   }
   program->inputs_ = plan.indicesOf(ValueRole::Input);
   program->outputs_ = plan.indicesOf(ValueRole::Output);
+  program->scratch_ = plan.indicesOf(ValueRole::Scratch);
+  for (uint32_t index : program->scratch_) {
+    // parsePlan checked the size fits a size_t (u8 of rank 1).
+    size_t bytes = static_cast<size_t>(plan.values[index].shape[0]);
+    program->scratchSizes_.push_back(bytes);
+    program->scratchBytes_ += bytes;
+  }
+  program->freeScratch_.resize(program->scratch_.size());
+  for (const PlanStep &step : plan.steps)
+    program->maxArgs_ = std::max(program->maxArgs_, step.args.size());
+  program->nameEvents();
   program->codeBytes_ = code->size;
   program->device_ = &device;
   program->executable_ = std::move(executable);
   out = std::move(program);
   return Status::ok();
 }
+
+Program::~Program() {
+  for (std::vector<void *> &blocks : freeScratch_)
+    for (void *block : blocks)
+      device_->deallocate(block);
+}
+
+void Program::setLabel(std::string label, std::string detail) {
+  label_ = std::move(label);
+  detail_ = std::move(detail);
+  nameEvents();
+}
+
+void Program::nameEvents() {
+  eventNames_.clear();
+  for (const PlanStep &step : plan_.steps) {
+    const std::string &name = step.name.empty() ? step.kernel : step.name;
+    eventNames_.push_back(label_.empty() ? name : label_ + "/" + name);
+  }
+}
+
+Status Program::acquireScratch(size_t which, void *&out) const {
+  {
+    std::lock_guard<std::mutex> lock(scratchMutex_);
+    std::vector<void *> &blocks = freeScratch_[which];
+    if (!blocks.empty()) {
+      out = blocks.back();
+      blocks.pop_back();
+      return Status::ok();
+    }
+  }
+  // None free (first run, or runs overlapping): a new block, which joins the
+  // pool when this run ends.
+  Status status = device_->allocate(scratchSizes_[which], &out);
+  if (!status.isOk())
+    return Status(status.code(), source_ + ": scratch '" +
+                                     plan_.values[scratch_[which]].name +
+                                     "': " + status.message());
+  scratchAllocations_.fetch_add(1, std::memory_order_relaxed);
+  return Status::ok();
+}
+
+void Program::releaseScratch(size_t which, void *block) const {
+  std::lock_guard<std::mutex> lock(scratchMutex_);
+  freeScratch_[which].push_back(block);
+}
+
+/// Holds a run's scratch blocks (in the run's value buffers) and hands them
+/// back to the pool however the run ends.
+class Program::ScratchLease {
+public:
+  ScratchLease(const Program &program, std::vector<void *> &buffers)
+      : program(program), buffers(buffers) {}
+  ~ScratchLease() {
+    for (size_t i = 0; i < program.scratch_.size(); ++i)
+      if (void *block = buffers[program.scratch_[i]])
+        program.releaseScratch(i, block);
+  }
+  ScratchLease(const ScratchLease &) = delete;
+  ScratchLease &operator=(const ScratchLease &) = delete;
+
+  Status acquire() {
+    for (size_t i = 0; i < program.scratch_.size(); ++i)
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          program.acquireScratch(i, buffers[program.scratch_[i]]));
+    return Status::ok();
+  }
+
+private:
+  const Program &program;
+  std::vector<void *> &buffers;
+};
+
+namespace {
+
+/// Whether the buffers the caller hands back for reuse fit the outputs.
+bool reusable(const Plan &plan, const std::vector<uint32_t> &indices,
+              const std::vector<HostTensor> &outputs) {
+  if (outputs.size() != indices.size())
+    return false;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const PlanValue &value = plan.values[indices[i]];
+    if (!outputs[i].data() || outputs[i].dtype() != value.dtype ||
+        outputs[i].shape() != value.shape)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
 
 Status Program::run(const std::vector<TensorRef> &inputs,
                     std::vector<HostTensor> &outputs, uint32_t threads) const {
@@ -111,33 +213,90 @@ Status Program::run(const std::vector<TensorRef> &inputs,
     if (weights_[i])
       buffers[i] = const_cast<void *>(weights_[i]);
 
-  std::vector<HostTensor> results(outputs_.size());
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    const PlanValue &value = plan_.values[outputs_[i]];
-    NNC_RUNTIME_RETURN_IF_ERROR(
-        HostTensor::create(value.dtype, value.shape, results[i]));
-    buffers[outputs_[i]] = results[i].data();
+  bool reuse = reusable(plan_, outputs_, outputs);
+  std::vector<HostTensor> results;
+  if (reuse) {
+    NNC_RUNTIME_RETURN_IF_ERROR(checkNoOverlap(inputs, outputs));
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      buffers[outputs_[i]] = outputs[i].data();
+  } else {
+    results.resize(outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const PlanValue &value = plan_.values[outputs_[i]];
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          HostTensor::create(value.dtype, value.shape, results[i]));
+      buffers[outputs_[i]] = results[i].data();
+    }
   }
+
+  ScratchLease scratch(*this, buffers);
+  NNC_RUNTIME_RETURN_IF_ERROR(scratch.acquire());
 
   LaunchConfig config;
   config.threads = threads;
-  std::vector<void *> args;
+  std::vector<void *> args(maxArgs_);
   Profiler &profiler = Profiler::global();
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep &step = plan_.steps[s];
-    args.clear();
-    for (uint32_t a : step.args)
-      args.push_back(buffers[a]);
+    size_t numArgs = step.args.size();
+    for (size_t a = 0; a < numArgs; ++a)
+      args[a] = buffers[step.args[a]];
     int64_t start = profiler.enabled() ? profiler.now() : -1;
     NNC_RUNTIME_RETURN_IF_ERROR(
-        module_->launch(kernels_[s], args.data(), args.size(), config));
+        module_->launch(kernels_[s], args.data(), numArgs, config));
     if (start >= 0)
-      profiler.record("kernel",
-                      label_.empty() ? step.kernel : label_ + "/" + step.kernel,
-                      start, profiler.now() - start, detail_);
+      profiler.record(step.kind == StepKind::Library ? "library" : "kernel",
+                      eventNames_[s], start, profiler.now() - start,
+                      step.detail.empty() ? detail_ : step.detail,
+                      step.bytesRead, step.bytesWritten);
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
-  outputs = std::move(results);
+  if (!reuse)
+    outputs = std::move(results);
+  return Status::ok();
+}
+
+Status Program::checkNoOverlap(const std::vector<TensorRef> &inputs,
+                               const std::vector<HostTensor> &outputs) const {
+  // Sorted by start, any overlap between an input and an output shows as a
+  // range starting before the furthest end reached so far by the other side.
+  struct Range {
+    uintptr_t begin, end;
+    size_t index;
+    bool isOutput;
+  };
+  std::vector<Range> ranges;
+  ranges.reserve(inputs.size() + outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].byteSize != 0) {
+      auto begin = reinterpret_cast<uintptr_t>(inputs[i].data);
+      ranges.push_back({begin, begin + inputs[i].byteSize, i, false});
+    }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].sizeInBytes() != 0) {
+      auto begin = reinterpret_cast<uintptr_t>(outputs[i].data());
+      ranges.push_back({begin, begin + outputs[i].sizeInBytes(), i, true});
+    }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range &a, const Range &b) { return a.begin < b.begin; });
+  const Range *furthest[2] = {nullptr, nullptr}; // input, output
+  for (const Range &range : ranges) {
+    const Range *other = furthest[!range.isOutput];
+    if (other && range.begin < other->end) {
+      const Range &in = range.isOutput ? *other : range;
+      const Range &out = range.isOutput ? range : *other;
+      return Status(StatusCode::InvalidArgument,
+                    source_ + ": output " + std::to_string(out.index) + " '" +
+                        plan_.values[outputs_[out.index]].name +
+                        "' passed back for reuse overlaps input " +
+                        std::to_string(in.index) + " '" +
+                        plan_.values[inputs_[in.index]].name +
+                        "' (kernels assume no aliasing)");
+    }
+    const Range *&mine = furthest[range.isOutput];
+    if (!mine || range.end > mine->end)
+      mine = &range;
+  }
   return Status::ok();
 }
 

@@ -2,9 +2,13 @@
 //
 // A Program is an executable loaded onto a device: its plan parsed and
 // checked, its code loaded, every kernel of the plan resolved and its
-// weights in place. Running binds the caller's inputs, allocates the
-// outputs, launches the plan's steps in order and returns the outputs.
-// Runs may overlap: a run keeps its state on its own stack and heap.
+// weights in place. Running binds the caller's inputs, the outputs (new, or
+// the caller's to reuse) and a scratch block per scratch value, launches
+// the plan's steps in order and returns the outputs.
+// Runs may overlap: a run keeps its state on its own stack and heap, and
+// takes its scratch blocks from a pool that hands each block to one run at a
+// time (a block is allocated only when none is free, so sequential runs
+// allocate no scratch memory after the first).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +20,9 @@
 #include "nnc/runtime/HostTensor.h"
 #include "nnc/runtime/Plan.h"
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,6 +48,9 @@ public:
   /// kernel. `source` names the executable in errors.
   static Status load(ExecutableReader executable, Device &device,
                      const std::string &source, std::unique_ptr<Program> &out);
+  ~Program();
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
 
   const Plan &plan() const { return plan_; }
   const ExecutableReader &executable() const { return executable_; }
@@ -50,22 +59,42 @@ public:
   const std::vector<uint32_t> &outputs() const { return outputs_; }
   uint64_t weightBytes() const { return weightBytes_; }
   uint64_t codeBytes() const { return codeBytes_; }
+  /// The sum of the scratch values' sizes (the bytes one run holds).
+  uint64_t scratchBytes() const { return scratchBytes_; }
+  /// Scratch blocks allocated so far (the pool's high-water mark, in
+  /// blocks): one per scratch value after any number of sequential runs.
+  uint64_t scratchAllocations() const {
+    return scratchAllocations_.load(std::memory_order_relaxed);
+  }
 
   /// Runs the plan on `inputs` (one per input, in order, with exactly its
-  /// dtype and shape) and fills `outputs` with new tensors. `threads` caps
-  /// the threads kernels use (0: all cores).
+  /// dtype and shape). `threads` caps the threads kernels use (0: all
+  /// cores).
+  ///
+  /// Outputs: when `outputs` holds, on entry, exactly one created tensor per
+  /// output with exactly its dtype and shape (e.g. the outputs of the
+  /// previous run), the run writes into those tensors' buffers; such a
+  /// buffer may not overlap an input's bytes (InvalidArgument naming the
+  /// output), since kernels assume their arguments do not alias. Otherwise
+  /// `outputs` is replaced by new tensors. On failure `outputs` stays a
+  /// vector of valid tensors (reused ones hold unspecified values).
   Status run(const std::vector<TensorRef> &inputs,
              std::vector<HostTensor> &outputs, uint32_t threads = 0) const;
 
-  /// What the profiler calls this program's kernels: "<label>/<kernel>",
-  /// with `detail` (e.g. the ops they compute) in the trace.
-  void setLabel(std::string label, std::string detail = "") {
-    label_ = std::move(label);
-    detail_ = std::move(detail);
-  }
+  /// What the profiler calls this program's steps: "<label>/<step name>"
+  /// ("<label>/<kernel>" for a step without a name), with the step's detail,
+  /// else `detail` (e.g. the ops they compute), in the trace. Not to be
+  /// called while a run is in progress.
+  void setLabel(std::string label, std::string detail = "");
 
 private:
   Program() = default;
+  class ScratchLease;
+  Status acquireScratch(size_t which, void *&out) const;
+  void releaseScratch(size_t which, void *block) const;
+  void nameEvents();
+  Status checkNoOverlap(const std::vector<TensorRef> &inputs,
+                        const std::vector<HostTensor> &outputs) const;
 
   ExecutableReader executable_;
   Plan plan_;
@@ -80,6 +109,15 @@ private:
   std::string source_;
   std::string label_;
   std::string detail_;
+  std::vector<std::string> eventNames_; // per plan step, for the profiler
+  size_t maxArgs_ = 0;                  // of any step
+
+  std::vector<uint32_t> scratch_;    // indices into plan().values
+  std::vector<size_t> scratchSizes_; // bytes, per entry of scratch_
+  uint64_t scratchBytes_ = 0;
+  mutable std::mutex scratchMutex_;
+  mutable std::vector<std::vector<void *>> freeScratch_; // per scratch_ entry
+  mutable std::atomic<uint64_t> scratchAllocations_{0};
 };
 
 } // namespace nnc::runtime
