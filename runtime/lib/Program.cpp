@@ -122,11 +122,13 @@ Status Program::acquireScratch(size_t which, void *&out) const {
   }
   // None free (first run, or runs overlapping): a new block, which joins the
   // pool when this run ends.
-  Status status = device_->allocate(scratchSizes_[which], &out);
+  void *block = nullptr;
+  Status status = device_->allocate(scratchSizes_[which], &block);
   if (!status.isOk())
     return Status(status.code(), source_ + ": scratch '" +
                                      plan_.values[scratch_[which]].name +
                                      "': " + status.message());
+  out = block;
   scratchAllocations_.fetch_add(1, std::memory_order_relaxed);
   return Status::ok();
 }
@@ -190,17 +192,21 @@ Status Program::run(const std::vector<TensorRef> &inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const PlanValue &value = plan_.values[inputs_[i]];
     const TensorRef &given = inputs[i];
-    std::vector<int64_t> shape(given.dims, given.dims + given.rank);
-    if (given.dtype != value.dtype || shape != value.shape)
+    // Compared in place: a run with many inputs allocates nothing per input.
+    if (given.dtype != value.dtype || given.rank != value.shape.size() ||
+        (given.rank != 0 &&
+         !std::equal(value.shape.begin(), value.shape.end(), given.dims)))
       return Status(StatusCode::InvalidArgument,
                     source_ + ": input " + std::to_string(i) + " '" +
                         value.name + "' must be " +
                         describeType(value.dtype, value.shape) + ", got " +
-                        describeType(given.dtype, shape));
+                        describeType(given.dtype,
+                                     std::vector<int64_t>(
+                                         given.dims, given.dims + given.rank)));
     int64_t elements = 0;
     size_t bytes = 0;
     NNC_RUNTIME_RETURN_IF_ERROR(
-        checkedShapeSize(shape, dtypeSize(value.dtype), elements, bytes));
+        checkedShapeSize(value.shape, dtypeSize(value.dtype), elements, bytes));
     if (given.byteSize != bytes || (bytes != 0 && !given.data))
       return Status(StatusCode::InvalidArgument,
                     source_ + ": input " + std::to_string(i) + " '" +

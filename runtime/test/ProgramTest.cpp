@@ -145,6 +145,30 @@ TEST(ProgramTest, ScratchComesFromAPool) {
   EXPECT_EQ(program->scratchAllocations(), 1u);
 }
 
+TEST(ProgramTest, InputsMustMatchThePlan) {
+  std::unique_ptr<Program> program;
+  ASSERT_TRUE(loadPlan(arenaPlan(), program).isOk());
+  const float x[4] = {1, 2, 3, 4};
+  std::vector<HostTensor> outputs;
+  const int64_t square[] = {2, 2};
+  TensorRef wrong = refOf(x);
+  wrong.dims = square;
+  wrong.rank = 2;
+  EXPECT_ERROR(program->run({wrong}, outputs),
+               "exe: input 0 'x' must be f32[4], got f32[2x2]");
+  wrong = refOf(x);
+  wrong.rank = 0;
+  EXPECT_ERROR(program->run({wrong}, outputs),
+               "exe: input 0 'x' must be f32[4], got f32[]");
+  wrong = refOf(x);
+  wrong.byteSize = 12;
+  EXPECT_ERROR(program->run({wrong}, outputs),
+               "exe: input 0 'x' has 12 bytes of data, not 16");
+  EXPECT_ERROR(program->run({}, outputs), "exe: expects 1 inputs, got 0");
+  EXPECT_TRUE(outputs.empty());
+  EXPECT_EQ(program->scratchAllocations(), 0u);
+}
+
 TEST(ProgramTest, OverlappingRunsGetTheirOwnScratch) {
   std::unique_ptr<Program> program;
   ASSERT_TRUE(loadPlan(arenaPlan(), program).isOk());
