@@ -51,7 +51,10 @@ Plan samplePlan() {
   step.bytesRead = 36;
   step.bytesWritten = 16;
   plan.steps.push_back(step);
-  plan.steps.push_back({"nnc_kernel_1", {2}});
+  PlanStep plain; // no version 2 description
+  plain.kernel = "nnc_kernel_1";
+  plain.args = {2};
+  plan.steps.push_back(plain);
   plan.cpuFeatures = {"avx2"};
   plan.needsOpenMP = true;
   plan.needsBlas = true;
