@@ -45,8 +45,38 @@ Operation *NNCDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, elements);
 }
 
+/// Annotations the CPU backend's passes put on the ops and functions they
+/// produce (see --nnc-gemm-to-blas, --nnc-plan-memory and
+/// --nnc-outline-kernels), with the kind of value each holds.
+static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
+                                             bool &known) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  known = true;
+  bool ok;
+  if (name == "nnc.gemm")
+    ok = isa<DenseI64ArrayAttr>(value) &&
+         cast<DenseI64ArrayAttr>(value).size() == 5;
+  else if (name == "nnc.accumulate" || name == "nnc.library")
+    ok = isa<UnitAttr>(value);
+  else if (name == "nnc.kernel_name" || name == "nnc.kernel_detail")
+    ok = isa<StringAttr>(value);
+  else if (name == "nnc.bytes_read" || name == "nnc.bytes_written" ||
+           name == "nnc.arena_size" || name == "nnc.kernels")
+    ok = isa<IntegerAttr>(value);
+  else
+    return known = false, success();
+  if (!ok)
+    return op->emitError() << "'" << name << "' has an invalid value " << value;
+  return success();
+}
+
 LogicalResult NNCDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
+  bool known = false;
+  LogicalResult annotation = verifyBackendAnnotation(op, attr, known);
+  if (known)
+    return annotation;
   if (attr.getName() != getResultNamesAttrName())
     return op->emitError() << "unknown nnc attribute '"
                            << attr.getName().getValue() << "'";
@@ -69,6 +99,12 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
+  if (attr.getName() == "nnc.arena") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'nnc.arena' on argument " << argIndex
+                             << " must be a unit attribute";
+    return success();
+  }
   bool isParam = attr.getName() == getParamAttrName();
   bool isValue = attr.getName() == getValueAttrName();
   if (!isParam && !isValue)

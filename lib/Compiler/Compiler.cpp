@@ -118,6 +118,28 @@ uint32_t countLibraryCalls(ModuleOp module) {
   return static_cast<uint32_t>(total);
 }
 
+/// Kernels and bytes moved of `name` after the bufferization pipeline.
+struct KernelFigures {
+  uint32_t kernels = 0;
+  uint64_t bytes = 0;
+};
+KernelFigures kernelFigures(ModuleOp module, StringRef name) {
+  KernelFigures figures;
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  if (!func || func.isExternal())
+    return figures;
+  for (auto call : func.getBody().front().getOps<func::CallOp>()) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee)
+      continue;
+    ++figures.kernels;
+    for (StringRef attr : {"nnc.bytes_read", "nnc.bytes_written"})
+      if (auto bytes = callee->getAttrOfType<IntegerAttr>(attr))
+        figures.bytes += bytes.getInt();
+  }
+  return figures;
+}
+
 FailureOr<rt::DType> toDType(Type type) {
   if (type.isF32())
     return rt::DType::F32;
@@ -170,7 +192,7 @@ std::string argumentName(BlockArgument arg) {
 } // namespace
 
 LogicalResult nnc::appendElementBytes(ElementsAttr value,
-                                     std::vector<uint8_t> &out) {
+                                      std::vector<uint8_t> &out) {
   auto type = cast<ShapedType>(value.getType());
   Type element = type.getElementType();
   int64_t count = type.getNumElements();
@@ -385,7 +407,8 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
        << rt::Program::hostCpuTarget() << '\n'
        << hostCpuDescription() << '\n'
        << "O" << options.optLevel << (options.parallel ? " parallel" : "")
-       << '\n';
+       << (options.fuse ? " fuse" : "")
+       << (options.measureUnfused ? " unfused-figures" : "") << '\n';
     work->print(os);
     os << '\n' << weights.size() << '\n';
   }
@@ -452,17 +475,104 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
       return fail(CompileFailure::Internal);
     }
   }
+  // Fusion's effect, measured on a copy compiled without it.
+  uint32_t unfusedKernels = 0;
+  uint64_t unfusedBytes = 0;
+  if (options.measureUnfused && options.fuse) {
+    OwningOpRef<ModuleOp> unfused(
+        cast<ModuleOp>(work->getOperation()->clone()));
+    PassManager pm(context);
+    CPUPipelineOptions cpu;
+    cpu.fuse = false;
+    buildCPUBufferizationPipeline(pm, cpu);
+    if (failed(pm.run(*unfused)))
+      return fail(CompileFailure::Unsupported);
+    KernelFigures figures = kernelFigures(*unfused, functionName);
+    unfusedKernels = figures.kernels;
+    unfusedBytes = figures.bytes;
+  }
   {
     PassManager pm(context);
-    buildCPUBufferizationPipeline(pm);
+    CPUPipelineOptions cpu;
+    cpu.fuse = options.fuse;
+    buildCPUBufferizationPipeline(pm, cpu);
     if (failed(pm.run(*work)))
       return fail(CompileFailure::Unsupported);
   }
-  uint64_t temporaryBytes = 0;
+  // The kernels, in the order the function calls them, with their
+  // arguments as plan values; the arena is one more value.
+  func = work->lookupSymbol<func::FuncOp>(functionName);
+  std::vector<rt::PlanStep> steps;
+  std::vector<CPUKernel> kernels;
+  uint64_t arenaBytes = 0;
+  if (auto size = func->getAttrOfType<IntegerAttr>("nnc.arena_size")) {
+    arenaBytes = size.getInt();
+    rt::PlanValue arena;
+    arena.role = rt::ValueRole::Scratch;
+    arena.kind = rt::ValueKind::Buffer;
+    arena.name = "arena";
+    arena.dtype = rt::DType::U8;
+    arena.shape = {static_cast<int64_t>(arenaBytes)};
+    kernelArgs.push_back(values.size());
+    values.push_back(std::move(arena));
+  }
+  if (kernelArgs.size() != func.getNumArguments()) {
+    emitError(func.getLoc())
+        << "the lowered function has " << func.getNumArguments()
+        << " arguments, not " << kernelArgs.size();
+    return fail(CompileFailure::Internal);
+  }
+  for (auto call : func.getBody().front().getOps<func::CallOp>()) {
+    auto callee = work->lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee) {
+      emitError(call.getLoc())
+          << "kernel " << call.getCallee() << " is missing";
+      return fail(CompileFailure::Internal);
+    }
+    CPUKernel kernel;
+    kernel.function = callee.getName().str();
+    kernel.symbol = "nnc_kernel_" + std::to_string(kernels.size());
+    kernel.numPointers = call.getNumOperands();
+    rt::PlanStep step;
+    step.kernel = kernel.symbol;
+    for (Value operand : call.getOperands())
+      step.args.push_back(
+          kernelArgs[cast<BlockArgument>(operand).getArgNumber()]);
+    if (auto name = callee->getAttrOfType<StringAttr>("nnc.kernel_name"))
+      step.name = name.str();
+    if (auto detail = callee->getAttrOfType<StringAttr>("nnc.kernel_detail"))
+      step.detail = detail.str();
+    if (callee->hasAttr("nnc.library"))
+      step.kind = rt::StepKind::Library;
+    if (auto read = callee->getAttrOfType<IntegerAttr>("nnc.bytes_read"))
+      step.bytesRead = read.getInt();
+    if (auto written = callee->getAttrOfType<IntegerAttr>("nnc.bytes_written"))
+      step.bytesWritten = written.getInt();
+    steps.push_back(std::move(step));
+    kernels.push_back(std::move(kernel));
+  }
+  if (kernels.empty()) {
+    // Nothing to compute (every output is empty): the function itself is
+    // the one kernel.
+    CPUKernel kernel;
+    kernel.function = functionName.str();
+    kernel.symbol = "nnc_kernel_0";
+    kernel.numPointers = kernelArgs.size();
+    rt::PlanStep step;
+    step.kernel = kernel.symbol;
+    step.args = kernelArgs;
+    steps.push_back(std::move(step));
+    kernels.push_back(std::move(kernel));
+  } else {
+    // The function that calls the kernels has served its purpose: the plan
+    // calls them.
+    func.erase();
+  }
+  uint64_t kernelAllocBytes = 0;
   work->walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     if (type.hasStaticShape())
-      temporaryBytes +=
+      kernelAllocBytes +=
           type.getNumElements() *
           std::max<uint64_t>(1, type.getElementTypeBitWidth() / 8);
   });
@@ -476,28 +586,24 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
       return fail(CompileFailure::Internal);
   }
 
-  // Native code: the function becomes kernel `nnc_kernel_0`, taking one
-  // pointer per non-empty argument and then per non-empty result.
-  CPUKernel kernel;
-  kernel.function = functionName.str();
-  kernel.symbol = "nnc_kernel_0";
-  kernel.numPointers = kernelArgs.size();
+  // Native code: kernel function k becomes `nnc_kernel_<k>`, taking one
+  // pointer per argument.
   CPUCodegenResult code;
-  if (failed(generateSharedObject(*work, {kernel}, options.optLevel, code)))
+  if (failed(generateSharedObject(*work, kernels, options.optLevel, code)))
     return fail(CompileFailure::Internal);
 
   rt::Plan plan;
   plan.producer = compilerVersionString();
   plan.values = std::move(values);
-  rt::PlanStep step;
-  step.kernel = kernel.symbol;
-  step.args = kernelArgs;
-  plan.steps.push_back(std::move(step));
+  plan.steps = std::move(steps);
   plan.cpuFeatures = code.cpuFeatures;
   plan.needsOpenMP = code.usesOpenMP;
   plan.needsBlas = code.usesBlas;
   plan.libraryCalls = libraryCalls;
-  plan.temporaryBytes = temporaryBytes;
+  plan.temporaryBytes = arenaBytes;
+  plan.kernelAllocBytes = kernelAllocBytes;
+  plan.unfusedKernels = unfusedKernels;
+  plan.unfusedBytesMoved = unfusedBytes;
 
   rt::ExecutableWriter writer(rt::Program::hostCpuTarget());
   std::vector<uint8_t> planBytes = rt::serializePlan(plan);

@@ -1,9 +1,11 @@
 //===- Pipelines.cpp - the CPU lowering pipelines -------------------------===//
 //
-// nnc (static shapes) -> linalg on tensors -> memrefs with out-parameters
-// (large f32/f64 GEMMs becoming OpenBLAS calls) -> loops (parallel ones
-// through OpenMP) -> the LLVM dialect, with bare-pointer function arguments
-// so that a kernel takes one pointer per buffer.
+// nnc (static shapes) -> linalg on tensors, fused -> memrefs with
+// out-parameters (large f32/f64 GEMMs becoming OpenBLAS calls, sibling
+// elementwise ops fused), temporaries planned into one arena -> kernel
+// functions -> loops (parallel ones through OpenMP) -> the LLVM dialect,
+// with bare-pointer function arguments so that a kernel takes one pointer
+// per buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,21 +37,34 @@ void addPipeline(OpPassManager &pm, llvm::StringRef text) {
 
 } // namespace
 
-void nnc::buildCPUBufferizationPipeline(OpPassManager &pm) {
-  addPipeline(pm,
-              "canonicalize,cse,nnc-convert-to-linalg,canonicalize,cse,"
-              "linalg-fuse-elementwise-ops,canonicalize,"
-              // Inputs and weights are the caller's: read-only (marked by
-              // the compiler on the arguments). Results become
+void nnc::buildCPUBufferizationPipeline(OpPassManager &pm,
+                                        const CPUPipelineOptions &options) {
+  std::string fusion =
+      options.fuse ? "func.func(nnc-fuse-elementwise),canonicalize," : "";
+  std::string siblings =
+      options.fuse ? "func.func(nnc-fuse-siblings),cse," : "";
+  addPipeline(
+      pm, "canonicalize,cse,nnc-convert-to-linalg,canonicalize,cse," + fusion +
+              // Each accumulator filled where it is used, not copied.
+              "func.func(nnc-untie-fills),"
+              // Inputs and weights are the caller's: read-only (marked
+              // by the compiler on the arguments). Results become
               // out-parameters that the runtime allocates.
               "one-shot-bufferize{bufferize-function-boundaries=1 "
               "function-boundary-type-conversion=identity-layout-map},"
               "buffer-results-to-out-params{modify-public-functions=1 "
-              "hoist-static-allocs=1},"
+              "hoist-static-allocs=1},canonicalize,"
+              "func.func(nnc-strided-copy-to-linalg),"
+              // Large f32/f64 GEMMs call OpenBLAS, which the runtime
+              // opens.
+              "nnc-gemm-to-blas," +
+              siblings +
+              // Temporaries into one arena; whatever is left (dynamic
+              // or nested allocations) is freed where it dies.
+              "func.func(nnc-plan-memory),"
               "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-              "canonicalize,func.func(nnc-strided-copy-to-linalg),"
-              // Large f32/f64 GEMMs call OpenBLAS, which the runtime opens.
-              "nnc-gemm-to-blas");
+              "canonicalize,nnc-outline-kernels{horizontal=" +
+              (options.fuse ? "true" : "false") + "}");
 }
 
 void nnc::buildCPULoweringPipeline(OpPassManager &pm,
@@ -79,6 +94,9 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("Parallel loops through OpenMP"),
                         llvm::cl::init(true)};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse ops into kernels (off: one per op)"),
+                    llvm::cl::init(true)};
 };
 } // namespace
 
@@ -89,9 +107,10 @@ void nnc::registerCompilerPipelines() {
       "backend does (bufferization with out-parameters, bare-pointer "
       "arguments, OpenMP loops unless parallel=0)",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        nnc::buildCPUBufferizationPipeline(pm);
         nnc::CPUPipelineOptions cpu;
         cpu.parallel = options.parallel;
+        cpu.fuse = options.fuse;
+        nnc::buildCPUBufferizationPipeline(pm, cpu);
         nnc::buildCPULoweringPipeline(pm, cpu);
       });
 }

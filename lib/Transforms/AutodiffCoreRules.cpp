@@ -134,6 +134,23 @@ std::optional<LogicalResult> nnc::autodiff::coreRules(Rule &rule) {
         grads[0] = gb.unbroadcast(
             loc, gb.op<MatMulOp>(loc, g, gb.swapLastTwo(loc, operand(1))),
             lhsType);
+        auto gType = cast<RankedTensorType>(g.getType());
+        if (rhsType.getRank() == 2 && lhsType.getRank() > 2 &&
+            lhsType.hasStaticShape() && gType.hasStaticShape()) {
+          // A matrix applied to a batch ([..., M, K] x [K, N], a linear
+          // layer): db = a^T x g summed over the batch is one product over
+          // all rows, [K, P] x [P, N] with P = ... * M.
+          int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
+          int64_t n = gType.getDimSize(gType.getRank() - 1);
+          int64_t rows = lhsType.getNumElements() / std::max<int64_t>(k, 1);
+          Type et = lhsType.getElementType();
+          Value a2 = ReshapeOp::create(
+              b, loc, RankedTensorType::get({rows, k}, et), operand(0));
+          Value g2 = ReshapeOp::create(b, loc,
+                                       RankedTensorType::get({rows, n}, et), g);
+          grads[1] = gb.op<MatMulOp>(loc, gb.swapLastTwo(loc, a2), g2);
+          return success();
+        }
         grads[1] = gb.unbroadcast(
             loc, gb.op<MatMulOp>(loc, gb.swapLastTwo(loc, operand(0)), g),
             rhsType);

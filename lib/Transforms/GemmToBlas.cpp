@@ -17,7 +17,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <limits>
 
@@ -33,6 +36,7 @@ namespace {
 // CBLAS enumerators (cblas.h): CblasRowMajor, CblasNoTrans.
 constexpr int32_t kCblasRowMajor = 101;
 constexpr int32_t kCblasNoTrans = 111;
+constexpr int32_t kCblasTrans = 112;
 
 /// One operand as BLAS sees it: the last two dimensions form a row-major
 /// matrix with leading dimension `ld`; `batchStride` steps between matrices.
@@ -41,6 +45,9 @@ struct MatrixOperand {
   int64_t rows = 0, cols = 0;
   int64_t ld = 0;
   int64_t batchStride = 0;
+  /// The buffer holds the transpose of the operand (CblasTrans): `rows` and
+  /// `cols` are the operand's, `ld` the buffer's row stride.
+  bool transposed = false;
 };
 
 bool fitsInt32(int64_t v) {
@@ -74,6 +81,112 @@ std::optional<MatrixOperand> describe(Value value, int64_t rank) {
   if (m.batchStride < 0)
     return std::nullopt;
   return m;
+}
+
+/// The buffer `value` is a view of (itself if none).
+Value rootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+int64_t elementCount(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  return type.hasStaticShape() ? type.getNumElements() : -1;
+}
+
+/// Whether `value` is, views into, or is an address computed from
+/// `buffer` (a library call's pointer operands are).
+bool derivesFrom(Value value, Value buffer) {
+  SmallVector<Value> worklist = {value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (isa<MemRefType>(v.getType()) && rootBuffer(v) == buffer)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (def && def->getNumRegions() == 0 &&
+        (isMemoryEffectFree(def) || isa<ViewLikeOpInterface>(def)))
+      worklist.append(def->operand_begin(), def->operand_end());
+  }
+  return false;
+}
+
+/// Whether `op` may read or write `buffer` (through a view of it or an
+/// address into it).
+bool touches(Operation *op, Value buffer) {
+  if (op->getNumRegions() == 0 &&
+      (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op)))
+    return false;
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (!found && derivesFrom(v, buffer))
+        found = true;
+  });
+  return found;
+}
+
+/// The last op before `op` that touches `c`'s buffer, when it fills all of
+/// it with zeros: that fill can go, with beta = 0.
+linalg::FillOp zeroFillOf(Operation *op, Value c) {
+  Value root = rootBuffer(c);
+  Operation *prev = op->getPrevNode();
+  for (int steps = 0; prev && steps < 64 && !touches(prev, root); ++steps)
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return nullptr;
+  Value target = fill.getDpsInits()[0];
+  if (rootBuffer(target) != root || !isa<MemRefType>(root.getType()) ||
+      elementCount(target) < 0 || elementCount(target) != elementCount(c) ||
+      elementCount(root) != elementCount(c))
+    return nullptr;
+  return fill;
+}
+
+/// Whether an op strictly between `from` and `to` (same block) may touch
+/// `buffer`.
+bool touchedBetween(Operation *from, Operation *to, Value buffer) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (touches(op, buffer))
+      return true;
+  return false;
+}
+
+/// When `operand` of `op` is a temporary that only a `linalg.transpose` of
+/// its last two dimensions writes and only `op` reads, that transpose:
+/// BLAS can read its source transposed instead.
+linalg::TransposeOp absorbableTranspose(Operation *op, Value operand,
+                                        int64_t rank) {
+  auto alloc = operand.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return nullptr;
+  linalg::TransposeOp transpose;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == op || isa<memref::DeallocOp>(user))
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || t.getInit() != operand ||
+        t->getBlock() != op->getBlock() || !t->isBeforeInBlock(op))
+      return nullptr;
+    transpose = t;
+  }
+  if (!transpose)
+    return nullptr;
+  SmallVector<int64_t> swapLast;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    swapLast.push_back(d);
+  swapLast.append({rank - 1, rank - 2});
+  if (transpose.getPermutation() != ArrayRef<int64_t>(swapLast) ||
+      touchedBetween(transpose, op, operand) ||
+      touchedBetween(transpose, op, rootBuffer(transpose.getInput())))
+    return nullptr;
+  return transpose;
 }
 
 /// Declares `name` as an external function of `module` once.
@@ -146,7 +259,8 @@ public:
   }
 
   void call(func::FuncOp gemm, const MatrixOperand &a, const MatrixOperand &bm,
-            const MatrixOperand &c, Value aPtr, Value bPtr, Value cPtr) {
+            const MatrixOperand &c, Value aPtr, Value bPtr, Value cPtr,
+            bool accumulate, int64_t batches) {
     // One constant per distinct value (sizes and leading dimensions often
     // coincide).
     llvm::SmallDenseMap<int64_t, Value> ints;
@@ -157,11 +271,15 @@ public:
       return slot;
     };
     Value one = scalar(1.0);
-    Value noTrans = constant(kCblasNoTrans);
-    // C = 1 * A * B + 1 * C: linalg matmuls accumulate into their output.
+    Value beta = accumulate ? one : scalar(0.0);
+    auto trans = [&](const MatrixOperand &m) {
+      return constant(m.transposed ? kCblasTrans : kCblasNoTrans);
+    };
+    // C = A * B + beta * C: linalg matmuls accumulate into their output,
+    // unless it was just filled with zeros.
     SmallVector<Value> args = {constant(kCblasRowMajor),
-                               noTrans,
-                               noTrans,
+                               trans(a),
+                               trans(bm),
                                constant(a.rows),
                                constant(bm.cols),
                                constant(a.cols),
@@ -170,10 +288,15 @@ public:
                                constant(a.ld),
                                bPtr,
                                constant(bm.ld),
-                               one,
+                               beta,
                                cPtr,
                                constant(c.ld)};
-    func::CallOp::create(b, loc, gemm, args);
+    auto op = func::CallOp::create(b, loc, gemm, args);
+    int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+    op->setAttr("nnc.gemm", b.getDenseI64ArrayAttr({batches, a.rows, bm.cols,
+                                                    a.cols, elementBytes}));
+    if (accumulate)
+      op->setAttr("nnc.accumulate", b.getUnitAttr());
   }
 
 private:
@@ -199,21 +322,62 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
   /// Replaces `op` by CBLAS calls when it qualifies; leaves it otherwise.
   void rewrite(ModuleOp module, linalg::LinalgOp op) {
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
-    // Transposed or broadcast operands (explicit indexing maps) stay loops.
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-        matmul && matmul.hasUserDefinedMaps())
+    // Operands read transposed (their last two map results swapped) are
+    // CblasTrans; broadcast operands and other maps stay loops.
+    SmallVector<AffineMap> defaults =
+        batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(op.getContext())
+                : linalg::MatmulOp::getDefaultIndexingMaps(op.getContext());
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    if (maps.size() != 3 || maps[2] != defaults[2])
       return;
-    if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
-        batch && batch.hasUserDefinedMaps())
-      return;
+    bool readTransposed[2] = {false, false};
+    for (unsigned i = 0; i < 2; ++i) {
+      if (maps[i] == defaults[i])
+        continue;
+      SmallVector<AffineExpr> swapped(defaults[i].getResults());
+      std::swap(swapped[swapped.size() - 2], swapped.back());
+      if (maps[i] !=
+          AffineMap::get(defaults[i].getNumDims(), 0, swapped, op.getContext()))
+        return;
+      readTransposed[i] = true;
+    }
     if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
         op.getNumDpsInits() != 1)
       return;
     int64_t rank = batched ? 3 : 2;
+    // An operand that is a transpose made for this op alone is read
+    // transposed from its source.
+    SmallVector<linalg::TransposeOp> absorbed;
+    auto operand = [&](Value value,
+                       bool transposedMap) -> std::optional<MatrixOperand> {
+      std::optional<MatrixOperand> plain = describe(value, rank);
+      if (transposedMap) {
+        // The buffer holds the operand's transpose.
+        if (plain) {
+          std::swap(plain->rows, plain->cols);
+          plain->transposed = true;
+        }
+        return plain;
+      }
+      linalg::TransposeOp t = absorbableTranspose(op, value, rank);
+      std::optional<MatrixOperand> source =
+          t ? describe(t.getInput(), rank) : std::nullopt;
+      // One temporary read as both operands, or the transpose of the
+      // output's own buffer (BLAS's B and C must not alias), stays.
+      if (!source || llvm::is_contained(absorbed, t) ||
+          op.getDpsInputOperand(0)->get() == op.getDpsInputOperand(1)->get() ||
+          rootBuffer(t.getInput()) ==
+              rootBuffer(op.getDpsInitOperand(0)->get()))
+        return plain;
+      std::swap(source->rows, source->cols);
+      source->transposed = true;
+      absorbed.push_back(t);
+      return source;
+    };
     std::optional<MatrixOperand> a =
-        describe(op.getDpsInputOperand(0)->get(), rank);
+        operand(op.getDpsInputOperand(0)->get(), readTransposed[0]);
     std::optional<MatrixOperand> bm =
-        describe(op.getDpsInputOperand(1)->get(), rank);
+        operand(op.getDpsInputOperand(1)->get(), readTransposed[1]);
     std::optional<MatrixOperand> c =
         describe(op.getDpsInitOperand(0)->get(), rank);
     if (!a || !bm || !c)
@@ -228,6 +392,7 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
         static_cast<double>(minFlops))
       return;
 
+    linalg::FillOp zeroFill = zeroFillOf(op, c->memref);
     StringRef name = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
     func::FuncOp gemm = declareGemm(module, name, elementType);
     OpBuilder builder(op);
@@ -236,9 +401,11 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
     Value aBase = r.baseAddress(a->memref);
     Value bBase = r.baseAddress(bm->memref);
     Value cBase = r.baseAddress(c->memref);
+    bool accumulate = !zeroFill;
     if (!batched) {
       r.call(gemm, *a, *bm, *c, r.pointer(aBase, {}, *a),
-             r.pointer(bBase, {}, *bm), r.pointer(cBase, {}, *c));
+             r.pointer(bBase, {}, *bm), r.pointer(cBase, {}, *c), accumulate,
+             1);
     } else {
       int64_t batches = cast<MemRefType>(c->memref.getType()).getDimSize(0);
       auto loop = scf::ForOp::create(builder, loc, r.index(0), r.index(batches),
@@ -246,9 +413,19 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
       builder.setInsertionPoint(loop.getBody()->getTerminator());
       Value i = loop.getInductionVar();
       r.call(gemm, *a, *bm, *c, r.pointer(aBase, i, *a),
-             r.pointer(bBase, i, *bm), r.pointer(cBase, i, *c));
+             r.pointer(bBase, i, *bm), r.pointer(cBase, i, *c), accumulate,
+             batches);
     }
     op->erase();
+    if (zeroFill)
+      zeroFill->erase();
+    for (linalg::TransposeOp t : absorbed) {
+      auto alloc = t.getInit().getDefiningOp<memref::AllocOp>();
+      t->erase();
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        user->erase(); // deallocations
+      alloc->erase();
+    }
   }
 };
 

@@ -34,6 +34,13 @@ struct CompileOptions {
   bool parallel = true;
   /// Folder of the compile cache; empty turns the cache off.
   std::string cacheDir;
+  /// Fusion (elementwise producers into consumers, sibling and horizontal
+  /// fusion); off gives one kernel per op, for comparison.
+  bool fuse = true;
+  /// Also count the kernels and bytes moved of the same function compiled
+  /// without fusion (the plan's unfused figures; costs the MLIR passes once
+  /// more, no code generation).
+  bool measureUnfused = false;
 };
 
 /// Why a compile failed; the diagnostics say what and where.
@@ -71,8 +78,12 @@ compileForHostCPU(mlir::ModuleOp module, llvm::StringRef functionName,
 /// `nnc-lower-to-llvm` pipeline of nnc-opt.
 struct CPUPipelineOptions {
   bool parallel = true;
+  bool fuse = true;
 };
-void buildCPUBufferizationPipeline(mlir::OpPassManager &pm);
+/// nnc -> linalg -> fused, bufferized, memory-planned kernels (functions
+/// `<name>_k<i>` that the body of each function calls in order).
+void buildCPUBufferizationPipeline(mlir::OpPassManager &pm,
+                                   const CPUPipelineOptions &options = {});
 void buildCPULoweringPipeline(mlir::OpPassManager &pm,
                               const CPUPipelineOptions &options);
 void registerCompilerPipelines();

@@ -14,6 +14,9 @@
 
 namespace mlir {
 class ModuleOp;
+namespace affine {
+class AffineDialect;
+} // namespace affine
 namespace func {
 class FuncOp;
 } // namespace func

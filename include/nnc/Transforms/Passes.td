@@ -140,6 +140,170 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Fusion and memory planning
+//===----------------------------------------------------------------------===//
+
+def FuseElementwisePass : Pass<"nnc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise producers into their consumers";
+  let description = [{
+    linalg's elementwise fusion on tensors: an all-parallel `linalg.generic`
+    (or elementwise named op) whose result has one use is folded into the op
+    that uses it, its indexing composed into the consumer's maps. Pointwise
+    chains become one op, pointwise producers fold into reductions (softmax,
+    layer norm, losses and their gradients), and broadcasts and transposes
+    become indexing instead of copies. Reshapes are propagated past
+    elementwise ops. Unlike `linalg-fuse-elementwise-ops`, nothing is fused
+    into or out of a contraction or convolution (`linalg.matmul`,
+    `linalg.batch_matmul`, ...): fused, it would become a generic that only
+    runs as loops, where unfused it is a BLAS call that reads a transposed
+    operand in place (`--nnc-gemm-to-blas`).
+
+    ```mlir
+    %t = linalg.transpose ins(%w : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
+    %y = linalg.matmul ins(%x, %t : ...) outs(%acc : ...)   // stays a matmul
+    %a = linalg.generic ... { arith.addf }                  // %a, %b: one generic
+    %b = linalg.generic ins(%a ...) { arith.maximumf }
+    ```
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def UntieFillsPass : Pass<"nnc-untie-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every user of a linalg.fill its own fill";
+  let description = [{
+    CSE merges identical `linalg.fill`s of `tensor.empty` (every zero
+    accumulator of a function becomes one value). Bufferization then fills
+    one buffer and copies it into each accumulator before the op that
+    accumulates into it: a full extra pass over memory per user. This pass
+    clones the fill (and its `tensor.empty`) for every use but the first, so
+    that each accumulator is filled where it is written.
+
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf32>
+    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %a = linalg.reduce ... outs(%z : tensor<4x8xf32>)
+    %b = linalg.reduce ... outs(%z : tensor<4x8xf32>)
+    // the second reduce gets a fill of a tensor.empty of its own
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def FuseSiblingsPass : Pass<"nnc-fuse-siblings", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise ops over the same domain into one loop nest";
+  let description = [{
+    Runs on bufferized functions, before memory planning (buffers are
+    still told apart by their allocation). An all-parallel `linalg.generic`
+    with static loop ranges and projected-permutation maps moves down to the
+    next such generic over the same loop ranges within `window` ops that
+    touch memory, when no op in between writes a buffer it touches or reads
+    one it writes, and the two become one generic with the inputs and
+    outputs of both. The second may read an output of the first (through
+    the same value and permutation map: it takes the value the first
+    yields, from a register) and may write a buffer the first reads only at
+    the element the first reads in the same iteration. Siblings that read
+    the same tensors (Adam's moment and parameter updates) then read them
+    once, and every kernel they were is one.
+
+    ```mlir
+    linalg.generic {...} ins(%g, %m : ...) outs(%m_new : ...)     // m update
+    linalg.generic {...} ins(%g, %v : ...) outs(%v_new : ...)     // v update
+    // become
+    linalg.generic {...} ins(%g, %m, %g, %v : ...) outs(%m_new, %v_new : ...)
+    ```
+  }];
+  let options = [
+    Option<"window", "window", "int64_t", /*default=*/"96",
+           "How many ops that touch memory to look past for a sibling">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def PlanMemoryPass : Pass<"nnc-plan-memory", "mlir::func::FuncOp"> {
+  let summary = "Place every temporary at a static offset of one arena";
+  let description = [{
+    Runs on bufferized functions. Every `memref.alloc` in the function body
+    with a static shape and identity layout that does not escape (is not
+    returned, and no op other than side-effect-free ones without regions
+    derives a memref or address from it) is live from its first to its last
+    use, uses of its views included, counted in top-level ops of the body.
+    An all-parallel linalg op whose only result buffer starts its life at
+    the op may write over an input buffer of the same type and indexing map
+    that the op reads for the last time (`in-place`). The buffers are then
+    placed largest first, each at the lowest `alignment`-aligned offset of
+    the smallest gap left by the buffers already placed whose lifetimes
+    overlap its own (greedy by size, best fit). The arena becomes a new last
+    argument `memref<Nxi8>` marked `nnc.arena` (the function gets
+    `nnc.arena_size = N`); each allocation becomes a `memref.view` of it at
+    its offset, and its deallocations go away. Functions without such
+    allocations are left as they are.
+
+    ```mlir
+    func.func @f(%x: memref<256xf32>, %out: memref<256xf32>) {
+      %a = memref.alloc() : memref<256xf32>
+      linalg.exp ins(%x : memref<256xf32>) outs(%a : memref<256xf32>)
+      %b = memref.alloc() : memref<256xf32>
+      linalg.negf ins(%a : memref<256xf32>) outs(%b : memref<256xf32>)
+      linalg.exp ins(%b : memref<256xf32>) outs(%out : memref<256xf32>)
+      return
+    }
+    // becomes (%b takes %a's place: %a dies where %b is written)
+    func.func @f(%x: memref<256xf32>, %out: memref<256xf32>,
+                 %arena: memref<1024xi8> {nnc.arena})
+        attributes {nnc.arena_size = 1024 : i64} {
+      %a = memref.view %arena[%c0][] : memref<1024xi8> to memref<256xf32>
+      ...
+      %b = memref.view %arena[%c0][] : memref<1024xi8> to memref<256xf32>
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Alignment of every offset in bytes (a power of two)">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"true",
+           "Let elementwise ops write over an input that dies at them">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def OutlineKernelsPass : Pass<"nnc-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Split a bufferized function into kernel functions";
+  let description = [{
+    Runs on bufferized functions whose temporaries `--nnc-plan-memory` has
+    placed. Each op of the body that touches memory (a linalg op, a copy, a
+    library call or the loop around them) becomes a kernel: a public
+    function `<name>_k<i>` that takes the function arguments it reads or
+    writes (the arena included) and recomputes the views, constants and
+    addresses it needs. Two rules put several ops into one kernel: an
+    initializer (`linalg.fill` or `memref.copy`) goes with the op that next
+    writes the buffer it initialized, and ops that pass values other than
+    buffers to each other stay together. The body becomes one `func.call`
+    per kernel, in order. Kernels carry `nnc.kernel_name` (what they compute
+    and the source ops, from the names in their locations),
+    `nnc.kernel_detail` (every source op), `nnc.bytes_read` and
+    `nnc.bytes_written` (static estimates: each operand's bytes, library
+    GEMMs from their sizes) and `nnc.library` when they are library calls.
+    Public functions with a body are outlined; others are left alone.
+
+    With `horizontal`, consecutive kernels that are each one all-parallel
+    linalg op and do not depend on each other (neither reads nor writes a
+    buffer the other writes) become one kernel of up to `max-horizontal`
+    loop nests, like a multi-tensor apply: an optimizer's updates of many
+    small parameters run as one kernel.
+  }];
+  let options = [
+    Option<"horizontal", "horizontal", "bool", /*default=*/"true",
+           "Group independent elementwise kernels into one">,
+    Option<"maxHorizontal", "max-horizontal", "int64_t", /*default=*/"64",
+           "Most loop nests in one horizontally fused kernel">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Training
 //===----------------------------------------------------------------------===//
 

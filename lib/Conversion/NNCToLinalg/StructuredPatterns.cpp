@@ -344,6 +344,28 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
     return reshapeOpaque(b, loc, product, resultType.getShape());
   }
 
+  // [b..., M, K] x [b..., K, N] with the same static batch dimensions (the
+  // heads of attention) is one batch_matmul over their product.
+  if (lr == rr && lr > 3 && lt.hasStaticShape() && rt.hasStaticShape() &&
+      lt.getShape().drop_back(2) == rt.getShape().drop_back(2)) {
+    int64_t batch = 1;
+    for (int64_t d : lt.getShape().drop_back(2))
+      batch *= d;
+    int64_t m = lt.getDimSize(lr - 2), k = lt.getDimSize(lr - 1);
+    int64_t n = rt.getDimSize(rr - 1);
+    Value l3 = reshapeOpaque(b, loc, lhs, {batch, m, k});
+    Value r3 = reshapeOpaque(b, loc, rhs, {batch, k, n});
+    auto flatType = RankedTensorType::get({batch, m, n}, et);
+    Value flatInit = zeroFilled(
+        b, loc, flatType,
+        {b.getIndexAttr(batch), b.getIndexAttr(m), b.getIndexAttr(n)});
+    Value product =
+        linalg::BatchMatmulOp::create(b, loc, TypeRange{flatType},
+                                      ValueRange{l3, r3}, ValueRange{flatInit})
+            .getResult(0);
+    return reshapeOpaque(b, loc, product, resultType.getShape());
+  }
+
   Value init = zeroFilled(b, loc, resultType, dims);
   if (rank == 2)
     return linalg::MatmulOp::create(b, loc, TypeRange{resultType},

@@ -1,0 +1,295 @@
+//===- FuseSiblings.cpp - elementwise ops over one domain, one loop nest --===//
+//
+// Implements --nnc-fuse-siblings: two all-parallel linalg.generic ops on
+// buffers with the same static iteration domain become one generic with the
+// outputs of both, when the first can move down to the second. Siblings that
+// read the same inputs then read them once (an optimizer's moment and
+// parameter updates), and a consumer of the first's output reads it from a
+// register instead of memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace nnc {
+#define GEN_PASS_DEF_FUSESIBLINGSPASS
+#include "nnc/Transforms/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+
+/// Ops that only compute views, addresses or scalars.
+bool isInert(Operation *op) {
+  return op->getNumRegions() == 0 &&
+         (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op));
+}
+
+Value rootOf(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The buffers `value` may point into: memref roots reached backwards
+/// through views and address arithmetic.
+void collectRoots(Value value, llvm::SetVector<Value> &roots) {
+  SmallVector<Value> worklist = {value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (isa<MemRefType>(v.getType())) {
+      Value root = rootOf(v);
+      roots.insert(root);
+      if (Operation *def = root.getDefiningOp();
+          def && isInert(def) && !isa<memref::AllocOp>(def))
+        worklist.append(def->operand_begin(), def->operand_end());
+      continue;
+    }
+    if (Operation *def = v.getDefiningOp(); def && isInert(def))
+      worklist.append(def->operand_begin(), def->operand_end());
+  }
+}
+
+/// The buffers an op reads and writes (an op it cannot see into: every
+/// buffer it touches, both ways).
+struct Access {
+  llvm::SetVector<Value> reads, writes;
+};
+
+Access accessOf(Operation *op) {
+  Access access;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      linalgOp && linalgOp.hasPureBufferSemantics()) {
+    for (OpOperand *input : linalgOp.getDpsInputOperands())
+      collectRoots(input->get(), access.reads);
+    for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+      collectRoots(init.get(), access.writes);
+      collectRoots(init.get(), access.reads);
+    }
+    return access;
+  }
+  if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    collectRoots(copy.getSource(), access.reads);
+    collectRoots(copy.getTarget(), access.writes);
+    return access;
+  }
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      collectRoots(v, access.reads);
+      collectRoots(v, access.writes);
+    }
+  });
+  return access;
+}
+
+bool intersects(const llvm::SetVector<Value> &a,
+                const llvm::SetVector<Value> &b) {
+  return llvm::any_of(a, [&](Value v) { return b.contains(v); });
+}
+
+bool isCandidate(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.hasPureBufferSemantics() &&
+         generic.getNumLoops() == generic.getNumParallelLoops() &&
+         generic.getNumDpsInits() >= 1 && generic.hasPureBufferSemantics() &&
+         llvm::all_of(generic.getStaticLoopRanges(),
+                      [](int64_t r) { return !ShapedType::isDynamic(r); }) &&
+         llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation();
+         });
+}
+
+struct FuseSiblingsPass
+    : public nnc::impl::FuseSiblingsPassBase<FuseSiblingsPass> {
+  using FuseSiblingsPassBase::FuseSiblingsPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return;
+    Block &body = func.getBody().front();
+    // Each op in order looks for a sibling below; a fused op is visited
+    // again where it now stands.
+    Operation *op = &body.front();
+    while (op) {
+      Operation *next = op->getNextNode();
+      if (isCandidate(op)) {
+        auto generic = cast<linalg::GenericOp>(op);
+        Operation *second = findSibling(generic);
+        if (second) {
+          bool adjacent = next == second;
+          Operation *fused = fuse(generic, cast<linalg::GenericOp>(second));
+          if (adjacent)
+            next = fused;
+        }
+      }
+      op = next;
+    }
+  }
+
+  /// A sibling of `first` below it that `first` can move down to.
+  Operation *findSibling(linalg::GenericOp first) {
+    Access firstAccess = accessOf(first);
+    SmallVector<int64_t> ranges = first.getStaticLoopRanges();
+    int64_t seen = 0;
+    for (Operation *op = first->getNextNode(); op && seen < window;
+         op = op->getNextNode()) {
+      if (isInert(op) || op->hasTrait<OpTrait::IsTerminator>())
+        continue;
+      ++seen;
+      auto second = dyn_cast<linalg::GenericOp>(op);
+      if (second && isCandidate(second) &&
+          second.getStaticLoopRanges() == ranges && canFuse(first, second))
+        return second;
+      // `first` moves below `op`: `op` must not write what `first` touches
+      // nor read what it writes.
+      Access access = accessOf(op);
+      if (intersects(access.writes, firstAccess.reads) ||
+          intersects(access.writes, firstAccess.writes) ||
+          intersects(access.reads, firstAccess.writes))
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// Whether `second` may run in the same iteration as `first`: whatever it
+  /// reads of `first`'s outputs it reads at the element `first` wrote in
+  /// that iteration, and it writes nothing `first` touches except where
+  /// `first` reads the same element.
+  bool canFuse(linalg::GenericOp first, linalg::GenericOp second) {
+    llvm::SetVector<Value> firstWrites, firstReads;
+    for (OpOperand &init : first.getDpsInitsMutable())
+      collectRoots(init.get(), firstWrites);
+    for (OpOperand *input : first.getDpsInputOperands())
+      collectRoots(input->get(), firstReads);
+    // The same element through the same value and map, or nothing.
+    auto sameElement = [](linalg::GenericOp a, OpOperand &x,
+                          linalg::GenericOp b, OpOperand &y) {
+      return x.get() == y.get() &&
+             a.getMatchingIndexingMap(&x) == b.getMatchingIndexingMap(&y) &&
+             a.getMatchingIndexingMap(&x).isPermutation();
+    };
+    for (OpOperand *input : second.getDpsInputOperands()) {
+      llvm::SetVector<Value> roots;
+      collectRoots(input->get(), roots);
+      if (!intersects(roots, firstWrites))
+        continue;
+      bool forwarded =
+          llvm::any_of(first.getDpsInitsMutable(), [&](OpOperand &init) {
+            return sameElement(first, init, second, *input);
+          });
+      // Every operand of `first` on that buffer must be that very output.
+      bool other = llvm::any_of(first->getOpOperands(), [&](OpOperand &o) {
+        llvm::SetVector<Value> r;
+        collectRoots(o.get(), r);
+        return intersects(r, roots) && !sameElement(first, o, second, *input);
+      });
+      if (!forwarded || other)
+        return false;
+    }
+    for (OpOperand &init : second.getDpsInitsMutable()) {
+      llvm::SetVector<Value> roots;
+      collectRoots(init.get(), roots);
+      if (intersects(roots, firstWrites))
+        return false;
+      if (!intersects(roots, firstReads))
+        continue;
+      bool sameEverywhere =
+          llvm::all_of(first->getOpOperands(), [&](OpOperand &o) {
+            llvm::SetVector<Value> r;
+            collectRoots(o.get(), r);
+            return !intersects(r, roots) || sameElement(first, o, second, init);
+          });
+      if (!sameEverywhere)
+        return false;
+    }
+    return true;
+  }
+
+  /// One generic at `second`'s place computing both.
+  Operation *fuse(linalg::GenericOp first, linalg::GenericOp second) {
+    // Inputs of `second` that are outputs of `first` come from its yield.
+    SmallVector<int64_t> forwardedFrom(second.getNumDpsInputs(), -1);
+    for (auto [i, input] : llvm::enumerate(second.getDpsInputOperands()))
+      for (auto [k, init] : llvm::enumerate(first.getDpsInitsMutable()))
+        if (init.get() == input->get() &&
+            first.getMatchingIndexingMap(&init) ==
+                second.getMatchingIndexingMap(input))
+          forwardedFrom[i] = static_cast<int64_t>(k);
+
+    SmallVector<Value> inputs, outputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : first.getDpsInputOperands()) {
+      inputs.push_back(input->get());
+      maps.push_back(first.getMatchingIndexingMap(input));
+    }
+    for (auto [i, input] : llvm::enumerate(second.getDpsInputOperands()))
+      if (forwardedFrom[i] < 0) {
+        inputs.push_back(input->get());
+        maps.push_back(second.getMatchingIndexingMap(input));
+      }
+    for (OpOperand &init : first.getDpsInitsMutable()) {
+      outputs.push_back(init.get());
+      maps.push_back(first.getMatchingIndexingMap(&init));
+    }
+    for (OpOperand &init : second.getDpsInitsMutable()) {
+      outputs.push_back(init.get());
+      maps.push_back(second.getMatchingIndexingMap(&init));
+    }
+
+    OpBuilder builder(second);
+    Location loc = builder.getFusedLoc({first.getLoc(), second.getLoc()});
+    auto fused = linalg::GenericOp::create(
+        builder, loc, TypeRange{}, inputs, outputs, maps,
+        first.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location, ValueRange args) {
+          unsigned firstInputs = first.getNumDpsInputs();
+          unsigned allInputs = inputs.size();
+          Block *firstBody = first.getBody();
+          Block *secondBody = second.getBody();
+          IRMapping mapping;
+          for (unsigned i = 0; i < firstInputs; ++i)
+            mapping.map(firstBody->getArgument(i), args[i]);
+          for (unsigned k = 0; k < first.getNumDpsInits(); ++k)
+            mapping.map(firstBody->getArgument(firstInputs + k),
+                        args[allInputs + k]);
+          for (Operation &op : firstBody->without_terminator())
+            b.clone(op, mapping);
+          SmallVector<Value> yields;
+          for (Value v : firstBody->getTerminator()->getOperands())
+            yields.push_back(mapping.lookupOrDefault(v));
+          unsigned next = firstInputs;
+          for (unsigned i = 0; i < second.getNumDpsInputs(); ++i)
+            mapping.map(secondBody->getArgument(i),
+                        forwardedFrom[i] >= 0 ? yields[forwardedFrom[i]]
+                                              : args[next++]);
+          unsigned secondInits = allInputs + first.getNumDpsInits();
+          for (unsigned k = 0; k < second.getNumDpsInits(); ++k)
+            mapping.map(secondBody->getArgument(second.getNumDpsInputs() + k),
+                        args[secondInits + k]);
+          for (Operation &op : secondBody->without_terminator())
+            b.clone(op, mapping);
+          for (Value v : secondBody->getTerminator()->getOperands())
+            yields.push_back(mapping.lookupOrDefault(v));
+          linalg::YieldOp::create(b, loc, yields);
+        });
+    first->erase();
+    second->erase();
+    return fused;
+  }
+};
+
+} // namespace

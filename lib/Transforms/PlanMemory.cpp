@@ -1,0 +1,274 @@
+//===- PlanMemory.cpp - temporaries at static offsets of one arena --------===//
+//
+// Implements --nnc-plan-memory. After bufferization every temporary of a
+// function with static shapes is a `memref.alloc` in its body. This pass
+// computes when each one is live (from its first to its last use, through
+// every view of it), lets an elementwise op write its result over an operand
+// that dies at it (the compiler's `x.relu_()`), and places the buffers in one
+// byte arena with static offsets: greedy by size, best fit among the gaps
+// left by buffers whose lifetimes overlap. The arena becomes the function's
+// last argument, which the runtime allocates once and reuses for every run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace nnc {
+#define GEN_PASS_DEF_PLANMEMORYPASS
+#include "nnc/Transforms/Passes.h.inc"
+} // namespace nnc
+
+using namespace mlir;
+
+namespace {
+
+/// One planned buffer: a slot of the arena, holding one allocation or a
+/// chain of allocations that write in place over their predecessor.
+struct Slot {
+  int64_t size = 0;
+  int64_t first = 0, last = 0; // top-level op positions, inclusive
+  int64_t offset = -1;
+  SmallVector<memref::AllocOp> allocs;
+};
+
+int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+/// Bytes of a static memref type with an identity layout, or -1.
+int64_t staticBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isIntOrFloat())
+    return -1;
+  int64_t bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
+  using PlanMemoryPassBase::PlanMemoryPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return;
+    // A new argument would break the function's callers: only functions
+    // nothing in the module calls (entry points) are planned.
+    if (auto module = func->getParentOfType<ModuleOp>();
+        module && !SymbolTable::symbolKnownUseEmpty(func, module))
+      return;
+    if (alignment <= 0 || (alignment & (alignment - 1)) != 0) {
+      func.emitError() << "alignment must be a power of two, not "
+                       << static_cast<int64_t>(alignment);
+      return signalPassFailure();
+    }
+    Block &body = func.getBody().front();
+    DenseMap<Operation *, int64_t> position;
+    for (auto [i, op] : llvm::enumerate(body.getOperations()))
+      position[&op] = static_cast<int64_t>(i);
+
+    // Every value that is (a view of) a planned buffer, and the buffer.
+    DenseMap<Value, memref::AllocOp> owner;
+    SmallVector<Slot> slots;
+    DenseMap<Operation *, size_t> slotOf;
+    SmallVector<memref::DeallocOp> deallocs;
+    for (auto alloc : body.getOps<memref::AllocOp>()) {
+      int64_t bytes = staticBytes(alloc.getType());
+      if (bytes < 0 || !alloc.getDynamicSizes().empty() ||
+          !alloc.getSymbolOperands().empty())
+        continue;
+      Slot slot;
+      slot.size = std::max<int64_t>(bytes, 1);
+      slot.first = std::numeric_limits<int64_t>::max();
+      slot.last = -1;
+      bool escapes = false;
+      SmallVector<memref::DeallocOp> own;
+      SmallVector<Value> worklist = {alloc.getResult()};
+      while (!worklist.empty() && !escapes) {
+        Value value = worklist.pop_back_val();
+        owner[value] = alloc;
+        for (OpOperand &use : value.getUses()) {
+          Operation *user = use.getOwner();
+          if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+            own.push_back(dealloc);
+            continue;
+          }
+          if (isa<func::ReturnOp>(user)) {
+            escapes = true;
+            break;
+          }
+          // A memref (or address) coming out of anything else could alias
+          // the buffer beyond what this pass follows: leave it alone.
+          bool derives =
+              user->getNumRegions() == 0 &&
+              (isMemoryEffectFree(user) || isa<ViewLikeOpInterface>(user));
+          if (!derives && llvm::any_of(user->getResultTypes(), [](Type type) {
+                return !type.isIntOrIndexOrFloat();
+              })) {
+            escapes = true;
+            break;
+          }
+          Operation *top = body.findAncestorOpInBlock(*user);
+          int64_t at = position.lookup(top);
+          slot.first = std::min(slot.first, at);
+          slot.last = std::max(slot.last, at);
+          // Whatever a side-effect-free op derives from the buffer (views,
+          // its address) keeps the buffer alive while it is used.
+          if (derives)
+            for (Value result : user->getResults())
+              worklist.push_back(result);
+        }
+      }
+      if (escapes)
+        continue;
+      if (slot.last < 0) {
+        // Never used: nothing to place.
+        slot.first = slot.last = position.lookup(alloc);
+      }
+      slot.allocs.push_back(alloc);
+      slotOf[alloc] = slots.size();
+      slots.push_back(std::move(slot));
+      deallocs.append(own.begin(), own.end());
+    }
+    if (slots.empty())
+      return;
+
+    if (inPlace)
+      mergeInPlace(body, position, owner, slots, slotOf);
+
+    // Greedy by size, best fit: the largest slot first, each into the
+    // smallest gap between slots already placed whose lifetimes overlap it.
+    SmallVector<size_t> order;
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (!slots[i].allocs.empty())
+        order.push_back(i);
+    llvm::sort(order, [&](size_t a, size_t b) {
+      return slots[a].size != slots[b].size ? slots[a].size > slots[b].size
+                                            : a < b;
+    });
+    SmallVector<size_t> placed;
+    int64_t arenaSize = 0;
+    for (size_t i : order) {
+      Slot &slot = slots[i];
+      SmallVector<std::pair<int64_t, int64_t>> busy; // [offset, end)
+      for (size_t j : placed) {
+        const Slot &other = slots[j];
+        if (other.first <= slot.last && slot.first <= other.last)
+          busy.push_back({other.offset, other.offset + other.size});
+      }
+      llvm::sort(busy);
+      int64_t best = -1, bestGap = std::numeric_limits<int64_t>::max();
+      int64_t cursor = 0;
+      for (auto [begin, end] : busy) {
+        int64_t start = alignTo(cursor, alignment);
+        if (begin - start >= slot.size && begin - start < bestGap) {
+          best = start;
+          bestGap = begin - start;
+        }
+        cursor = std::max(cursor, end);
+      }
+      slot.offset = best >= 0 ? best : alignTo(cursor, alignment);
+      arenaSize = std::max(arenaSize, slot.offset + slot.size);
+      placed.push_back(i);
+    }
+    arenaSize = alignTo(arenaSize, alignment);
+
+    // Rewrite: the arena is a new last argument; every planned allocation
+    // a view of it.
+    MLIRContext *context = func.getContext();
+    auto arenaType = MemRefType::get({arenaSize}, IntegerType::get(context, 8));
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(
+            index, arenaType, DictionaryAttr::get(context), func.getLoc()))) {
+      func.emitError() << "cannot add the arena argument";
+      return signalPassFailure();
+    }
+    func.setArgAttr(index, "nnc.arena", UnitAttr::get(context));
+    func->setAttr("nnc.arena_size",
+                  IntegerAttr::get(IntegerType::get(context, 64), arenaSize));
+    Value arena = func.getArgument(index);
+    for (memref::DeallocOp dealloc : deallocs)
+      dealloc->erase();
+    for (Slot &slot : slots)
+      for (memref::AllocOp alloc : slot.allocs) {
+        OpBuilder builder(alloc);
+        Value shift = arith::ConstantIndexOp::create(builder, alloc.getLoc(),
+                                                     slot.offset);
+        auto view =
+            memref::ViewOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                   arena, shift, ValueRange{});
+        alloc.getResult().replaceAllUsesWith(view.getResult());
+        alloc->erase();
+      }
+  }
+
+  /// Lets an all-parallel linalg op write its result into the buffer of an
+  /// operand that it reads for the last time, element for element: the two
+  /// allocations share a slot.
+  void mergeInPlace(Block &body, DenseMap<Operation *, int64_t> &position,
+                    DenseMap<Value, memref::AllocOp> &owner,
+                    SmallVector<Slot> &slots,
+                    DenseMap<Operation *, size_t> &slotOf) {
+    for (Operation &op : body) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+      if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
+          linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
+          linalgOp.getNumDpsInits() != 1)
+        continue;
+      int64_t at = position.lookup(&op);
+      OpOperand *init = linalgOp.getDpsInitOperand(0);
+      auto initAlloc = init->get().getDefiningOp<memref::AllocOp>();
+      if (!initAlloc || !slotOf.count(initAlloc))
+        continue;
+      Slot &result = slots[slotOf[initAlloc]];
+      if (result.allocs.size() != 1 || result.first != at)
+        continue;
+      AffineMap initMap = linalgOp.getMatchingIndexingMap(init);
+      for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+        auto inputAlloc = input->get().getDefiningOp<memref::AllocOp>();
+        if (!inputAlloc || !slotOf.count(inputAlloc) ||
+            input->get().getType() != init->get().getType() ||
+            linalgOp.getMatchingIndexingMap(input) != initMap)
+          continue;
+        Slot &donor = slots[slotOf[inputAlloc]];
+        if (donor.last != at || &donor == &result)
+          continue;
+        // The op must read the donor through this operand only.
+        bool readElsewhere =
+            llvm::any_of(op.getOpOperands(), [&](OpOperand &o) {
+              return &o != input && owner.lookup(o.get()) == inputAlloc;
+            });
+        bool nestedUse = false;
+        op.walk([&](Operation *inner) {
+          if (inner == &op)
+            return;
+          for (Value v : inner->getOperands())
+            if (owner.lookup(v) == inputAlloc)
+              nestedUse = true;
+        });
+        if (readElsewhere || nestedUse)
+          continue;
+        donor.last = result.last;
+        donor.size = std::max(donor.size, result.size);
+        donor.allocs.push_back(initAlloc);
+        slotOf[initAlloc] = slotOf[inputAlloc];
+        result.allocs.clear();
+        break;
+      }
+    }
+  }
+};
+
+} // namespace
