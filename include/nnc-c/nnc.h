@@ -501,6 +501,12 @@ typedef struct nnc_compile_options_t {
   int32_t opt_level;
   /* Threads a run may use; 0 (the default) means every core. */
   int32_t num_threads;
+  /* Fuse ops into kernels (default 1); 0 compiles one kernel per op, to
+   * compare. */
+  int32_t fuse;
+  /* Nonzero: also count the kernels and bytes moved of the same function
+   * compiled without fusion (the stats' unfused figures; default 0). */
+  int32_t measure_unfused;
 } nnc_compile_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -516,6 +522,8 @@ nnc_compile_options_initialize(nnc_compile_options_t *options) {
   options->cache_dir = NULL;
   options->opt_level = 2;
   options->num_threads = 0;
+  options->fuse = 1;
+  options->measure_unfused = 0;
 }
 
 /* A compiled model for fixed input shapes, loaded and ready to run: native
@@ -582,6 +590,18 @@ typedef struct nnc_executable_stats_t {
   uint64_t peak_memory_bytes; /* inputs + outputs + weights + temporaries */
   double compile_seconds;     /* 0 when loaded from a file */
   int32_t from_cache;         /* nonzero when the compile cache supplied it */
+  /* The arena holding every temporary at a planned offset, allocated once
+   * per executable (per concurrent run) and reused. */
+  uint64_t arena_bytes;
+  /* Bytes the kernels still allocate themselves on every run (not planned:
+   * dynamic or nested temporaries); 0 when everything is planned. */
+  uint64_t kernel_alloc_bytes;
+  /* Bytes the kernels read plus bytes they write per run (static estimate:
+   * every operand of every loop nest once, GEMMs from their sizes). */
+  uint64_t bytes_moved;
+  /* The same without fusion, when compiled with measure_unfused (else 0). */
+  uint32_t unfused_kernel_count;
+  uint64_t unfused_bytes_moved;
 } nnc_executable_stats_t;
 
 /* Fills `*out_stats` (caller sets struct_size first). Thread-safe. */
@@ -883,6 +903,14 @@ typedef struct nnc_step_info_t {
 NNC_API_EXPORT nnc_status_t nnc_trainer_step(
     nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
     nnc_step_info_t *out_info);
+
+/* Figures of the executable that ran the most recent nnc_trainer_step (the
+ * training step, or the gradient step when accumulating) for its batch
+ * shape: kernels, arena, bytes moved, and the unfused figures when the
+ * trainer's compile options ask for them. NOT_FOUND before the first
+ * step. `out_stats->struct_size` must be set first. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_step_stats(
+    const nnc_trainer_t *trainer, nnc_executable_stats_t *out_stats);
 
 /* Computes, without updating anything, the loss and the gradient of every
  * trainable parameter (in nnc_trainer_parameter order of the trainable

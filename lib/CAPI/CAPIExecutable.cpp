@@ -113,6 +113,8 @@ nnc_status_t checkCompileOptions(const char *fn,
                                    std::to_string(options->num_threads) +
                                    "; it must be 0 (all cores) or more");
   out.optLevel = options->opt_level;
+  out.fuse = options->fuse != 0;
+  out.measureUnfused = options->measure_unfused != 0;
   out.parallel = options->num_threads != 1;
   out.cacheDir = options->cache_dir ? std::string(options->cache_dir)
                                     : nnc::defaultCacheDir();
@@ -419,7 +421,9 @@ nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
     const rt::Plan &plan = program.plan();
     uint64_t ioBytes = 0;
     for (const rt::PlanValue &value : plan.values) {
-      if (value.role == rt::ValueRole::Weight)
+      // Weights and the arena are counted below.
+      if (value.role == rt::ValueRole::Weight ||
+          value.role == rt::ValueRole::Scratch)
         continue;
       int64_t elements = 0;
       size_t bytes = 0;
@@ -432,10 +436,19 @@ nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
     out_stats->library_calls = plan.libraryCalls;
     out_stats->code_bytes = program.codeBytes();
     out_stats->weight_bytes = program.weightBytes();
-    out_stats->peak_memory_bytes =
-        ioBytes + program.weightBytes() + plan.temporaryBytes;
+    out_stats->peak_memory_bytes = ioBytes + program.weightBytes() +
+                                   program.scratchBytes() +
+                                   plan.kernelAllocBytes;
     out_stats->compile_seconds = executable->compileSeconds;
     out_stats->from_cache = executable->fromCache ? 1 : 0;
+    out_stats->arena_bytes = program.scratchBytes();
+    out_stats->kernel_alloc_bytes = plan.kernelAllocBytes;
+    uint64_t moved = 0;
+    for (const rt::PlanStep &step : plan.steps)
+      moved += step.bytesRead + step.bytesWritten;
+    out_stats->bytes_moved = moved;
+    out_stats->unfused_kernel_count = plan.unfusedKernels;
+    out_stats->unfused_bytes_moved = plan.unfusedBytesMoved;
     return nullptr;
   });
 }

@@ -65,7 +65,9 @@ rt::TensorRef refOf(const rt::HostTensor &tensor) {
 }
 
 rt::Status scalar(rt::DType dtype, double value, rt::HostTensor &out) {
-  rt::Status status = rt::HostTensor::create(dtype, {}, out);
+  rt::Status status;
+  if (!out.data() || out.dtype() != dtype || out.rank() != 0)
+    status = rt::HostTensor::create(dtype, {}, out);
   if (!status.isOk())
     return status;
   if (dtype == rt::DType::F64)
@@ -323,11 +325,10 @@ nnc_status_t nnc_trainer_s::run(const char *fn, TrainFunction &function,
                                 std::vector<rt::HostTensor> &out,
                                 bool &compiled) {
   compiled = false;
-  rt::HostTensor scaleTensor, lrTensor, seedTensor;
   rt::Status status = scalar(lossType, scale, scaleTensor);
   if (status.isOk())
     status = scalar(lossType, lr, lrTensor);
-  if (status.isOk())
+  if (status.isOk() && !seedTensor.data())
     status = rt::HostTensor::create(rt::DType::I64, {}, seedTensor);
   if (status.isOk()) {
     // Each micro-batch gets its own key: SplitMix64 of the seed and the
@@ -390,6 +391,10 @@ nnc_status_t nnc_trainer_s::run(const char *fn, TrainFunction &function,
     }
     compiled = true;
   }
+  if (&function == &step || &function == &grad)
+    lastStep = executable.get();
+  // The previous generation of the outputs, if any, is written in place.
+  out.swap(function.spare[key]);
   status = executable->program->run(refs, out, executable->threads);
   if (!status.isOk())
     return convertStatus(fn, status);

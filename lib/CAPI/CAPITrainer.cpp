@@ -129,12 +129,13 @@ void takeResults(nnc_trainer_s &t, const TrainFunction &f,
     case Sink::Slot:
       // Parameters and state are left as they were on a skipped step
       // anyway (the kernel selects the old values), running statistics too.
+      // The replaced tensors stay in `outputs` for the next run to write.
       if (applyUpdates && !found)
-        t.slots[target.index].value->storage = std::move(outputs[k]);
+        std::swap(t.slots[target.index].value->storage, outputs[k]);
       break;
     case Sink::State:
       if (applyUpdates)
-        t.state[target.index] = std::move(outputs[k]);
+        std::swap(t.state[target.index], outputs[k]);
       break;
     case Sink::Gradient:
       if (gradients)
@@ -409,6 +410,7 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
         return s;
       takeResults(t, t.step, outputs, /*applyUpdates=*/true, loss, found,
                   nullptr);
+      nnc_trainer_s::recycle(t.step, key, outputs);
       applied = true;
     } else {
       std::vector<rt::HostTensor> gradients(t.trainable.size());
@@ -439,6 +441,7 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
         double unused = 0;
         takeResults(t, t.apply, applied_outputs, /*applyUpdates=*/true, unused,
                     found, nullptr);
+        nnc_trainer_s::recycle(t.apply, Shapes{}, applied_outputs);
         compiled |= applyCompiled;
         t.microSteps = 0;
         t.accumulated.clear();
@@ -569,3 +572,14 @@ int64_t nnc_trainer_step_count(const nnc_trainer_t *trainer) {
 void nnc_trainer_destroy(nnc_trainer_t *trainer) { delete trainer; }
 
 } // extern "C"
+
+nnc_status_t nnc_trainer_step_stats(const nnc_trainer_t *trainer,
+                                    nnc_executable_stats_t *out_stats) {
+  static const char *fn = "nnc_trainer_step_stats";
+  if (!trainer)
+    return makeStatus(NNC_STATUS_INVALID_ARGUMENT, fn,
+                      "argument 'trainer' is NULL");
+  if (!trainer->lastStep)
+    return makeStatus(NNC_STATUS_NOT_FOUND, fn, "no training step has run yet");
+  return nnc_executable_stats(trainer->lastStep, out_stats);
+}

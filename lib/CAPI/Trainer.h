@@ -51,6 +51,10 @@ struct TrainFunction {
   std::vector<Binding> arguments;
   std::vector<Target> results;
   std::map<Shapes, std::unique_ptr<nnc_executable_s>> executables;
+  /// Per shape, the previous generation of the outputs (the buffers the
+  /// results replaced), written in place by the next run: steps allocate
+  /// no tensors.
+  std::map<Shapes, std::vector<nnc::runtime::HostTensor>> spare;
 };
 
 struct Slot {
@@ -119,6 +123,16 @@ struct nnc_trainer_s {
                    const std::vector<nnc::runtime::HostTensor> *gradients,
                    double scale, double lr,
                    std::vector<nnc::runtime::HostTensor> &out, bool &compiled);
+  /// Keeps what `takeResults` left in `outputs` of `function`'s run with
+  /// `key` for the next run to write into.
+  static void recycle(TrainFunction &function, const Shapes &key,
+                      std::vector<nnc::runtime::HostTensor> &outputs) {
+    function.spare[key].swap(outputs);
+  }
+  /// The executable of the latest step (for nnc_trainer_step_stats).
+  const nnc_executable_s *lastStep = nullptr;
+  /// Scalars fed to every run, kept to avoid allocating them per step.
+  nnc::runtime::HostTensor scaleTensor, lrTensor, seedTensor;
 };
 
 namespace nnc::capi::train {

@@ -83,6 +83,10 @@ output:
                            .jsonl)
   --profile                at the end, a table of the time per kernel,
                            compile, step, data wait and checkpoint write
+  --report                 the training step's figures: kernels, library
+                           calls, arena and peak bytes, bytes moved, and the
+                           same unfused; host peak RSS
+  --no-fuse                compile one kernel per op (to compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
   --progress auto|bar|lines|none    (auto: a bar on a terminal, else lines)
   --log-every N            steps between progress lines (default: 10 lines
@@ -156,7 +160,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--label-column",
                                                "--trace"};
   static const std::set<std::string> flags = {
-      "--no-shuffle", "--drop-last", "--nesterov", "--quiet", "--profile"};
+      "--no-shuffle", "--drop-last", "--nesterov", "--quiet",
+      "--profile",    "--report",    "--no-fuse"};
   Args args;
   bool help = false;
   Failure failure;
@@ -514,6 +519,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                          " skipped for non-finite gradients")
                             .c_str()
                       : "");
+  if (args.switches.count("--report"))
+    printStepReport(trainer.get());
   std::printf("final loss: %.6g\n", lastLoss);
   if (evalLoader) {
     double metric = 0;

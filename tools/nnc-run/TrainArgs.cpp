@@ -310,7 +310,38 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
   if (!parseInt(args, "--threads", 0, threads, failure))
     return false;
   c.num_threads = static_cast<int32_t>(threads);
+  // Flags only `train` takes; absent elsewhere.
+  c.fuse = args.switches.count("--no-fuse") ? 0 : 1;
+  c.measure_unfused = args.switches.count("--report") && c.fuse;
   return true;
+}
+
+void printStepReport(const nnc_trainer_t *trainer) {
+  nnc_executable_stats_t stats;
+  std::memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  if (nnc_status_t status = nnc_trainer_step_stats(trainer, &stats)) {
+    std::fprintf(stderr, "nnc-run: warning: no report: %s\n",
+                 takeMessage(status).c_str());
+    return;
+  }
+  std::printf("training step report:\n");
+  std::printf("  kernels: %u\n", stats.kernel_count);
+  std::printf("  library calls: %u\n", stats.library_calls);
+  std::printf("  peak memory bytes: %llu\n",
+              static_cast<unsigned long long>(stats.peak_memory_bytes));
+  std::printf("  arena bytes: %llu\n",
+              static_cast<unsigned long long>(stats.arena_bytes));
+  std::printf("  kernel allocation bytes: %llu\n",
+              static_cast<unsigned long long>(stats.kernel_alloc_bytes));
+  std::printf("  bytes moved: %llu\n",
+              static_cast<unsigned long long>(stats.bytes_moved));
+  if (stats.unfused_kernel_count)
+    std::printf("  unfused: %u kernels, %llu bytes moved\n",
+                stats.unfused_kernel_count,
+                static_cast<unsigned long long>(stats.unfused_bytes_moved));
+  std::printf("  host peak RSS bytes: %llu\n",
+              static_cast<unsigned long long>(hostPeakRssBytes()));
 }
 
 bool makeTrainer(const Args &args, nnc_model_t *model,

@@ -46,7 +46,10 @@ options:
                            outputs, else output_<k>) instead of printing a
                            summary
   --save-compiled FILE     save the executable (.nncx)
-  --report                 print the executable's figures
+  --report                 print the executable's figures (kernels, library
+                           calls, memory, bytes moved, and the kernels and
+                           bytes moved the same model would take unfused)
+  --no-fuse                compile one kernel per op (to compare)
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -74,6 +77,7 @@ struct Options {
   std::string output;
   std::string saveCompiled;
   bool report = false;
+  bool noFuse = false;
   long bench = 0;
   bool hasCacheDir = false;
   std::string cacheDir;
@@ -128,6 +132,12 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       if (!noValue())
         return false;
       (name == "--report" ? options.report : options.profile) = true;
+      continue;
+    }
+    if (name == "--no-fuse") {
+      if (!noValue())
+        return false;
+      options.noFuse = true;
       continue;
     }
     static const std::set<std::string> valued = {"--input",
@@ -379,6 +389,8 @@ bool compileModel(const Options &options, const GivenInputs &given,
     compileOptions.cache_dir = options.cacheDir.c_str();
   if (options.hasThreads)
     compileOptions.num_threads = static_cast<int32_t>(options.threads);
+  compileOptions.fuse = options.noFuse ? 0 : 1;
+  compileOptions.measure_unfused = options.report && !options.noFuse;
   nnc_executable_t *rawExecutable = nullptr;
   if (nnc_status_t status =
           nnc_model_compile(model.get(), &compileOptions, shapes.size(),
@@ -467,6 +479,16 @@ void printReport(nnc_executable_t *executable) {
               static_cast<unsigned long long>(stats.weight_bytes));
   std::printf("  peak memory bytes: %llu\n",
               static_cast<unsigned long long>(stats.peak_memory_bytes));
+  std::printf("  arena bytes: %llu\n",
+              static_cast<unsigned long long>(stats.arena_bytes));
+  std::printf("  kernel allocation bytes: %llu\n",
+              static_cast<unsigned long long>(stats.kernel_alloc_bytes));
+  std::printf("  bytes moved: %llu\n",
+              static_cast<unsigned long long>(stats.bytes_moved));
+  if (stats.unfused_kernel_count)
+    std::printf("  unfused: %u kernels, %llu bytes moved\n",
+                stats.unfused_kernel_count,
+                static_cast<unsigned long long>(stats.unfused_bytes_moved));
   std::printf("  compile seconds: %.3f\n", stats.compile_seconds);
   std::printf("  from cache: %s\n", stats.from_cache ? "yes" : "no");
   std::printf("  host peak RSS bytes: %llu\n",
