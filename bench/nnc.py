@@ -1,11 +1,12 @@
 #===- bench/nnc.py - a ctypes binding of the parts of nnc's C API ---------===#
 #
 # The functions of include/nnc-c/nnc.h that the benchmark harness needs:
-# contexts, ONNX import and MLIR parsing, compilation, executables, host
-# tensors and trainers. The structs mirror the header field for field; the
-# header's static inline `_initialize` functions are redone here with the
-# same defaults, struct_size stamped with ctypes.sizeof. Every status is
-# checked and turned into NNCError carrying its code name and message.
+# contexts, ONNX import and MLIR parsing, compilation, executables and their
+# stats, host tensors, and trainers with the stats of their step. The structs
+# mirror the header field for field; the header's static inline `_initialize`
+# functions are redone here with the same defaults, struct_size stamped with
+# ctypes.sizeof. Every status is checked and turned into NNCError carrying
+# its code name and message.
 #
 #===----------------------------------------------------------------------===#
 
@@ -70,12 +71,15 @@ class CompileOptions(ctypes.Structure):
                 ("precision", _c_enum),
                 ("cache_dir", ctypes.c_char_p),
                 ("opt_level", ctypes.c_int32),
-                ("num_threads", ctypes.c_int32)]
+                ("num_threads", ctypes.c_int32),
+                ("fuse", ctypes.c_int32),
+                ("measure_unfused", ctypes.c_int32)]
 
-    def __init__(self, cache_dir=None, num_threads=0, opt_level=2):
+    def __init__(self, cache_dir=None, num_threads=0, opt_level=2, fuse=1,
+                 measure_unfused=0):
         super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION, None,
                          0, None if cache_dir is None else cache_dir.encode(),
-                         opt_level, num_threads)
+                         opt_level, num_threads, fuse, measure_unfused)
 
 
 class TrainOptions(ctypes.Structure):
@@ -144,7 +148,19 @@ class ExecutableStats(ctypes.Structure):
                 ("weight_bytes", ctypes.c_uint64),
                 ("peak_memory_bytes", ctypes.c_uint64),
                 ("compile_seconds", ctypes.c_double),
-                ("from_cache", ctypes.c_int32)]
+                ("from_cache", ctypes.c_int32),
+                ("arena_bytes", ctypes.c_uint64),
+                ("kernel_alloc_bytes", ctypes.c_uint64),
+                ("bytes_moved", ctypes.c_uint64),
+                ("unfused_kernel_count", ctypes.c_uint32),
+                ("unfused_bytes_moved", ctypes.c_uint64)]
+
+    @classmethod
+    def empty(cls):
+        """A struct with struct_size set, to be filled by nnc."""
+        s = cls()
+        s.struct_size = ctypes.sizeof(cls)
+        return s
 
 
 class StepInfo(ctypes.Structure):
@@ -203,6 +219,7 @@ _SIGNATURES = {
                                 ctypes.POINTER(CompileOptions), _pp]),
     "nnc_trainer_data_count": (_size, [_p]),
     "nnc_trainer_step": (_p, [_p, _size, _pp, ctypes.POINTER(StepInfo)]),
+    "nnc_trainer_step_stats": (_p, [_p, ctypes.POINTER(ExecutableStats)]),
     "nnc_trainer_destroy": (None, [_p]),
 }
 
@@ -360,8 +377,7 @@ class Executable:
         self.lib, self.handle = lib, handle
 
     def stats(self):
-        s = ExecutableStats()
-        s.struct_size = ctypes.sizeof(ExecutableStats)
+        s = ExecutableStats.empty()
         self.lib.call("nnc_executable_stats", self.handle, ctypes.byref(s))
         return s
 
@@ -398,6 +414,13 @@ class Trainer:
         self.lib.call("nnc_trainer_step", self.handle, len(data),
                       _handles(data), ctypes.byref(info))
         return info
+
+    def step_stats(self):
+        """The ExecutableStats of the executable that ran the latest step
+        (NNCError "not found" before the first)."""
+        s = ExecutableStats.empty()
+        self.lib.call("nnc_trainer_step_stats", self.handle, ctypes.byref(s))
+        return s
 
     def close(self):
         if self.handle:

@@ -3,19 +3,22 @@
 #
 # Times inference and one training step (cross-entropy, Adam) of the models
 # bench/export_models.py exports, nnc against PyTorch eager in the same
-# process, on the same batch and weights and the same thread count, and
-# writes a Markdown report (docs/benchmarks.md). bench/README.md says how to
-# run it and what the figures mean.
+# process, on the same batch and weights and the same thread count; reports
+# nnc's fusion figures (kernels, bytes moved, with and without fusion) and
+# both sides' peak memory; and writes a Markdown report (docs/benchmarks.md).
+# bench/README.md says how to run it and what the figures mean.
 #
 #===----------------------------------------------------------------------===#
-"""nnc vs PyTorch eager: inference and training-step times.
+"""nnc vs PyTorch eager: inference and training-step times, fusion, memory.
 
   /usr/bin/python3 bench/run.py [--models a,b] [--steps N] [--out FILE]
                                 [--models-dir DIR] [--nnc-lib PATH] [--smoke]
 
 --smoke needs neither PyTorch nor exported models: it writes a small MLP
 (mlp_digits' shape, NumPy weights) as MLIR, and compiles, runs and trains it
-at batch 4 for 2 timed steps, checking nnc's output against NumPy.
+at batch 4 for 2 timed steps, checking nnc's output against NumPy, and
+prints the fusion figures of both executables (and, when PyTorch is there,
+checks the PyTorch peak-memory measurement on tensors of known sizes).
 """
 
 import argparse
@@ -70,7 +73,11 @@ def try_import_torch():
 
 
 def compile_options(cache_dir):
-    return nnc.CompileOptions(cache_dir=cache_dir, num_threads=THREADS)
+    # measure_unfused: the stats also count the kernels and bytes moved of
+    # the function compiled without fusion (the MLIR passes once more, no
+    # code generation; part of the cold compile times reported).
+    return nnc.CompileOptions(cache_dir=cache_dir, num_threads=THREADS,
+                              measure_unfused=1)
 
 
 def median_ms(times):
@@ -104,9 +111,106 @@ def alternate(fns, steps, budget):
     return times, n
 
 
+def fusion_figures(stats):
+    """The fusion and memory figures of an nnc.ExecutableStats, as a dict."""
+    return {
+        "kernels": stats.kernel_count,
+        "unfused_kernels": stats.unfused_kernel_count,
+        "bytes_moved": stats.bytes_moved,
+        "unfused_bytes_moved": stats.unfused_bytes_moved,
+        "arena": stats.arena_bytes,
+        "kernel_alloc": stats.kernel_alloc_bytes,
+        "peak": stats.peak_memory_bytes,
+    }
+
+
+def cut(unfused, fused):
+    """How much fusion removed, in percent of the unfused figure."""
+    return 100.0 * (1 - fused / unfused) if unfused else None
+
+
+def describe_fusion(fig):
+    return ("kernels %d unfused -> %d fused, bytes moved %d unfused -> %d "
+            "fused, arena %d bytes, kernel allocations %d bytes, "
+            "peak %d bytes" % (
+                fig["unfused_kernels"], fig["kernels"],
+                fig["unfused_bytes_moved"], fig["bytes_moved"],
+                fig["arena"], fig["kernel_alloc"], fig["peak"]))
+
+
 def short_error(e):
     text = str(e).strip().replace("\n", " ").replace("|", "\\|")
     return text if len(text) <= 400 else text[:400] + "..."
+
+
+# ---------------------------------------------------------------------------
+# PyTorch's peak memory
+# ---------------------------------------------------------------------------
+
+
+def torch_bytes(tensors):
+    """Bytes of the distinct storages under `tensors` (None skipped)."""
+    storages = {}
+    for t in tensors:
+        if t is not None:
+            storage = t.storage()
+            storages[storage.data_ptr()] = storage.nbytes()
+    return sum(storages.values())
+
+
+def torch_peak_growth(torch, fn):
+    """Runs fn() once under torch.profiler (CPU, profile_memory) and returns
+    (peak, net): the highest running sum, starting at 0, of the CPU
+    allocator's memory events (+bytes per allocation, -bytes per free) in
+    time order, i.e. the most bytes live at once during the call beyond
+    those live at its start; and the sum at its end."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU],
+                 profile_memory=True) as prof:
+        fn()
+    # The raw events, one per allocation or free with its own timestamp
+    # (profiler_util's function_events folds them into the enclosing op).
+    # They come in time order; the stable sort only makes sure of it.
+    cpu = torch._C._autograd.DeviceType.CPU
+    events = sorted((e for e in prof.profiler.kineto_results.events()
+                     if e.name() == "[memory]" and e.device_type() == cpu),
+                    key=lambda e: e.start_us())
+    live = peak = 0
+    for e in events:
+        live += e.nbytes()
+        peak = max(peak, live)
+    return peak, live
+
+
+def torch_peak(torch, fn, tensors):
+    """PyTorch's peak bytes over one call of fn(): the bytes of `tensors`
+    (what is live when the call starts) plus the peak growth during it.
+    Returns (peak, at_start, growth, net)."""
+    at_start = torch_bytes(tensors)
+    growth, net = torch_peak_growth(torch, fn)
+    return at_start + growth, at_start, growth, net
+
+
+def check_torch_peak(torch):
+    """The measurement on a case with a known answer: 1 MB live before the
+    call; inside it, 4 MB, 2 MB, free the 4, 1 MB, 8 MB (11 MB at once),
+    free all. Expected peak 12 MB, growth 11 MB, net 0."""
+    base = torch.empty(250000)
+
+    def fn():
+        a = torch.empty(1000000)
+        b = torch.empty(500000)
+        del a
+        c = torch.empty(250000)
+        d = torch.empty(2000000)
+        del b, c, d
+    fn()
+    peak, at_start, growth, net = torch_peak(torch, fn, [base])
+    ok = (peak, at_start, growth, net) == (12000000, 1000000, 11000000, 0)
+    print("torch peak check: peak %d = %d at start + %d growth (net %d); "
+          "expected 12000000 = 1000000 + 11000000 (net 0): %s" % (
+              peak, at_start, growth, net, "ok" if ok else "MISMATCH"))
+    return ok
 
 
 # ---------------------------------------------------------------------------
@@ -129,6 +233,19 @@ def torch_model(torch, onnx_name, models_dir, proto):
         raise RuntimeError("weights missing from the ONNX file: %s" % missing)
     model.load_state_dict({k: state.get(k, v) for k, v in own.items()})
     return model
+
+
+def measure_torch_peak(torch, row, phase, fn, live):
+    try:
+        peak, at_start, growth, net = torch_peak(torch, fn, live)
+    except Exception as e:  # noqa: BLE001 - recorded in the report
+        row[phase + "_torch_peak_error"] = short_error(e)
+        print("  PyTorch peak (%s) failed: %s" % (phase, e), flush=True)
+        return
+    row[phase + "_torch_peak"] = peak
+    print("  PyTorch %s peak: %d bytes = %d live at start + %d growth "
+          "(net %d at the end)" % (phase, peak, at_start, growth, net),
+          flush=True)
 
 
 def bench_case(lib, torch, case, args, row):
@@ -169,6 +286,9 @@ def bench_case(lib, torch, case, args, row):
             row["kernels"], row["library_calls"] = s.kernel_count, s.library_calls
             row["peak_mb"] = s.peak_memory_bytes / 2**20
             row["code_kb"] = s.code_bytes / 2**10
+            row["infer_fig"] = fusion_figures(s)
+            print("  inference executable: %s" % describe_fusion(
+                row["infer_fig"]), flush=True)
             cold.close()
             t0 = time.perf_counter()
             exe = model.compile([x.shape], compile_options(cache))
@@ -207,6 +327,11 @@ def bench_case(lib, torch, case, args, row):
         print("  inference: %s (N=%d)" % (", ".join(
             "%s %.3f ms" % (k, median_ms(v)) for k, v in times.items()), n),
             flush=True)
+    if tmodel is not None:
+        # Warm after the timed runs. Live at the start: weights, buffers and
+        # the batch.
+        measure_torch_peak(torch, row, "infer", torch_infer, list(
+            tmodel.parameters()) + list(tmodel.buffers()) + [tx])
     if exe is not None:
         exe.close()
 
@@ -254,6 +379,9 @@ def bench_case(lib, torch, case, args, row):
                 info = trainer.step(data_in)
                 row[key] = time.perf_counter() - t0
                 row["nnc_first_loss"] = info.loss
+            row["train_fig"] = fusion_figures(trainer.step_stats())
+            print("  training step executable: %s" % describe_fusion(
+                row["train_fig"]), flush=True)
             fns["nnc"] = lambda: trainer.step(data_in)
         except Exception as e:  # noqa: BLE001
             row["train_error"] = short_error(e)
@@ -270,6 +398,15 @@ def bench_case(lib, torch, case, args, row):
         print("  training step: %s (N=%d)" % (", ".join(
             "%s %.3f ms" % (k, median_ms(v)) for k, v in times.items()), n),
             flush=True)
+    if tmodel is not None:
+        # Warm after the timed steps. Live at the start: parameters, their
+        # gradients (torch 1.13's zero_grad zeroes them in place), buffers,
+        # Adam's state and the batch.
+        live = list(tmodel.parameters()) + list(tmodel.buffers()) + [tx, ty]
+        live += [p.grad for p in tmodel.parameters()]
+        live += [v for state in opt.state.values() for v in state.values()
+                 if torch.is_tensor(v)]
+        measure_torch_peak(torch, row, "train", torch_step, live)
     if "nnc" in fns:
         trainer.close()
     if model is not None:
@@ -310,6 +447,34 @@ def fmt(value, spec="%.2f"):
 def ratio(row, phase):
     t, n = row.get(phase + "_torch_ms"), row.get(phase + "_nnc_ms")
     return "%.2f" % (t / n) if t and n else "—"
+
+
+def mib(value):
+    return fmt(None if value is None else value / 2**20, "%.1f")
+
+
+def fusion_row(case, row, phase):
+    """A row of the fusion and memory tables for `phase` (infer, train)."""
+    fig = row.get(phase + "_fig")
+    torch_peak_bytes = row.get(phase + "_torch_peak")
+    if fig is None:
+        kernels = moved = arena = peak = "—"
+        nnc_peak = None
+    else:
+        k_cut = cut(fig["unfused_kernels"], fig["kernels"])
+        m_cut = cut(fig["unfused_bytes_moved"], fig["bytes_moved"])
+        kernels = "%d → %d (%s)" % (fig["unfused_kernels"], fig["kernels"],
+                                    fmt(k_cut, "%.0f %%"))
+        moved = "%.1f → %.1f (%s)" % (fig["unfused_bytes_moved"] / 1e6,
+                                      fig["bytes_moved"] / 1e6,
+                                      fmt(m_cut, "%.0f %%"))
+        arena, nnc_peak = mib(fig["arena"]), fig["peak"]
+        peak = mib(nnc_peak)
+    mem_ratio = ("%.2f" % (torch_peak_bytes / nnc_peak)
+                 if torch_peak_bytes and nnc_peak else "—")
+    return "| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        case, row.get("batch", "—"), kernels, moved, arena, peak,
+        mib(torch_peak_bytes), mem_ratio)
 
 
 def write_report(path, rows, lib, torch, command, elapsed, models_dir):
@@ -390,13 +555,61 @@ def write_report(path, rows, lib, torch, command, elapsed, models_dir):
         "libraries per run; *peak MiB* is nnc's planned peak (inputs, outputs, "
         "weights, temporaries) from `nnc_executable_stats`; *compile cold* is "
         "`nnc_model_compile` into an empty cache directory, *compile cached* "
-        "a second compile from that directory; *max abs diff* compares nnc's "
-        "inference logits with PyTorch's. The nnc training figures have no "
-        "kernel count or peak (the C API reports them for executables only); "
-        "*first step* is the wall time of the first `nnc_trainer_step` of a "
-        "new trainer, which builds and compiles the training step (cold: "
-        "empty cache; cached: a second trainer on the same cache). The first "
-        "losses are both from the exported weights on the same batch.",
+        "a second compile from that directory (both with `measure_unfused`, "
+        "whose extra MLIR passes the cold time includes); *max abs diff* "
+        "compares nnc's inference logits with PyTorch's. *first step* is the "
+        "wall time of the first `nnc_trainer_step` of a new trainer, which "
+        "builds and compiles the training step (cold: empty cache; cached: a "
+        "second trainer on the same cache). The first losses are both from "
+        "the exported weights on the same batch. The training step's kernels "
+        "and memory are in the next section.",
+        "",
+        "## Fusion and memory (issue 7)",
+        "",
+        "nnc's figures from `nnc_executable_stats` of the inference "
+        "executable and `nnc_trainer_step_stats` of the training step, both "
+        "compiled with `measure_unfused = 1`; PyTorch's peak from its CPU "
+        "allocator's events under `torch.profiler` (bench/README.md gives "
+        "the method).",
+        "",
+    ]
+    header = [
+        "| model | batch | kernels unfused → fused (cut) "
+        "| bytes moved MB unfused → fused (cut) | nnc arena MiB "
+        "| nnc peak MiB | PyTorch peak MiB | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += ["### Training step", ""] + header
+    for case, row in rows.items():
+        if case in TRAIN_CASES:
+            lines.append(fusion_row(case, row, "train"))
+            err = (row.get("error") or row.get("train_error") or
+                   row.get("train_torch_peak_error"))
+            if err:
+                lines.append("|  | failed: %s |||||||" % err)
+    lines += ["", "### Inference", ""] + header
+    for case, row in rows.items():
+        lines.append(fusion_row(case, row, "infer"))
+        err = (row.get("error") or row.get("inference_error") or
+               row.get("infer_torch_peak_error"))
+        if err:
+            lines.append("|  | failed: %s |||||||" % err)
+    lines += [
+        "",
+        "Columns: *kernels* are the kernel calls in the executable's plan "
+        "without fusion (one per op) and with it; *bytes moved* the bytes "
+        "the kernels read plus write per run, a static estimate (every "
+        "operand of every loop nest once, GEMMs from their sizes), in MB "
+        "(10^6 bytes); *cut* = 1 - fused / unfused. *nnc arena* is the one "
+        "planned buffer holding every temporary; *nnc peak* the executable's "
+        "`peak_memory_bytes`: its inputs (for the training step: the batch, "
+        "parameters, buffers and optimizer state), outputs, embedded weights, "
+        "arena and what kernels still allocate themselves. *PyTorch peak* is "
+        "the bytes live when one warm step (or inference run) starts "
+        "(parameters, buffers, the batch; for training also gradients and "
+        "Adam's state) plus the most bytes PyTorch's CPU allocator held at "
+        "once beyond those during it. *ratio* = PyTorch peak / nnc peak "
+        "(> 1: nnc needs less).",
         "",
     ]
     with open(path, "w") as f:
@@ -433,6 +646,18 @@ def smoke_mlir(weights):
   return %%7 : tensor<?x10xf32>
 }
 """ % ",\n    ".join(args)
+
+
+def smoke_fusion(what, stats):
+    """Prints the fusion figures of `stats` and whether fusion reduced the
+    kernels and the bytes moved (the lit test checks both)."""
+    fig = fusion_figures(stats)
+    print("%s fusion: %s" % (what, describe_fusion(fig)))
+    print("%s fusion: kernels %s, bytes moved %s" % (
+        what,
+        "fewer" if fig["kernels"] < fig["unfused_kernels"] else "NOT FEWER",
+        "less" if fig["bytes_moved"] < fig["unfused_bytes_moved"]
+        else "NOT LESS"))
 
 
 def smoke(lib, torch):
@@ -476,6 +701,7 @@ def smoke(lib, torch):
         print("inference executable: %d kernels, %d library calls, "
               "peak %d bytes" % (s.kernel_count, s.library_calls,
                                  s.peak_memory_bytes))
+        smoke_fusion("inference", s)
         xin = nnc.Tensor.view(lib, x)
         out = exe.run([xin])[0]
         diff = float(np.max(np.abs(out - reference(x))))
@@ -505,6 +731,7 @@ def smoke(lib, torch):
         print("losses: %s; %s" % (" ".join("%.4f" % v for v in losses),
                                   "decreasing" if losses[-1] < losses[0]
                                   else "NOT DECREASING"))
+        smoke_fusion("train step", trainer.step_stats())
         trainer.close()
     finally:
         shutil.rmtree(cache, ignore_errors=True)
@@ -522,6 +749,7 @@ def smoke(lib, torch):
                 times.append(time.perf_counter() - t0)
         print("torch inference: %.3f ms (median of 2)" %
               median_ms(times[WARMUP:]))
+        check_torch_peak(torch)
     else:
         print("torch: not available, skipped")
     model.close()

@@ -14,6 +14,11 @@
 // FIRST-NEXT:   code bytes: {{[1-9][0-9]*}}
 // FIRST-NEXT:   weight bytes: 0
 // FIRST-NEXT:   peak memory bytes: {{[1-9][0-9]*}}
+// x (24 bytes) and b (12) read, y (24) written.
+// FIRST-NEXT:   arena bytes: 0
+// FIRST-NEXT:   kernel allocation bytes: 0
+// FIRST-NEXT:   bytes moved: 60
+// FIRST-NEXT:   unfused: 1 kernels, 60 bytes moved
 // FIRST-NEXT:   compile seconds: {{[0-9]+\.[0-9]+}}
 // FIRST-NEXT:   from cache: no
 // RUN: nnc-run %S/Inputs/add.mlir --input x=%t/x.npy --input b=%t/b.npy \

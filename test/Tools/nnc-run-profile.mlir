@@ -11,14 +11,16 @@
 // CHECK: profile:
 // CHECK-NEXT: name category count total ms mean ms min ms max ms %
 // CHECK: {{^}}[[FN:[a-z_]+]] compile 1 {{.*}}%
-// CHECK: {{^}}[[FN]]/nnc_kernel_0 kernel 5 {{.*}}%
+// CHECK: {{^}}[[FN]]/generic: add.mlir:4 kernel 5 {{.*}}%
 // CHECK: 6 events, {{[0-9.]+}} ms in all
 // RUN: %python %S/Inputs/check_trace.py %t/trace.json \
 // RUN:   | FileCheck %s --check-prefix=TRACE
 // TRACE: 6 complete events: compile 1, kernel 5
-// Kernel events say which ops the kernel computes.
+// Kernel events are named after what the kernel computes (a linalg.generic)
+// and the source ops it holds (named ONNX nodes, else positions: the add on
+// line 4 of add.mlir), with the bytes it reads (x and b) and writes.
 // RUN: FileCheck %s --check-prefix=OPS < %t/trace.json
-// OPS: "name": "main/nnc_kernel_0", "cat": "kernel", {{.*}}, "args": {"ops": "add (1 ops)"}}
+// OPS: "name": "main/generic: add.mlir:4", "cat": "kernel", {{.*}}, "args": {"ops": "add.mlir:4", "bytes_read": 36, "bytes_written": 24}}
 // The checker itself refuses what Perfetto would not read as complete events.
 // RUN: %python -c "import json; d = json.load(open('%t/trace.json')); del d['traceEvents'][1]['dur']; json.dump(d, open('%t/bad.json', 'w'))"
 // RUN: not %python %S/Inputs/check_trace.py %t/bad.json | FileCheck %s --check-prefix=BAD

@@ -78,20 +78,38 @@ func.func @main(%x: tensor<3xf32> {nnc.param = #nnc.param<trainable>})
 
 // -----
 
-// matmul: g x b^T and a^T x g; a broadcast batch is summed away.
+// matmul: g x b^T and a^T x g. A matrix applied to a batch (a linear layer)
+// gets its gradient from one product over all rows of the batch.
 // CHECK-LABEL: func.func @main_grad(
 // CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1x1xf32> -> tensor<2x3x5xf32>
 // CHECK: %[[BT:.*]] = nnc.transpose %arg1 perm = [1, 0] : tensor<4x5xf32>
 // CHECK: %[[GA:.*]] = nnc.matmul %[[G]], %[[BT]] : tensor<2x3x5xf32>, tensor<5x4xf32>
-// CHECK: %[[AT:.*]] = nnc.transpose %arg0 perm = [0, 2, 1] : tensor<2x3x4xf32>
-// CHECK: %[[GB3:.*]] = nnc.matmul %[[AT]], %[[G]] : tensor<2x4x3xf32>, tensor<2x3x5xf32>
-// CHECK: %[[GBS:.*]] = nnc.reduce sum %[[GB3]] axes = [0] : tensor<2x4x5xf32>
-// CHECK: %[[GB:.*]] = nnc.reshape %[[GBS]] : tensor<1x4x5xf32> -> tensor<4x5xf32>
+// CHECK: %[[A2:.*]] = nnc.reshape %arg0 : tensor<2x3x4xf32> -> tensor<6x4xf32>
+// CHECK: %[[G2:.*]] = nnc.reshape %[[G]] : tensor<2x3x5xf32> -> tensor<6x5xf32>
+// CHECK: %[[AT:.*]] = nnc.transpose %[[A2]] perm = [1, 0] : tensor<6x4xf32>
+// CHECK: %[[GB:.*]] = nnc.matmul %[[AT]], %[[G2]] : tensor<4x6xf32>, tensor<6x5xf32>
 // CHECK: return %{{.*}}, %[[GA]], %[[GB]] : tensor<f32>, tensor<2x3x4xf32>, tensor<4x5xf32>
 func.func @main(%a: tensor<2x3x4xf32> {nnc.param = #nnc.param<trainable>},
                 %b: tensor<4x5xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {
   %0 = nnc.matmul %a, %b : tensor<2x3x4xf32>, tensor<4x5xf32>
+  %1 = nnc.reduce sum %0 keepdims = false : tensor<2x3x5xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// A batch broadcast along a unit dimension is summed away.
+// CHECK-LABEL: func.func @main_grad(
+// CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1x1xf32> -> tensor<2x3x5xf32>
+// CHECK: %[[AT:.*]] = nnc.transpose %arg0 perm = [0, 2, 1] : tensor<2x3x4xf32>
+// CHECK: %[[GB3:.*]] = nnc.matmul %[[AT]], %[[G]] : tensor<2x4x3xf32>, tensor<2x3x5xf32>
+// CHECK: %[[GBS:.*]] = nnc.reduce sum %[[GB3]] axes = [0] : tensor<2x4x5xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %[[GBS]] : tensor<f32>, tensor<2x3x4xf32>, tensor<1x4x5xf32>
+func.func @main(%a: tensor<2x3x4xf32> {nnc.param = #nnc.param<trainable>},
+                %b: tensor<1x4x5xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<f32> {
+  %0 = nnc.matmul %a, %b : tensor<2x3x4xf32>, tensor<1x4x5xf32>
   %1 = nnc.reduce sum %0 keepdims = false : tensor<2x3x5xf32>
   return %1 : tensor<f32>
 }

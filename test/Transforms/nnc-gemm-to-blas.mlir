@@ -17,7 +17,7 @@
 // CHECK-DAG: %[[K:.*]] = arith.constant 80 : i32
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG: %[[XA:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
-// CHECK: call @cblas_sgemm(%[[ROW]], %[[NT]], %[[NT]], %[[M]], %[[N]], %[[K]], %[[ONE]], %{{.*}}, %[[K]], %{{.*}}, %[[N]], %[[ONE]], %{{.*}}, %[[N]])
+// CHECK: call @cblas_sgemm(%[[ROW]], %[[NT]], %[[NT]], %[[M]], %[[N]], %[[K]], %[[ONE]], %{{.*}}, %[[K]], %{{.*}}, %[[N]], %[[ONE]], %{{.*}}, %[[N]]) {nnc.accumulate, nnc.gemm = array<i64: 1, 64, 96, 80, 4>}
 // CHECK-NOT: linalg.matmul
 // LARGE-LABEL: func @matmul_f32
 // LARGE: linalg.matmul
@@ -38,7 +38,7 @@ func.func @matmul_f32(%a: memref<64x80xf32>, %b: memref<80x96xf32>, %c: memref<6
 // CHECK: %[[OFF:.*]] = arith.constant 48 : index
 // CHECK: arith.addi %[[PA]], %[[OFF]]
 // CHECK: %[[LDA:.*]] = arith.constant 40 : i32
-// CHECK: call @cblas_dgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LDA]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i32, i32, i32, f64, !llvm.ptr, i32, !llvm.ptr, i32, f64, !llvm.ptr, i32) -> ()
+// CHECK: call @cblas_dgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LDA]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {{{.*}}} : (i32, i32, i32, i32, i32, i32, f64, !llvm.ptr, i32, !llvm.ptr, i32, f64, !llvm.ptr, i32) -> ()
 func.func @matmul_f64_view(%a: memref<40x40xf64>, %b: memref<32x32xf64>, %c: memref<32x32xf64>) {
   %v = memref.subview %a[0, 6] [32, 32] [1, 1] : memref<40x40xf64> to memref<32x32xf64, strided<[40, 1], offset: 6>>
   linalg.matmul ins(%v, %b : memref<32x32xf64, strided<[40, 1], offset: 6>>, memref<32x32xf64>) outs(%c : memref<32x32xf64>)
@@ -103,18 +103,20 @@ func.func @other_types(%a: memref<32x32xi32>, %c: memref<32x32xi32>, %h: memref<
 
 // -----
 
-// Columns that are not contiguous, dynamic shapes, tensors and transposed
-// indexing maps stay as they are.
+// Columns that are not contiguous, dynamic shapes, tensors and broadcast
+// indexing maps stay as they are (transposed maps become CblasTrans:
+// nnc-gemm-to-blas-fusion.mlir).
 // CHECK-LABEL: func @not_row_major
 // CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT: cblas
 func.func @not_row_major(%a: memref<32x64xf32>, %b: memref<32x32xf32>, %c: memref<32x32xf32>,
-                         %d: memref<?x32xf32>, %dc: memref<?x32xf32>, %t: tensor<32x32xf32>) -> tensor<32x32xf32> {
+                         %d: memref<?x32xf32>, %dc: memref<?x32xf32>, %t: tensor<32x32xf32>,
+                         %row: memref<32xf32>) -> tensor<32x32xf32> {
   %v = memref.subview %a[0, 0] [32, 32] [1, 2] : memref<32x64xf32> to memref<32x32xf32, strided<[64, 2]>>
   linalg.matmul ins(%v, %b : memref<32x32xf32, strided<[64, 2]>>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
   linalg.matmul ins(%d, %b : memref<?x32xf32>, memref<32x32xf32>) outs(%dc : memref<?x32xf32>)
   %r = linalg.matmul ins(%t, %t : tensor<32x32xf32>, tensor<32x32xf32>) outs(%t : tensor<32x32xf32>) -> tensor<32x32xf32>
-  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
-                ins(%b, %b : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+                ins(%row, %b : memref<32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
   return %r : tensor<32x32xf32>
 }

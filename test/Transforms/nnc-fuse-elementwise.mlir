@@ -1,0 +1,260 @@
+// RUN: nnc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(nnc-fuse-elementwise))' | FileCheck %s
+
+// A pointwise chain (add, then relu) becomes one generic reading both
+// inputs once.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x16xf32>, %[[Y:[a-z0-9]+]]: tensor<8x16xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[Y]] : tensor<8x16xf32>, tensor<8x16xf32>)
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK: %[[M:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
+// CHECK: linalg.yield %[[M]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @chain(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %cst = arith.constant 0.0 : f32
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.maximumf %p, %cst : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// A pointwise producer (exp) folds into the reduction that sums it.
+// CHECK-LABEL: func.func @into_reduction
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x16xf32>)
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#{{map[0-9]*}}, #{{map[0-9]*}}], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<8x16xf32>) outs(%[[Z]] : tensor<8xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[E:.*]] = math.exp %[[IN]] : f32
+// CHECK: %[[S:.*]] = arith.addf %[[E]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[S]] : f32
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @into_reduction(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.exp %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %cst = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A transpose and a broadcast become indexing maps of their consumer.
+// CHECK-DAG: #[[TR:map[0-9]*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[BC:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @transpose_broadcast
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<16x8xf32>, %[[V:[a-z0-9]+]]: tensor<16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[TR]], #[[BC]], #[[ID]]]
+// CHECK-SAME: ins(%[[X]], %[[V]] : tensor<16x8xf32>, tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#b = affine_map<(d0, d1) -> (d1)>
+func.func @transpose_broadcast(%x: tensor<16x8xf32>, %v: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<8x16xf32>
+  %bc = linalg.generic {indexing_maps = [#b, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v : tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bc : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// A transpose of B feeding a matmul: the matmul reads the transpose's input
+// through B's swapped map (d1, d2); no transpose is left.
+// CHECK-DAG: #[[MA:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[MB:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[MC:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @transpose_b
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<32x64xf32>, %[[W:[a-z0-9]+]]: tensor<16x64xf32>, %[[ACC:[a-z0-9]+]]: tensor<32x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[Y:.*]] = linalg.matmul indexing_maps = [#[[MA]], #[[MB]], #[[MC]]] ins(%[[X]], %[[W]] : tensor<32x64xf32>, tensor<16x64xf32>) outs(%[[ACC]] : tensor<32x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[Y]]
+func.func @transpose_b(%x: tensor<32x64xf32>, %w: tensor<16x64xf32>, %acc: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<64x16xf32>
+  %t = linalg.transpose ins(%w : tensor<16x64xf32>) outs(%e : tensor<64x16xf32>) permutation = [1, 0]
+  %y = linalg.matmul ins(%x, %t : tensor<32x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}
+
+// -----
+
+// The same for A: map (d2, d0).
+// CHECK-DAG: #[[MA:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[MB:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[MC:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @transpose_a
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<64x32xf32>, %[[W:[a-z0-9]+]]: tensor<64x16xf32>, %[[ACC:[a-z0-9]+]]: tensor<32x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul indexing_maps = [#[[MA]], #[[MB]], #[[MC]]] ins(%[[X]], %[[W]] : tensor<64x32xf32>, tensor<64x16xf32>) outs(%[[ACC]] : tensor<32x16xf32>)
+func.func @transpose_a(%x: tensor<64x32xf32>, %w: tensor<64x16xf32>, %acc: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.transpose ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
+  %y = linalg.matmul ins(%t, %w : tensor<32x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}
+
+// -----
+
+// A batch matmul with a [0, 2, 1] transpose of B: B's map becomes
+// (d0, d2, d3).
+// CHECK-DAG: #[[MA:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[MB:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[MC:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @batch_transpose_b
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4x32x64xf32>, %[[W:[a-z0-9]+]]: tensor<4x16x64xf32>, %[[ACC:[a-z0-9]+]]: tensor<4x32x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.batch_matmul indexing_maps = [#[[MA]], #[[MB]], #[[MC]]] ins(%[[X]], %[[W]] : tensor<4x32x64xf32>, tensor<4x16x64xf32>) outs(%[[ACC]] : tensor<4x32x16xf32>)
+func.func @batch_transpose_b(%x: tensor<4x32x64xf32>, %w: tensor<4x16x64xf32>, %acc: tensor<4x32x16xf32>) -> tensor<4x32x16xf32> {
+  %e = tensor.empty() : tensor<4x64x16xf32>
+  %t = linalg.transpose ins(%w : tensor<4x16x64xf32>) outs(%e : tensor<4x64x16xf32>) permutation = [0, 2, 1]
+  %y = linalg.batch_matmul ins(%x, %t : tensor<4x32x64xf32>, tensor<4x64x16xf32>) outs(%acc : tensor<4x32x16xf32>) -> tensor<4x32x16xf32>
+  return %y : tensor<4x32x16xf32>
+}
+
+// -----
+
+// A transpose that does not swap the last two dimensions ([1, 0, 2]: the
+// batch dimension) stays a transpose; the batch matmul keeps its maps.
+// CHECK-LABEL: func.func @batch_transpose_other
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<64x4x16xf32>) outs(%{{.*}} : tensor<4x64x16xf32>) permutation = [1, 0, 2]
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %[[T]] : tensor<4x32x64xf32>, tensor<4x64x16xf32>)
+func.func @batch_transpose_other(%x: tensor<4x32x64xf32>, %w: tensor<64x4x16xf32>, %acc: tensor<4x32x16xf32>) -> tensor<4x32x16xf32> {
+  %e = tensor.empty() : tensor<4x64x16xf32>
+  %t = linalg.transpose ins(%w : tensor<64x4x16xf32>) outs(%e : tensor<4x64x16xf32>) permutation = [1, 0, 2]
+  %y = linalg.batch_matmul ins(%x, %t : tensor<4x32x64xf32>, tensor<4x64x16xf32>) outs(%acc : tensor<4x32x16xf32>) -> tensor<4x32x16xf32>
+  return %y : tensor<4x32x16xf32>
+}
+
+// -----
+
+// Nothing fuses into or out of a matmul: the elementwise producer of its
+// operand and the elementwise consumer of its result stay separate ops, and
+// the matmul stays a linalg.matmul.
+// CHECK-LABEL: func.func @matmul_boundary
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<32x64xf32>, %[[W:[a-z0-9]+]]: tensor<64x16xf32>, %[[ACC:[a-z0-9]+]]: tensor<32x16xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<32x64xf32>)
+// CHECK: math.exp
+// CHECK: %[[Y:.*]] = linalg.matmul ins(%[[P]], %[[W]] : tensor<32x64xf32>, tensor<64x16xf32>) outs(%[[ACC]] : tensor<32x16xf32>)
+// CHECK: %[[Z:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<32x16xf32>)
+// CHECK: math.tanh
+// CHECK: return %[[Z]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @matmul_boundary(%x: tensor<32x64xf32>, %w: tensor<64x16xf32>, %acc: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = math.exp %i : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  %y = linalg.matmul ins(%p, %w : tensor<32x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %z = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<32x16xf32>) outs(%e2 : tensor<32x16xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = math.tanh %i : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %z : tensor<32x16xf32>
+}
+
+// -----
+
+// A producer with two uses is not fused into either: it would be computed
+// twice.
+// CHECK-LABEL: func.func @two_uses
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<64xf32>)
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<64xf32>)
+// CHECK: math.exp
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<64xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.negf
+// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<64xf32>)
+// CHECK-NOT: math.exp
+// CHECK: math.sqrt
+// CHECK: return %[[B]], %[[C]]
+#id = affine_map<(d0) -> (d0)>
+func.func @two_uses(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = math.exp %i : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.negf %i : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = math.sqrt %i : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %b, %c : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Folding the transpose keeps the matmul's other attributes: an unsigned
+// i8 matmul (cast_unsigned) must stay unsigned.
+// CHECK-LABEL: func.func @transpose_unsigned
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul
+// CHECK-SAME: cast = #linalg.type_fn<cast_unsigned>
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<32x64xi8>, tensor<16x64xi8>)
+func.func @transpose_unsigned(%x: tensor<32x64xi8>, %w: tensor<16x64xi8>, %acc: tensor<32x16xi32>) -> tensor<32x16xi32> {
+  %e = tensor.empty() : tensor<64x16xi8>
+  %t = linalg.transpose ins(%w : tensor<16x64xi8>) outs(%e : tensor<64x16xi8>) permutation = [1, 0]
+  %y = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%x, %t : tensor<32x64xi8>, tensor<64x16xi8>) outs(%acc : tensor<32x16xi32>) -> tensor<32x16xi32>
+  return %y : tensor<32x16xi32>
+}
