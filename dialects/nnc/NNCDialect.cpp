@@ -57,6 +57,9 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
   if (name == "nnc.gemm")
     ok = isa<DenseI64ArrayAttr>(value) &&
          cast<DenseI64ArrayAttr>(value).size() == 5;
+  else if (name == "nnc.donate" || name == "nnc.donated")
+    ok = isa<DenseI64ArrayAttr>(value) &&
+         cast<DenseI64ArrayAttr>(value).size() % 2 == 0;
   else if (name == "nnc.accumulate" || name == "nnc.library")
     ok = isa<UnitAttr>(value);
   else if (name == "nnc.kernel_name" || name == "nnc.kernel_detail")

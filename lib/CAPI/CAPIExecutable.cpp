@@ -153,12 +153,12 @@ std::string opSummary(func::FuncOp func) {
 
 } // namespace
 
-nnc_status_t
-nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
-                           llvm::StringRef name,
-                           const nnc_compile_options_t *options,
-                           llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                           std::unique_ptr<nnc_executable_s> &out) {
+nnc_status_t nnc::capi::compileFunction(
+    const char *fn, mlir::ModuleOp module, llvm::StringRef name,
+    const nnc_compile_options_t *options,
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    std::unique_ptr<nnc_executable_s> &out,
+    llvm::ArrayRef<std::pair<unsigned, unsigned>> donations) {
   nnc_compile_options_t defaults;
   nnc_compile_options_initialize(&defaults);
   if (!options)
@@ -168,6 +168,7 @@ nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
   if (nnc_status_t status =
           checkCompileOptions(fn, options, compileOptions, threads))
     return status;
+  compileOptions.donations.assign(donations.begin(), donations.end());
   auto func = module.lookupSymbol<func::FuncOp>(name);
   if (!func)
     return makeStatus(NNC_STATUS_INTERNAL, fn,
@@ -420,10 +421,14 @@ nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
     const rt::Program &program = *executable->program;
     const rt::Plan &plan = program.plan();
     uint64_t ioBytes = 0;
-    for (const rt::PlanValue &value : plan.values) {
-      // Weights and the arena are counted below.
+    for (size_t index = 0; index < plan.values.size(); ++index) {
+      const rt::PlanValue &value = plan.values[index];
+      // Weights and the arena are counted below; an output written into
+      // its input's buffer takes none of its own.
+      bool donated = llvm::any_of(
+          plan.donations, [&](auto pair) { return pair.first == index; });
       if (value.role == rt::ValueRole::Weight ||
-          value.role == rt::ValueRole::Scratch)
+          value.role == rt::ValueRole::Scratch || donated)
         continue;
       int64_t elements = 0;
       size_t bytes = 0;

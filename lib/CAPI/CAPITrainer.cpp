@@ -119,6 +119,11 @@ void takeResults(nnc_trainer_s &t, const TrainFunction &f,
       found = *outputs[k].dataAs<uint8_t>() != 0;
   for (size_t k = 0; k < outputs.size() && k < f.results.size(); ++k) {
     const Target &target = f.results[k];
+    // A result without a buffer was written in place, into the slot or
+    // state it updates (a donation).
+    if ((target.sink == Sink::Slot || target.sink == Sink::State) &&
+        !outputs[k].data())
+      continue;
     switch (target.sink) {
     case Sink::Ignore:
     case Sink::Found:

@@ -245,7 +245,9 @@ nnc_status_t compileFunction(const char *fn, mlir::ModuleOp module,
                              llvm::StringRef name,
                              const nnc_compile_options_t *options,
                              llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                             std::unique_ptr<nnc_executable_s> &out);
+                             std::unique_ptr<nnc_executable_s> &out,
+                             llvm::ArrayRef<std::pair<unsigned, unsigned>>
+                                 donations = {});
 
 } // namespace nnc::capi
 

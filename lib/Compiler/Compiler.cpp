@@ -408,7 +408,10 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
        << hostCpuDescription() << '\n'
        << "O" << options.optLevel << (options.parallel ? " parallel" : "")
        << (options.fuse ? " fuse" : "")
-       << (options.measureUnfused ? " unfused-figures" : "") << '\n';
+       << (options.measureUnfused ? " unfused-figures" : "");
+    for (auto [result, argument] : options.donations)
+      os << " donate " << result << "->" << argument;
+    os << '\n';
     work->print(os);
     os << '\n' << weights.size() << '\n';
   }
@@ -475,6 +478,28 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
       return fail(CompileFailure::Internal);
     }
   }
+  // Donations, as positions of the bufferized function's arguments: the
+  // inputs kept, then one out-parameter per result kept.
+  {
+    SmallVector<int64_t> positions;
+    auto positionOf = [&](uint32_t value) -> int64_t {
+      for (size_t p = 0; p < kernelArgs.size(); ++p)
+        if (kernelArgs[p] == value)
+          return static_cast<int64_t>(p);
+      return -1;
+    };
+    for (auto [result, argument] : options.donations) {
+      if (argument >= numArgs || result >= values.size() - numArgs ||
+          values[argument].role != rt::ValueRole::Input)
+        continue;
+      int64_t out = positionOf(numArgs + result), in = positionOf(argument);
+      if (out >= 0 && in >= 0)
+        positions.append({out, in});
+    }
+    if (!positions.empty())
+      func->setAttr("nnc.donate", DenseI64ArrayAttr::get(context, positions));
+  }
+
   // Fusion's effect, measured on a copy compiled without it.
   uint32_t unfusedKernels = 0;
   uint64_t unfusedBytes = 0;
@@ -521,6 +546,12 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
         << "the lowered function has " << func.getNumArguments()
         << " arguments, not " << kernelArgs.size();
     return fail(CompileFailure::Internal);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> donations;
+  if (auto done = func->getAttrOfType<DenseI64ArrayAttr>("nnc.donated")) {
+    ArrayRef<int64_t> list = done.asArrayRef();
+    for (size_t i = 0; i + 1 < list.size(); i += 2)
+      donations.push_back({kernelArgs[list[i]], kernelArgs[list[i + 1]]});
   }
   for (auto call : func.getBody().front().getOps<func::CallOp>()) {
     auto callee = work->lookupSymbol<func::FuncOp>(call.getCallee());
@@ -604,6 +635,7 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
   plan.kernelAllocBytes = kernelAllocBytes;
   plan.unfusedKernels = unfusedKernels;
   plan.unfusedBytesMoved = unfusedBytes;
+  plan.donations = std::move(donations);
 
   rt::ExecutableWriter writer(rt::Program::hostCpuTarget());
   std::vector<uint8_t> planBytes = rt::serializePlan(plan);

@@ -39,8 +39,10 @@ void addPipeline(OpPassManager &pm, llvm::StringRef text) {
 
 void nnc::buildCPUBufferizationPipeline(OpPassManager &pm,
                                         const CPUPipelineOptions &options) {
-  std::string fusion =
-      options.fuse ? "func.func(nnc-fuse-elementwise),canonicalize," : "";
+  std::string fusion = options.fuse ? "func.func(nnc-rematerialize),"
+                                      "func.func(nnc-fuse-elementwise),"
+                                      "canonicalize,"
+                                    : "";
   std::string siblings =
       options.fuse ? "func.func(nnc-fuse-siblings),cse," : "";
   addPipeline(

@@ -98,6 +98,19 @@ Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
   auto yType = cast<RankedTensorType>(y.getType());
   Type elementType = xType.getElementType();
   int64_t n = xType.getRank() - 2;
+  if (isMax) {
+    // Windows that tile the input (stride = kernel, no dilation, no
+    // padding): each is a slice of the input as it lies, so the gradient
+    // goes to the first maximum of its window through reshapes,
+    // transposes and elementwise ops alone, no larger than the input.
+    bool tiled = true;
+    for (int64_t i = 0; i < n; ++i)
+      tiled = tiled && strides[i] == kernel[i] && dilations[i] == 1 &&
+              pads[i] == 0 && pads[n + i] == 0 &&
+              xType.getDimSize(2 + i) == yType.getDimSize(2 + i) * kernel[i];
+    if (tiled)
+      return tiledMaxPoolGrad(loc, x, y, g, kernel);
+  }
   int64_t nc = xType.isDynamicDim(0)
                    ? ShapedType::kDynamic
                    : xType.getDimSize(0) * xType.getDimSize(1);
@@ -169,6 +182,60 @@ Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
           llvm::to_vector(llvm::concat<int64_t>(padBegin, padEnd))),
       b.getDenseI64ArrayAttr(outputPadding), /*groups=*/1);
   return ReshapeOp::create(b, loc, xType, dx);
+}
+
+Value GradientBuilder::tiledMaxPoolGrad(Location loc, Value x, Value y, Value g,
+                                        ArrayRef<int64_t> kernel) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto yType = cast<RankedTensorType>(y.getType());
+  Type elementType = xType.getElementType();
+  int64_t n = xType.getRank() - 2;
+  // x as [N, C, O0, K0, O1, K1, ...], then [N, C, O0, O1, ..., K0, K1, ...]
+  // and [N, C, O0, O1, ..., K] with K the window size.
+  SmallVector<int64_t> split{xType.getDimSize(0), xType.getDimSize(1)};
+  SmallVector<int64_t> perm{0, 1},
+      windowed{xType.getDimSize(0), xType.getDimSize(1)};
+  int64_t window = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    split.append({yType.getDimSize(2 + i), kernel[i]});
+    perm.push_back(2 + 2 * i);
+    windowed.push_back(yType.getDimSize(2 + i));
+    window *= kernel[i];
+  }
+  for (int64_t i = 0; i < n; ++i)
+    perm.push_back(3 + 2 * i);
+  SmallVector<int64_t> transposed;
+  for (int64_t p : perm)
+    transposed.push_back(split[p]);
+  SmallVector<int64_t> grouped(windowed);
+  grouped.push_back(window);
+  SmallVector<int64_t> column(windowed);
+  column.push_back(1);
+  auto type = [&](ArrayRef<int64_t> shape, Type et) {
+    return RankedTensorType::get(shape, et);
+  };
+  Value xs = ReshapeOp::create(b, loc, type(split, elementType), x);
+  Value xt = TransposeOp::create(b, loc, xs, perm);
+  Value windows = ReshapeOp::create(b, loc, type(grouped, elementType), xt);
+  Value yc = ReshapeOp::create(b, loc, type(column, elementType), y);
+  Value gc = ReshapeOp::create(b, loc, type(column, elementType), g);
+  // The first maximum of each window takes the gradient (PyTorch's index).
+  Value isMaxElem = CmpOp::create(b, loc, CmpPredicate::eq, windows, yc);
+  auto countType = type(grouped, elementType);
+  Value count = CumSumOp::create(
+      b, loc, CastOp::create(b, loc, countType, isMaxElem),
+      b.getI64IntegerAttr(static_cast<int64_t>(grouped.size()) - 1));
+  Value first = AndOp::create(b, loc, isMaxElem,
+                              CmpOp::create(b, loc, CmpPredicate::eq, count,
+                                            constant(loc, countType, 1.0)));
+  Value gw = WhereOp::create(b, loc, first, gc, constant(loc, countType, 0.0));
+  // Back to the input's layout.
+  Value gt = ReshapeOp::create(b, loc, type(transposed, elementType), gw);
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = static_cast<int64_t>(i);
+  Value gs = TransposeOp::create(b, loc, gt, inverse);
+  return ReshapeOp::create(b, loc, xType, gs);
 }
 
 Value GradientBuilder::swapLastTwo(Location loc, Value v) {

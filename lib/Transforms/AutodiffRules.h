@@ -80,6 +80,11 @@ public:
                        llvm::ArrayRef<int64_t> pads);
 
   /// `v` with its last two dimensions swapped.
+  /// The max-pool gradient when the windows tile the input (stride =
+  /// kernel, no dilation or padding).
+  mlir::Value tiledMaxPoolGrad(mlir::Location loc, mlir::Value x,
+                               mlir::Value y, mlir::Value g,
+                               llvm::ArrayRef<int64_t> kernel);
   mlir::Value swapLastTwo(mlir::Location loc, mlir::Value v);
 
   template <typename OpTy>

@@ -78,6 +78,7 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
     DenseMap<Operation *, int64_t> position;
     for (auto [i, op] : llvm::enumerate(body.getOperations()))
       position[&op] = static_cast<int64_t>(i);
+    donate(func, body, position);
 
     // Every value that is (a view of) a planned buffer, and the buffer.
     DenseMap<Value, memref::AllocOp> owner;
@@ -212,6 +213,106 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
         alloc.getResult().replaceAllUsesWith(view.getResult());
         alloc->erase();
       }
+  }
+
+  /// The first and last top-level positions where `root` or anything
+  /// derived from it is used.
+  static std::pair<int64_t, int64_t>
+  useRange(Value root, Block &body, DenseMap<Operation *, int64_t> &position) {
+    int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
+    SmallVector<Value> worklist = {root};
+    DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      for (Operation *user : value.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (!top)
+          continue;
+        int64_t at = position.lookup(top);
+        first = std::min(first, at);
+        last = std::max(last, at);
+        if (user->getNumRegions() == 0 &&
+            (isMemoryEffectFree(user) || isa<ViewLikeOpInterface>(user)))
+          for (Value result : user->getResults())
+            worklist.push_back(result);
+      }
+    }
+    return {first, last};
+  }
+
+  /// Outputs donated to inputs (`nnc.donate = [out, in, ...]`, argument
+  /// positions): where every read of the input comes before the first use
+  /// of the output, or both meet in one elementwise op that reads the input
+  /// element it writes, the output is written into the input's buffer
+  /// (`nnc.donated` lists those done).
+  void donate(func::FuncOp func, Block &body,
+              DenseMap<Operation *, int64_t> &position) {
+    auto pairs = func->getAttrOfType<DenseI64ArrayAttr>("nnc.donate");
+    if (!pairs)
+      return;
+    func->removeAttr("nnc.donate");
+    SmallVector<int64_t> done;
+    ArrayRef<int64_t> list = pairs.asArrayRef();
+    for (size_t i = 0; i + 1 < list.size(); i += 2) {
+      int64_t outPos = list[i], inPos = list[i + 1];
+      if (outPos < 0 || inPos < 0 || outPos >= func.getNumArguments() ||
+          inPos >= func.getNumArguments() || outPos == inPos)
+        continue;
+      Value out = func.getArgument(outPos), in = func.getArgument(inPos);
+      if (out.getType() != in.getType() || out.use_empty())
+        continue;
+      auto [firstOut, lastOut] = useRange(out, body, position);
+      int64_t lastIn = useRange(in, body, position).second;
+      (void)lastOut;
+      bool legal = lastIn < firstOut;
+      if (!legal && lastIn == firstOut) {
+        // One all-parallel op reads the input and writes the output, both
+        // directly and through the same permutation.
+        Operation *op = nullptr;
+        for (Operation &candidate : body)
+          if (position.lookup(&candidate) == firstOut)
+            op = &candidate;
+        auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+        if (linalgOp && linalgOp.hasPureBufferSemantics() &&
+            linalgOp.getNumLoops() == linalgOp.getNumParallelLoops()) {
+          // The input may be read through several operands (siblings
+          // fused), each at the element written.
+          SmallVector<OpOperand *> reads;
+          OpOperand *write = nullptr;
+          bool other = false;
+          for (OpOperand &operand : op->getOpOperands()) {
+            bool isIn = operand.get() == in, isOut = operand.get() == out;
+            if (isIn && linalgOp.isDpsInput(&operand))
+              reads.push_back(&operand);
+            else if (isOut && linalgOp.isDpsInit(&operand) && !write)
+              write = &operand;
+            else if (isIn || isOut)
+              other = true;
+          }
+          bool nested = false;
+          op->walk([&](Operation *inner) {
+            if (inner != op)
+              for (Value v : inner->getOperands())
+                nested |= v == in || v == out;
+          });
+          legal = !reads.empty() && write && !other && !nested &&
+                  linalgOp.getMatchingIndexingMap(write).isPermutation() &&
+                  llvm::all_of(reads, [&](OpOperand *read) {
+                    return linalgOp.getMatchingIndexingMap(read) ==
+                           linalgOp.getMatchingIndexingMap(write);
+                  });
+        }
+      }
+      if (!legal)
+        continue;
+      out.replaceAllUsesWith(in);
+      done.append({outPos, inPos});
+    }
+    if (!done.empty())
+      func->setAttr("nnc.donated",
+                    DenseI64ArrayAttr::get(func.getContext(), done));
   }
 
   /// Lets an all-parallel linalg op write its result into the buffer of an

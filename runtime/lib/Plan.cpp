@@ -193,6 +193,11 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
   w.u32(plan.unfusedKernels);
   w.u64(plan.unfusedBytesMoved);
   w.u64(plan.kernelAllocBytes);
+  w.u32(static_cast<uint32_t>(plan.donations.size()));
+  for (auto [output, input] : plan.donations) {
+    w.u32(output);
+    w.u32(input);
+  }
   return out;
 }
 
@@ -338,6 +343,30 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
         r.u64(plan.unfusedBytesMoved, "the unfused bytes moved"));
     NNC_RUNTIME_RETURN_IF_ERROR(
         r.u64(plan.kernelAllocBytes, "the kernel allocation bytes"));
+    uint32_t numDonations = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.count(
+        numDonations, static_cast<uint32_t>(numValues), "donation count"));
+    std::vector<bool> seen(numValues, false);
+    for (uint32_t d = 0; d < numDonations; ++d) {
+      uint32_t output = 0, input = 0;
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u32(output, "a donated output"));
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u32(input, "a donating input"));
+      if (output >= numValues || input >= numValues ||
+          plan.values[output].role != ValueRole::Output ||
+          plan.values[input].role != ValueRole::Input)
+        return r.fail("donation " + std::to_string(d) +
+                      " does not pair an output with an input");
+      if (seen[output] || seen[input])
+        return r.fail("donation " + std::to_string(d) +
+                      " repeats a value of an earlier one");
+      seen[output] = seen[input] = true;
+      const PlanValue &o = plan.values[output], &i = plan.values[input];
+      if (o.dtype != i.dtype || o.shape != i.shape)
+        return r.fail("donation " + std::to_string(d) + " writes " +
+                      describeType(o.dtype, o.shape) + " into " +
+                      describeType(i.dtype, i.shape));
+      plan.donations.push_back({output, input});
+    }
   }
   if (!r.atEnd())
     return r.fail("trailing bytes after the plan");

@@ -166,12 +166,23 @@ private:
 
 namespace {
 
-/// Whether the buffers the caller hands back for reuse fit the outputs.
+/// Whether `index` is an output written into an input's buffer.
+bool isDonated(const Plan &plan, uint32_t index) {
+  for (auto [output, input] : plan.donations)
+    if (output == index)
+      return true;
+  return false;
+}
+
+/// Whether the buffers the caller hands back for reuse fit the outputs
+/// (donated outputs need none).
 bool reusable(const Plan &plan, const std::vector<uint32_t> &indices,
               const std::vector<HostTensor> &outputs) {
   if (outputs.size() != indices.size())
     return false;
   for (size_t i = 0; i < indices.size(); ++i) {
+    if (isDonated(plan, indices[i]))
+      continue;
     const PlanValue &value = plan.values[indices[i]];
     if (!outputs[i].data() || outputs[i].dtype() != value.dtype ||
         outputs[i].shape() != value.shape)
@@ -212,7 +223,8 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                     source_ + ": input " + std::to_string(i) + " '" +
                         value.name + "' has " + std::to_string(given.byteSize) +
                         " bytes of data, not " + std::to_string(bytes));
-    // Kernels never write their inputs (the compiler marks them read-only).
+    // Kernels never write their inputs (the compiler marks them read-only),
+    // except those the plan donates to an output.
     buffers[inputs_[i]] = const_cast<void *>(given.data);
   }
   for (size_t i = 0; i < plan_.values.size(); ++i)
@@ -228,12 +240,17 @@ Status Program::run(const std::vector<TensorRef> &inputs,
   } else {
     results.resize(outputs_.size());
     for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (isDonated(plan_, outputs_[i]))
+        continue;
       const PlanValue &value = plan_.values[outputs_[i]];
       NNC_RUNTIME_RETURN_IF_ERROR(
           HostTensor::create(value.dtype, value.shape, results[i]));
       buffers[outputs_[i]] = results[i].data();
     }
   }
+  // A donated output lives in its input's buffer.
+  for (auto [output, input] : plan_.donations)
+    buffers[output] = buffers[input];
 
   ScratchLease scratch(*this, buffers);
   NNC_RUNTIME_RETURN_IF_ERROR(scratch.acquire());

@@ -265,10 +265,10 @@ TEST(PlanTest, Errors) {
             std::string::npos);
   // The runtime-libraries byte sits before the library calls (u32), the
   // temporary bytes (u64), the unfused kernels (u32), the unfused bytes
-  // moved and the kernel allocation bytes (u64 each). Bits other than OpenMP
-  // and BLAS are refused; a plain 1 (the OpenMP flag of earlier plans) still
-  // reads as OpenMP alone.
-  size_t libraries = bytes.size() - 33;
+  // moved and the kernel allocation bytes (u64 each) and the donation count
+  // (u32, here 0). Bits other than OpenMP and BLAS are refused; a plain 1
+  // (the OpenMP flag of earlier plans) still reads as OpenMP alone.
+  size_t libraries = bytes.size() - 37;
   ASSERT_EQ(bytes[libraries], 3);
   std::vector<uint8_t> unknown = bytes;
   unknown[libraries] = 4;
@@ -286,6 +286,40 @@ TEST(PlanTest, Errors) {
   trailing.push_back(0);
   EXPECT_NE(parse(trailing, parsed).message().find("trailing bytes"),
             std::string::npos);
+}
+
+/// Outputs written into inputs' buffers round-trip; a donation must pair
+/// an output with an input of its type, each at most once.
+TEST(PlanTest, Donations) {
+  Plan plan = samplePlan();
+  PlanValue state;
+  state.role = ValueRole::Input;
+  state.kind = ValueKind::Buffer;
+  state.name = "m";
+  state.dtype = DType::I64;
+  state.shape = {2};
+  plan.values.push_back(state); // value 4, like output y (value 2)
+  plan.donations = {{2, 4}};
+  Plan parsed;
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  ASSERT_TRUE(parse(bytes, parsed).isOk()) << parse(bytes, parsed).message();
+  ASSERT_EQ(parsed.donations.size(), 1u);
+  EXPECT_EQ(parsed.donations[0], std::make_pair(2u, 4u));
+
+  auto error = [&](std::vector<std::pair<uint32_t, uint32_t>> donations) {
+    Plan bad = plan;
+    bad.donations = std::move(donations);
+    return parse(serializePlan(bad), parsed).message();
+  };
+  EXPECT_NE(error({{0, 4}}).find("does not pair an output with an input"),
+            std::string::npos);
+  EXPECT_NE(error({{2, 2}}).find("does not pair an output with an input"),
+            std::string::npos);
+  EXPECT_NE(error({{2, 0}}).find("writes i64[2] into f32[2x3]"),
+            std::string::npos)
+      << error({{2, 0}});
+  EXPECT_NE(error({{2, 4}, {2, 4}}).find("repeats a value"), std::string::npos);
+  EXPECT_NE(error({{2, 99}}).find("does not pair"), std::string::npos);
 }
 
 TEST(PlanTest, EveryCorruptionIsAStatus) {

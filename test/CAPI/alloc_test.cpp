@@ -4,9 +4,11 @@
 // interposing malloc and its relatives in this executable (they forward to
 // glibc's). With the memory plan (temporaries at static offsets of one
 // arena, reused by every run) and outputs written into the previous
-// generation of the parameters, a step allocates no tensor, arena or kernel
-// temporary: no aligned allocation (tensors and arenas use aligned_alloc)
-// and nothing of 4 KiB or more (the model's temporaries are 64 KiB and up).
+// generation of the outputs (parameters and optimizer state are updated in
+// place, their buffers never move), a step allocates no tensor, arena or
+// kernel temporary: no aligned allocation (tensors and arenas use
+// aligned_alloc) and nothing of 4 KiB or more (the model's temporaries are
+// 64 KiB and up).
 // Not built with the sanitizers, which interpose malloc themselves.
 //
 //===----------------------------------------------------------------------===//
@@ -179,6 +181,14 @@ int main() {
     if (step == 0)
       first = info.loss;
   }
+  // The parameters are updated in place: their buffers stay where they are.
+  std::vector<const void *> where;
+  for (size_t i = 0; i < nnc_trainer_parameter_count(trainer); ++i) {
+    const nnc_value_info_t *info = nullptr;
+    const nnc_tensor_t *value = nullptr;
+    ok(nnc_trainer_parameter(trainer, i, &info, &value), "parameter");
+    where.push_back(value ? nnc_tensor_const_data(value) : nullptr);
+  }
   allocations = aligned = large = 0;
   counting = true;
   const int steps = 20;
@@ -189,6 +199,13 @@ int main() {
     last = info.loss;
   }
   counting = false;
+  for (size_t i = 0; i < where.size(); ++i) {
+    const nnc_value_info_t *info = nullptr;
+    const nnc_tensor_t *value = nullptr;
+    ok(nnc_trainer_parameter(trainer, i, &info, &value), "parameter");
+    check(value && nnc_tensor_const_data(value) == where[i],
+          "parameter " + std::to_string(i) + " updated in place");
+  }
 
   std::printf("%d steps: %ld allocations, %ld aligned, %ld of %zu bytes or "
               "more\n",

@@ -410,6 +410,26 @@ func.func @main(%x: tensor<2x2x6x6xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// Max pooling whose windows tile the input (the reshape/transpose path),
+/// in 2-D with unequal windows and in 1-D.
+TEST_F(AutodiffTest, MaxPoolTiled) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x3x4x6xf64> )mlir" P R"mlir(,
+                %v: tensor<2x3x8xf64> )mlir" P R"mlir(,
+                %t: tensor<2x3x2x2xf64>) -> tensor<f64> {
+  %0 = nnc.max_pool %x kernel_shape = [2, 3] strides = [2, 3]
+      : tensor<2x3x4x6xf64>
+  %1 = nnc.mul %0, %t : tensor<2x3x2x2xf64>, tensor<2x3x2x2xf64>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x3x2x2xf64>
+  %3 = nnc.max_pool %v kernel_shape = [4] strides = [4] : tensor<2x3x8xf64>
+  %4 = nnc.mul %3, %3 : tensor<2x3x2xf64>, tensor<2x3x2xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<2x3x2xf64>
+  %6 = nnc.add %2, %5 : tensor<f64>, tensor<f64>
+  return %6 : tensor<f64>
+}
+)mlir");
+}
+
 /// Max pooling with overlapping padded windows and with ceil_mode.
 TEST_F(AutodiffTest, MaxPool) {
   check(R"mlir(
@@ -1021,8 +1041,20 @@ func.func @main(%tok: tensor<?x4xi64>, %tgt: tensor<?x4xi64>,
 }
 )mlir",
         /*positive=*/false, /*classes=*/5,
-        {{2, 4}, {2, 4}, {5, 4}, {4, 4}, {4}, {4}, {4, 4}, {4, 4}, {4, 4}, {4},
-         {4, 8}, {8}, {8, 4}, {4, 5}});
+        {{2, 4},
+         {2, 4},
+         {5, 4},
+         {4, 4},
+         {4},
+         {4},
+         {4, 4},
+         {4, 4},
+         {4, 4},
+         {4},
+         {4, 8},
+         {8},
+         {8, 4},
+         {4, 5}});
 }
 
 /// A small mobile-style CNN: conv, batch_norm_train, relu6 (clip), a
@@ -1087,8 +1119,17 @@ func.func @main(%x: tensor<?x2x5x5xf64>, %labels: tensor<?xi64>,
 }
 )mlir",
         /*positive=*/false, /*classes=*/3,
-        {{2, 2, 5, 5}, {2}, {4, 2, 3, 3}, {4}, {4}, {4}, {4}, {4, 1, 3, 3}, {4},
-         {4, 3}, {3}});
+        {{2, 2, 5, 5},
+         {2},
+         {4, 2, 3, 3},
+         {4},
+         {4},
+         {4},
+         {4},
+         {4, 1, 3, 3},
+         {4},
+         {4, 3},
+         {3}});
 }
 
 /// scatter_nd replacing whole rows (k = 1, labels in [0, 2) into 4 rows of
@@ -1265,7 +1306,8 @@ func.func @main(%x: tensor<2x1x6x6xf64>, %labels: tensor<2xi64>,
 /// The same CNN with a dynamic batch, compiled for batch 2: batch_norm_train
 /// counts its elements at run time.
 TEST_F(AutodiffTest, CnnDynamicBatch) {
-  check(R"mlir(
+  check(
+      R"mlir(
 func.func @main(%x: tensor<?x1x6x6xf64>, %labels: tensor<?xi64>,
                 %w: tensor<3x1x3x3xf64> )mlir" P R"mlir(,
                 %b: tensor<3xf64> )mlir" P R"mlir(,
@@ -1289,8 +1331,8 @@ func.func @main(%x: tensor<?x1x6x6xf64>, %labels: tensor<?xi64>,
   return %6 : tensor<f64>
 }
 )mlir",
-        /*positive=*/false, /*classes=*/4,
-        {{2, 1, 6, 6}, {2}, {3, 1, 3, 3}, {3}, {3}, {3}, {3}, {3}, {3, 4}, {4}});
+      /*positive=*/false, /*classes=*/4,
+      {{2, 1, 6, 6}, {2}, {3, 1, 3, 3}, {3}, {3}, {3}, {3}, {3}, {3, 4}, {4}});
 }
 
 /// A two-layer MLP with cross-entropy; the input and labels get no gradient,

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -41,6 +42,12 @@ struct CompileOptions {
   /// without fusion (the plan's unfused figures; costs the MLIR passes once
   /// more, no code generation).
   bool measureUnfused = false;
+  /// Results that may be written into an argument's buffer, as (result
+  /// index, argument index) pairs of the function (same type; the argument
+  /// an input the caller lets runs overwrite, e.g. a parameter and its
+  /// update). The compiler applies those it proves safe; the plan lists
+  /// them (Plan::donations).
+  std::vector<std::pair<unsigned, unsigned>> donations;
 };
 
 /// Why a compile failed; the diagnostics say what and where.

@@ -170,6 +170,43 @@ def FuseElementwisePass : Pass<"nnc-fuse-elementwise", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def RematerializePass : Pass<"nnc-rematerialize", "mlir::func::FuncOp"> {
+  let summary = "Recompute elementwise values next to their late uses";
+  let description = [{
+    Runs on linalg on tensors, before elementwise fusion. A value computed
+    by an all-parallel `linalg.generic` with one result and only arith/math
+    in its body (a GELU's intermediate, a scaled or shifted activation) and
+    used more than `distance` ops after its definition (the backward pass
+    using a forward value) is recomputed just before the first such use, and
+    those uses take the recomputed value, when its inputs are available
+    there anyway: block arguments, constants, values used at or after that
+    point, or values recomputable the same way (up to `max-depth` producers
+    deep). Recomputing extends no value's lifetime; the stored value's
+    lifetime ends with its early uses, and fusion folds the recomputation
+    into the late consumer, so it is never stored. This is activation
+    checkpointing for the ops where it costs no extra memory traffic.
+
+    ```mlir
+    %t = linalg.generic ... ins(%x) { math.tanh }      // forward
+    %y = linalg.generic ... ins(%t, %x) { arith.mulf } // forward use
+    ... many ops ...
+    %g = linalg.generic ... ins(%t, %dy) { ... }        // backward use
+    // becomes
+    ... many ops ...
+    %t2 = linalg.generic ... ins(%x) { math.tanh }     // %x is used here anyway
+    %g = linalg.generic ... ins(%t2, %dy) { ... }
+    ```
+  }];
+  let options = [
+    Option<"distance", "distance", "int64_t", /*default=*/"64",
+           "Ops between a definition and a use that make the use late">,
+    Option<"maxDepth", "max-depth", "int64_t", /*default=*/"8",
+           "How many producers deep an input may be recomputed">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def UntieFillsPass : Pass<"nnc-untie-fills", "mlir::func::FuncOp"> {
   let summary = "Give every user of a linalg.fill its own fill";
   let description = [{

@@ -438,6 +438,58 @@ struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
     Value spreadX = tensor::InsertSliceOp::create(b, loc, x, zeros, insOffsets,
                                                   xDims, insStrides);
 
+    // With k' = K-1-k the sum is y[m, o'] = sum_{c, k'} xs[c, o' + pad_begin
+    // + k' * dil] * w[c, m, K-1-k']: a convolution with stride 1 of xs from
+    // pad_begin on, with the kernel transposed and flipped. In 2-D without
+    // groups that is im2col + GEMM (BLAS) rather than loops over xs.
+    if (s == 2 && groups == 1 && inType.hasStaticShape() &&
+        wType.hasStaticShape()) {
+      SmallVector<OpFoldResult> cropOffsets(inType.getRank(),
+                                            b.getIndexAttr(0));
+      SmallVector<OpFoldResult> cropSizes = getDims(b, loc, spreadX);
+      SmallVector<OpFoldResult> unit(inType.getRank(), b.getIndexAttr(1));
+      SmallVector<int64_t> cropShape(shape);
+      for (int64_t i = 0; i < s; ++i) {
+        int64_t size = resultType.getDimSize(2 + i) + offsets[i];
+        cropOffsets[2 + i] = b.getIndexAttr(w.padBegin[i]);
+        cropSizes[2 + i] = b.getIndexAttr(size);
+        cropShape[2 + i] = size;
+      }
+      Value cropped = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get(cropShape, t), spreadX, cropOffsets,
+          cropSizes, unit);
+      // W'[m, c, kh, kw] = w[c, m, KH-1-kh, KW-1-kw].
+      int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+      auto flippedType = RankedTensorType::get(
+          {wType.getDimSize(1), wType.getDimSize(0), kh, kw}, t);
+      MLIRContext *ctx = b.getContext();
+      AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+                 d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(4, 0, {d1, d0, (kh - 1) - d2, (kw - 1) - d3}, ctx),
+          AffineMap::getMultiDimIdentityMap(4, ctx)};
+      Value flippedInit =
+          tensor::EmptyOp::create(b, loc, flippedType.getShape(), t);
+      Value flipped =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{flippedType}, ValueRange{adaptor.getWeight()},
+              ValueRange{flippedInit}, maps,
+              SmallVector<utils::IteratorType>(4,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &nb, Location l, ValueRange a) {
+                linalg::YieldOp::create(nb, l, a[0]);
+              })
+              .getResult(0);
+      Window unitStride = w;
+      unitStride.strides.assign(s, 1);
+      if (Value gemm = lowerConvAsGemm(b, loc, cropped, flipped,
+                                       adaptor.getBias(), resultType,
+                                       /*groups=*/1, unitStride)) {
+        rewriter.replaceOp(op, gemm);
+        return success();
+      }
+    }
+
     rewriter.replaceOp(
         op, lowerGroupedConv(
                 b, loc, spreadX, adaptor.getWeight(), adaptor.getBias(), x,
@@ -1004,8 +1056,8 @@ Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> c,
         b, loc, arith::ExtUIOp::create(b, loc, i64, x),
         arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, m)));
     lo = arith::TruncIOp::create(b, loc, i32, wide);
-    hi = arith::TruncIOp::create(
-        b, loc, i32, arith::ShRUIOp::create(b, loc, wide, shift));
+    hi = arith::TruncIOp::create(b, loc, i32,
+                                 arith::ShRUIOp::create(b, loc, wide, shift));
   };
   Value w0 = constant32(0x9E3779B9u), w1 = constant32(0xBB67AE85u);
   for (int round = 0; round < 10; ++round) {
@@ -1025,8 +1077,7 @@ Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> c,
   return c[0];
 }
 
-struct RandomUniformConversion
-    : public OpConversionPattern<RandomUniformOp> {
+struct RandomUniformConversion : public OpConversionPattern<RandomUniformOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(RandomUniformOp op, OpAdaptor adaptor,
@@ -1048,8 +1099,7 @@ struct RandomUniformConversion
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
         SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        parallelIterators(rank),
-        [&](OpBuilder &b, Location l, ValueRange) {
+        parallelIterators(rank), [&](OpBuilder &b, Location l, ValueRange) {
           // The row-major position of the element.
           Value linear = arith::ConstantIndexOp::create(b, l, 0);
           for (int64_t d = 0; d < rank; ++d) {
@@ -1058,21 +1108,23 @@ struct RandomUniformConversion
                                            linalg::IndexOp::create(b, l, d));
           }
           Value index = arith::IndexCastUIOp::create(b, l, i64, linear);
-          Value c32 = arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, 32));
+          Value c32 =
+              arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, 32));
           auto low = [&](Value v) {
             return arith::TruncIOp::create(b, l, i32, v).getResult();
           };
           auto high = [&](Value v) {
-            return arith::TruncIOp::create(
-                       b, l, i32, arith::ShRUIOp::create(b, l, v, c32))
+            return arith::TruncIOp::create(b, l, i32,
+                                           arith::ShRUIOp::create(b, l, v, c32))
                 .getResult();
           };
           Value streamWord = arith::ConstantOp::create(
               b, l, b.getIntegerAttr(i32, static_cast<int32_t>(stream)));
-          Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(i32, 0));
-          Value word = philoxFirstWord(
-              b, l, {low(index), high(index), streamWord, zero},
-              {low(seed), high(seed)});
+          Value zero =
+              arith::ConstantOp::create(b, l, b.getIntegerAttr(i32, 0));
+          Value word =
+              philoxFirstWord(b, l, {low(index), high(index), streamWord, zero},
+                              {low(seed), high(seed)});
           // The top 24 bits, exactly representable in f32: [0, 1).
           Value top = arith::ShRUIOp::create(
               b, l, word,
@@ -1081,9 +1133,8 @@ struct RandomUniformConversion
           Value unit = arith::MulFOp::create(
               b, l, asFloat,
               arith::ConstantOp::create(b, l, b.getF32FloatAttr(0x1p-24f)));
-          Value result = element.isF32()
-                             ? unit
-                             : convertFloat(b, l, unit, element);
+          Value result =
+              element.isF32() ? unit : convertFloat(b, l, unit, element);
           linalg::YieldOp::create(b, l, result);
         });
     rewriter.replaceOp(op, generic.getResult(0));

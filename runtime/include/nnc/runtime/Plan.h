@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nnc::runtime {
@@ -101,6 +102,12 @@ struct Plan {
   uint32_t unfusedKernels = 0;
   uint64_t unfusedBytesMoved = 0;
   uint64_t kernelAllocBytes = 0;
+  /// Outputs written in place into an input's buffer, as (output value,
+  /// input value) pairs: the caller's input then holds the output after a
+  /// run (a trainer's parameters and optimizer state, updated in place).
+  /// Each output and each input appears at most once; the two have the
+  /// same dtype and shape. Version 2.
+  std::vector<std::pair<uint32_t, uint32_t>> donations;
   /// The compiler that wrote the plan, e.g. "nnc 0.1.0 (LLVM 22.1.8)".
   std::string producer;
 

@@ -78,6 +78,11 @@ public:
   /// output), since kernels assume their arguments do not alias. Otherwise
   /// `outputs` is replaced by new tensors. On failure `outputs` stays a
   /// vector of valid tensors (reused ones hold unspecified values).
+  ///
+  /// An output the plan donates to an input (`plan().donations`) is written
+  /// into that input's buffer, which the caller must own and let the run
+  /// overwrite; its tensor in `outputs` is left empty (and needs none for
+  /// reuse).
   Status run(const std::vector<TensorRef> &inputs,
              std::vector<HostTensor> &outputs, uint32_t threads = 0) const;
 
