@@ -215,6 +215,25 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       }
   }
 
+  /// Whether `value` is `root` or computed from it by views and
+  /// side-effect-free ops.
+  static bool derivesFrom(Value value, Value root) {
+    SmallVector<Value> worklist = {value};
+    DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (v == root)
+        return true;
+      if (!seen.insert(v).second)
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (def && def->getNumRegions() == 0 &&
+          (isMemoryEffectFree(def) || isa<ViewLikeOpInterface>(def)))
+        worklist.append(def->operand_begin(), def->operand_end());
+    }
+    return false;
+  }
+
   /// The first and last top-level positions where `root` or anything
   /// derived from it is used.
   static std::pair<int64_t, int64_t>
@@ -254,11 +273,14 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       return;
     func->removeAttr("nnc.donate");
     SmallVector<int64_t> done;
+    llvm::SmallDenseSet<int64_t> targets;
     ArrayRef<int64_t> list = pairs.asArrayRef();
     for (size_t i = 0; i + 1 < list.size(); i += 2) {
       int64_t outPos = list[i], inPos = list[i + 1];
+      // An input holds at most one output.
       if (outPos < 0 || inPos < 0 || outPos >= func.getNumArguments() ||
-          inPos >= func.getNumArguments() || outPos == inPos)
+          inPos >= func.getNumArguments() || outPos == inPos ||
+          targets.contains(inPos))
         continue;
       Value out = func.getArgument(outPos), in = func.getArgument(inPos);
       if (out.getType() != in.getType() || out.use_empty())
@@ -288,8 +310,9 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
               reads.push_back(&operand);
             else if (isOut && linalgOp.isDpsInit(&operand) && !write)
               write = &operand;
-            else if (isIn || isOut)
-              other = true;
+            else if (derivesFrom(operand.get(), in) ||
+                     derivesFrom(operand.get(), out))
+              other = true; // a view of either: other elements
           }
           bool nested = false;
           op->walk([&](Operation *inner) {
@@ -309,6 +332,7 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
         continue;
       out.replaceAllUsesWith(in);
       done.append({outPos, inPos});
+      targets.insert(inPos);
     }
     if (!done.empty())
       func->setAttr("nnc.donated",

@@ -461,3 +461,188 @@ func.func @caller(%x: memref<4xf32>, %y: memref<4xf32>) {
   call @callee(%x, %y) : (memref<4xf32>, memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Output donation: an optimizer step p_new = p - lr * g writes the
+// out-parameter %out (argument 2) in one all-parallel op that reads %p
+// (argument 0) at the element it writes. %out is donated to %p: the op
+// writes %p in place, and nnc.donated records the pair.
+// CHECK-LABEL: func.func @donate_sgd
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<4x8xf32>, %[[G:[a-z0-9_]+]]: memref<4x8xf32>, %{{[a-z0-9_]+}}: memref<4x8xf32>)
+// CHECK-SAME: attributes {nnc.donated = array<i64: 2, 0>}
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]], %[[G]] : memref<4x8xf32>, memref<4x8xf32>) outs(%[[P]] : memref<4x8xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @donate_sgd(%p: memref<4x8xf32>, %g: memref<4x8xf32>, %out: memref<4x8xf32>) attributes {nnc.donate = array<i64: 2, 0>} {
+  %lr = arith.constant 0.01 : f32
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %g : memref<4x8xf32>, memref<4x8xf32>) outs(%out : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %lr, %b : f32
+    %r = arith.subf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The same op reading %p through two operands (siblings fused), each at the
+// element written: donated.
+// CHECK-LABEL: func.func @donate_read_twice
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<4x8xf32>, %[[G:[a-z0-9_]+]]: memref<4x8xf32>, %{{[a-z0-9_]+}}: memref<4x8xf32>)
+// CHECK-SAME: attributes {nnc.donated = array<i64: 2, 0>}
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]], %[[G]], %[[P]] : memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>) outs(%[[P]] : memref<4x8xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @donate_read_twice(%p: memref<4x8xf32>, %g: memref<4x8xf32>, %out: memref<4x8xf32>) attributes {nnc.donate = array<i64: 2, 0>} {
+  linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %g, %p : memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>) outs(%out : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %s = arith.mulf %c, %b : f32
+    %r = arith.subf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Every read of %p comes before the first use of %out: donated, with the
+// temporary still planned in the arena (in-place or not).
+// CHECK-LABEL: func.func @donate_after_last_read
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<256xf32>, %{{[a-z0-9_]+}}: memref<256xf32>, %[[ARENA:[a-z0-9_]+]]: memref<1024xi8> {nnc.arena})
+// CHECK-SAME: attributes {nnc.arena_size = 1024 : i64, nnc.donated = array<i64: 1, 0>}
+// CHECK: %[[A:.*]] = memref.view %[[ARENA]]
+// CHECK: linalg.exp ins(%[[P]] : memref<256xf32>) outs(%[[A]] : memref<256xf32>)
+// CHECK: linalg.exp ins(%[[A]] : memref<256xf32>) outs(%[[P]] : memref<256xf32>)
+// NOIP-LABEL: func.func @donate_after_last_read
+// NOIP-SAME: nnc.donated = array<i64: 1, 0>
+func.func @donate_after_last_read(%p: memref<256xf32>, %out: memref<256xf32>) attributes {nnc.donate = array<i64: 1, 0>} {
+  %a = memref.alloc() : memref<256xf32>
+  linalg.exp ins(%p : memref<256xf32>) outs(%a : memref<256xf32>)
+  linalg.exp ins(%a : memref<256xf32>) outs(%out : memref<256xf32>)
+  return
+}
+
+// -----
+
+// %out is used as scratch before the last read of %p: writing it into %p
+// would clobber %p before it is read. Not donated; the request is dropped.
+// CHECK-LABEL: func.func @no_donate_scratch
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<256xf32>, %[[OUT:[a-z0-9_]+]]: memref<256xf32>)
+// CHECK-NOT: nnc.donate
+// CHECK: linalg.exp ins(%[[P]] : memref<256xf32>) outs(%[[OUT]] : memref<256xf32>)
+// CHECK: linalg.add ins(%[[OUT]], %[[P]] : memref<256xf32>, memref<256xf32>) outs(%[[OUT]] : memref<256xf32>)
+func.func @no_donate_scratch(%p: memref<256xf32>, %out: memref<256xf32>) attributes {nnc.donate = array<i64: 1, 0>} {
+  linalg.exp ins(%p : memref<256xf32>) outs(%out : memref<256xf32>)
+  linalg.add ins(%out, %p : memref<256xf32>, memref<256xf32>) outs(%out : memref<256xf32>)
+  return
+}
+
+// -----
+
+// %p is read after %out is written: not donated.
+// CHECK-LABEL: func.func @no_donate_read_after
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<256xf32>, %[[OUT:[a-z0-9_]+]]: memref<256xf32>, %[[OUT2:[a-z0-9_]+]]: memref<256xf32>)
+// CHECK-NOT: nnc.donate
+// CHECK: linalg.exp ins(%[[P]] : memref<256xf32>) outs(%[[OUT]] : memref<256xf32>)
+// CHECK: linalg.negf ins(%[[P]] : memref<256xf32>) outs(%[[OUT2]] : memref<256xf32>)
+func.func @no_donate_read_after(%p: memref<256xf32>, %out: memref<256xf32>, %out2: memref<256xf32>) attributes {nnc.donate = array<i64: 1, 0>} {
+  linalg.exp ins(%p : memref<256xf32>) outs(%out : memref<256xf32>)
+  linalg.negf ins(%p : memref<256xf32>) outs(%out2 : memref<256xf32>)
+  return
+}
+
+// -----
+
+// The op writes %out through a transposed map while reading %p directly:
+// element (i, j) of %p would be overwritten before (j, i) reads it. Not
+// donated.
+// CHECK-LABEL: func.func @no_donate_transposed
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<8x8xf32>, %[[OUT:[a-z0-9_]+]]: memref<8x8xf32>)
+// CHECK-NOT: nnc.donate
+// CHECK: ins(%[[P]] : memref<8x8xf32>) outs(%[[OUT]] : memref<8x8xf32>)
+func.func @no_donate_transposed(%p: memref<8x8xf32>, %out: memref<8x8xf32>) attributes {nnc.donate = array<i64: 1, 0>} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<8x8xf32>) outs(%out : memref<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The types differ: not donated.
+// CHECK-LABEL: func.func @no_donate_types
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<256xf32>, %[[OUT:[a-z0-9_]+]]: memref<256xf16>)
+// CHECK-NOT: nnc.donate
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]] : memref<256xf32>) outs(%[[OUT]] : memref<256xf16>)
+func.func @no_donate_types(%p: memref<256xf32>, %out: memref<256xf16>) attributes {nnc.donate = array<i64: 1, 0>} {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%p : memref<256xf32>) outs(%out : memref<256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %r = arith.truncf %a : f32 to f16
+    linalg.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+// Two pairs: %o1 to %p is legal, %o2 to %q is not (%q is read after %o2 is
+// written). nnc.donated lists only the first pair.
+// CHECK-LABEL: func.func @donate_some
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<256xf32>, %[[Q:[a-z0-9_]+]]: memref<256xf32>, %{{[a-z0-9_]+}}: memref<256xf32>, %[[O2:[a-z0-9_]+]]: memref<256xf32>)
+// CHECK-SAME: attributes {nnc.donated = array<i64: 2, 0>}
+// CHECK: linalg.exp ins(%[[Q]] : memref<256xf32>) outs(%[[O2]] : memref<256xf32>)
+// CHECK: linalg.add ins(%[[P]], %[[Q]] : memref<256xf32>, memref<256xf32>) outs(%[[P]] : memref<256xf32>)
+func.func @donate_some(%p: memref<256xf32>, %q: memref<256xf32>, %o1: memref<256xf32>, %o2: memref<256xf32>) attributes {nnc.donate = array<i64: 2, 0, 3, 1>} {
+  linalg.exp ins(%q : memref<256xf32>) outs(%o2 : memref<256xf32>)
+  linalg.add ins(%p, %q : memref<256xf32>, memref<256xf32>) outs(%o1 : memref<256xf32>)
+  return
+}
+
+// -----
+
+// The op that meets %p and %out also reads %p through a view (its
+// transpose): writing (i, j) of %p would clobber what (j, i) reads. Not
+// donated.
+// CHECK-LABEL: func.func @no_donate_view_read
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<4x4xf32>, %[[OUT:[a-z0-9_]+]]: memref<4x4xf32>)
+// CHECK-NOT: nnc.donate
+// CHECK: %[[PT:.*]] = memref.transpose %[[P]]
+// CHECK: ins(%[[P]], %[[PT]] : memref<4x4xf32>, memref<4x4xf32, strided<[1, 4]>>) outs(%[[OUT]] : memref<4x4xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @no_donate_view_read(%p: memref<4x4xf32>, %out: memref<4x4xf32>) attributes {nnc.donate = array<i64: 1, 0>} {
+  %pt = memref.transpose %p (d0, d1) -> (d1, d0) : memref<4x4xf32> to memref<4x4xf32, strided<[1, 4]>>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %pt : memref<4x4xf32>, memref<4x4xf32, strided<[1, 4]>>) outs(%out : memref<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Two outputs asked to take the same input: %o1 takes %p (legal), then %o2
+// may not, since %p now holds %o1's result, which must survive to the end.
+// Only the first pair is done.
+// CHECK-LABEL: func.func @no_donate_twice
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<256xf32>, %[[X:[a-z0-9_]+]]: memref<256xf32>, %{{[a-z0-9_]+}}: memref<256xf32>, %[[O2:[a-z0-9_]+]]: memref<256xf32>)
+// CHECK-SAME: attributes {nnc.donated = array<i64: 2, 0>}
+// CHECK: linalg.exp ins(%[[P]] : memref<256xf32>) outs(%[[P]] : memref<256xf32>)
+// CHECK: linalg.exp ins(%[[X]] : memref<256xf32>) outs(%[[O2]] : memref<256xf32>)
+func.func @no_donate_twice(%p: memref<256xf32>, %x: memref<256xf32>, %o1: memref<256xf32>, %o2: memref<256xf32>) attributes {nnc.donate = array<i64: 2, 0, 3, 0>} {
+  linalg.exp ins(%p : memref<256xf32>) outs(%o1 : memref<256xf32>)
+  linalg.exp ins(%x : memref<256xf32>) outs(%o2 : memref<256xf32>)
+  return
+}

@@ -179,9 +179,10 @@ def RematerializePass : Pass<"nnc-rematerialize", "mlir::func::FuncOp"> {
     used more than `distance` ops after its definition (the backward pass
     using a forward value) is recomputed just before the first such use, and
     those uses take the recomputed value, when its inputs are available
-    there anyway: block arguments, constants, values used at or after that
-    point, or values recomputable the same way (up to `max-depth` producers
-    deep). Recomputing extends no value's lifetime; the stored value's
+    there anyway: block arguments, constants, values used no more than
+    `distance` ops before that point (or after it), or values recomputable
+    the same way (up to `max-depth` producers deep). Recomputing extends an
+    input's lifetime by at most `distance` ops, while the stored value's
     lifetime ends with its early uses, and fusion folds the recomputation
     into the late consumer, so it is never stored. This is activation
     checkpointing for the ops where it costs no extra memory traffic.
