@@ -11,6 +11,8 @@
 
 #include "nnc/Transforms/Passes.h"
 
+#include "BufferAliasing.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -26,42 +28,10 @@ namespace nnc {
 } // namespace nnc
 
 using namespace mlir;
+using nnc::buffers::collectRoots;
+using nnc::buffers::isInert;
 
 namespace {
-
-/// Ops that only compute views, addresses or scalars.
-bool isInert(Operation *op) {
-  return op->getNumRegions() == 0 &&
-         (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op));
-}
-
-Value rootOf(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
-/// The buffers `value` may point into: memref roots reached backwards
-/// through views and address arithmetic.
-void collectRoots(Value value, llvm::SetVector<Value> &roots) {
-  SmallVector<Value> worklist = {value};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    if (isa<MemRefType>(v.getType())) {
-      Value root = rootOf(v);
-      roots.insert(root);
-      if (Operation *def = root.getDefiningOp();
-          def && isInert(def) && !isa<memref::AllocOp>(def))
-        worklist.append(def->operand_begin(), def->operand_end());
-      continue;
-    }
-    if (Operation *def = v.getDefiningOp(); def && isInert(def))
-      worklist.append(def->operand_begin(), def->operand_end());
-  }
-}
 
 /// The buffers an op reads and writes (an op it cannot see into: every
 /// buffer it touches, both ways).

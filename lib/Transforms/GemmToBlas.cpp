@@ -9,6 +9,8 @@
 
 #include "nnc/Transforms/Passes.h"
 
+#include "BufferAliasing.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -30,6 +32,9 @@ namespace nnc {
 } // namespace nnc
 
 using namespace mlir;
+using nnc::buffers::derivesFrom;
+using nnc::buffers::isInert;
+using nnc::buffers::rootBuffer;
 
 namespace {
 
@@ -83,42 +88,15 @@ std::optional<MatrixOperand> describe(Value value, int64_t rank) {
   return m;
 }
 
-/// The buffer `value` is a view of (itself if none).
-Value rootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 int64_t elementCount(Value value) {
   auto type = cast<MemRefType>(value.getType());
   return type.hasStaticShape() ? type.getNumElements() : -1;
 }
 
-/// Whether `value` is, views into, or is an address computed from
-/// `buffer` (a library call's pointer operands are).
-bool derivesFrom(Value value, Value buffer) {
-  SmallVector<Value> worklist = {value};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    if (isa<MemRefType>(v.getType()) && rootBuffer(v) == buffer)
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (def && def->getNumRegions() == 0 &&
-        (isMemoryEffectFree(def) || isa<ViewLikeOpInterface>(def)))
-      worklist.append(def->operand_begin(), def->operand_end());
-  }
-  return false;
-}
-
 /// Whether `op` may read or write `buffer` (through a view of it or an
 /// address into it).
 bool touches(Operation *op, Value buffer) {
-  if (op->getNumRegions() == 0 &&
-      (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op)))
+  if (isInert(op))
     return false;
   bool found = false;
   op->walk([&](Operation *inner) {

@@ -13,6 +13,8 @@
 
 #include "nnc/Transforms/Passes.h"
 
+#include "BufferAliasing.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,6 +34,8 @@ namespace nnc {
 } // namespace nnc
 
 using namespace mlir;
+using nnc::buffers::derivesFrom;
+using nnc::buffers::isInert;
 
 namespace {
 
@@ -112,9 +116,7 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
           }
           // A memref (or address) coming out of anything else could alias
           // the buffer beyond what this pass follows: leave it alone.
-          bool derives =
-              user->getNumRegions() == 0 &&
-              (isMemoryEffectFree(user) || isa<ViewLikeOpInterface>(user));
+          bool derives = isInert(user);
           if (!derives && llvm::any_of(user->getResultTypes(), [](Type type) {
                 return !type.isIntOrIndexOrFloat();
               })) {
@@ -215,25 +217,6 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       }
   }
 
-  /// Whether `value` is `root` or computed from it by views and
-  /// side-effect-free ops.
-  static bool derivesFrom(Value value, Value root) {
-    SmallVector<Value> worklist = {value};
-    DenseSet<Value> seen;
-    while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      if (v == root)
-        return true;
-      if (!seen.insert(v).second)
-        continue;
-      Operation *def = v.getDefiningOp();
-      if (def && def->getNumRegions() == 0 &&
-          (isMemoryEffectFree(def) || isa<ViewLikeOpInterface>(def)))
-        worklist.append(def->operand_begin(), def->operand_end());
-    }
-    return false;
-  }
-
   /// The first and last top-level positions where `root` or anything
   /// derived from it is used.
   static std::pair<int64_t, int64_t>
@@ -252,8 +235,7 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
         int64_t at = position.lookup(top);
         first = std::min(first, at);
         last = std::max(last, at);
-        if (user->getNumRegions() == 0 &&
-            (isMemoryEffectFree(user) || isa<ViewLikeOpInterface>(user)))
+        if (isInert(user))
           for (Value result : user->getResults())
             worklist.push_back(result);
       }

@@ -201,6 +201,34 @@ inline uint64_t hostPeakRssBytes() {
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024; // KiB on Linux
 }
 
+/// Prints `--report`'s lines for `stats` under `title`: the plan's figures,
+/// with the code, weights and compile lines only for a whole executable
+/// (`executable`), then the host's peak RSS.
+inline void printStats(const char *title, const nnc_executable_stats_t &stats,
+                       bool executable) {
+  auto bytes = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("%s:\n", title);
+  std::printf("  kernels: %u\n", stats.kernel_count);
+  std::printf("  library calls: %u\n", stats.library_calls);
+  if (executable) {
+    std::printf("  code bytes: %llu\n", bytes(stats.code_bytes));
+    std::printf("  weight bytes: %llu\n", bytes(stats.weight_bytes));
+  }
+  std::printf("  peak memory bytes: %llu\n", bytes(stats.peak_memory_bytes));
+  std::printf("  arena bytes: %llu\n", bytes(stats.arena_bytes));
+  std::printf("  kernel allocation bytes: %llu\n",
+              bytes(stats.kernel_alloc_bytes));
+  std::printf("  bytes moved: %llu\n", bytes(stats.bytes_moved));
+  if (stats.unfused_kernel_count)
+    std::printf("  unfused: %u kernels, %llu bytes moved\n",
+                stats.unfused_kernel_count, bytes(stats.unfused_bytes_moved));
+  if (executable) {
+    std::printf("  compile seconds: %.3f\n", stats.compile_seconds);
+    std::printf("  from cache: %s\n", stats.from_cache ? "yes" : "no");
+  }
+  std::printf("  host peak RSS bytes: %llu\n", bytes(hostPeakRssBytes()));
+}
+
 /// Ends a profiled run (`--profile`, `--trace FILE`): stops the profiler,
 /// prints its table to stdout when `table` and writes the trace when
 /// `tracePath` is not empty. Returns the error message, "" on success.

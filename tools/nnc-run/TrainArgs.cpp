@@ -325,23 +325,7 @@ void printStepReport(const nnc_trainer_t *trainer) {
                  takeMessage(status).c_str());
     return;
   }
-  std::printf("training step report:\n");
-  std::printf("  kernels: %u\n", stats.kernel_count);
-  std::printf("  library calls: %u\n", stats.library_calls);
-  std::printf("  peak memory bytes: %llu\n",
-              static_cast<unsigned long long>(stats.peak_memory_bytes));
-  std::printf("  arena bytes: %llu\n",
-              static_cast<unsigned long long>(stats.arena_bytes));
-  std::printf("  kernel allocation bytes: %llu\n",
-              static_cast<unsigned long long>(stats.kernel_alloc_bytes));
-  std::printf("  bytes moved: %llu\n",
-              static_cast<unsigned long long>(stats.bytes_moved));
-  if (stats.unfused_kernel_count)
-    std::printf("  unfused: %u kernels, %llu bytes moved\n",
-                stats.unfused_kernel_count,
-                static_cast<unsigned long long>(stats.unfused_bytes_moved));
-  std::printf("  host peak RSS bytes: %llu\n",
-              static_cast<unsigned long long>(hostPeakRssBytes()));
+  printStats("training step report", stats, /*executable=*/false);
 }
 
 bool makeTrainer(const Args &args, nnc_model_t *model,

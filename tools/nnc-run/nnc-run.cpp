@@ -470,29 +470,7 @@ void printReport(nnc_executable_t *executable) {
                  takeMessage(status).c_str());
     return;
   }
-  std::printf("report:\n");
-  std::printf("  kernels: %u\n", stats.kernel_count);
-  std::printf("  library calls: %u\n", stats.library_calls);
-  std::printf("  code bytes: %llu\n",
-              static_cast<unsigned long long>(stats.code_bytes));
-  std::printf("  weight bytes: %llu\n",
-              static_cast<unsigned long long>(stats.weight_bytes));
-  std::printf("  peak memory bytes: %llu\n",
-              static_cast<unsigned long long>(stats.peak_memory_bytes));
-  std::printf("  arena bytes: %llu\n",
-              static_cast<unsigned long long>(stats.arena_bytes));
-  std::printf("  kernel allocation bytes: %llu\n",
-              static_cast<unsigned long long>(stats.kernel_alloc_bytes));
-  std::printf("  bytes moved: %llu\n",
-              static_cast<unsigned long long>(stats.bytes_moved));
-  if (stats.unfused_kernel_count)
-    std::printf("  unfused: %u kernels, %llu bytes moved\n",
-                stats.unfused_kernel_count,
-                static_cast<unsigned long long>(stats.unfused_bytes_moved));
-  std::printf("  compile seconds: %.3f\n", stats.compile_seconds);
-  std::printf("  from cache: %s\n", stats.from_cache ? "yes" : "no");
-  std::printf("  host peak RSS bytes: %llu\n",
-              static_cast<unsigned long long>(hostPeakRssBytes()));
+  printStats("report", stats, /*executable=*/true);
 }
 
 bool bench(nnc_executable_t *executable,
