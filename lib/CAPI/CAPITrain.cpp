@@ -384,17 +384,20 @@ nnc_status_t nnc_trainer_s::run(const char *fn, TrainFunction &function,
     nnc_compile_options_t options = compileOptions;
     options.target = hasTarget ? target.c_str() : nullptr;
     options.cache_dir = hasCacheDir ? cacheDir.c_str() : nullptr;
-    // Parameters, buffers and optimizer state are the trainer's own: their
-    // updates may be written in place.
+    // Parameters, buffers and optimizer state are the trainer's own: the
+    // updating functions may write their updates in place. (Not the
+    // gradient function: nnc_trainer_gradients changes nothing, running
+    // statistics included.)
     std::vector<std::pair<unsigned, unsigned>> donations;
-    for (auto [k, target] : llvm::enumerate(function.results))
-      for (auto [j, binding] : llvm::enumerate(function.arguments))
-        if ((target.sink == Sink::Slot && binding.source == Source::Slot &&
-             target.index == binding.index) ||
-            (target.sink == Sink::State && binding.source == Source::State &&
-             target.index == binding.index))
-          donations.push_back(
-              {static_cast<unsigned>(k), static_cast<unsigned>(j)});
+    if (&function == &step || &function == &apply)
+      for (auto [k, target] : llvm::enumerate(function.results))
+        for (auto [j, binding] : llvm::enumerate(function.arguments))
+          if ((target.sink == Sink::Slot && binding.source == Source::Slot &&
+               target.index == binding.index) ||
+              (target.sink == Sink::State && binding.source == Source::State &&
+               target.index == binding.index))
+            donations.push_back(
+                {static_cast<unsigned>(k), static_cast<unsigned>(j)});
     if (nnc_status_t s =
             compileFunction(fn, built, function.name, &options, compileShapes,
                             executable, donations)) {

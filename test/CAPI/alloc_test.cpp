@@ -129,6 +129,72 @@ const char kModel[] =
     "  return %y : tensor<?x10xf32>\n"
     "}\n";
 
+/// Steps update a batch norm's running statistics in place; computing
+/// gradients leaves them as they were (they are not donated there).
+void checkGradientsUpdateNothing(nnc_context_t *context) {
+  static const char bn[] =
+      "func.func @main(%x: tensor<?x2x3x3xf32> loc(\"x\"),\n"
+      "    %s: tensor<2xf32> {nnc.param = #nnc.param<trainable>,\n"
+      "        nnc.value = dense<1.0> : tensor<2xf32>} loc(\"s\"),\n"
+      "    %b: tensor<2xf32> {nnc.param = #nnc.param<trainable>,\n"
+      "        nnc.value = dense<0.0> : tensor<2xf32>} loc(\"b\"),\n"
+      "    %m: tensor<2xf32> {nnc.param = #nnc.param<buffer>,\n"
+      "        nnc.value = dense<0.0> : tensor<2xf32>} loc(\"m\"),\n"
+      "    %v: tensor<2xf32> {nnc.param = #nnc.param<buffer>,\n"
+      "        nnc.value = dense<1.0> : tensor<2xf32>} loc(\"v\"))\n"
+      "    -> tensor<?x2xf32> attributes {nnc.result_names = [\"y\"]} {\n"
+      "  %0 = nnc.batch_norm %x, %s, %b, %m, %v momentum = 0.5 : "
+      "tensor<?x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
+      "tensor<2xf32>\n"
+      "  %1 = nnc.reduce mean %0 axes = [2, 3] keepdims = false : "
+      "tensor<?x2x3x3xf32>\n"
+      "  return %1 : tensor<?x2xf32>\n"
+      "}\n";
+  nnc_model_t *model = nullptr;
+  nnc_trainer_t *trainer = nullptr;
+  if (!ok(nnc_model_parse_mlir(context, bn, sizeof(bn) - 1, "bn.mlir", &model),
+          "parse bn") ||
+      !ok(nnc_trainer_create(model, nullptr, nullptr, &trainer), "bn trainer"))
+    return;
+  std::vector<float> x(4 * 2 * 9);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i % 7) + 1.0f;
+  std::vector<int64_t> labels = {0, 1, 0, 1};
+  int64_t xDims[4] = {4, 2, 3, 3}, lDims[1] = {4};
+  nnc_tensor_t *xt = nullptr, *lt = nullptr;
+  ok(nnc_tensor_create_view(NNC_DTYPE_F32, 4, xDims, x.data(),
+                            x.size() * sizeof(float), &xt),
+     "bn x");
+  ok(nnc_tensor_create_view(NNC_DTYPE_I64, 1, lDims, labels.data(),
+                            labels.size() * sizeof(int64_t), &lt),
+     "bn labels");
+  const nnc_tensor_t *data[2] = {xt, lt};
+  // The running mean is parameter 2 (after the two trainable ones).
+  auto runningMean = [&]() {
+    const nnc_value_info_t *info = nullptr;
+    const nnc_tensor_t *value = nullptr;
+    ok(nnc_trainer_parameter(trainer, 2, &info, &value), "running mean");
+    const float *p =
+        value ? static_cast<const float *>(nnc_tensor_const_data(value))
+              : nullptr;
+    return p ? std::vector<float>(p, p + 2) : std::vector<float>();
+  };
+  std::vector<float> before = runningMean();
+  double loss = 0;
+  nnc_tensor_t *grads[2] = {nullptr, nullptr};
+  ok(nnc_trainer_gradients(trainer, 2, data, &loss, 2, grads), "gradients");
+  check(runningMean() == before,
+        "nnc_trainer_gradients leaves the running mean as it was");
+  ok(nnc_trainer_step(trainer, 2, data, nullptr), "bn step");
+  check(runningMean() != before, "a step updates the running mean");
+  for (nnc_tensor_t *g : grads)
+    nnc_tensor_destroy(g);
+  nnc_tensor_destroy(xt);
+  nnc_tensor_destroy(lt);
+  nnc_trainer_destroy(trainer);
+  nnc_model_destroy(model);
+}
+
 } // namespace
 
 int main() {
@@ -229,6 +295,7 @@ int main() {
   nnc_tensor_destroy(lt);
   nnc_trainer_destroy(trainer);
   nnc_model_destroy(model);
+  checkGradientsUpdateNothing(context);
   nnc_context_destroy(context);
   if (failures == 0)
     std::printf("alloc test passed\n");
