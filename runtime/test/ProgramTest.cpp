@@ -271,6 +271,29 @@ TEST(ProgramTest, OutputsPassedBackAreReused) {
   expectY(one, x);
 }
 
+TEST(ProgramTest, DonatedOutputsAreWrittenIntoTheirInputs) {
+  // y is written into x's buffer: the stage step reads x before the finish
+  // step writes y.
+  Plan plan = arenaPlan();
+  plan.donations = {{2, 0}};
+  std::unique_ptr<Program> program;
+  ASSERT_TRUE(loadPlan(plan, program).isOk());
+  float x[4] = {1, 2, 3, 4};
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(program->run({refOf(x)}, outputs).isOk());
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].data(), nullptr); // no buffer of its own
+  ASSERT_NE(outputs[1].data(), nullptr);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(x[i], 2 * (i + 1) + 1) << i;
+  // Passed back, the outputs are reused (the donated one needs none).
+  const void *where = outputs[1].data();
+  ASSERT_TRUE(program->run({refOf(x)}, outputs).isOk());
+  EXPECT_EQ(outputs[1].data(), where);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(x[i], 2 * (2 * (i + 1) + 1) + 1) << i;
+}
+
 TEST(ProgramTest, ReusedOutputMayNotOverlapAnInput) {
   std::unique_ptr<Program> program;
   ASSERT_TRUE(loadPlan(arenaPlan(), program).isOk());
