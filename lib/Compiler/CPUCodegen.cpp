@@ -12,6 +12,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -28,9 +30,12 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <mutex>
+#include <thread>
 
 LLD_HAS_DRIVER(elf)
 
@@ -123,23 +128,27 @@ std::mutex &linkerMutex() {
   return mutex;
 }
 
-LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
-                               std::vector<uint8_t> &out,
-                               ModuleOp diagnostics) {
+LogicalResult
+linkSharedObject(llvm::ArrayRef<llvm::SmallVector<char, 0>> objects,
+                 std::vector<uint8_t> &out, ModuleOp diagnostics) {
   llvm::SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("nnc-link", dir))
     return emitError(diagnostics.getLoc())
            << "codegen: cannot create a temporary folder: " << ec.message();
-  llvm::SmallString<128> objectPath(dir), sharedPath(dir);
-  llvm::sys::path::append(objectPath, "kernels.o");
+  llvm::SmallString<128> sharedPath(dir);
   llvm::sys::path::append(sharedPath, "kernels.so");
+  std::vector<std::string> objectPaths;
   llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(objectPath);
+    for (const std::string &path : objectPaths)
+      llvm::sys::fs::remove(path);
     llvm::sys::fs::remove(sharedPath);
     llvm::sys::fs::remove(dir);
   });
-  {
+  for (auto [i, object] : llvm::enumerate(objects)) {
+    llvm::SmallString<128> objectPath(dir);
+    llvm::sys::path::append(objectPath, "kernels" + std::to_string(i) + ".o");
+    objectPaths.push_back(std::string(objectPath));
     std::error_code ec;
     llvm::raw_fd_ostream os(objectPath, ec);
     if (ec)
@@ -152,7 +161,6 @@ LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
   std::string output;
   llvm::raw_string_ostream outputStream(output);
   std::string outArg = std::string(sharedPath);
-  std::string inArg = std::string(objectPath);
   std::vector<const char *> args = {"ld.lld",
                                     "-shared",
                                     "--hash-style=gnu",
@@ -166,8 +174,9 @@ LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
                                     "-soname",
                                     "nnc-kernels.so",
                                     "-o",
-                                    outArg.c_str(),
-                                    inArg.c_str()};
+                                    outArg.c_str()};
+  for (const std::string &path : objectPaths)
+    args.push_back(path.c_str());
   lld::Result result;
   {
     std::lock_guard<std::mutex> lock(linkerMutex());
@@ -186,6 +195,75 @@ LogicalResult linkSharedObject(llvm::ArrayRef<char> object,
   llvm::StringRef bytes = (*buffer)->getBuffer();
   out.assign(bytes.begin(), bytes.end());
   return success();
+}
+
+/// One partition's object code and what it calls.
+struct PartitionResult {
+  llvm::SmallVector<char, 0> object;
+  bool usesOpenMP = false, usesBlas = false;
+  std::string error;
+};
+
+/// Optimizes `module` at `optLevel` and emits its object code. Functions in
+/// `defined` come from another partition; anything else the code calls must
+/// be in the C library, libm, the OpenMP runtime or BLAS.
+PartitionResult compilePartition(llvm::Module &module,
+                                 llvm::TargetMachine &machine, int optLevel,
+                                 const llvm::StringSet<> &defined) {
+  PartitionResult result;
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(&machine);
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel opt = optLevel <= 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+    llvm::ModulePassManager passes =
+        optLevel <= 0 ? builder.buildO0DefaultPipeline(opt)
+                      : builder.buildPerModuleDefaultPipeline(opt);
+    passes.run(module, mam);
+  }
+
+  // What the code calls must exist where it runs: the C library and libm
+  // (in every process that loads nnc), or the OpenMP runtime and BLAS,
+  // which the runtime opens first (so they need not be loaded here).
+  for (llvm::Function &f : module) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() ||
+        defined.contains(f.getName()))
+      continue;
+    llvm::StringRef name = f.getName();
+    if (name.starts_with("__kmpc_") || name.starts_with("omp_")) {
+      result.usesOpenMP = true;
+      continue;
+    }
+    if (name == "cblas_sgemm" || name == "cblas_dgemm") {
+      result.usesBlas = true;
+      continue;
+    }
+    if (!dlsym(RTLD_DEFAULT, name.str().c_str())) {
+      result.error = "the generated code calls '" + name.str() +
+                     "', which no library of the runtime provides";
+      return result;
+    }
+  }
+
+  llvm::raw_svector_ostream os(result.object);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile)) {
+    result.error = "the target cannot emit object files";
+    return result;
+  }
+  codegen.run(module);
+  return result;
 }
 
 } // namespace
@@ -241,61 +319,68 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
     return emitError(module.getLoc())
            << "codegen: the generated LLVM IR is invalid";
 
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder builder(machine.get());
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel opt = optLevel <= 0   ? llvm::OptimizationLevel::O0
-                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
-                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                  : llvm::OptimizationLevel::O3;
-    llvm::ModulePassManager passes =
-        optLevel <= 0 ? builder.buildO0DefaultPipeline(opt)
-                      : builder.buildPerModuleDefaultPipeline(opt);
-    passes.run(*llvmModule, mam);
+  // Optimization and code generation in parallel: a module with many
+  // kernels is split into partitions (kernels do not call each other), each
+  // optimized and compiled to an object in a context of its own on its own
+  // thread; lld links the objects.
+  unsigned partitions = 1;
+  if (kernels.size() >= 16)
+    partitions = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  llvm::StringSet<> defined;
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration())
+      defined.insert(f.getName());
+  std::vector<std::string> bitcode;
+  if (partitions > 1) {
+    llvm::SplitModule(
+        *llvmModule, partitions,
+        [&](std::unique_ptr<llvm::Module> part) {
+          std::string bytes;
+          llvm::raw_string_ostream os(bytes);
+          llvm::WriteBitcodeToFile(*part, os);
+          bitcode.push_back(std::move(bytes));
+        },
+        /*PreserveLocals=*/false, /*RoundRobin=*/true);
   }
-
-  // What the code calls must exist where it runs: the C library and libm
-  // (in every process that loads nnc), or the OpenMP runtime and BLAS,
-  // which the runtime opens first (so they need not be loaded here).
+  std::vector<PartitionResult> parts(std::max<size_t>(bitcode.size(), 1));
+  if (bitcode.empty()) {
+    parts[0] = compilePartition(*llvmModule, *machine, optLevel, defined);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < bitcode.size(); ++i)
+      threads.emplace_back([&, i] {
+        llvm::LLVMContext context;
+        auto part = llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(bitcode[i], "partition"), context);
+        if (!part) {
+          parts[i].error =
+              "cannot read a partition: " + llvm::toString(part.takeError());
+          return;
+        }
+        std::unique_ptr<llvm::TargetMachine> partMachine(
+            host.target->createTargetMachine(
+                host.triple, host.cpu, host.features, targetOptions,
+                llvm::Reloc::PIC_, std::nullopt, level));
+        if (!partMachine) {
+          parts[i].error = "cannot create a target machine";
+          return;
+        }
+        parts[i] = compilePartition(**part, *partMachine, optLevel, defined);
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+  }
   result.usesOpenMP = false;
   result.usesBlas = false;
-  for (llvm::Function &f : *llvmModule) {
-    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
-      continue;
-    llvm::StringRef name = f.getName();
-    if (name.starts_with("__kmpc_") || name.starts_with("omp_")) {
-      result.usesOpenMP = true;
-      continue;
-    }
-    if (name == "cblas_sgemm" || name == "cblas_dgemm") {
-      result.usesBlas = true;
-      continue;
-    }
-    if (!dlsym(RTLD_DEFAULT, name.str().c_str()))
-      return emitError(module.getLoc())
-             << "codegen: the generated code calls '" << name
-             << "', which no library of the runtime provides";
+  std::vector<llvm::SmallVector<char, 0>> objects;
+  for (PartitionResult &part : parts) {
+    if (!part.error.empty())
+      return emitError(module.getLoc()) << "codegen: " << part.error;
+    result.usesOpenMP |= part.usesOpenMP;
+    result.usesBlas |= part.usesBlas;
+    objects.push_back(std::move(part.object));
   }
-
-  llvm::SmallVector<char, 0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
-      return emitError(module.getLoc())
-             << "codegen: the target cannot emit object files";
-    codegen.run(*llvmModule);
-  }
-  if (failed(linkSharedObject(object, result.sharedObject, module)))
+  if (failed(linkSharedObject(objects, result.sharedObject, module)))
     return failure();
   result.cpuFeatures = host.checked;
   return success();
