@@ -74,7 +74,7 @@ bool isCandidate(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.hasPureBufferSemantics() &&
          generic.getNumLoops() == generic.getNumParallelLoops() &&
-         generic.getNumDpsInits() >= 1 && generic.hasPureBufferSemantics() &&
+         generic.getNumDpsInits() >= 1 &&
          llvm::all_of(generic.getStaticLoopRanges(),
                       [](int64_t r) { return !ShapedType::isDynamic(r); }) &&
          llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {

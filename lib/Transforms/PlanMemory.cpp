@@ -267,9 +267,8 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       Value out = func.getArgument(outPos), in = func.getArgument(inPos);
       if (out.getType() != in.getType() || out.use_empty())
         continue;
-      auto [firstOut, lastOut] = useRange(out, body, position);
+      int64_t firstOut = useRange(out, body, position).first;
       int64_t lastIn = useRange(in, body, position).second;
-      (void)lastOut;
       bool legal = lastIn < firstOut;
       if (!legal && lastIn == firstOut) {
         // One all-parallel op reads the input and writes the output, both

@@ -72,6 +72,11 @@ Status Program::load(ExecutableReader executable, Device &device,
   }
   program->inputs_ = plan.indicesOf(ValueRole::Input);
   program->outputs_ = plan.indicesOf(ValueRole::Output);
+  program->donatedOutputs_.assign(program->outputs_.size(), false);
+  for (size_t i = 0; i < program->outputs_.size(); ++i)
+    for (auto [output, input] : plan.donations)
+      if (output == program->outputs_[i])
+        program->donatedOutputs_[i] = true;
   program->scratch_ = plan.indicesOf(ValueRole::Scratch);
   for (uint32_t index : program->scratch_) {
     // parsePlan checked the size fits a size_t (u8 of rank 1).
@@ -166,22 +171,15 @@ private:
 
 namespace {
 
-/// Whether `index` is an output written into an input's buffer.
-bool isDonated(const Plan &plan, uint32_t index) {
-  for (auto [output, input] : plan.donations)
-    if (output == index)
-      return true;
-  return false;
-}
-
 /// Whether the buffers the caller hands back for reuse fit the outputs
 /// (donated outputs need none).
 bool reusable(const Plan &plan, const std::vector<uint32_t> &indices,
+              const std::vector<bool> &donated,
               const std::vector<HostTensor> &outputs) {
   if (outputs.size() != indices.size())
     return false;
   for (size_t i = 0; i < indices.size(); ++i) {
-    if (isDonated(plan, indices[i]))
+    if (donated[i])
       continue;
     const PlanValue &value = plan.values[indices[i]];
     if (!outputs[i].data() || outputs[i].dtype() != value.dtype ||
@@ -231,7 +229,7 @@ Status Program::run(const std::vector<TensorRef> &inputs,
     if (weights_[i])
       buffers[i] = const_cast<void *>(weights_[i]);
 
-  bool reuse = reusable(plan_, outputs_, outputs);
+  bool reuse = reusable(plan_, outputs_, donatedOutputs_, outputs);
   std::vector<HostTensor> results;
   if (reuse) {
     NNC_RUNTIME_RETURN_IF_ERROR(checkNoOverlap(inputs, outputs));
@@ -240,7 +238,7 @@ Status Program::run(const std::vector<TensorRef> &inputs,
   } else {
     results.resize(outputs_.size());
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (isDonated(plan_, outputs_[i]))
+      if (donatedOutputs_[i])
         continue;
       const PlanValue &value = plan_.values[outputs_[i]];
       NNC_RUNTIME_RETURN_IF_ERROR(

@@ -109,6 +109,8 @@ private:
   std::vector<const void *> weights_; // per plan value; null if not a weight
   std::vector<uint32_t> inputs_;
   std::vector<uint32_t> outputs_;
+  /// Per output (in outputs_ order): written into an input's buffer.
+  std::vector<bool> donatedOutputs_;
   uint64_t weightBytes_ = 0;
   uint64_t codeBytes_ = 0;
   std::string source_;
