@@ -60,7 +60,8 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
   else if (name == "nnc.donate" || name == "nnc.donated")
     ok = isa<DenseI64ArrayAttr>(value) &&
          cast<DenseI64ArrayAttr>(value).size() % 2 == 0;
-  else if (name == "nnc.accumulate" || name == "nnc.library")
+  else if (name == "nnc.accumulate" || name == "nnc.library" ||
+           name == "nnc.loop_local")
     ok = isa<UnitAttr>(value);
   else if (name == "nnc.kernel_name" || name == "nnc.kernel_detail")
     ok = isa<StringAttr>(value);

@@ -420,6 +420,70 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult ConvWeightGradOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> input =
+      getBatchedImage(loc, adaptor.getInput().getType());
+  if (failed(input))
+    return failure();
+  FailureOr<RankedTensorType> grad =
+      getRankedTensor(loc, adaptor.getGrad().getType(), "grad");
+  if (failed(grad))
+    return failure();
+  int64_t rank = input->getRank(), spatialRank = rank - 2;
+  if (grad->getRank() != rank)
+    return emitOptionalError(loc, "expects grad of rank ", rank,
+                             " like the input, got rank ", grad->getRank());
+  if (failed(checkElementType(loc, *grad, input->getElementType(), "grad")))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernelShape();
+  if (static_cast<int64_t>(kernel.size()) != spatialRank)
+    return emitOptionalError(loc, "kernel_shape has ", kernel.size(),
+                             " entries but expected ", spatialRank);
+  for (auto [i, k] : llvm::enumerate(kernel))
+    if (k < 1)
+      return emitOptionalError(loc, "kernel_shape entry ", i, " is ", k,
+                               ", must be positive");
+  WindowAttrs window;
+  if (failed(getWindowAttrs(loc, adaptor.getStridesAttr(),
+                            adaptor.getDilationsAttr(), adaptor.getPadsAttr(),
+                            spatialRank, window)))
+    return failure();
+  int64_t groups =
+      adaptor.getGroupsAttr() ? adaptor.getGroupsAttr().getInt() : 1;
+  if (groups < 1)
+    return emitOptionalError(loc, "groups is ", groups, ", must be positive");
+  int64_t channels = input->getDimSize(1), outChannels = grad->getDimSize(1);
+  if (!isDynamicDim(channels) && channels % groups != 0)
+    return emitOptionalError(loc, "input channels ", channels,
+                             " are not divisible by groups ", groups);
+  if (!isDynamicDim(outChannels) && outChannels % groups != 0)
+    return emitOptionalError(loc, "grad channels ", outChannels,
+                             " are not divisible by groups ", groups);
+  if (!dimsCompatible(input->getDimSize(0), grad->getDimSize(0)))
+    return emitOptionalError(loc, "input batch ", input->getDimSize(0),
+                             " differs from grad batch ", grad->getDimSize(0));
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    FailureOr<int64_t> out = windowOutputDim(
+        loc, i, input->getDimSize(i + 2), kernel[i], window.strides[i],
+        window.dilations[i], window.pads[i], window.pads[i + spatialRank],
+        /*ceilMode=*/false);
+    if (failed(out))
+      return failure();
+    if (!dimsCompatible(*out, grad->getDimSize(i + 2)))
+      return emitOptionalError(loc, "grad spatial dimension ", i, " is ",
+                               grad->getDimSize(i + 2),
+                               " but the convolution's output has ", *out);
+  }
+  SmallVector<int64_t> shape = {
+      outChannels, isDynamicDim(channels) ? channels : channels / groups};
+  shape.append(kernel.begin(), kernel.end());
+  types.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling
 //===----------------------------------------------------------------------===//

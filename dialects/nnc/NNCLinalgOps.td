@@ -146,6 +146,46 @@ def NNC_ConvTransposeOp : NNC_Op<"conv_transpose",
   }];
 }
 
+def NNC_ConvWeightGradOp : NNC_Op<"conv_weight_grad",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "gradient of a convolution with respect to its weight";
+  let description = [{
+    The weight gradient of `nnc.conv`, as autodiff emits it: for the
+    convolution's `input` `[N, C, D1, ..., Dn]` and the gradient `grad`
+    `[N, M, O1, ..., On]` of its result, the result `[M, C / groups,
+    K1, ..., Kn]` is
+
+        dw[m, c, k] = sum_{n, o} grad[n, m, o]
+                                 * input[n, g(m) * C / groups + c,
+                                         o * stride + k * dilation - pad_begin]
+
+    where `g(m)` is the group of output channel `m` and reads outside the
+    input are zero. `kernel_shape` holds the n kernel sizes; `strides`,
+    `dilations`, `pads` and `groups` are the convolution's (same defaults),
+    and `grad`'s spatial sizes must be the convolution's output sizes. One
+    op rather than a convolution of transposed operands, so that the
+    backend can read both operands as they lie (a GEMM per image on CPU).
+
+    ```mlir
+    %dw = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3]
+        pads = [1, 1, 1, 1] : tensor<?x3x32x32xf32>, tensor<?x16x32x32xf32>
+    ```
+  }];
+  let arguments = (ins NNC_FloatTensor:$input, NNC_FloatTensor:$grad,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs NNC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grad `kernel_shape` `=` $kernel_shape
+    (`strides` `=` $strides^)? (`dilations` `=` $dilations^)?
+    (`pads` `=` $pads^)? (`groups` `=` $groups^)? attr-dict
+    `:` type($input) `,` type($grad)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling
 //===----------------------------------------------------------------------===//

@@ -46,7 +46,9 @@ void nnc::buildCPUBufferizationPipeline(OpPassManager &pm,
   std::string siblings =
       options.fuse ? "func.func(nnc-fuse-siblings),cse," : "";
   addPipeline(
-      pm, "canonicalize,cse,nnc-convert-to-linalg,canonicalize,cse," + fusion +
+      pm, "canonicalize,cse,nnc-convert-to-linalg{per-image-convolutions=" +
+              std::string(options.fuse ? "1" : "0") + "},canonicalize,cse," +
+              fusion +
               // Each accumulator filled where it is used, not copied.
               "func.func(nnc-untie-fills),"
               // Inputs and weights are the caller's: read-only (marked
@@ -55,7 +57,10 @@ void nnc::buildCPUBufferizationPipeline(OpPassManager &pm,
               "one-shot-bufferize{bufferize-function-boundaries=1 "
               "function-boundary-type-conversion=identity-layout-map},"
               "buffer-results-to-out-params{modify-public-functions=1 "
-              "hoist-static-allocs=1},canonicalize,"
+              "hoist-static-allocs=1},"
+              // Equal views merged, so that the copies of a tile onto
+              // itself (an insert_slice written in place) fold away.
+              "cse,canonicalize,"
               "func.func(nnc-strided-copy-to-linalg),"
               // Large f32/f64 GEMMs call OpenBLAS, which the runtime
               // opens.

@@ -330,11 +330,10 @@ static Value cropSpatial(Rule &r, Value v, ArrayRef<int64_t> sizes) {
                          r.b.getDenseI64ArrayAttr(axes), DenseI64ArrayAttr());
 }
 
-/// The weight gradient shared by conv (`a` = x, `b` = g) and conv_transpose
-/// (`a` = g, `b` = x): a convolution of `a` regrouped to [C / G, G * N, ...]
-/// with `b` transposed to [M, N, ...] as the kernel, G groups, strides and
-/// dilations swapped, cropped to the kernel's spatial `sizes` (the windows
-/// may reach past them) and transposed back.
+/// The weight gradient of conv_transpose (`a` = g, `b` = x): a convolution of
+/// `a` regrouped to [C / G, G * N, ...] with `b` transposed to [M, N, ...] as
+/// the kernel, G groups, strides and dilations swapped, cropped to the kernel's
+/// spatial `sizes` (the windows may reach past them) and transposed back.
 static Value weightGrad(Rule &r, Value a, Value b, int64_t groups,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                         ArrayRef<int64_t> pads, ArrayRef<int64_t> sizes) {
@@ -414,12 +413,14 @@ std::optional<LogicalResult> nnc::autodiff::nnRules(Rule &r) {
             r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(pads),
             r.b.getDenseI64ArrayAttr(outputPadding),
             r.b.getI64IntegerAttr(groups));
-        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]: a
-        // convolution of x regrouped to [C / G, G * N, D] with g^T [M, N, O]
-        // as the kernel, G groups, strides and dilations swapped; it may
-        // reach past K, so crop.
-        r.grads[1] = weightGrad(r, x, g, groups, strides, dilations, pads,
-                                wType.getShape().drop_front(2));
+        // dw[m, c, k] = sum_{n, o} g[n, m, o] x[n, c, o * s + k * d - p]:
+        // one op, which the backends compute from x and g as they lie.
+        r.grads[1] = ConvWeightGradOp::create(
+            r.b, r.loc, x, g,
+            r.b.getDenseI64ArrayAttr(wType.getShape().drop_front(2)),
+            r.b.getDenseI64ArrayAttr(strides),
+            r.b.getDenseI64ArrayAttr(dilations), r.b.getDenseI64ArrayAttr(pads),
+            r.b.getI64IntegerAttr(groups));
         if (Value bias = conv.getBias())
           r.grads[2] = channelSum(r, g, bias.getType());
         return success();

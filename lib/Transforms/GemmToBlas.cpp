@@ -119,6 +119,10 @@ linalg::FillOp zeroFillOf(Operation *op, Value c) {
       !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
     return nullptr;
   Value target = fill.getDpsInits()[0];
+  // The fill writes exactly C (a view of a larger buffer, say), or all of
+  // C's buffer when that is no larger than C.
+  if (target == c)
+    return fill;
   if (rootBuffer(target) != root || !isa<MemRefType>(root.getType()) ||
       elementCount(target) < 0 || elementCount(target) != elementCount(c) ||
       elementCount(root) != elementCount(c))

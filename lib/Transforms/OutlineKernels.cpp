@@ -10,7 +10,9 @@
 
 #include "nnc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -72,12 +74,119 @@ void collectNames(Location loc, Names &names, Names &positions) {
   }
 }
 
+/// Whether `op` holds linalg ops or copies in its regions (a loop of work,
+/// not only the BLAS calls of a batched GEMM).
+bool hasLoopWork(Operation *op) {
+  if (op->getNumRegions() == 0)
+    return false;
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    found |= inner != op && isa<linalg::LinalgOp, memref::CopyOp>(inner);
+  });
+  return found;
+}
+
+/// The memref an address computed by --nnc-gemm-to-blas points into: the
+/// source of the extract_aligned_pointer_as_index that the pointer is an
+/// offset from, or null.
+Value memrefOfPointer(Value pointer) {
+  while (Operation *def = pointer.getDefiningOp()) {
+    if (auto extract = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(def))
+      return extract.getSource();
+    if (isa<LLVM::IntToPtrOp, arith::IndexCastOp>(def))
+      pointer = def->getOperand(0);
+    else if (auto add = dyn_cast<arith::AddIOp>(def))
+      pointer = add.getLhs(); // base + byte offset
+    else
+      return {};
+  }
+  return {};
+}
+
+/// The whole buffer `value` is a view of: an allocation, a function
+/// argument or a slot of the arena (a memref.view).
+Value wholeBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto like = dyn_cast<ViewLikeOpInterface>(def);
+    if (!like || isa<memref::ViewOp>(def))
+      break;
+    value = like.getViewSource();
+  }
+  return value;
+}
+
+/// The buffers a loop of work reads and writes, each whole and once (a
+/// loop over the images of a convolution sweeps its input and output):
+/// linalg operands, copies, GEMM calls' A, B and C, other memref operands
+/// as reads. Buffers the loop reuses in every iteration (`nnc.loop_local`,
+/// per-image tiles) stay in cache and do not count.
+void loopTraffic(Operation *op, int64_t &read, int64_t &written) {
+  llvm::SetVector<Value> reads, writes;
+  auto add = [](llvm::SetVector<Value> &set, Value v) {
+    if (!v || !isa<MemRefType>(v.getType()))
+      return;
+    Value whole = wholeBuffer(v);
+    Operation *def = whole.getDefiningOp();
+    if (def && def->hasAttr("nnc.loop_local"))
+      return;
+    set.insert(whole);
+  };
+  op->walk([&](Operation *inner) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner)) {
+      for (OpOperand *input : linalgOp.getDpsInputOperands())
+        add(reads, input->get());
+      for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+        add(writes, init.get());
+        if (linalgOp.payloadUsesValueFromOperand(&init))
+          add(reads, init.get());
+      }
+    } else if (auto copy = dyn_cast<memref::CopyOp>(inner)) {
+      add(reads, copy.getSource());
+      add(writes, copy.getTarget());
+    } else if (auto call = dyn_cast<func::CallOp>(inner);
+               call && call->hasAttr("nnc.gemm") &&
+               call.getNumOperands() == 14) {
+      // (order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+      add(reads, memrefOfPointer(call.getOperand(7)));
+      add(reads, memrefOfPointer(call.getOperand(9)));
+      add(writes, memrefOfPointer(call.getOperand(12)));
+      if (call->hasAttr("nnc.accumulate"))
+        add(reads, memrefOfPointer(call.getOperand(12)));
+    } else if (auto store = dyn_cast<memref::StoreOp>(inner)) {
+      add(writes, store.getMemRef());
+    } else if (!isa<ViewLikeOpInterface>(inner) &&
+               !isa<memref::ExtractAlignedPointerAsIndexOp,
+                    memref::ExtractStridedMetadataOp>(inner)) {
+      for (Value v : inner->getOperands())
+        add(reads, v);
+    }
+  });
+  for (Value v : reads)
+    read += memrefBytes(v.getType());
+  for (Value v : writes)
+    written += memrefBytes(v.getType());
+}
+
 /// What an op of a kernel computes, for its name: the linalg op without
 /// its dialect ("generic", "reduce", "fill"), the library function called,
 /// "copy", or the op name.
 std::string kindOf(Operation *op) {
   if (auto call = dyn_cast<func::CallOp>(op))
     return call.getCallee().str();
+  if (hasLoopWork(op)) {
+    // A loop of several ops (a convolution image by image): the kinds of
+    // its ops, each once, in order.
+    SmallVector<std::string> kinds;
+    op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (inner == op ||
+          !isa<linalg::LinalgOp, memref::CopyOp, func::CallOp>(inner))
+        return;
+      std::string kind = kindOf(inner);
+      if (!llvm::is_contained(kinds, kind))
+        kinds.push_back(kind);
+    });
+    return "for(" + llvm::join(kinds, "+") + ")";
+  }
   std::string kind;
   op->walk([&](func::CallOp call) {
     if (kind.empty())
@@ -382,6 +491,11 @@ struct OutlineKernelsPass
       if (kinds.empty() || kinds.back().first != kind)
         kinds.push_back({kind, 0});
       ++kinds.back().second;
+      if (hasLoopWork(op)) {
+        initializersOnly = false;
+        loopTraffic(op, read, written);
+        continue;
+      }
       bool gemm = false;
       op->walk([&](func::CallOp call) {
         auto sizes = call->getAttrOfType<DenseI64ArrayAttr>("nnc.gemm");

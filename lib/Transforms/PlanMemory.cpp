@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -38,6 +39,11 @@ using nnc::buffers::derivesFrom;
 using nnc::buffers::isInert;
 
 namespace {
+
+/// Marks a buffer that one loop reuses in every iteration (see
+/// hoistLoopAllocations); --nnc-outline-kernels does not count it as
+/// memory traffic of the kernel that holds the loop.
+constexpr llvm::StringLiteral kLoopLocal = "nnc.loop_local";
 
 /// One planned buffer: a slot of the arena, holding one allocation or a
 /// chain of allocations that write in place over their predecessor.
@@ -83,6 +89,9 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
     for (auto [i, op] : llvm::enumerate(body.getOperations()))
       position[&op] = static_cast<int64_t>(i);
     donate(func, body, position);
+    hoistLoopAllocations(body);
+    for (auto [i, op] : llvm::enumerate(body.getOperations()))
+      position[&op] = static_cast<int64_t>(i);
 
     // Every value that is (a view of) a planned buffer, and the buffer.
     DenseMap<Value, memref::AllocOp> owner;
@@ -110,7 +119,8 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
             own.push_back(dealloc);
             continue;
           }
-          if (isa<func::ReturnOp>(user)) {
+          if (user->hasTrait<OpTrait::IsTerminator>()) {
+            // Returned, or yielded out of a region.
             escapes = true;
             break;
           }
@@ -212,9 +222,61 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
         auto view =
             memref::ViewOp::create(builder, alloc.getLoc(), alloc.getType(),
                                    arena, shift, ValueRange{});
+        if (alloc->hasAttr(kLoopLocal))
+          view->setAttr(kLoopLocal, UnitAttr::get(context));
         alloc.getResult().replaceAllUsesWith(view.getResult());
         alloc->erase();
       }
+  }
+
+  /// Moves the static allocations in the bodies of sequential loops
+  /// (scf.for, as the per-image convolutions make) in front of the
+  /// top-level op holding them, when nothing of them leaves the iteration:
+  /// one buffer that every iteration reuses instead of one allocation per
+  /// iteration, planned like the others and marked `nnc.loop_local`.
+  static void hoistLoopAllocations(Block &body) {
+    SmallVector<memref::AllocOp> nested;
+    for (Operation &top : body)
+      if (isa<scf::ForOp>(top))
+        top.walk([&](memref::AllocOp alloc) { nested.push_back(alloc); });
+    for (memref::AllocOp alloc : nested) {
+      if (staticBytes(alloc.getType()) < 0 ||
+          !alloc.getDynamicSizes().empty() ||
+          !alloc.getSymbolOperands().empty())
+        continue;
+      Operation *top = body.findAncestorOpInBlock(*alloc);
+      bool sequential = true;
+      for (Operation *parent = alloc->getParentOp();
+           parent != top->getParentOp(); parent = parent->getParentOp())
+        sequential &= isa<scf::ForOp>(parent);
+      if (!sequential || !staysInIteration(alloc))
+        continue;
+      alloc->moveBefore(top);
+      alloc->setAttr(kLoopLocal, UnitAttr::get(alloc.getContext()));
+    }
+  }
+
+  /// Whether the buffer `alloc` makes, and every view of it, is only used
+  /// inside the region it is allocated in (no terminator passes it on, no
+  /// op but a view derives a memref from it).
+  static bool staysInIteration(memref::AllocOp alloc) {
+    SmallVector<Value> worklist = {alloc.getResult()};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (user->hasTrait<OpTrait::IsTerminator>())
+          return false;
+        if (isInert(user)) {
+          for (Value result : user->getResults())
+            worklist.push_back(result);
+          continue;
+        }
+        if (llvm::any_of(user->getResultTypes(),
+                         [](Type type) { return !type.isIntOrIndexOrFloat(); }))
+          return false;
+      }
+    }
+    return true;
   }
 
   /// The first and last top-level positions where `root` or anything

@@ -372,18 +372,14 @@ func.func @main(%a: tensor<3x4xf32> {nnc.param = #nnc.param<trainable>},
 
 // conv: the input gradient is a conv_transpose of g with the same kernel,
 // whose output padding restores the input row and column the strided
-// windows never read; the weight gradient convolves x^T with g^T (strides
-// and dilations swapped), sliced to the kernel; the bias sums g.
+// windows never read; the weight gradient is one conv_weight_grad of x and
+// g with the convolution's window; the bias sums g.
 // CHECK-LABEL: func.func @main_grad(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x5x5xf32>
 // CHECK-SAME: %[[W:[^:]*]]: tensor<3x2x3x3xf32>
 // CHECK: %[[G:.*]] = nnc.expand %{{.*}} : tensor<1x1x1x1xf32> -> tensor<1x3x2x2xf32>
 // CHECK: %[[GX:.*]] = nnc.conv_transpose %[[G]], %[[W]] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 0, 0] output_padding = [1, 1] : tensor<1x3x2x2xf32>, tensor<3x2x3x3xf32>
-// CHECK: %[[XT:.*]] = nnc.transpose %[[X]] perm = [1, 0, 2, 3]
-// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
-// CHECK: %[[DWT:.*]] = nnc.conv %[[XT]], %[[GT]] strides = [1, 1] dilations = [2, 2] pads = [1, 1, 0, 0] : tensor<2x1x5x5xf32>, tensor<3x1x2x2xf32>
-// CHECK: %[[S:.*]] = nnc.slice %[[DWT]] starts = [0, 0] ends = [3, 3] axes = [2, 3] : tensor<2x3x4x4xf32>
-// CHECK: %[[GW:.*]] = nnc.transpose %[[S]] perm = [1, 0, 2, 3] : tensor<2x3x3x3xf32>
+// CHECK: %[[GW:.*]] = nnc.conv_weight_grad %[[X]], %[[G]] kernel_shape = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 0, 0] : tensor<1x2x5x5xf32>, tensor<1x3x2x2xf32>
 // CHECK: %[[GB:.*]] = nnc.reduce sum %[[G]] axes = [0, 2, 3] keepdims = false
 // CHECK: return %{{.*}}, %[[GX]], %[[GW]], %[[GB]] : tensor<f32>, tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>
 func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>},
@@ -398,16 +394,10 @@ func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>},
 
 // -----
 
-// A grouped convolution: the weight gradient convolves x regrouped to
-// [C / G, G * N, H, W] with g^T, with the same groups.
+// A grouped convolution: the weight gradient keeps the groups.
 // CHECK-LABEL: func.func @main_grad(
 // CHECK: %[[G:.*]] = nnc.expand %{{.*}} -> tensor<1x4x3x3xf32>
-// CHECK: %[[XS:.*]] = nnc.reshape %arg0 : tensor<1x4x5x5xf32> -> tensor<1x2x2x5x5xf32>
-// CHECK: %[[XT:.*]] = nnc.transpose %[[XS]] perm = [2, 1, 0, 3, 4]
-// CHECK: %[[XG:.*]] = nnc.reshape %[[XT]] : tensor<2x2x1x5x5xf32> -> tensor<2x2x5x5xf32>
-// CHECK: %[[GT:.*]] = nnc.transpose %[[G]] perm = [1, 0, 2, 3]
-// CHECK: %[[DW:.*]] = nnc.conv %[[XG]], %[[GT]] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<2x2x5x5xf32>, tensor<4x1x3x3xf32>
-// CHECK: %[[GW:.*]] = nnc.transpose %[[DW]] perm = [1, 0, 2, 3] : tensor<2x4x3x3xf32>
+// CHECK: %[[GW:.*]] = nnc.conv_weight_grad %arg0, %[[G]] kernel_shape = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>
 // CHECK: return %{{.*}}, %[[GW]]
 func.func @main(%x: tensor<1x4x5x5xf32>,
                 %w: tensor<4x2x3x3xf32> {nnc.param = #nnc.param<trainable>})

@@ -309,3 +309,30 @@ func.func @transpose_source_is_output(%a: memref<64x64xf32>, %w: memref<64x64xf3
   linalg.matmul ins(%a, %t : memref<64x64xf32>, memref<64x64xf32>) outs(%w : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// Image by image: the block of one image (a view of the output) was just
+// zero-filled, so the GEMM in the loop writes it with beta = 0; the fill of
+// a view that is not exactly C stays.
+// CHECK-LABEL: func.func @zero_fill_block
+// CHECK: scf.for
+// CHECK-NOT: linalg.fill
+// CHECK: call @cblas_sgemm({{.*}}) {nnc.gemm = array<i64: 1, 16, 100, 72, 4>}
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<16x50xf32, strided<[100, 1], offset: ?>>)
+// CHECK: call @cblas_sgemm({{.*}}) {nnc.accumulate, nnc.gemm = array<i64: 1, 16, 100, 72, 4>}
+func.func @zero_fill_block(%w: memref<16x72xf32>, %cols: memref<72x100xf32>, %out: memref<4x16x100xf32>) {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %n = %c0 to %c4 step %c1 {
+    %block = memref.subview %out[%n, 0, 0] [1, 16, 100] [1, 1, 1] : memref<4x16x100xf32> to memref<16x100xf32, strided<[100, 1], offset: ?>>
+    linalg.fill ins(%z : f32) outs(%block : memref<16x100xf32, strided<[100, 1], offset: ?>>)
+    linalg.matmul ins(%w, %cols : memref<16x72xf32>, memref<72x100xf32>) outs(%block : memref<16x100xf32, strided<[100, 1], offset: ?>>)
+    %half = memref.subview %out[%n, 0, 0] [1, 16, 50] [1, 1, 1] : memref<4x16x100xf32> to memref<16x50xf32, strided<[100, 1], offset: ?>>
+    linalg.fill ins(%z : f32) outs(%half : memref<16x50xf32, strided<[100, 1], offset: ?>>)
+    linalg.matmul ins(%w, %cols : memref<16x72xf32>, memref<72x100xf32>) outs(%block : memref<16x100xf32, strided<[100, 1], offset: ?>>)
+  }
+  return
+}

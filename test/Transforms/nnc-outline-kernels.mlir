@@ -328,3 +328,35 @@ func.func @main_k0(%x: memref<4xf32>, %y: memref<4xf32>) {
 func.func @returns(%x: memref<4xf32>) -> memref<4xf32> {
   return %x : memref<4xf32>
 }
+
+// -----
+
+// A loop of work (a convolution image by image) is one kernel named after
+// the kinds of its ops. Its traffic is each buffer it touches, whole and
+// once: the input read (16384 bytes), the weight read (4608), the output
+// written (25600) and read (the GEMM accumulates: no zero fill before it);
+// the per-image tile (nnc.loop_local) stays in cache and does not count.
+// BLAS-LABEL: func.func @conv_loop_k0
+// BLAS-SAME: nnc.bytes_read = 46592 : i64, nnc.bytes_written = 25600 : i64
+// BLAS-SAME: nnc.kernel_name = "for(generic+cblas_sgemm): conv"
+// BLAS-NOT: nnc.library
+// BLAS: scf.for
+// BLAS: linalg.generic
+// BLAS: call @cblas_sgemm
+func.func @conv_loop(%x: memref<4x16x64xf32>, %w: memref<16x72xf32>, %out: memref<4x16x100xf32>, %arena: memref<28800xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %tile = memref.view %arena[%c0][] {nnc.loop_local} : memref<28800xi8> to memref<72x100xf32>
+  scf.for %n = %c0 to %c4 step %c1 {
+    %xn = memref.subview %x[%n, 0, 0] [1, 16, 64] [1, 1, 1] : memref<4x16x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 mod 16, d1 mod 64)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%xn : memref<16x64xf32, strided<[64, 1], offset: ?>>) outs(%tile : memref<72x100xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      linalg.yield %in : f32
+    }
+    %block = memref.subview %out[%n, 0, 0] [1, 16, 100] [1, 1, 1] : memref<4x16x100xf32> to memref<16x100xf32, strided<[100, 1], offset: ?>>
+    linalg.matmul ins(%w, %tile : memref<16x72xf32>, memref<72x100xf32>) outs(%block : memref<16x100xf32, strided<[100, 1], offset: ?>>)
+  } loc("conv")
+  return
+}

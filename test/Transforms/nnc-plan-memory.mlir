@@ -646,3 +646,48 @@ func.func @no_donate_twice(%p: memref<256xf32>, %x: memref<256xf32>, %o1: memref
   linalg.exp ins(%x : memref<256xf32>) outs(%o2 : memref<256xf32>)
   return
 }
+
+// -----
+
+// A per-image tile allocated in the body of an scf.for (a convolution image
+// by image) is hoisted and planned once: every iteration reuses it, the
+// view is marked nnc.loop_local, and it shares the arena with what dies
+// before the loop. A buffer yielded out of the loop stays an allocation in
+// the loop.
+// CHECK-LABEL: func.func @loop_tile
+// CHECK-SAME: %[[ARENA:[a-z0-9_]+]]: memref<4096xi8> {nnc.arena}
+// CHECK: arith.constant 0.0
+// CHECK: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.view %[[ARENA]][%[[Z]]][] : memref<4096xi8> to memref<1024xf32>
+// CHECK: %[[Z2:.*]] = arith.constant 0 : index
+// CHECK: %[[T:.*]] = memref.view %[[ARENA]][%[[Z2]]][] {nnc.loop_local} : memref<4096xi8> to memref<16x64xf32>
+// CHECK: scf.for
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.exp ins(%{{.*}} : memref<16x64xf32, strided<[64, 1], offset: ?>>) outs(%[[T]] : memref<16x64xf32>)
+// CHECK: linalg.exp ins(%[[T]] : memref<16x64xf32>)
+// CHECK: scf.for
+// CHECK: memref.alloc() : memref<4xf32>
+// CHECK: scf.yield
+// NOIP-LABEL: func.func @loop_tile
+// NOIP: memref.view {{.*}} {nnc.loop_local}
+func.func @loop_tile(%x: memref<4x16x64xf32>, %out: memref<4x16x64xf32>, %init: memref<4xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c0f = arith.constant 0.0 : f32
+  %early = memref.alloc() : memref<1024xf32>
+  linalg.fill ins(%c0f : f32) outs(%early : memref<1024xf32>)
+  scf.for %n = %c0 to %c4 step %c1 {
+    %tile = memref.alloc() : memref<16x64xf32>
+    %xn = memref.subview %x[%n, 0, 0] [1, 16, 64] [1, 1, 1] : memref<4x16x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    %on = memref.subview %out[%n, 0, 0] [1, 16, 64] [1, 1, 1] : memref<4x16x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    linalg.exp ins(%xn : memref<16x64xf32, strided<[64, 1], offset: ?>>) outs(%tile : memref<16x64xf32>)
+    linalg.exp ins(%tile : memref<16x64xf32>) outs(%on : memref<16x64xf32, strided<[64, 1], offset: ?>>)
+  }
+  %r = scf.for %n = %c0 to %c4 step %c1 iter_args(%acc = %init) -> (memref<4xf32>) {
+    %fresh = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%acc : memref<4xf32>) outs(%fresh : memref<4xf32>)
+    scf.yield %fresh : memref<4xf32>
+  }
+  return %r : memref<4xf32>
+}

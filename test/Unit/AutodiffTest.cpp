@@ -57,8 +57,8 @@ protected:
   std::unique_ptr<rt::Program>
   compile(ModuleOp module, StringRef name,
           ArrayRef<SmallVector<int64_t>> inputShapes = {}) {
-    nnc::CompileResult result = nnc::compileForHostCPU(
-        module, name, inputShapes, nnc::CompileOptions());
+    nnc::CompileResult result =
+        nnc::compileForHostCPU(module, name, inputShapes, options);
     EXPECT_EQ(result.failure, nnc::CompileFailure::None) << name.str();
     if (result.failure != nnc::CompileFailure::None)
       return nullptr;
@@ -170,6 +170,7 @@ protected:
   }
 
   MLIRContext context;
+  nnc::CompileOptions options;
 };
 
 #define P "{nnc.param = #nnc.param<trainable>}"
@@ -408,6 +409,38 @@ func.func @main(%x: tensor<2x2x6x6xf64> )mlir" P R"mlir(,
   return %6 : tensor<f64>
 }
 )mlir");
+}
+
+/// Convolutions large enough for the GEMM paths: padded stride 1, then
+/// stride 2 over the first one's result, so that the input gradient of the
+/// second spreads g with the stride. Fused, each is a loop over the images
+/// (forward, input gradient and weight gradient one GEMM per image).
+const char *kGemmConvs = R"mlir(
+func.func @main(%x: tensor<2x8x11x11xf64> )mlir" P R"mlir(,
+                %w1: tensor<16x8x3x3xf64> )mlir" P R"mlir(,
+                %b1: tensor<16xf64> )mlir" P R"mlir(,
+                %w2: tensor<16x16x3x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %s = nnc.constant dense<0.1> : tensor<f64>
+  %0 = nnc.mul %x, %s : tensor<2x8x11x11xf64>, tensor<f64>
+  %1 = nnc.conv %0, %w1, %b1 pads = [1, 1, 1, 1]
+      : tensor<2x8x11x11xf64>, tensor<16x8x3x3xf64>, tensor<16xf64>
+  %2 = nnc.mul %1, %s : tensor<2x16x11x11xf64>, tensor<f64>
+  %3 = nnc.conv %2, %w2 strides = [2, 2] pads = [1, 1, 1, 1]
+      : tensor<2x16x11x11xf64>, tensor<16x16x3x3xf64>
+  %4 = nnc.mul %3, %3 : tensor<2x16x6x6xf64>, tensor<2x16x6x6xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<2x16x6x6xf64>
+  %6 = nnc.reduce sum %1 keepdims = false : tensor<2x16x11x11xf64>
+  %7 = nnc.add %5, %6 : tensor<f64>, tensor<f64>
+  return %7 : tensor<f64>
+}
+)mlir";
+
+TEST_F(AutodiffTest, ConvPerImage) { check(kGemmConvs); }
+
+/// The same without fusion: the whole batch's windows in one GEMM.
+TEST_F(AutodiffTest, ConvWholeBatch) {
+  options.fuse = false;
+  check(kGemmConvs);
 }
 
 /// Max pooling whose windows tile the input (the reshape/transpose path),

@@ -26,7 +26,8 @@ namespace nnc {
 #include "nnc/Conversion/Passes.h.inc"
 
 /// Adds the patterns that rewrite nnc ops into linalg-on-tensors IR.
-void populateNNCToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateNNCToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                 bool perImageConvolutions = true);
 
 } // namespace nnc
 

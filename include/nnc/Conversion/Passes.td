@@ -46,7 +46,20 @@ def ConvertNNCToLinalgPass : Pass<"nnc-convert-to-linalg", "mlir::ModuleOp"> {
     size-1 dimensions broadcast as usual). Every nnc op must convert: one that
     has no pattern (or whose pattern does not apply) makes the pass fail with
     an error naming the op.
+
+    With `per-image-convolutions` (the default), 2-D convolutions without
+    groups, their transposed convolutions and weight gradients
+    (`nnc.conv_weight_grad`) become an `scf.for` over the images: each
+    iteration copies its image's windows into a [C*KH*KW, OH*OW] tile and
+    multiplies it with the weight into the image's block of the NCHW result
+    (or accumulates the weight gradient). Without it they take the whole
+    batch's windows at once (the unfused pipeline's baseline).
   }];
+  let options = [
+    Option<"perImageConvolutions", "per-image-convolutions", "bool",
+           /*default=*/"true",
+           "lower 2-D convolutions image by image (one GEMM per image)">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
     "mlir::linalg::LinalgDialect",

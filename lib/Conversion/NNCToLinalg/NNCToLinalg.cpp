@@ -347,17 +347,19 @@ Value countAsScalar(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> axes,
 
 } // namespace nnc::detail
 
-void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns) {
+void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns,
+                                      bool perImageConvolutions) {
   detail::populateElementwisePatterns(patterns);
   detail::populateStructuredPatterns(patterns);
   detail::populateShapePatterns(patterns);
-  detail::populateNNPatterns(patterns);
+  detail::populateNNPatterns(patterns, perImageConvolutions);
 }
 
 namespace {
 
 struct ConvertNNCToLinalgPass
     : public nnc::impl::ConvertNNCToLinalgPassBase<ConvertNNCToLinalgPass> {
+  using ConvertNNCToLinalgPassBase::ConvertNNCToLinalgPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
@@ -368,7 +370,7 @@ struct ConvertNNCToLinalgPass
     target.addLegalOp<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>();
 
     RewritePatternSet patterns(ctx);
-    nnc::populateNNCToLinalgPatterns(patterns);
+    nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions);
     // The framework reports the first op left illegal ("failed to legalize
     // operation 'nnc.conv' ..."); a pattern that does not apply first says
     // why through notifyMatchFailure, visible with --debug.

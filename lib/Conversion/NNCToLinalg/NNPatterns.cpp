@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -333,6 +334,219 @@ Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
       });
 }
 
+//===----------------------------------------------------------------------===//
+// Convolutions image by image
+//===----------------------------------------------------------------------===//
+//
+// With --nnc-convert-to-linalg{per-image-convolutions=1} (the fused
+// pipeline) a 2-D convolution without groups is one scf.for over the
+// images: each iteration lays its image out (padding, or spreading with
+// the stride for a transposed convolution), copies the windows into a
+// [C*KH*KW, OH*OW] matrix and multiplies it with the weight into the
+// image's [M, OH*OW] block of the NCHW result. The matrix is a per-image
+// tile that --nnc-plan-memory places once (not N*OH*OW columns for the
+// batch), no transpose brings the product to NCHW, and the weight
+// gradient accumulates one GEMM per image over x and g as they lie.
+
+/// How one image [C, H, W] reaches the window copy: written at `at` with
+/// steps `spread` into zeros of spatial `size` (padding; the stride of a
+/// transposed convolution spreads), then read from `cropAt` on, `cropSize`
+/// positions.
+struct ImageLayout {
+  SmallVector<int64_t, 2> size, at, spread, cropAt, cropSize;
+};
+
+/// The layout of a convolution's padded input.
+ImageLayout paddedLayout(RankedTensorType input, const Window &w) {
+  ImageLayout l;
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t size = input.getDimSize(2 + i) + w.padBegin[i] + w.padEnd[i];
+    l.size.push_back(size);
+    l.at.push_back(w.padBegin[i]);
+    l.spread.push_back(1);
+    l.cropAt.push_back(0);
+    l.cropSize.push_back(size);
+  }
+  return l;
+}
+
+/// Image `n` of the static [N, C, H, W] `input` laid out as `l`: [C, ...].
+Value layoutImage(OpBuilder &b, Location loc, Value input, Value n,
+                  const ImageLayout &l) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Type t = type.getElementType();
+  int64_t c = type.getDimSize(1), h = type.getDimSize(2),
+          w = type.getDimSize(3);
+  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  Value image = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({c, h, w}, t), input,
+      {n, idx(0), idx(0), idx(0)}, {idx(1), idx(c), idx(h), idx(w)},
+      {idx(1), idx(1), idx(1), idx(1)});
+  bool plain = l.size[0] == h && l.size[1] == w && l.at[0] == 0 &&
+               l.at[1] == 0 && l.spread[0] == 1 && l.spread[1] == 1;
+  if (!plain) {
+    Value zeros = createFilled(
+        b, loc, RankedTensorType::get({c, l.size[0], l.size[1]}, t), {},
+        zeroOf(b, loc, t));
+    image = tensor::InsertSliceOp::create(
+        b, loc, image, zeros, {idx(0), idx(l.at[0]), idx(l.at[1])},
+        {idx(c), idx(h), idx(w)}, {idx(1), idx(l.spread[0]), idx(l.spread[1])});
+  }
+  if (l.cropAt[0] != 0 || l.cropAt[1] != 0 || l.cropSize[0] != l.size[0] ||
+      l.cropSize[1] != l.size[1])
+    image = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({c, l.cropSize[0], l.cropSize[1]}, t),
+        image, {idx(0), idx(l.cropAt[0]), idx(l.cropAt[1])},
+        {idx(c), idx(l.cropSize[0]), idx(l.cropSize[1])},
+        {idx(1), idx(1), idx(1)});
+  return image;
+}
+
+/// The windows of one laid-out image [C, H', W'] as a [C*KH*KW, OH*OW]
+/// matrix: cols[(c, kh, kw), (oh, ow)] = image[c, oh*sh + kh*dh,
+/// ow*sw + kw*dw].
+Value imageColumns(OpBuilder &b, Location loc, Value image, int64_t kh,
+                   int64_t kw, int64_t oh, int64_t ow, const Window &w) {
+  auto type = cast<RankedTensorType>(image.getType());
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  int64_t c = type.getDimSize(0);
+  // Loops (c, kh, kw, oh, ow) in the order the matrix is laid out.
+  AffineMap map =
+      AffineMap::get(5, 0,
+                     {d(0), d(3) * w.strides[0] + d(1) * w.dilations[0],
+                      d(4) * w.strides[1] + d(2) * w.dilations[1]},
+                     ctx);
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{c, kh, kw, oh, ow}, type.getElementType());
+  Value cols = buildParallelGeneric(
+      b, loc, init, {image}, {map},
+      [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  return reshapeOpaque(b, loc, cols, {c * kh * kw, oh * ow});
+}
+
+/// Whether the per-image path takes a 2-D convolution: static f32/f64
+/// shapes and enough work per GEMM for a library call to repay the copies.
+bool perImageApplies(RankedTensorType input, RankedTensorType weight,
+                     RankedTensorType result, int64_t outChannels,
+                     int64_t groups) {
+  Type t = input.getElementType();
+  if (groups != 1 || input.getRank() != 4 || !input.hasStaticShape() ||
+      !weight.hasStaticShape() || !result.hasStaticShape() ||
+      !(t.isF32() || t.isF64()) || weight.getElementType() != t ||
+      result.getElementType() != t)
+    return false;
+  int64_t k = input.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
+  int64_t p = result.getDimSize(2) * result.getDimSize(3);
+  return outChannels >= kConvGemmMinRows &&
+         static_cast<double>(outChannels) * k * p >=
+             static_cast<double>(kConvGemmMinMacs);
+}
+
+/// y[n] = W * cols(x[n]) (+ bias) for each image: the convolution of the
+/// static [N, C, H, W] `input` laid out as `layout` with `weight`
+/// [M, C, KH, KW] (stride and dilation from `w`; its pads are in the
+/// layout), into `resultType` [N, M, OH, OW].
+Value lowerConvPerImage(OpBuilder &b, Location loc, Value input,
+                        const ImageLayout &layout, Value weight, Value bias,
+                        RankedTensorType resultType, const Window &w) {
+  auto wType = cast<RankedTensorType>(weight.getType());
+  Type t = resultType.getElementType();
+  int64_t n = resultType.getDimSize(0), m = resultType.getDimSize(1);
+  int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  int64_t k = wType.getDimSize(1) * kh * kw, p = oh * ow;
+  MLIRContext *ctx = b.getContext();
+  Value wMat = reshapeOpaque(b, loc, weight, {m, k});
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, m, p}, t);
+  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), cst(n), cst(1), ValueRange{out},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange iter) {
+        Value image = layoutImage(nb, l, input, i, layout);
+        Value cols = imageColumns(nb, l, image, kh, kw, oh, ow, w);
+        SmallVector<OpFoldResult> at = {i, idx(0), idx(0)},
+                                  sizes = {idx(1), idx(m), idx(p)},
+                                  unit = {idx(1), idx(1), idx(1)};
+        Value block = tensor::ExtractSliceOp::create(
+            nb, l, RankedTensorType::get({m, p}, t), iter[0], at, sizes, unit);
+        // The block starts at zero (the GEMM's beta = 0); the bias is
+        // added to the product where it lies (a generic that does not read
+        // its output would get a new buffer from elementwise fusion).
+        Value acc = linalg::FillOp::create(nb, l, ValueRange{zeroOf(nb, l, t)},
+                                           ValueRange{block})
+                        .getResult(0);
+        Value product =
+            linalg::MatmulOp::create(nb, l, TypeRange{acc.getType()},
+                                     ValueRange{wMat, cols}, ValueRange{acc})
+                .getResult(0);
+        if (bias) {
+          AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+          product =
+              linalg::GenericOp::create(
+                  nb, l, TypeRange{product.getType()}, ValueRange{bias},
+                  ValueRange{product},
+                  SmallVector<AffineMap>{identity.getMajorSubMap(1), identity},
+                  parallelIterators(2),
+                  [](OpBuilder &bb, Location ll, ValueRange a) {
+                    linalg::YieldOp::create(
+                        bb, ll,
+                        ValueRange{arith::AddFOp::create(bb, ll, a[1], a[0])});
+                  })
+                  .getResult(0);
+        }
+        Value updated = tensor::InsertSliceOp::create(nb, l, product, iter[0],
+                                                      at, sizes, unit);
+        scf::YieldOp::create(nb, l, updated);
+      });
+  return reshapeOpaque(b, loc, loop.getResult(0), resultType.getShape());
+}
+
+/// dw = sum over the images of g[n] [M, OH*OW] * cols(x[n])^T: the weight
+/// gradient of a convolution, one accumulating GEMM per image.
+Value lowerWeightGradPerImage(OpBuilder &b, Location loc, Value input,
+                              const ImageLayout &layout, Value grad,
+                              RankedTensorType resultType, const Window &w) {
+  auto gType = cast<RankedTensorType>(grad.getType());
+  Type t = resultType.getElementType();
+  int64_t n = gType.getDimSize(0), m = gType.getDimSize(1);
+  int64_t oh = gType.getDimSize(2), ow = gType.getDimSize(3);
+  int64_t kh = resultType.getDimSize(2), kw = resultType.getDimSize(3);
+  int64_t k = resultType.getDimSize(1) * kh * kw, p = oh * ow;
+  MLIRContext *ctx = b.getContext();
+  Value gMat = reshapeOpaque(b, loc, grad, {n, m, p});
+  Value zero = createFilled(b, loc, RankedTensorType::get({m, k}, t), {},
+                            zeroOf(b, loc, t));
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  // Loops (m, k, p): g[n] read as it lies, the columns transposed.
+  Attribute maps =
+      b.getAffineMapArrayAttr({AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                               AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                               AffineMap::get(3, 0, {d(0), d(1)}, ctx)});
+  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), cst(n), cst(1), ValueRange{zero},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange iter) {
+        Value image = layoutImage(nb, l, input, i, layout);
+        Value cols = imageColumns(nb, l, image, kh, kw, oh, ow, w);
+        Value gi = tensor::ExtractSliceOp::create(
+            nb, l, RankedTensorType::get({m, p}, t), gMat, {i, idx(0), idx(0)},
+            {idx(1), idx(m), idx(p)}, {idx(1), idx(1), idx(1)});
+        auto matmul = linalg::MatmulOp::create(
+            nb, l, TypeRange{iter[0].getType()}, ValueRange{gi, cols},
+            ValueRange{iter[0]},
+            ArrayRef<NamedAttribute>{nb.getNamedAttr("indexing_maps", maps)});
+        scf::YieldOp::create(nb, l, matmul.getResult(0));
+      });
+  return reshapeOpaque(b, loc, loop.getResult(0), resultType.getShape());
+}
+
 /// Checks that a windowed op (conv, conv_transpose, pooling) has static
 /// shapes but for the batch, and reads its window attributes for
 /// `numSpatial` spatial dimensions.
@@ -350,8 +564,16 @@ FailureOr<Window> getStaticWindow(OpTy op, int64_t numSpatial,
                    numSpatial);
 }
 
-struct ConvConversion : public OpConversionPattern<ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// A convolution pattern that may lower image by image.
+template <typename OpTy>
+struct PerImagePattern : public OpConversionPattern<OpTy> {
+  PerImagePattern(MLIRContext *ctx, bool perImage)
+      : OpConversionPattern<OpTy>(ctx), perImage(perImage) {}
+  bool perImage;
+};
+
+struct ConvConversion : public PerImagePattern<ConvOp> {
+  using PerImagePattern::PerImagePattern;
   LogicalResult
   matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -368,6 +590,14 @@ struct ConvConversion : public OpConversionPattern<ConvOp> {
     int64_t groups = op.getGroupsAttr().getInt();
     Type t = inType.getElementType();
 
+    if (perImage && perImageApplies(inType, wType, resultType,
+                                    wType.getDimSize(0), groups)) {
+      rewriter.replaceOp(
+          op, lowerConvPerImage(b, loc, adaptor.getInput(),
+                                paddedLayout(inType, w), adaptor.getWeight(),
+                                adaptor.getBias(), resultType, w));
+      return success();
+    }
     Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, w.padEnd,
                               zeroOf(b, loc, t));
     if (Value gemm =
@@ -387,8 +617,8 @@ struct ConvConversion : public OpConversionPattern<ConvOp> {
   }
 };
 
-struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
+  using PerImagePattern::PerImagePattern;
   LogicalResult
   matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -482,6 +712,22 @@ struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
               .getResult(0);
       Window unitStride = w;
       unitStride.strides.assign(s, 1);
+      if (perImage && perImageApplies(inType, flippedType, resultType,
+                                      flippedType.getDimSize(0), groups)) {
+        // Each image spread and cropped as the whole batch is above.
+        ImageLayout layout;
+        for (int64_t i = 0; i < s; ++i) {
+          layout.size.push_back(shape[2 + i]);
+          layout.at.push_back(offsets[i]);
+          layout.spread.push_back(w.strides[i]);
+          layout.cropAt.push_back(w.padBegin[i]);
+          layout.cropSize.push_back(cropShape[2 + i]);
+        }
+        rewriter.replaceOp(op, lowerConvPerImage(b, loc, x, layout, flipped,
+                                                 adaptor.getBias(), resultType,
+                                                 unitStride));
+        return success();
+      }
       if (Value gemm = lowerConvAsGemm(b, loc, cropped, flipped,
                                        adaptor.getBias(), resultType,
                                        /*groups=*/1, unitStride)) {
@@ -497,6 +743,127 @@ struct ConvTransposeConversion : public OpConversionPattern<ConvTransposeOp> {
                 [&](int64_t i, AffineExpr o, AffineExpr k) {
                   return o + (w.padBegin[i] + offsets[i]) - k * w.dilations[i];
                 }));
+    return success();
+  }
+};
+
+/// dw[g*M/G + m, c, k] = sum_{n, o} grad[n, g*M/G + m, o] * x[n, g*C/G + c,
+/// o*s + k*d - p]: image by image (one GEMM each) when that applies, else
+/// one generic over the padded input split into groups (any rank), or, for
+/// a 2-D GEMM without the per-image option, one GEMM over the columns of
+/// the whole batch.
+struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
+  using PerImagePattern::PerImagePattern;
+  LogicalResult
+  matchAndRewrite(ConvWeightGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto inType = op.getInput().getType();
+    auto gType = op.getGrad().getType();
+    RankedTensorType resultType = op.getType();
+    int64_t s = inType.getRank() - 2;
+    if (!staticFrom(inType, 1) || !staticFrom(gType, 1) ||
+        !resultType.hasStaticShape())
+      return op.emitOpError("cannot be lowered to linalg: channel, spatial "
+                            "and kernel dimensions must be static (only the "
+                            "batch dimension may be dynamic)");
+    Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
+    int64_t groups = op.getGroups();
+    Type t = inType.getElementType();
+    Value x = adaptor.getInput(), g = adaptor.getGrad();
+    int64_t m = resultType.getDimSize(0);
+    if (perImage && perImageApplies(inType, resultType, gType, m, groups)) {
+      rewriter.replaceOp(op, lowerWeightGradPerImage(b, loc, x,
+                                                     paddedLayout(inType, w), g,
+                                                     resultType, w));
+      return success();
+    }
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    Value padded =
+        padSpatial(b, loc, x, w.padBegin, w.padEnd, zeroOf(b, loc, t));
+    if (perImageApplies(inType, resultType, gType, m, groups)) {
+      // cols[(c, kh, kw), (n, oh, ow)] and g as [M, N, OH, OW]; dw = g *
+      // cols^T.
+      int64_t n = gType.getDimSize(0), c = inType.getDimSize(1);
+      int64_t oh = gType.getDimSize(2), ow = gType.getDimSize(3);
+      int64_t kh = resultType.getDimSize(2), kw = resultType.getDimSize(3);
+      int64_t k = c * kh * kw, p = n * oh * ow;
+      AffineMap inMap = AffineMap::get(
+          6, 0,
+          {d(3), d(0), d(4) * w.strides[0] + d(1) * w.dilations[0],
+           d(5) * w.strides[1] + d(2) * w.dilations[1]},
+          ctx);
+      Value cols = buildParallelGeneric(
+          b, loc,
+          tensor::EmptyOp::create(b, loc,
+                                  ArrayRef<int64_t>{c, kh, kw, n, oh, ow}, t),
+          {padded}, {inMap},
+          [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+      Value gt = buildParallelGeneric(
+          b, loc,
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n, oh, ow}, t),
+          {g}, {AffineMap::get(4, 0, {d(1), d(0), d(2), d(3)}, ctx)},
+          [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+      Value zero = createFilled(b, loc, RankedTensorType::get({m, k}, t), {},
+                                zeroOf(b, loc, t));
+      Attribute maps =
+          b.getAffineMapArrayAttr({AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                                   AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                                   AffineMap::get(3, 0, {d(0), d(1)}, ctx)});
+      Value dw =
+          linalg::MatmulOp::create(
+              b, loc, TypeRange{zero.getType()},
+              ValueRange{reshapeOpaque(b, loc, gt, {m, p}),
+                         reshapeOpaque(b, loc, cols, {k, p})},
+              ValueRange{zero},
+              ArrayRef<NamedAttribute>{b.getNamedAttr("indexing_maps", maps)})
+              .getResult(0);
+      rewriter.replaceOp(op, reshapeOpaque(b, loc, dw, resultType.getShape()));
+      return success();
+    }
+    // Loops (g, m, c, k..., n, o...): grad [N, G, M/G, O...] and the padded
+    // input [N, G, C/G, D...] split into groups, dw [G, M/G, C/G, K...].
+    Type ct = computeType(t);
+    Value gSplit = splitDim(b, loc, g, 1, groups);
+    Value xSplit = splitDim(b, loc, padded, 1, groups);
+    int64_t loops = 4 + 2 * s;
+    AffineExpr gg = d(0), mm = d(1), cc = d(2), nn = d(3 + s);
+    SmallVector<AffineExpr> gExprs = {nn, gg, mm}, xExprs = {nn, gg, cc},
+                            outExprs = {gg, mm, cc};
+    for (int64_t i = 0; i < s; ++i) {
+      AffineExpr k = d(3 + i), o = d(4 + s + i);
+      gExprs.push_back(o);
+      xExprs.push_back(o * w.strides[i] + k * w.dilations[i]);
+      outExprs.push_back(k);
+    }
+    SmallVector<int64_t> outShape = {groups, m / groups,
+                                     resultType.getDimSize(1)};
+    llvm::append_range(outShape, resultType.getShape().drop_front(2));
+    Value init = createFilled(b, loc, RankedTensorType::get(outShape, ct), {},
+                              zeroOf(b, loc, ct));
+    SmallVector<utils::IteratorType> iterators = parallelIterators(loops);
+    for (int64_t i = 3 + s; i < loops; ++i)
+      iterators[i] = utils::IteratorType::reduction;
+    Value dw =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{gSplit, xSplit},
+            ValueRange{init},
+            SmallVector<AffineMap>{AffineMap::get(loops, 0, gExprs, ctx),
+                                   AffineMap::get(loops, 0, xExprs, ctx),
+                                   AffineMap::get(loops, 0, outExprs, ctx)},
+            iterators,
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value p =
+                  arith::MulFOp::create(nb, l, convertFloat(nb, l, a[0], ct),
+                                        convertFloat(nb, l, a[1], ct));
+              linalg::YieldOp::create(
+                  nb, l, ValueRange{arith::AddFOp::create(nb, l, p, a[2])});
+            })
+            .getResult(0);
+    dw = convertTensor(b, loc, dw, t);
+    rewriter.replaceOp(op, mergeDims(b, loc, dw, 0));
     return success();
   }
 };
@@ -1303,12 +1670,16 @@ struct CrossEntropyConversion : public OpConversionPattern<CrossEntropyOp> {
 
 } // namespace
 
-void nnc::detail::populateNNPatterns(RewritePatternSet &patterns) {
-  patterns.add<AvgPoolConversion, BatchNormConversion, BatchNormTrainConversion,
-               ConvConversion, ConvTransposeConversion, CrossEntropyConversion,
-               DropoutConversion, RandomUniformConversion,
-               GlobalPoolConversion<GlobalAvgPoolOp, false>,
-               GlobalPoolConversion<GlobalMaxPoolOp, true>, GroupNormConversion,
-               InstanceNormConversion, LayerNormConversion, MaxPoolConversion,
-               NllLossConversion>(patterns.getContext());
+void nnc::detail::populateNNPatterns(RewritePatternSet &patterns,
+                                     bool perImageConvolutions) {
+  patterns
+      .add<ConvConversion, ConvTransposeConversion, ConvWeightGradConversion>(
+          patterns.getContext(), perImageConvolutions);
+  patterns
+      .add<AvgPoolConversion, BatchNormConversion, BatchNormTrainConversion,
+           CrossEntropyConversion, DropoutConversion, RandomUniformConversion,
+           GlobalPoolConversion<GlobalAvgPoolOp, false>,
+           GlobalPoolConversion<GlobalMaxPoolOp, true>, GroupNormConversion,
+           InstanceNormConversion, LayerNormConversion, MaxPoolConversion,
+           NllLossConversion>(patterns.getContext());
 }

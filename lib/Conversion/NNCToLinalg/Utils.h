@@ -151,7 +151,10 @@ mlir::Value countAsScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateStructuredPatterns(mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
-void populateNNPatterns(mlir::RewritePatternSet &patterns);
+/// `perImageConvolutions`: 2-D convolutions, transposed convolutions and
+/// weight gradients as an scf.for over the images (one GEMM each).
+void populateNNPatterns(mlir::RewritePatternSet &patterns,
+                        bool perImageConvolutions);
 
 } // namespace nnc::detail
 

@@ -1,4 +1,7 @@
-// RUN: nnc-opt %s --split-input-file --nnc-convert-to-linalg | FileCheck %s
+// RUN: nnc-opt %s --split-input-file \
+// RUN:   --nnc-convert-to-linalg="per-image-convolutions=0" | FileCheck %s
+
+// (The per-image lowering of 2-D convolutions: conv-per-image.mlir.)
 
 // Grouped 2-D conv with strides, dilations, asymmetric pads, a bias and a
 // dynamic batch: zero padding, channels split into [groups, C / groups], one

@@ -370,6 +370,42 @@ func.func @conv_overflow(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 
+// conv_weight_grad: grad must have the convolution's output size
+func.func @conv_weight_grad_output(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x7x7xf32>) {
+  // expected-error @+1 {{grad spatial dimension 0 is 7 but the convolution's output has 6}}
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3] : tensor<1x3x8x8xf32>, tensor<1x4x7x7xf32>
+  return
+}
+
+// -----
+
+// conv_weight_grad: one kernel size per spatial dimension
+func.func @conv_weight_grad_kernel(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{kernel_shape has 1 entries but expected 2}}
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3] : tensor<1x3x8x8xf32>, tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// conv_weight_grad: the batches agree
+func.func @conv_weight_grad_batch(%x: tensor<2x3x8x8xf32>, %g: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{input batch 2 differs from grad batch 1}}
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3] : tensor<2x3x8x8xf32>, tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// conv_weight_grad: grad channels are divisible by groups
+func.func @conv_weight_grad_groups(%x: tensor<1x4x8x8xf32>, %g: tensor<1x3x6x6xf32>) {
+  // expected-error @+1 {{grad channels 3 are not divisible by groups 2}}
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3] groups = 2 : tensor<1x4x8x8xf32>, tensor<1x3x6x6xf32>
+  return
+}
+
+// -----
+
 // conv_transpose: an unranked input is rejected
 func.func @conv_transpose_unranked(%x: tensor<*xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{invalid kind of type specified: expected builtin.tensor, but found 'tensor<*xf32>'}}

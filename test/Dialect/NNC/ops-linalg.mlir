@@ -167,6 +167,29 @@ func.func @conv_explicit_defaults(%x: tensor<1x2x5x5xf32>, %w: tensor<2x2x5x5xf3
 
 // -----
 
+// conv_weight_grad: the weight gradient of a padded, strided 2-D conv; the
+// result is [M, C, KH, KW]
+// CHECK-LABEL: func @conv_weight_grad_2d
+func.func @conv_weight_grad_2d(%x: tensor<?x3x9x9xf32>, %g: tensor<?x8x5x5xf32>) -> tensor<8x3x3x3xf32> {
+  // CHECK: nnc.conv_weight_grad %{{.*}}, %{{.*}} kernel_shape = [3, 3] strides = [2, 2] pads = [1, 1, 1, 1] : tensor<?x3x9x9xf32>, tensor<?x8x5x5xf32>
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3] strides = [2, 2] pads = [1, 1, 1, 1]
+      : tensor<?x3x9x9xf32>, tensor<?x8x5x5xf32>
+  return %0 : tensor<8x3x3x3xf32>
+}
+
+// -----
+
+// conv_weight_grad: 1-D with dilation and groups: [M, C / groups, K]
+// CHECK-LABEL: func @conv_weight_grad_grouped
+func.func @conv_weight_grad_grouped(%x: tensor<2x6x10xf64>, %g: tensor<2x4x6xf64>) -> tensor<4x3x3xf64> {
+  // CHECK: nnc.conv_weight_grad %{{.*}}, %{{.*}} kernel_shape = [3] dilations = [2] groups = 2 : tensor<2x6x10xf64>, tensor<2x4x6xf64>
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3] dilations = [2] groups = 2
+      : tensor<2x6x10xf64>, tensor<2x4x6xf64>
+  return %0 : tensor<4x3x3xf64>
+}
+
+// -----
+
 // conv_transpose: 2x upsampling with pads and output_padding
 // CHECK-LABEL: func @conv_transpose_2d
 func.func @conv_transpose_2d(%x: tensor<1x64x?x16xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<1x32x?x32xf32> {
