@@ -44,12 +44,16 @@ constexpr int32_t kCblasNoTrans = 111;
 constexpr int32_t kCblasTrans = 112;
 
 /// One operand as BLAS sees it: the last two dimensions form a row-major
-/// matrix with leading dimension `ld`; `batchStride` steps between matrices.
+/// matrix with leading dimension `ld`; `batchStride` steps between matrices,
+/// or, when `batchDims` is not empty, batch index i is the mixed-radix
+/// number of its (size, stride) digits, the first the slowest (the heads
+/// of an attention operand read where a transpose would have put them).
 struct MatrixOperand {
   Value memref;
   int64_t rows = 0, cols = 0;
   int64_t ld = 0;
   int64_t batchStride = 0;
+  SmallVector<std::pair<int64_t, int64_t>> batchDims;
   /// The buffer holds the transpose of the operand (CblasTrans): `rows` and
   /// `cols` are the operand's, `ld` the buffer's row stride.
   bool transposed = false;
@@ -171,6 +175,160 @@ linalg::TransposeOp absorbableTranspose(Operation *op, Value operand,
   return transpose;
 }
 
+/// Static strides of `type`, or nothing.
+std::optional<SmallVector<int64_t>> staticStrides(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  return strides;
+}
+
+/// The matrices [X, Y] of a rank-r array whose dimension k lies at
+/// `strides[k]` in memory, the leading r - 2 dimensions the batch digits:
+/// row-major when Y is contiguous, else the transpose when X is.
+std::optional<MatrixOperand> permutedMatrices(Value memref,
+                                              ArrayRef<int64_t> sizes,
+                                              ArrayRef<int64_t> strides) {
+  size_t r = sizes.size();
+  MatrixOperand m;
+  m.memref = memref;
+  m.rows = sizes[r - 2];
+  m.cols = sizes[r - 1];
+  int64_t rowStride = strides[r - 2], colStride = strides[r - 1];
+  if (m.cols == 1 || colStride == 1) {
+    m.ld = m.rows > 1 ? rowStride : std::max<int64_t>(1, m.cols);
+    if (m.ld < std::max<int64_t>(1, m.cols))
+      return std::nullopt;
+  } else if (m.rows == 1 || rowStride == 1) {
+    m.transposed = true;
+    m.ld = colStride;
+    if (m.ld < std::max<int64_t>(1, m.rows))
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (!fitsInt32(m.ld) || !fitsInt32(m.rows) || !fitsInt32(m.cols))
+    return std::nullopt;
+  for (size_t k = 0; k + 2 < r; ++k) {
+    if (strides[k] < 0)
+      return std::nullopt;
+    m.batchDims.push_back({sizes[k], strides[k]});
+  }
+  return m;
+}
+
+/// A temporary `alloc` [d0, ..., X, Y] that a memref.reshape views as the
+/// batch [d0 * ... , X, Y] `view`; the sizes when it is.
+bool mergesLeadingDims(memref::AllocOp alloc, Value view) {
+  auto type = alloc.getType();
+  auto viewType = cast<MemRefType>(view.getType());
+  int64_t r = type.getRank();
+  return r >= 3 && viewType.getRank() == 3 && type.hasStaticShape() &&
+         viewType.hasStaticShape() &&
+         viewType.getDimSize(1) == type.getDimSize(r - 2) &&
+         viewType.getDimSize(2) == type.getDimSize(r - 1) &&
+         viewType.getNumElements() == type.getNumElements();
+}
+
+/// When `operand` of the batched GEMM `op` is a reshape merging the
+/// leading dimensions of a temporary that only a `linalg.transpose` writes
+/// (attention's heads split from [B, T, H, D] to [B, H, T, D]), the
+/// transpose's source read where it lies: matrix rows and columns and the
+/// batch digits with the source's strides. Returns the transpose too.
+std::optional<std::pair<MatrixOperand, linalg::TransposeOp>>
+permutedInput(Operation *op, Value operand) {
+  auto reshape = operand.getDefiningOp<memref::ReshapeOp>();
+  if (!reshape || !reshape->hasOneUse())
+    return std::nullopt;
+  auto alloc = reshape.getSource().getDefiningOp<memref::AllocOp>();
+  if (!alloc || !mergesLeadingDims(alloc, operand))
+    return std::nullopt;
+  linalg::TransposeOp transpose;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == reshape || isa<memref::DeallocOp>(user))
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || t.getInit() != alloc.getResult() ||
+        t->getBlock() != op->getBlock() || !t->isBeforeInBlock(op))
+      return std::nullopt;
+    transpose = t;
+  }
+  if (!transpose ||
+      touchedBetween(transpose, op, rootBuffer(transpose.getInput())))
+    return std::nullopt;
+  auto sourceStrides =
+      staticStrides(cast<MemRefType>(transpose.getInput().getType()));
+  if (!sourceStrides)
+    return std::nullopt;
+  // Dimension k of the temporary is dimension perm[k] of the source.
+  SmallVector<int64_t> strides;
+  for (int64_t p : transpose.getPermutation())
+    strides.push_back((*sourceStrides)[p]);
+  std::optional<MatrixOperand> m = permutedMatrices(
+      transpose.getInput(), alloc.getType().getShape(), strides);
+  if (!m)
+    return std::nullopt;
+  return std::make_pair(*m, transpose);
+}
+
+/// When C of the batched GEMM `op` is a temporary that, after `op`, only a
+/// reshape to [d0, ..., X, Y] read by a `linalg.transpose` uses (besides
+/// `zeroFill`): C written where the transpose would put it (attention's
+/// heads merged back), row-major rows only. Returns the transpose too.
+std::optional<std::pair<MatrixOperand, linalg::TransposeOp>>
+permutedOutput(Operation *op, Value c, linalg::FillOp zeroFill) {
+  auto alloc = c.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  memref::ReshapeOp reshape;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == op || user == zeroFill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    auto r = dyn_cast<memref::ReshapeOp>(user);
+    if (!r || reshape)
+      return std::nullopt;
+    reshape = r;
+  }
+  if (!reshape || !reshape->hasOneUse())
+    return std::nullopt;
+  auto transpose = dyn_cast<linalg::TransposeOp>(*reshape->user_begin());
+  auto reshapedType = cast<MemRefType>(reshape.getType());
+  int64_t r = reshapedType.getRank();
+  if (!transpose || transpose.getInput() != reshape.getResult() ||
+      transpose->getBlock() != op->getBlock() ||
+      !op->isBeforeInBlock(transpose) || r < 3 ||
+      !reshapedType.hasStaticShape() ||
+      reshapedType.getDimSize(r - 2) != alloc.getType().getDimSize(1) ||
+      reshapedType.getDimSize(r - 1) != alloc.getType().getDimSize(2))
+    return std::nullopt;
+  Value target = transpose.getInit();
+  // The target must exist at `op`: an allocation made later moves up.
+  if (Operation *def = target.getDefiningOp();
+      def && def->getBlock() == op->getBlock() && !def->isBeforeInBlock(op)) {
+    auto alloc = dyn_cast<memref::AllocOp>(def);
+    if (!alloc || alloc->getNumOperands() != 0)
+      return std::nullopt;
+    alloc->moveBefore(op);
+  }
+  auto targetStrides = staticStrides(cast<MemRefType>(target.getType()));
+  if (!targetStrides || touchedBetween(op, transpose, rootBuffer(target)) ||
+      touchedBetween(op, transpose, alloc.getResult()))
+    return std::nullopt;
+  // Target dimension k is dimension perm[k] of the reshaped C.
+  SmallVector<int64_t> strides(r, 0);
+  for (auto [k, p] : llvm::enumerate(transpose.getPermutation()))
+    strides[p] = (*targetStrides)[k];
+  std::optional<MatrixOperand> m =
+      permutedMatrices(target, reshapedType.getShape(), strides);
+  if (!m || m->transposed)
+    return std::nullopt;
+  return std::make_pair(*m, transpose);
+}
+
 /// Declares `name` as an external function of `module` once.
 func::FuncOp declareGemm(ModuleOp module, StringRef name, Type elementType) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
@@ -225,13 +383,31 @@ public:
     return arith::AddIOp::create(b, loc, aligned, bytes);
   }
 
-  /// `base` advanced by `batch * batchStride` elements, as an !llvm.ptr.
+  /// `base` advanced to matrix `batch`, as an !llvm.ptr.
   Value pointer(Value base, Value batch, const MatrixOperand &m) {
     Value address = base;
-    if (batch && m.batchStride != 0) {
-      int64_t bytes =
-          m.batchStride *
-          (cast<MemRefType>(m.memref.getType()).getElementTypeBitWidth() / 8);
+    int64_t elementBytes =
+        cast<MemRefType>(m.memref.getType()).getElementTypeBitWidth() / 8;
+    if (batch && !m.batchDims.empty()) {
+      // Digit k of the batch index: (batch / (product of the sizes after
+      // k)) mod size k.
+      int64_t below = 1;
+      for (size_t k = m.batchDims.size(); k-- > 0;) {
+        auto [size, stride] = m.batchDims[k];
+        Value digit = batch;
+        if (below != 1)
+          digit = arith::DivUIOp::create(b, loc, digit, index(below));
+        if (k != 0) // the slowest digit needs no modulo
+          digit = arith::RemUIOp::create(b, loc, digit, index(size));
+        below *= size;
+        if (stride == 0)
+          continue;
+        Value step =
+            arith::MulIOp::create(b, loc, digit, index(stride * elementBytes));
+        address = arith::AddIOp::create(b, loc, address, step);
+      }
+    } else if (batch && m.batchStride != 0) {
+      int64_t bytes = m.batchStride * elementBytes;
       Value step = arith::MulIOp::create(b, loc, batch, index(bytes));
       address = arith::AddIOp::create(b, loc, address, step);
     }
@@ -330,17 +506,33 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
     // An operand that is a transpose made for this op alone is read
     // transposed from its source.
     SmallVector<linalg::TransposeOp> absorbed;
+    SmallVector<linalg::TransposeOp> permuted;
     auto operand = [&](Value value,
                        bool transposedMap) -> std::optional<MatrixOperand> {
       std::optional<MatrixOperand> plain = describe(value, rank);
+      if (batched) {
+        // A permuted temporary read where its source lies (not when both
+        // operands are one temporary, or it is C's buffer).
+        if (auto found = permutedInput(op, value);
+            found &&
+            op.getDpsInputOperand(0)->get() !=
+                op.getDpsInputOperand(1)->get() &&
+            rootBuffer(found->first.memref) !=
+                rootBuffer(op.getDpsInitOperand(0)->get())) {
+          plain = found->first;
+          permuted.push_back(found->second);
+        }
+      }
       if (transposedMap) {
-        // The buffer holds the operand's transpose.
+        // The GEMM reads the operand transposed.
         if (plain) {
           std::swap(plain->rows, plain->cols);
-          plain->transposed = true;
+          plain->transposed = !plain->transposed;
         }
         return plain;
       }
+      if (plain && !plain->batchDims.empty())
+        return plain;
       linalg::TransposeOp t = absorbableTranspose(op, value, rank);
       std::optional<MatrixOperand> source =
           t ? describe(t.getInput(), rank) : std::nullopt;
@@ -375,6 +567,17 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
       return;
 
     linalg::FillOp zeroFill = zeroFillOf(op, c->memref);
+    // C zero-filled for this GEMM alone and then only transposed: written
+    // where the transpose puts it.
+    linalg::TransposeOp outputTranspose;
+    if (batched && zeroFill) {
+      if (auto found = permutedOutput(op, c->memref, zeroFill);
+          found && rootBuffer(found->first.memref) != rootBuffer(a->memref) &&
+          rootBuffer(found->first.memref) != rootBuffer(bm->memref)) {
+        c = found->first;
+        outputTranspose = found->second;
+      }
+    }
     StringRef name = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
     func::FuncOp gemm = declareGemm(module, name, elementType);
     OpBuilder builder(op);
@@ -389,7 +592,9 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
              r.pointer(bBase, {}, *bm), r.pointer(cBase, {}, *c), accumulate,
              1);
     } else {
-      int64_t batches = cast<MemRefType>(c->memref.getType()).getDimSize(0);
+      int64_t batches =
+          cast<MemRefType>(op.getDpsInitOperand(0)->get().getType())
+              .getDimSize(0);
       auto loop = scf::ForOp::create(builder, loc, r.index(0), r.index(batches),
                                      r.index(1));
       builder.setInsertionPoint(loop.getBody()->getTerminator());
@@ -398,9 +603,27 @@ struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
              r.pointer(bBase, i, *bm), r.pointer(cBase, i, *c), accumulate,
              batches);
     }
+    Value oldC = op.getDpsInitOperand(0)->get();
     op->erase();
     if (zeroFill)
       zeroFill->erase();
+    // The temporaries of absorbed permutations, with their transposes,
+    // reshapes and deallocations.
+    auto eraseTemporary = [](Value buffer) {
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      SmallVector<Operation *> users(alloc->getUsers());
+      for (Operation *user : users) {
+        SmallVector<Operation *> inner(user->getUsers());
+        for (Operation *u : inner)
+          u->erase();
+        user->erase();
+      }
+      alloc->erase();
+    };
+    if (outputTranspose)
+      eraseTemporary(oldC);
+    for (linalg::TransposeOp t : permuted)
+      eraseTemporary(t.getInit());
     for (linalg::TransposeOp t : absorbed) {
       auto alloc = t.getInit().getDefiningOp<memref::AllocOp>();
       t->erase();

@@ -336,3 +336,62 @@ func.func @zero_fill_block(%w: memref<16x72xf32>, %cols: memref<72x100xf32>, %ou
   }
   return
 }
+
+// -----
+
+// Attention's heads: a batched GEMM reading [B, T, H, D] through a
+// transpose to [B, H, T, D] (a temporary nothing else reads) reads it where
+// it lies: batch index i = (b, h) at b * T*H*D + h * D, rows T apart by
+// H*D (lda = 64); k transposed to [B, H, D, T] is read with CblasTrans from
+// the same layout. The product, zero-filled and then only transposed back
+// to [B, T, H, D], is written there (ldc = 64, beta = 0). The transposes and
+// their temporaries go.
+// CHECK-LABEL: func.func @attention_heads
+// CHECK-SAME: (%[[Q:.*]]: memref<2x32x4x16xf32>, %[[K:.*]]: memref<2x32x4x16xf32>, %[[V:.*]]: memref<2x32x4x16xf32>, %[[Y:.*]]: memref<2x32x4x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[QP:.*]] = memref.extract_aligned_pointer_as_index %[[Q]]
+// CHECK-DAG: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %[[K]]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[H:.*]] = arith.remui %[[I]], %[[C4:.*]] : index
+// CHECK: %[[HB:.*]] = arith.muli %[[H]], %{{.*}} : index
+// CHECK: %[[A1:.*]] = arith.addi %[[QP]], %[[HB]] : index
+// CHECK: %[[B:.*]] = arith.divui %[[I]], %{{.*}} : index
+// CHECK: %[[BB:.*]] = arith.muli %[[B]], %{{.*}} : index
+// CHECK: arith.addi %[[A1]], %[[BB]] : index
+// CHECK: call @cblas_sgemm(%{{.*}}, %[[NT:.*]], %[[T:.*]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LD:.*]], %{{.*}}, %[[LD]], %[[ZERO:.*]], %{{.*}}, %{{.*}}) {nnc.gemm = array<i64: 8, 32, 32, 16, 4>}
+// CHECK-DAG: %[[VP:.*]] = memref.extract_aligned_pointer_as_index %[[V]]
+// CHECK-DAG: %[[YP:.*]] = memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK: scf.for
+// CHECK: arith.addi %[[VP]]
+// CHECK: arith.addi %[[YP]]
+// CHECK: call @cblas_sgemm(%{{.*}}, %[[NT]], %[[NT]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LD]], %[[ZERO]], %{{.*}}, %[[LD]]) {nnc.gemm = array<i64: 8, 32, 16, 32, 4>}
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @attention_heads(%q: memref<2x32x4x16xf32>, %k: memref<2x32x4x16xf32>, %vin: memref<2x32x4x16xf32>, %y: memref<2x32x4x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %s3 = arith.constant dense<[8, 32, 16]> : tensor<3xi64>
+  %s3m = bufferization.to_buffer %s3 : tensor<3xi64> to memref<3xi64>
+  %s3k = arith.constant dense<[8, 16, 32]> : tensor<3xi64>
+  %s3km = bufferization.to_buffer %s3k : tensor<3xi64> to memref<3xi64>
+  %s4 = arith.constant dense<[2, 4, 32, 16]> : tensor<4xi64>
+  %s4m = bufferization.to_buffer %s4 : tensor<4xi64> to memref<4xi64>
+  %qt = memref.alloc() : memref<2x4x32x16xf32>
+  linalg.transpose ins(%q : memref<2x32x4x16xf32>) outs(%qt : memref<2x4x32x16xf32>) permutation = [0, 2, 1, 3]
+  %kt = memref.alloc() : memref<2x4x16x32xf32>
+  linalg.transpose ins(%k : memref<2x32x4x16xf32>) outs(%kt : memref<2x4x16x32xf32>) permutation = [0, 2, 3, 1]
+  %qm = memref.reshape %qt(%s3m) : (memref<2x4x32x16xf32>, memref<3xi64>) -> memref<8x32x16xf32>
+  %km = memref.reshape %kt(%s3km) : (memref<2x4x16x32xf32>, memref<3xi64>) -> memref<8x16x32xf32>
+  %c = memref.alloc() : memref<8x32x32xf32>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x32x32xf32>)
+  linalg.batch_matmul ins(%qm, %km : memref<8x32x16xf32>, memref<8x16x32xf32>) outs(%c : memref<8x32x32xf32>)
+  %vt = memref.alloc() : memref<2x4x32x16xf32>
+  linalg.transpose ins(%vin : memref<2x32x4x16xf32>) outs(%vt : memref<2x4x32x16xf32>) permutation = [0, 2, 1, 3]
+  %vm = memref.reshape %vt(%s3m) : (memref<2x4x32x16xf32>, memref<3xi64>) -> memref<8x32x16xf32>
+  %v = memref.alloc() : memref<8x32x16xf32>
+  linalg.fill ins(%z : f32) outs(%v : memref<8x32x16xf32>)
+  linalg.batch_matmul ins(%c, %vm : memref<8x32x32xf32>, memref<8x32x16xf32>) outs(%v : memref<8x32x16xf32>)
+  %v4 = memref.reshape %v(%s4m) : (memref<8x32x16xf32>, memref<4xi64>) -> memref<2x4x32x16xf32>
+  linalg.transpose ins(%v4 : memref<2x4x32x16xf32>) outs(%y : memref<2x32x4x16xf32>) permutation = [0, 2, 1, 3]
+  return
+}

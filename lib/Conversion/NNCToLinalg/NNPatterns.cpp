@@ -427,14 +427,17 @@ Value imageColumns(OpBuilder &b, Location loc, Value image, int64_t kh,
 
 /// Whether the per-image path takes a 2-D convolution: static f32/f64
 /// shapes and enough work per GEMM for a library call to repay the copies.
+/// (A single image gains nothing from it: the whole-batch lowering of one
+/// image writes NCHW directly too, and reads a 1x1 convolution's input as
+/// it lies.)
 bool perImageApplies(RankedTensorType input, RankedTensorType weight,
                      RankedTensorType result, int64_t outChannels,
                      int64_t groups) {
   Type t = input.getElementType();
   if (groups != 1 || input.getRank() != 4 || !input.hasStaticShape() ||
-      !weight.hasStaticShape() || !result.hasStaticShape() ||
-      !(t.isF32() || t.isF64()) || weight.getElementType() != t ||
-      result.getElementType() != t)
+      input.getDimSize(0) == 1 || !weight.hasStaticShape() ||
+      !result.hasStaticShape() || !(t.isF32() || t.isF64()) ||
+      weight.getElementType() != t || result.getElementType() != t)
     return false;
   int64_t k = input.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
   int64_t p = result.getDimSize(2) * result.getDimSize(3);
