@@ -49,6 +49,18 @@ Access accessOf(Operation *op) {
       collectRoots(init.get(), access.writes);
       collectRoots(init.get(), access.reads);
     }
+    // Buffers its body reads by address (a gather: memref.load of another
+    // buffer) or touches otherwise.
+    op->walk([&](Operation *inner) {
+      if (inner == op)
+        return;
+      bool load = isa<memref::LoadOp>(inner);
+      for (Value v : inner->getOperands()) {
+        collectRoots(v, access.reads);
+        if (!load)
+          collectRoots(v, access.writes);
+      }
+    });
     return access;
   }
   if (auto copy = dyn_cast<memref::CopyOp>(op)) {

@@ -245,6 +245,16 @@ bool elementwiseAccess(Operation *op, SmallVector<Span> &reads,
   if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
       linalgOp.getNumLoops() != linalgOp.getNumParallelLoops())
     return false;
+  // A body that reads a buffer by address (a gather) accesses more than
+  // its operands' elements.
+  bool nestedMemref = false;
+  op->walk([&](Operation *inner) {
+    if (inner != op)
+      nestedMemref |= llvm::any_of(inner->getOperandTypes(),
+                                   [](Type t) { return isa<MemRefType>(t); });
+  });
+  if (nestedMemref)
+    return false;
   for (OpOperand *input : linalgOp.getDpsInputOperands())
     if (isa<MemRefType>(input->get().getType()))
       reads.push_back(spanOf(input->get()));

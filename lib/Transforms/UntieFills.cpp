@@ -4,7 +4,8 @@
 // Implements --nnc-untie-fills: a fill of an empty tensor shared by several
 // users (CSE merges them) is cloned for every user but the first, so that
 // bufferization fills each accumulator in place instead of filling one
-// buffer and copying it.
+// buffer and copying it; an empty tensor shared by several ops is cloned
+// likewise, one buffer per op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,24 @@ struct UntieFillsPass : public nnc::impl::UntieFillsPassBase<UntieFillsPass> {
           !fill->getResult(0).hasOneUse())
         fills.push_back(fill);
     });
+    // An empty tensor shared by several ops (CSE merged them) would become
+    // one buffer that all of them write, live from the first to the last:
+    // each op gets its own, which the memory planner places by its own
+    // lifetime (and --nnc-gemm-to-blas sees a temporary per transpose).
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation().walk([&](tensor::EmptyOp empty) {
+      if (!empty->hasOneUse() && !empty->use_empty())
+        empties.push_back(empty);
+    });
+    for (tensor::EmptyOp empty : empties) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : empty->getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        OpBuilder builder(use->getOwner());
+        use->set(builder.clone(*empty)->getResult(0));
+      }
+    }
     for (linalg::FillOp fill : fills) {
       Value result = fill->getResult(0);
       auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();

@@ -388,3 +388,38 @@ func.func @window(%x: memref<64xf32>, %a: memref<64xf32>, %b: memref<64xf32>, %p
   }
   return
 }
+
+// -----
+
+// A generic whose body reads a buffer by address (cross-entropy's gather of
+// the picked log-probability) reads it as a whole: the generic writing that
+// buffer does not move below it to join a later sibling.
+// CHECK-LABEL: func.func @gather_between
+// CHECK: linalg.generic {{.*}} outs(%[[LOGP:[a-z0-9]+]] : memref<6x5xf32>)
+// CHECK: linalg.generic
+// CHECK: memref.load %[[LOGP]]
+// CHECK: linalg.generic {{.*}} outs(%{{[a-z0-9]+}} : memref<6x5xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0) -> (d0)>
+func.func @gather_between(%x: memref<6x5xf32>, %labels: memref<6xindex>, %logp: memref<6x5xf32>, %picked: memref<6xf32>, %other: memref<6x5xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<6x5xf32>) outs(%logp : memref<6x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %l = math.log %a : f32
+    linalg.yield %l : f32
+  }
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel"]}
+      ins(%labels : memref<6xindex>) outs(%picked : memref<6xf32>) {
+  ^bb0(%c: index, %o: f32):
+    %i = linalg.index 0 : index
+    %v = memref.load %logp[%i, %c] : memref<6x5xf32>
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<6x5xf32>) outs(%other : memref<6x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  return
+}

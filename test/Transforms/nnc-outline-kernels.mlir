@@ -360,3 +360,34 @@ func.func @conv_loop(%x: memref<4x16x64xf32>, %w: memref<16x72xf32>, %out: memre
   } loc("conv")
   return
 }
+
+// -----
+
+// A loop nest whose body loads from a buffer by address (a gather) reads
+// more than its operands' elements: it is not grouped horizontally with
+// the loop nest writing that buffer.
+// CHECK-LABEL: func.func @gather_k0
+// CHECK: math.log
+// CHECK-NOT: memref.load
+// CHECK-LABEL: func.func @gather_k1
+// CHECK: memref.load
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: nnc.kernels = 2 : i64
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0) -> (d0)>
+func.func @gather(%x: memref<6x5xf32>, %labels: memref<6xindex>, %logp: memref<6x5xf32>, %picked: memref<6xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<6x5xf32>) outs(%logp : memref<6x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %l = math.log %a : f32
+    linalg.yield %l : f32
+  }
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel"]}
+      ins(%labels : memref<6xindex>) outs(%picked : memref<6xf32>) {
+  ^bb0(%c: index, %o: f32):
+    %i = linalg.index 0 : index
+    %v = memref.load %logp[%i, %c] : memref<6x5xf32>
+    linalg.yield %v : f32
+  }
+  return
+}

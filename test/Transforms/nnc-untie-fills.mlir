@@ -103,3 +103,21 @@ func.func @not_empty(%init: tensor<4x8xf32>, %x: tensor<4x8x16xf32>, %y: tensor<
     }
   return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// An empty tensor that several ops write (CSE merged their tensor.empty ops)
+// is given once per op, so that each result gets a buffer of its own.
+// CHECK-LABEL: func.func @shared_empty
+// (The use list is walked from its head, the last user, which keeps the
+// original; the clone goes right before the first.)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<8x4x16xf32>
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<8x4x16xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x8x16xf32>) outs(%[[E1]] : tensor<8x4x16xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x8x16xf32>) outs(%[[E2]] : tensor<8x4x16xf32>)
+func.func @shared_empty(%x: tensor<4x8x16xf32>, %y: tensor<4x8x16xf32>) -> (tensor<8x4x16xf32>, tensor<8x4x16xf32>) {
+  %e = tensor.empty() : tensor<8x4x16xf32>
+  %a = linalg.transpose ins(%x : tensor<4x8x16xf32>) outs(%e : tensor<8x4x16xf32>) permutation = [1, 0, 2]
+  %b = linalg.transpose ins(%y : tensor<4x8x16xf32>) outs(%e : tensor<8x4x16xf32>) permutation = [1, 0, 2]
+  return %a, %b : tensor<8x4x16xf32>, tensor<8x4x16xf32>
+}
