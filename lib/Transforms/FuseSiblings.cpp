@@ -120,6 +120,64 @@ struct FuseSiblingsPass
       }
       op = next;
     }
+    // Outputs of a fused loop nest that nothing reads afterwards (a value
+    // the sibling now takes from a register) are not written at all.
+    SmallVector<linalg::GenericOp> generics(body.getOps<linalg::GenericOp>());
+    for (linalg::GenericOp generic : generics)
+      dropDeadOutputs(generic);
+  }
+
+  /// Removes the outputs of `op` written into a temporary that no other op
+  /// uses and that its body does not read, keeping at least one output.
+  static void dropDeadOutputs(linalg::GenericOp op) {
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInits() < 2)
+      return;
+    SmallVector<int64_t> dead;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto alloc = init.get().getDefiningOp<memref::AllocOp>();
+      if (!alloc || op.payloadUsesValueFromOperand(&init) ||
+          llvm::count(op.getDpsInits(), init.get()) != 1 ||
+          llvm::any_of(alloc->getUsers(), [&](Operation *user) {
+            return user != op.getOperation() && !isa<memref::DeallocOp>(user);
+          }))
+        continue;
+      dead.push_back(init.getOperandNumber() - op.getNumDpsInputs());
+    }
+    if (dead.empty() ||
+        static_cast<int64_t>(dead.size()) == op.getNumDpsInits())
+      return;
+    SmallVector<Value> outs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands())
+      maps.push_back(op.getMatchingIndexingMap(input));
+    SmallVector<memref::AllocOp> allocs;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      int64_t index = init.getOperandNumber() - op.getNumDpsInputs();
+      if (llvm::is_contained(dead, index)) {
+        allocs.push_back(init.get().getDefiningOp<memref::AllocOp>());
+        continue;
+      }
+      outs.push_back(init.get());
+      maps.push_back(op.getMatchingIndexingMap(&init));
+    }
+    OpBuilder builder(op);
+    auto fused = linalg::GenericOp::create(builder, op.getLoc(), TypeRange{},
+                                           op.getDpsInputs(), outs, maps,
+                                           op.getIteratorTypesArray());
+    fused.getRegion().takeBody(op.getRegion());
+    Block &block = fused.getRegion().front();
+    Operation *yield = block.getTerminator();
+    unsigned numInputs = op.getNumDpsInputs();
+    for (int64_t index : llvm::reverse(dead)) {
+      yield->eraseOperand(index);
+      block.eraseArgument(numInputs + index);
+    }
+    op->erase();
+    for (memref::AllocOp alloc : allocs) {
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        user->erase(); // deallocations
+      alloc->erase();
+    }
   }
 
   /// A sibling of `first` below it that `first` can move down to.

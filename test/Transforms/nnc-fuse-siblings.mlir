@@ -423,3 +423,38 @@ func.func @gather_between(%x: memref<6x5xf32>, %labels: memref<6xindex>, %logp: 
   }
   return
 }
+
+// -----
+
+// A loop nest that computes a value into a temporary and, fused with its
+// consumer, hands it over in a register (an optimizer's new moment, then
+// the select that skips the update on a non-finite gradient) no longer
+// writes the temporary that nothing else reads: the output goes, with its
+// allocation.
+// CHECK-LABEL: func.func @dead_output
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{[a-z0-9]+}} : memref<64xf32>)
+// CHECK: math.exp
+// CHECK: arith.select
+// CHECK: linalg.yield %{{.*}} : f32
+// CHECK-NOT: memref.alloc
+#id1 = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+func.func @dead_output(%m: memref<64xf32>, %skip: memref<i1>, %out: memref<64xf32>) {
+  %t = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%m : memref<64xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#scalar, #id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%skip, %m, %t : memref<i1>, memref<64xf32>, memref<64xf32>) outs(%out : memref<64xf32>) {
+  ^bb0(%s: i1, %old: f32, %new: f32, %o: f32):
+    %r = arith.select %s, %old, %new : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<64xf32>
+  return
+}
