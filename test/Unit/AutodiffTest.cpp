@@ -411,6 +411,28 @@ func.func @main(%x: tensor<2x2x6x6xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// 1-D and 3-D convolutions (strides, pads, dilations, groups): their
+/// weight gradients are the direct loops of conv_weight_grad.
+TEST_F(AutodiffTest, ConvOneAndThreeD) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x4x9xf64> )mlir" P R"mlir(,
+                %w1: tensor<6x2x3xf64> )mlir" P R"mlir(,
+                %v: tensor<1x2x5x4x5xf64> )mlir" P R"mlir(,
+                %w2: tensor<3x2x2x2x3xf64> )mlir" P R"mlir() -> tensor<f64> {
+  %0 = nnc.conv %x, %w1 strides = [2] dilations = [2] pads = [2, 1] groups = 2
+      : tensor<2x4x9xf64>, tensor<6x2x3xf64>
+  %1 = nnc.conv %v, %w2 strides = [2, 1, 1] dilations = [1, 2, 1]
+      pads = [1, 0, 0, 0, 1, 1] : tensor<1x2x5x4x5xf64>, tensor<3x2x2x2x3xf64>
+  %2 = nnc.mul %0, %0 : tensor<2x6x4xf64>, tensor<2x6x4xf64>
+  %3 = nnc.mul %1, %1 : tensor<1x3x3x3x4xf64>, tensor<1x3x3x3x4xf64>
+  %4 = nnc.reduce sum %2 keepdims = false : tensor<2x6x4xf64>
+  %5 = nnc.reduce sum %3 keepdims = false : tensor<1x3x3x3x4xf64>
+  %6 = nnc.add %4, %5 : tensor<f64>, tensor<f64>
+  return %6 : tensor<f64>
+}
+)mlir");
+}
+
 /// Convolutions large enough for the GEMM paths: padded stride 1, then
 /// stride 2 over the first one's result, so that the input gradient of the
 /// second spreads g with the stride. Fused, each is a loop over the images

@@ -20,6 +20,16 @@ func.func @conv_dynamic_kernel(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x?x3xf32>)
 
 // -----
 
+// conv_weight_grad: spatial dimensions must be static too.
+func.func @conv_weight_grad_dynamic_spatial(%x: tensor<2x3x?x8xf32>, %g: tensor<2x4x?x6xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+2 {{'nnc.conv_weight_grad' op cannot be lowered to linalg: channel, spatial and kernel dimensions must be static (only the batch dimension may be dynamic)}}
+  // expected-error @+1 {{failed to legalize operation 'nnc.conv_weight_grad'}}
+  %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3] : tensor<2x3x?x8xf32>, tensor<2x4x?x6xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
 // conv_transpose: dynamic channels are refused.
 func.func @conv_transpose_dynamic_channels(%x: tensor<1x?x4xf32>, %w: tensor<2x2x3xf32>) -> tensor<1x2x6xf32> {
   // expected-error @+2 {{'nnc.conv_transpose' op cannot be lowered to linalg: channel, spatial and kernel dimensions must be static}}
