@@ -118,6 +118,16 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
     batch) stay loops, where the call would cost more than it saves;
     everything that does not qualify is left as it is.
 
+    An operand read through a map with its last two dimensions swapped, or
+    a temporary that only a transpose of its last two dimensions writes, is
+    read transposed (`CblasTrans`); a C zero-filled just before (nothing
+    touching it in between) takes beta = 0 and the fill goes. A batched
+    operand that is a reshape of a temporary written by a `linalg.transpose`
+    (attention's `[B, T, H, D]` to `[B, H, T, D]`) reads the transpose's
+    source where it lies, one stride per batch digit; a zero-filled C that
+    only a reshape and a transpose read afterwards is written where the
+    transpose would put it. Those transposes and temporaries go.
+
     ```mlir
     linalg.matmul ins(%a, %b : memref<64x80xf32>, memref<80x96xf32>)
                   outs(%c : memref<64x96xf32>)
@@ -216,7 +226,11 @@ def UntieFillsPass : Pass<"nnc-untie-fills", "mlir::func::FuncOp"> {
     one buffer and copies it into each accumulator before the op that
     accumulates into it: a full extra pass over memory per user. This pass
     clones the fill (and its `tensor.empty`) for every use but the first, so
-    that each accumulator is filled where it is written.
+    that each accumulator is filled where it is written. Likewise a
+    `tensor.empty` that several ops write into is cloned for each: one
+    buffer per value after bufferization, placed by `--nnc-plan-memory` by
+    its own lifetime, instead of one buffer shared by all of them and live
+    from the first to the last.
 
     ```mlir
     %e = tensor.empty() : tensor<4x8xf32>
@@ -244,7 +258,10 @@ def FuseSiblingsPass : Pass<"nnc-fuse-siblings", "mlir::func::FuncOp"> {
     yields, from a register) and may write a buffer the first reads only at
     the element the first reads in the same iteration. Siblings that read
     the same tensors (Adam's moment and parameter updates) then read them
-    once, and every kernel they were is one.
+    once, and every kernel they were is one. A body that loads from a buffer
+    by address (a gather) counts as reading all of it. Afterwards, an output
+    written into a temporary that no other op uses (the second now takes
+    the value from a register) is dropped with its allocation.
 
     ```mlir
     linalg.generic {...} ins(%g, %m : ...) outs(%m_new : ...)     // m update
@@ -268,8 +285,12 @@ def PlanMemoryPass : Pass<"nnc-plan-memory", "mlir::func::FuncOp"> {
     returned, and no op other than side-effect-free ones without regions
     derives a memref or address from it) is live from its first to its last
     use, uses of its views included, counted in top-level ops of the body.
-    An all-parallel linalg op whose only result buffer starts its life at
-    the op may write over an input buffer of the same type and indexing map
+    A static allocation in the body of an `scf.for` that nothing passes out
+    of the iteration (a per-image tile of a convolution) is first hoisted in
+    front of the loop, reused by every iteration and marked
+    `nnc.loop_local`. An all-parallel linalg op whose only result buffer
+    starts its life at the op may write over an input buffer of the same
+    type and indexing map
     that the op reads for the last time (`in-place`). The buffers are then
     placed largest first, each at the lowest `alignment`-aligned offset of
     the smallest gap left by the buffers already placed whose lifetimes
