@@ -446,6 +446,29 @@ bool perImageApplies(RankedTensorType input, RankedTensorType weight,
              static_cast<double>(kConvGemmMinMacs);
 }
 
+/// An scf.for over the `n` images of `input` carrying `init`: each
+/// iteration lays image i out as `layout` says, copies its windows of a
+/// KH x KW kernel (`w`'s strides and dilations) producing OH x OW outputs
+/// into a [C*KH*KW, OH*OW] tile, and yields what `step` makes of the
+/// carried value, i and the tile.
+Value forEachImageTile(
+    OpBuilder &b, Location loc, Value input, const ImageLayout &layout,
+    int64_t kh, int64_t kw, int64_t oh, int64_t ow, const Window &w, Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> step) {
+  int64_t n = cast<RankedTensorType>(input.getType()).getDimSize(0);
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), cst(n), cst(1), ValueRange{init},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange iter) {
+        Value image = layoutImage(nb, l, input, i, layout);
+        Value cols = imageColumns(nb, l, image, kh, kw, oh, ow, w);
+        scf::YieldOp::create(nb, l, step(nb, l, iter[0], i, cols));
+      });
+  return loop.getResult(0);
+}
+
 /// y[n] = W * cols(x[n]) (+ bias) for each image: the convolution of the
 /// static [N, C, H, W] `input` laid out as `layout` with `weight`
 /// [M, C, KH, KW] (stride and dilation from `w`; its pads are in the
@@ -463,28 +486,24 @@ Value lowerConvPerImage(OpBuilder &b, Location loc, Value input,
   Value wMat = reshapeOpaque(b, loc, weight, {m, k});
   Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, m, p}, t);
   auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-  auto cst = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto loop = scf::ForOp::create(
-      b, loc, cst(0), cst(n), cst(1), ValueRange{out},
-      [&](OpBuilder &nb, Location l, Value i, ValueRange iter) {
-        Value image = layoutImage(nb, l, input, i, layout);
-        Value cols = imageColumns(nb, l, image, kh, kw, oh, ow, w);
+  Value result = forEachImageTile(
+      b, loc, input, layout, kh, kw, oh, ow, w, out,
+      [&](OpBuilder &nb, Location l, Value acc, Value i, Value cols) {
         SmallVector<OpFoldResult> at = {i, idx(0), idx(0)},
                                   sizes = {idx(1), idx(m), idx(p)},
                                   unit = {idx(1), idx(1), idx(1)};
         Value block = tensor::ExtractSliceOp::create(
-            nb, l, RankedTensorType::get({m, p}, t), iter[0], at, sizes, unit);
+            nb, l, RankedTensorType::get({m, p}, t), acc, at, sizes, unit);
         // The block starts at zero (the GEMM's beta = 0); the bias is
         // added to the product where it lies (a generic that does not read
         // its output would get a new buffer from elementwise fusion).
-        Value acc = linalg::FillOp::create(nb, l, ValueRange{zeroOf(nb, l, t)},
-                                           ValueRange{block})
-                        .getResult(0);
+        Value zeros =
+            linalg::FillOp::create(nb, l, ValueRange{zeroOf(nb, l, t)},
+                                   ValueRange{block})
+                .getResult(0);
         Value product =
-            linalg::MatmulOp::create(nb, l, TypeRange{acc.getType()},
-                                     ValueRange{wMat, cols}, ValueRange{acc})
+            linalg::MatmulOp::create(nb, l, TypeRange{zeros.getType()},
+                                     ValueRange{wMat, cols}, ValueRange{zeros})
                 .getResult(0);
         if (bias) {
           AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
@@ -501,11 +520,11 @@ Value lowerConvPerImage(OpBuilder &b, Location loc, Value input,
                   })
                   .getResult(0);
         }
-        Value updated = tensor::InsertSliceOp::create(nb, l, product, iter[0],
-                                                      at, sizes, unit);
-        scf::YieldOp::create(nb, l, updated);
+        return tensor::InsertSliceOp::create(nb, l, product, acc, at, sizes,
+                                             unit)
+            .getResult();
       });
-  return reshapeOpaque(b, loc, loop.getResult(0), resultType.getShape());
+  return reshapeOpaque(b, loc, result, resultType.getShape());
 }
 
 /// dw = sum over the images of g[n] [M, OH*OW] * cols(x[n])^T: the weight
@@ -530,24 +549,20 @@ Value lowerWeightGradPerImage(OpBuilder &b, Location loc, Value input,
                                AffineMap::get(3, 0, {d(1), d(2)}, ctx),
                                AffineMap::get(3, 0, {d(0), d(1)}, ctx)});
   auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-  auto cst = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto loop = scf::ForOp::create(
-      b, loc, cst(0), cst(n), cst(1), ValueRange{zero},
-      [&](OpBuilder &nb, Location l, Value i, ValueRange iter) {
-        Value image = layoutImage(nb, l, input, i, layout);
-        Value cols = imageColumns(nb, l, image, kh, kw, oh, ow, w);
+  Value result = forEachImageTile(
+      b, loc, input, layout, kh, kw, oh, ow, w, zero,
+      [&](OpBuilder &nb, Location l, Value acc, Value i, Value cols) {
         Value gi = tensor::ExtractSliceOp::create(
             nb, l, RankedTensorType::get({m, p}, t), gMat, {i, idx(0), idx(0)},
             {idx(1), idx(m), idx(p)}, {idx(1), idx(1), idx(1)});
-        auto matmul = linalg::MatmulOp::create(
-            nb, l, TypeRange{iter[0].getType()}, ValueRange{gi, cols},
-            ValueRange{iter[0]},
-            ArrayRef<NamedAttribute>{nb.getNamedAttr("indexing_maps", maps)});
-        scf::YieldOp::create(nb, l, matmul.getResult(0));
+        return linalg::MatmulOp::create(
+                   nb, l, TypeRange{acc.getType()}, ValueRange{gi, cols},
+                   ValueRange{acc},
+                   ArrayRef<NamedAttribute>{
+                       nb.getNamedAttr("indexing_maps", maps)})
+            .getResult(0);
       });
-  return reshapeOpaque(b, loc, loop.getResult(0), resultType.getShape());
+  return reshapeOpaque(b, loc, result, resultType.getShape());
 }
 
 /// Checks that a windowed op (conv, conv_transpose, pooling) has static
