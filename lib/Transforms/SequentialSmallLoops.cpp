@@ -84,7 +84,11 @@ struct SequentialSmallLoopsPass
     getOperation().walk([&](scf::ParallelOp loop) {
       if (loop->getParentOfType<scf::ParallelOp>() || loop.getNumResults())
         return;
-      if (loopWork(loop) < minIterations)
+      // Inside a sequential loop (a convolution's loop over the images)
+      // every iteration would fork the threads again, and its library calls
+      // use them anyway.
+      if ((!parallelInLoops && loop->getParentOfType<scf::ForOp>()) ||
+          loopWork(loop) < minIterations)
         small.push_back(loop);
     });
     IRRewriter rewriter(&getContext());

@@ -1,4 +1,5 @@
 // RUN: nnc-opt %s --split-input-file --nnc-sequential-small-loops="min-iterations=1024" | FileCheck %s
+// RUN: nnc-opt %s --split-input-file --nnc-sequential-small-loops="min-iterations=1024 parallel-in-loops=1" | FileCheck %s --check-prefix=PAR
 
 // 16 x 8 iterations: sequential.
 // CHECK-LABEL: func @small
@@ -49,6 +50,32 @@ func.func @dynamic(%m: memref<?xf32>, %n: index, %v: f32) {
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     memref.store %v, %m[%i] : memref<?xf32>
     scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A large loop nest inside a sequential loop (a convolution's loop over the
+// images) runs sequentially too, unless parallel-in-loops is set.
+// CHECK-LABEL: func @in_loop
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// PAR-LABEL: func @in_loop
+// PAR: scf.for
+// PAR: scf.parallel
+func.func @in_loop(%m: memref<4x64x64xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  scf.for %n = %c0 to %c4 step %c1 {
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c64) step (%c1, %c1) {
+      memref.store %v, %m[%n, %i, %j] : memref<4x64x64xf32>
+      scf.reduce
+    }
   }
   return
 }

@@ -66,8 +66,13 @@ def SequentialSmallLoopsPass
     joining threads costs microseconds, more than a small loop's work. This
     pass turns an outermost `scf.parallel` (without reductions) whose static
     work — its trip count times the largest trip count nested in it — is
-    below `min-iterations` into nested `scf.for` loops. Loops with dynamic
-    bounds stay parallel.
+    below `min-iterations` into nested `scf.for` loops. One nested in an
+    `scf.for` (a convolution's loop over the images) becomes sequential
+    whatever its size unless `parallel-in-loops` is set: every iteration
+    would fork and join the threads again, while the GEMM library calls in
+    the same iterations use the threads themselves (resnet18's batch-8
+    inference: 384 ms with the copies parallel, 228 ms sequential). Loops
+    with dynamic bounds stay parallel.
 
     ```mlir
     // min-iterations=1024
@@ -78,7 +83,10 @@ def SequentialSmallLoopsPass
   }];
   let options = [
     Option<"minIterations", "min-iterations", "int64_t", /*default=*/"32768",
-           "Loops with less static work than this run sequentially">
+           "Loops with less static work than this run sequentially">,
+    Option<"parallelInLoops", "parallel-in-loops", "bool",
+           /*default=*/"false",
+           "Let loops nested in an scf.for run in parallel when large enough">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
