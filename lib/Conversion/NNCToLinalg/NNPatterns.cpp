@@ -671,6 +671,62 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
       shape[2 + i] = length;
     }
     Value x = adaptor.getInput();
+
+    // With k' = K-1-k the sum is y[m, o'] = sum_{c, k'} xs[c, o' + pad_begin
+    // + k' * dil] * w[c, m, K-1-k']: a convolution with stride 1 of xs from
+    // pad_begin on (cropped to the positions it reads), with the kernel
+    // transposed and flipped. In 2-D without groups that is im2col + GEMM
+    // (BLAS) rather than loops over xs: image by image, or the whole batch.
+    bool gemmPath = s == 2 && groups == 1 && inType.hasStaticShape() &&
+                    wType.hasStaticShape();
+    SmallVector<int64_t> cropShape(shape);
+    for (int64_t i = 0; i < s; ++i)
+      cropShape[2 + i] = resultType.getDimSize(2 + i) + offsets[i];
+    Window unitStride = w;
+    unitStride.strides.assign(s, 1);
+    RankedTensorType flippedType;
+    auto flipKernel = [&]() -> Value {
+      // W'[m, c, kh, kw] = w[c, m, KH-1-kh, KW-1-kw].
+      int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+      MLIRContext *ctx = b.getContext();
+      AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+                 d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(4, 0, {d1, d0, (kh - 1) - d2, (kw - 1) - d3}, ctx),
+          AffineMap::getMultiDimIdentityMap(4, ctx)};
+      Value init = tensor::EmptyOp::create(b, loc, flippedType.getShape(), t);
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{flippedType},
+                 ValueRange{adaptor.getWeight()}, ValueRange{init}, maps,
+                 parallelIterators(4),
+                 [](OpBuilder &nb, Location l, ValueRange a) {
+                   linalg::YieldOp::create(nb, l, a[0]);
+                 })
+          .getResult(0);
+    };
+    if (gemmPath) {
+      flippedType =
+          RankedTensorType::get({wType.getDimSize(1), wType.getDimSize(0),
+                                 wType.getDimSize(2), wType.getDimSize(3)},
+                                t);
+      if (perImage && perImageApplies(inType, flippedType, resultType,
+                                      flippedType.getDimSize(0), groups)) {
+        // Each image spread and cropped as the whole batch is below.
+        ImageLayout layout;
+        for (int64_t i = 0; i < s; ++i) {
+          layout.size.push_back(shape[2 + i]);
+          layout.at.push_back(offsets[i]);
+          layout.spread.push_back(w.strides[i]);
+          layout.cropAt.push_back(w.padBegin[i]);
+          layout.cropSize.push_back(cropShape[2 + i]);
+        }
+        rewriter.replaceOp(
+            op, lowerConvPerImage(b, loc, x, layout, flipKernel(),
+                                  adaptor.getBias(), resultType, unitStride));
+        return success();
+      }
+    }
+
     SmallVector<OpFoldResult> xDims = getDims(b, loc, x);
     SmallVector<OpFoldResult> zDims = xDims;
     for (int64_t i = 0; i < s; ++i)
@@ -686,67 +742,19 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
     Value spreadX = tensor::InsertSliceOp::create(b, loc, x, zeros, insOffsets,
                                                   xDims, insStrides);
 
-    // With k' = K-1-k the sum is y[m, o'] = sum_{c, k'} xs[c, o' + pad_begin
-    // + k' * dil] * w[c, m, K-1-k']: a convolution with stride 1 of xs from
-    // pad_begin on, with the kernel transposed and flipped. In 2-D without
-    // groups that is im2col + GEMM (BLAS) rather than loops over xs.
-    if (s == 2 && groups == 1 && inType.hasStaticShape() &&
-        wType.hasStaticShape()) {
+    if (gemmPath) {
       SmallVector<OpFoldResult> cropOffsets(inType.getRank(),
                                             b.getIndexAttr(0));
       SmallVector<OpFoldResult> cropSizes = getDims(b, loc, spreadX);
       SmallVector<OpFoldResult> unit(inType.getRank(), b.getIndexAttr(1));
-      SmallVector<int64_t> cropShape(shape);
       for (int64_t i = 0; i < s; ++i) {
-        int64_t size = resultType.getDimSize(2 + i) + offsets[i];
         cropOffsets[2 + i] = b.getIndexAttr(w.padBegin[i]);
-        cropSizes[2 + i] = b.getIndexAttr(size);
-        cropShape[2 + i] = size;
+        cropSizes[2 + i] = b.getIndexAttr(cropShape[2 + i]);
       }
       Value cropped = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get(cropShape, t), spreadX, cropOffsets,
           cropSizes, unit);
-      // W'[m, c, kh, kw] = w[c, m, KH-1-kh, KW-1-kw].
-      int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
-      auto flippedType = RankedTensorType::get(
-          {wType.getDimSize(1), wType.getDimSize(0), kh, kw}, t);
-      MLIRContext *ctx = b.getContext();
-      AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
-                 d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(4, 0, {d1, d0, (kh - 1) - d2, (kw - 1) - d3}, ctx),
-          AffineMap::getMultiDimIdentityMap(4, ctx)};
-      Value flippedInit =
-          tensor::EmptyOp::create(b, loc, flippedType.getShape(), t);
-      Value flipped =
-          linalg::GenericOp::create(
-              b, loc, TypeRange{flippedType}, ValueRange{adaptor.getWeight()},
-              ValueRange{flippedInit}, maps,
-              SmallVector<utils::IteratorType>(4,
-                                               utils::IteratorType::parallel),
-              [](OpBuilder &nb, Location l, ValueRange a) {
-                linalg::YieldOp::create(nb, l, a[0]);
-              })
-              .getResult(0);
-      Window unitStride = w;
-      unitStride.strides.assign(s, 1);
-      if (perImage && perImageApplies(inType, flippedType, resultType,
-                                      flippedType.getDimSize(0), groups)) {
-        // Each image spread and cropped as the whole batch is above.
-        ImageLayout layout;
-        for (int64_t i = 0; i < s; ++i) {
-          layout.size.push_back(shape[2 + i]);
-          layout.at.push_back(offsets[i]);
-          layout.spread.push_back(w.strides[i]);
-          layout.cropAt.push_back(w.padBegin[i]);
-          layout.cropSize.push_back(cropShape[2 + i]);
-        }
-        rewriter.replaceOp(op, lowerConvPerImage(b, loc, x, layout, flipped,
-                                                 adaptor.getBias(), resultType,
-                                                 unitStride));
-        return success();
-      }
-      if (Value gemm = lowerConvAsGemm(b, loc, cropped, flipped,
+      if (Value gemm = lowerConvAsGemm(b, loc, cropped, flipKernel(),
                                        adaptor.getBias(), resultType,
                                        /*groups=*/1, unitStride)) {
         rewriter.replaceOp(op, gemm);
