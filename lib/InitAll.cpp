@@ -8,18 +8,14 @@
 
 #include "nnc/InitAll.h"
 
+#include "nnc/Compiler/Pipelines.h"
 #include "nnc/Conversion/Passes.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/Target/Target.h"
+#include "nnc/Training/Pipeline.h"
 #include "nnc/Transforms/Passes.h"
 
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -32,25 +28,18 @@
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 #include <mutex>
@@ -60,14 +49,14 @@ void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();
   mlir::func::registerInlinerExtension(registry);
 
-  // The CPU pipeline: linalg on tensors, bufferized to memrefs, lowered to
-  // loops and then to the LLVM dialect.
-  registry.insert<
-      mlir::affine::AffineDialect, mlir::bufferization::BufferizationDialect,
-      mlir::cf::ControlFlowDialect, mlir::index::IndexDialect,
-      mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
-      mlir::math::MathDialect, mlir::memref::MemRefDialect,
-      mlir::omp::OpenMPDialect, mlir::scf::SCFDialect, mlir::ub::UBDialect>();
+  // The shared pipeline: linalg on tensors, bufferized to memrefs, kernels
+  // of loops.
+  registry.insert<mlir::affine::AffineDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::cf::ControlFlowDialect, mlir::index::IndexDialect,
+                  mlir::linalg::LinalgDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                  mlir::ub::UBDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
@@ -77,19 +66,8 @@ void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
 
-  // What --convert-to-llvm finds through dialect interfaces.
-  mlir::arith::registerConvertArithToLLVMInterface(registry);
-  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
-  mlir::registerConvertFuncToLLVMInterface(registry);
-  mlir::index::registerConvertIndexToLLVMInterface(registry);
-  mlir::registerConvertMathToLLVMInterface(registry);
-  mlir::registerConvertMemRefToLLVMInterface(registry);
-  mlir::ub::registerConvertUBToLLVMInterface(registry);
-
-  // Translation of the LLVM dialect (and OpenMP) to LLVM IR for codegen.
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::registerOpenMPDialectTranslation(registry);
+  // Each target's own dialects and translations.
+  nnc::registerAllTargetDialects(registry);
 }
 
 static void registerAllPassesOnce();
@@ -107,26 +85,16 @@ static void registerAllPassesOnce() {
   nnc::registerNNCPasses();
   nnc::registerNNCConversionPasses();
 
-  // The upstream half of the CPU pipeline.
+  // The upstream half of the shared pipeline.
   mlir::bufferization::registerBufferizationPasses();
   mlir::bufferization::registerBufferizationPipelines();
   mlir::registerLinalgPasses();
   mlir::registerConvertBufferizationToMemRefPass();
-  mlir::math::registerMathExtendToSupportedTypes();
-  mlir::registerUBToLLVMConversionPass();
-  mlir::registerConvertSCFToOpenMPPass();
-  mlir::registerConvertOpenMPToLLVMPass();
-  mlir::registerConvertLinalgToLoopsPass();
-  mlir::memref::registerExpandStridedMetadataPass();
-  mlir::registerLowerAffinePass();
-  mlir::registerSCFToControlFlowPass();
-  mlir::registerConvertMathToLibmPass();
-  mlir::registerConvertToLLVMPass();
-  mlir::registerArithToLLVMConversionPass();
-  mlir::registerConvertControlFlowToLLVMPass();
-  mlir::registerConvertFuncToLLVMPass();
-  mlir::registerConvertIndexToLLVMPass();
-  mlir::registerConvertMathToLLVMPass();
-  mlir::registerFinalizeMemRefToLLVMConversionPass();
-  mlir::registerReconcileUnrealizedCastsPass();
+
+  // Each target's passes.
+  nnc::registerAllTargetPasses();
+
+  nnc::registerAllTargets();
+  nnc::registerInferencePipeline();
+  nnc::registerTrainingPipeline();
 }

@@ -18,6 +18,7 @@ namespace nnc {
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers the nnc passes and the upstream passes nnc pipelines use.
+/// Every pass, the targets and the registered pipelines; idempotent.
 void registerAllPasses();
 
 } // namespace nnc

@@ -176,7 +176,7 @@ nnc_status_t nnc::capi::compileFunction(
   DiagnosticCapture capture(*module.getContext());
   rt::ProfileScope profile("compile", name.str());
   nnc::CompileResult result =
-      nnc::compileForHostCPU(module, func.getSymName(), shapes, compileOptions);
+      nnc::compile(module, func.getSymName(), shapes, compileOptions);
   switch (result.failure) {
   case nnc::CompileFailure::None:
     break;

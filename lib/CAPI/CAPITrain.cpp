@@ -1,9 +1,9 @@
 //===- CAPITrain.cpp - trainers: building the training functions ----------===//
 //
-// The compile side of nnc_trainer_*: the pass pipeline that builds the
-// training functions of a model (--nnc-prepare-training, --nnc-autodiff,
-// --nnc-optimizer) on each new shape of the graph inputs, how their
-// arguments and results map to the trainer's state, and running one
+// The compile side of nnc_trainer_*: the training pipeline
+// (nnc/Training/Pipeline.h, --nnc-training-pipeline) that builds the
+// training functions of a model on each new shape of the graph inputs, how
+// their arguments and results map to the trainer's state, and running one
 // specialization. Trainer.h describes the state.
 //
 //===----------------------------------------------------------------------===//
@@ -12,13 +12,14 @@
 
 #include "Trainer.h"
 
+#include "nnc/Compiler/Compiler.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/Training/Pipeline.h"
 #include "nnc/runtime/Profiler.h"
 #include "nnc/runtime/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -141,32 +142,26 @@ nnc_status_t checkTrainOptions(const char *fn, const nnc_train_options_t &o) {
   return nullptr;
 }
 
-std::string pipelineFor(const nnc_train_options_t &o, StringRef function,
-                        StringRef output) {
+nnc::TrainingPipelineOptions pipelineFor(const nnc_train_options_t &o,
+                                         StringRef function, StringRef output) {
   static const char *losses[] = {"cross_entropy", "nll", "mse"};
   static const char *optimizers[] = {"sgd", "adam", "adamw"};
-  std::string f = function.str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "nnc-prepare-training{function=" << f << " loss=" << losses[o.loss]
-     << " reduction=" << (o.loss_sum ? "sum" : "mean")
-     << " label-smoothing=" << llvm::format("%.17g", o.label_smoothing)
-     << " loss-scale=true";
-  if (!output.empty())
-    os << " output=" << output;
+  nnc::TrainingPipelineOptions options;
+  options.function = function.str();
+  options.output = output.str();
+  options.loss = losses[o.loss];
+  options.reduction = o.loss_sum ? "sum" : "mean";
+  options.labelSmoothing = o.label_smoothing;
   if (o.has_ignore_index)
-    os << " ignore-index=" << o.ignore_index;
-  os << "},nnc-autodiff{function=" << f
-     << "_train},nnc-optimizer{function=" << f
-     << "_train kind=" << optimizers[o.optimizer]
-     << " momentum=" << llvm::format("%.17g", o.momentum)
-     << " nesterov=" << (o.nesterov ? "true" : "false")
-     << " weight-decay=" << llvm::format("%.17g", o.weight_decay)
-     << " beta1=" << llvm::format("%.17g", o.beta1)
-     << " beta2=" << llvm::format("%.17g", o.beta2)
-     << " epsilon=" << llvm::format("%.17g", o.epsilon)
-     << " loss-scale=true apply=true}";
-  return text;
+    options.ignoreIndex = o.ignore_index;
+  options.optimizer = optimizers[o.optimizer];
+  options.momentum = o.momentum;
+  options.nesterov = o.nesterov;
+  options.weightDecay = o.weight_decay;
+  options.beta1 = o.beta1;
+  options.beta2 = o.beta2;
+  options.epsilon = o.epsilon;
+  return options;
 }
 
 /// Classifies the arguments and results of the built functions.
@@ -427,24 +422,18 @@ nnc_status_t nnc_trainer_s::build(const char *fn, const Shapes &inputShapes,
   DiagnosticCapture capture(mlir);
   rt::ProfileScope profile("build", modelName + " training functions");
   OwningOpRef<ModuleOp> built(cast<ModuleOp>(module->getOperation()->clone()));
-  std::string spec;
+  nnc::TrainingPipelineOptions options = pipeline;
   for (unsigned i = 0; i < numModelArgs; ++i) {
     if (dataOfArg[i] < 0)
       continue;
-    spec += (spec.empty() ? "" : ",") + std::to_string(i) + ":";
+    std::string spec = std::to_string(i) + ":";
     const std::vector<int64_t> &dims = inputShapes[dataOfArg[i]];
     for (size_t d = 0; d < dims.size(); ++d)
       spec += (d ? "x" : "") + std::to_string(dims[d]);
+    options.inputShapes.push_back(std::move(spec));
   }
-  std::string text = "nnc-shape-inference{function=" + modelName;
-  if (!spec.empty())
-    text += " input-shapes=" + spec;
-  text += "}," + pipeline;
   PassManager pm(&mlir);
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(text, pm, os)))
-    return makeStatus(NNC_STATUS_INTERNAL, fn, "pipeline: " + error);
+  nnc::buildTrainingPipeline(pm, options);
   if (failed(pm.run(*built))) {
     std::string errors = capture.errors();
     bool unsupported = errors.find("no gradient rule") != std::string::npos;
@@ -452,6 +441,7 @@ nnc_status_t nnc_trainer_s::build(const char *fn, const Shapes &inputShapes,
                                   : NNC_STATUS_INVALID_ARGUMENT,
                       fn, errors);
   }
+  nnc::dumpIR(*built, modelName + ".training");
   // Values are inputs of every training function: the trainer feeds them.
   for (auto f : built->getOps<func::FuncOp>())
     for (unsigned i = 0; i < f.getNumArguments(); ++i)

@@ -18,7 +18,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 
 #include <chrono>
 #include <cstring>
@@ -283,17 +282,11 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
     // The labels and the loss type, from the loss attached to the model as
     // it is (that needs no static shapes): also checks the loss options
     // against the model before any batch arrives.
-    nnc::registerAllPasses();
     {
       OwningOpRef<ModuleOp> probe(
           cast<ModuleOp>(t->module->getOperation()->clone()));
       PassManager pm(&mlir);
-      std::string error;
-      llvm::raw_string_ostream os(error);
-      std::string prepare =
-          t->pipeline.substr(0, t->pipeline.find("},nnc-autodiff") + 1);
-      if (failed(parsePassPipeline(prepare, pm, os)))
-        return makeStatus(NNC_STATUS_INTERNAL, fn, "pipeline: " + error);
+      nnc::buildLossPipeline(pm, t->pipeline);
       if (failed(pm.run(*probe)))
         return invalidArgument(fn, capture.errors());
       auto trainFn = probe->lookupSymbol<func::FuncOp>(t->modelName + "_train");
@@ -350,7 +343,7 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
       for (auto f : bare->getOps<func::FuncOp>())
         for (unsigned i = 0; i < f.getNumArguments(); ++i)
           f.removeArgAttr(i, nnc::NNCDialect::getValueAttrName());
-      std::string text = t->pipeline + "\n";
+      std::string text = nnc::describeTrainingPipeline(t->pipeline) + "\n";
       llvm::raw_string_ostream os(text);
       bare->print(os, OpPrintingFlags().elideLargeElementsAttrs(64));
       rt::Sha256 hasher;

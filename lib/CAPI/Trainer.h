@@ -12,6 +12,7 @@
 
 #include "Internal.h"
 
+#include "nnc/Training/Pipeline.h"
 #include "nnc/runtime/HostTensor.h"
 #include "nnc/runtime/Program.h"
 #include "nnc/runtime/Schedule.h"
@@ -97,7 +98,7 @@ struct nnc_trainer_s {
   std::string modelName;
   unsigned numModelArgs = 0;
   std::vector<int> slotOfArg, dataOfArg;
-  std::string pipeline;
+  nnc::TrainingPipelineOptions pipeline;
   std::map<Shapes, OwningOpRef<ModuleOp>> builds;
   bool bound = false;
   bool hasSeed = false; // the step takes a seed (random ops)
@@ -148,8 +149,9 @@ void addInto(rt::HostTensor &sum, const rt::HostTensor &value);
 /// Checks the training options; fills the pass pipeline that builds the
 /// training functions.
 nnc_status_t checkTrainOptions(const char *fn, const nnc_train_options_t &o);
-std::string pipelineFor(const nnc_train_options_t &o, llvm::StringRef function,
-                        llvm::StringRef output);
+nnc::TrainingPipelineOptions pipelineFor(const nnc_train_options_t &o,
+                                         llvm::StringRef function,
+                                         llvm::StringRef output);
 /// Checks `data` against the trainer's data signature (the first
 /// `expected` entries) and returns the shapes that key a specialization.
 /// Labels may come one row per sample ([B, T]) for an output whose layout

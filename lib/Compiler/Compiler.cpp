@@ -1,21 +1,21 @@
-//===- Compiler.cpp - the compile driver for the host CPU -----------------===//
+//===- Compiler.cpp - the compile driver ----------------------------------===//
 //
-// compileForHostCPU: specialize on concrete shapes, move parameter values into
-// a weights blob, consult the cache, lower to the LLVM dialect, generate a
-// shared object (CPUCodegen.cpp) and package plan, code and weights into an
-// executable.
+// nnc::compile in named stages: bind the arguments (parameter values into a
+// weights blob, concrete shapes onto the inputs), specialize the function on
+// them, consult the cache, run the shared pipeline to planned kernels and
+// read the plan's steps from it, run the target's pipeline, generate the
+// target's code and package plan, code and weights into an executable. The
+// target is reached through nnc::Target only.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnc/Compiler/Compiler.h"
 
-#include "CPUCodegen.h"
-
-#include "nnc/InitAll.h"
+#include "nnc/Compiler/Pipelines.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/Target/Target.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Plan.h"
-#include "nnc/runtime/Program.h"
 #include "nnc/runtime/Sha256.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -28,7 +28,6 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -91,13 +90,15 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   return text;
 }
 
-/// Calls into CBLAS per run (docs/CPUBackend.md): one for each call outside
-/// loops, times the trip counts of the loops around it (the batch loop of
-/// --nnc-gemm-to-blas has static bounds). Saturates at UINT32_MAX.
+/// Calls into libraries per run (docs/CPUBackend.md): one for each call of
+/// an external function (a target's library GEMM) outside loops, times the
+/// trip counts of the loops around it (the batch loop of a library GEMM has
+/// static bounds). Saturates at UINT32_MAX.
 uint32_t countLibraryCalls(ModuleOp module) {
   uint64_t total = 0;
   module.walk([&](func::CallOp call) {
-    if (!call.getCallee().starts_with("cblas_"))
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee || !callee.isExternal())
       return;
     uint64_t count = 1;
     for (auto loop = call->getParentOfType<scf::ForOp>(); loop;
@@ -223,352 +224,375 @@ LogicalResult nnc::appendElementBytes(ElementsAttr value,
   return failure();
 }
 
-nnc::CompileResult
-nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
-                       ArrayRef<SmallVector<int64_t>> inputShapes,
-                       const CompileOptions &options) {
-  auto start = Clock::now();
-  CompileResult result;
-  MLIRContext *context = module.getContext();
-  auto fail = [&](CompileFailure kind) {
-    result.failure = kind;
-    result.executable.clear();
-    return result;
-  };
+void nnc::dumpIR(ModuleOp module, llvm::StringRef name) {
+  const char *dir = std::getenv("NNC_DUMP_IR");
+  if (!dir || !*dir)
+    return;
+  if (llvm::sys::fs::create_directories(dir))
+    return;
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name + ".mlir");
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return;
+  // With locations: the kernels are named after them, and the file reads
+  // back (nnc-opt) as the same IR.
+  module.print(os, OpPrintingFlags().enableDebugInfo());
+  os << '\n';
+}
 
-  auto original = module.lookupSymbol<func::FuncOp>(functionName);
-  if (!original || original.isExternal()) {
-    emitError(module.getLoc())
-        << "no function @" << functionName << " to compile";
-    return fail(CompileFailure::InvalidInput);
+namespace {
+
+/// One compile as it goes through the stages: what each stage leaves for
+/// the next.
+struct Compilation {
+  Compilation(ModuleOp module, llvm::StringRef functionName,
+              const nnc::CompileOptions &options, const nnc::Target &target)
+      : context(module.getContext()), source(module),
+        functionName(functionName.str()), options(options), target(target) {
+    targetOptions.optLevel = options.optLevel;
+    targetOptions.parallel = options.parallel;
+    targetOptions.fuse = options.fuse;
   }
 
-  // Work on a copy holding only the function: the caller's module stays as
-  // it is, and the cache key covers exactly what is compiled.
-  OwningOpRef<ModuleOp> work = ModuleOp::create(module.getLoc());
-  {
-    OpBuilder builder(context);
-    builder.setInsertionPointToEnd(work->getBody());
-    builder.clone(*original);
-  }
-  auto func = work->lookupSymbol<func::FuncOp>(functionName);
-  unsigned numArgs = func.getNumArguments();
+  MLIRContext *context;
+  ModuleOp source;
+  std::string functionName;
+  const nnc::CompileOptions &options;
+  const nnc::Target &target;
+  nnc::TargetOptions targetOptions;
 
-  // Weights: arguments with values. Inputs: the others, in order.
-  std::vector<uint8_t> weights;
+  /// A module holding only the function being compiled.
+  OwningOpRef<ModuleOp> work;
+  unsigned numArgs = 0;
+  /// The plan's values: arguments in order, results, then the arena.
   std::vector<rt::PlanValue> values;
-  SmallVector<std::string> shapeSpecs;
-  size_t inputIndex = 0;
-  size_t numInputs = 0;
-  for (unsigned i = 0; i < numArgs; ++i)
-    if (!func.getArgAttr(i, NNCDialect::getValueAttrName()))
-      ++numInputs;
-  if (!inputShapes.empty() && inputShapes.size() != numInputs) {
-    emitError(func.getLoc())
-        << "expected " << numInputs
-        << " input shapes (one per argument without a value), "
-           "got "
-        << inputShapes.size();
-    return fail(CompileFailure::InvalidInput);
+  std::vector<uint8_t> weights;
+  /// "index:dims" per input, for the specialization.
+  std::vector<std::string> inputShapes;
+  /// The plan value behind each argument of the bufferized function.
+  std::vector<uint32_t> kernelArgs;
+
+  // Read off the planned kernels.
+  std::vector<rt::PlanStep> steps;
+  std::vector<nnc::KernelEntry> kernels;
+  std::vector<std::pair<uint32_t, uint32_t>> donations;
+  uint64_t arenaBytes = 0;
+  uint64_t kernelAllocBytes = 0;
+  uint32_t libraryCalls = 0;
+  uint32_t unfusedKernels = 0;
+  uint64_t unfusedBytes = 0;
+
+  func::FuncOp function() {
+    return work->lookupSymbol<func::FuncOp>(functionName);
   }
-  for (unsigned i = 0; i < numArgs; ++i) {
+};
+
+/// Copies the function into a module of its own: the caller's module stays
+/// as it is, and the cache key covers exactly what is compiled.
+LogicalResult copyFunction(Compilation &c, nnc::CompileFailure &failure) {
+  auto original = c.source.lookupSymbol<func::FuncOp>(c.functionName);
+  if (!original || original.isExternal()) {
+    emitError(c.source.getLoc())
+        << "no function @" << c.functionName << " to compile";
+    failure = nnc::CompileFailure::InvalidInput;
+    return mlir::failure();
+  }
+  c.work = ModuleOp::create(c.source.getLoc());
+  OpBuilder builder(c.context);
+  builder.setInsertionPointToEnd(c.work->getBody());
+  builder.clone(*original);
+  c.numArgs = original.getNumArguments();
+  return success();
+}
+
+/// Stage "extract weights": arguments with values become the weights blob,
+/// the others the inputs, each given its concrete shape. Every argument is
+/// then read-only for the kernels.
+LogicalResult extractWeights(Compilation &c,
+                             ArrayRef<SmallVector<int64_t>> shapes,
+                             nnc::CompileFailure &failure) {
+  func::FuncOp func = c.function();
+  size_t numInputs = 0;
+  for (unsigned i = 0; i < c.numArgs; ++i)
+    if (!func.getArgAttr(i, nnc::NNCDialect::getValueAttrName()))
+      ++numInputs;
+  failure = nnc::CompileFailure::InvalidInput;
+  if (!shapes.empty() && shapes.size() != numInputs) {
+    return emitError(func.getLoc())
+           << "expected " << numInputs
+           << " input shapes (one per argument without a value), "
+              "got "
+           << shapes.size();
+  }
+  size_t inputIndex = 0;
+  for (unsigned i = 0; i < c.numArgs; ++i) {
     BlockArgument arg = func.getArgument(i);
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type) {
-      emitError(func.getLoc())
-          << "argument " << i << " has type " << arg.getType()
-          << "; only ranked tensors can be compiled";
-      return fail(CompileFailure::Unsupported);
+      failure = nnc::CompileFailure::Unsupported;
+      return emitError(func.getLoc())
+             << "argument " << i << " has type " << arg.getType()
+             << "; only ranked tensors can be compiled";
     }
     FailureOr<rt::DType> dtype = toDType(type.getElementType());
-    if (failed(dtype)) {
-      emitError(func.getLoc())
-          << "argument " << i << " has element type " << type.getElementType()
-          << ", which executables cannot carry";
-      return fail(CompileFailure::Unsupported);
+    if (mlir::failed(dtype)) {
+      failure = nnc::CompileFailure::Unsupported;
+      return emitError(func.getLoc())
+             << "argument " << i << " has element type "
+             << type.getElementType() << ", which executables cannot carry";
     }
     rt::PlanValue value;
     value.kind = kindOf(func, i);
     value.dtype = *dtype;
     value.name = argumentName(arg);
     if (auto attr = func.getArgAttrOfType<ElementsAttr>(
-            i, NNCDialect::getValueAttrName())) {
+            i, nnc::NNCDialect::getValueAttrName())) {
       value.role = rt::ValueRole::Weight;
       // Each weight starts at a 64-byte boundary of the section.
-      weights.resize((weights.size() + 63) / 64 * 64, 0);
-      value.weightOffset = weights.size();
-      if (failed(appendElementBytes(attr, weights))) {
-        emitError(func.getLoc())
-            << "the value of argument " << i << " cannot be read";
-        return fail(CompileFailure::InvalidInput);
-      }
-      value.weightSize = weights.size() - value.weightOffset;
+      c.weights.resize((c.weights.size() + 63) / 64 * 64, 0);
+      value.weightOffset = c.weights.size();
+      if (mlir::failed(nnc::appendElementBytes(attr, c.weights)))
+        return emitError(func.getLoc())
+               << "the value of argument " << i << " cannot be read";
+      value.weightSize = c.weights.size() - value.weightOffset;
       value.shape.assign(type.getShape().begin(), type.getShape().end());
     } else {
       value.role = rt::ValueRole::Input;
       ArrayRef<int64_t> shape = type.getShape();
-      if (!inputShapes.empty()) {
-        ArrayRef<int64_t> given = inputShapes[inputIndex];
+      if (!shapes.empty()) {
+        ArrayRef<int64_t> given = shapes[inputIndex];
         bool compatible = given.size() == shape.size();
         for (size_t d = 0; compatible && d < shape.size(); ++d)
           compatible = given[d] >= 0 && (ShapedType::isDynamic(shape[d]) ||
                                          shape[d] == given[d]);
-        if (!compatible) {
-          emitError(func.getLoc())
-              << "input " << inputIndex << " ('" << value.name << "') has type "
-              << type << ", which shape " << formatShape(given)
-              << " does not fit";
-          return fail(CompileFailure::InvalidInput);
-        }
+        if (!compatible)
+          return emitError(func.getLoc())
+                 << "input " << inputIndex << " ('" << value.name
+                 << "') has type " << type << ", which shape "
+                 << formatShape(given) << " does not fit";
         shape = given;
       }
-      if (!type.hasStaticShape() && inputShapes.empty()) {
-        emitError(func.getLoc())
-            << "input " << inputIndex << " ('" << value.name
-            << "') has dynamic shape " << type << "; give its concrete shape";
-        return fail(CompileFailure::InvalidInput);
-      }
-      shapeSpecs.push_back(std::to_string(i) + ":" + formatShape(shape));
+      if (!type.hasStaticShape() && shapes.empty())
+        return emitError(func.getLoc()) << "input " << inputIndex << " ('"
+                                        << value.name << "') has dynamic shape "
+                                        << type << "; give its concrete shape";
+      c.inputShapes.push_back(std::to_string(i) + ":" + formatShape(shape));
       value.shape.assign(shape.begin(), shape.end());
       ++inputIndex;
     }
-    values.push_back(std::move(value));
+    c.values.push_back(std::move(value));
     // Inputs and weights belong to the caller: kernels must not write them.
-    func.removeArgAttr(i, NNCDialect::getValueAttrName());
-    func.removeArgAttr(i, NNCDialect::getParamAttrName());
+    func.removeArgAttr(i, nnc::NNCDialect::getValueAttrName());
+    func.removeArgAttr(i, nnc::NNCDialect::getParamAttrName());
     func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                    BoolAttr::get(context, false));
+                    BoolAttr::get(c.context, false));
   }
+  return success();
+}
 
-  // Specialize: concrete input shapes, propagated through the function.
-  nnc::registerAllPasses();
+/// Stage "specialize shapes": the inputs' concrete shapes propagated
+/// through the function, which must then be static; its results become the
+/// plan's outputs.
+LogicalResult specializeShapes(Compilation &c, nnc::CompileFailure &failure) {
+  failure = nnc::CompileFailure::InvalidInput;
   {
-    PassManager pm(context);
-    std::string spec = "nnc-shape-inference{function=" + functionName.str();
-    if (!shapeSpecs.empty())
-      spec += " input-shapes=" + llvm::join(shapeSpecs, ",");
-    spec += "},canonicalize";
-    std::string error;
-    llvm::raw_string_ostream os(error);
-    if (failed(parsePassPipeline(spec, pm, os)) || failed(pm.run(*work))) {
-      if (!error.empty())
-        emitError(func.getLoc()) << error;
-      return fail(CompileFailure::InvalidInput);
-    }
+    PassManager pm(c.context);
+    nnc::buildSpecializationPipeline(pm, c.functionName, c.inputShapes);
+    if (mlir::failed(pm.run(*c.work)))
+      return mlir::failure();
   }
-  func = work->lookupSymbol<func::FuncOp>(functionName);
-  bool allStatic = true;
-  func.walk([&](Operation *op) {
+  func::FuncOp func = c.function();
+  failure = nnc::CompileFailure::Unsupported;
+  WalkResult walk = func.walk([&](Operation *op) {
     for (Type type : op->getResultTypes()) {
       auto shaped = dyn_cast<RankedTensorType>(type);
       if ((shaped && !shaped.hasStaticShape()) ||
           isa<UnrankedTensorType>(type)) {
         op->emitError() << "result type " << type
                         << " is not static after shape specialization; "
-                           "the CPU backend compiles static shapes only";
-        allStatic = false;
+                           "code is generated for static shapes only";
         return WalkResult::interrupt();
       }
     }
     return WalkResult::advance();
   });
-  if (!allStatic)
-    return fail(CompileFailure::Unsupported);
+  if (walk.wasInterrupted())
+    return mlir::failure();
+  auto names =
+      func->getAttrOfType<ArrayAttr>(nnc::NNCDialect::getResultNamesAttrName());
   for (auto [k, type] : llvm::enumerate(func.getResultTypes())) {
     auto shaped = dyn_cast<RankedTensorType>(type);
     FailureOr<rt::DType> dtype =
         shaped ? toDType(shaped.getElementType()) : FailureOr<rt::DType>();
-    if (!shaped || failed(dtype)) {
-      emitError(func.getLoc()) << "result " << k << " has type " << type
-                               << ", which executables cannot carry";
-      return fail(CompileFailure::Unsupported);
-    }
+    if (!shaped || mlir::failed(dtype))
+      return emitError(func.getLoc()) << "result " << k << " has type " << type
+                                      << ", which executables cannot carry";
     rt::PlanValue value;
     value.role = rt::ValueRole::Output;
     value.kind = rt::ValueKind::Output;
     value.dtype = *dtype;
     value.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
-    auto names =
-        func->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
     if (names && k < names.size())
       value.name = cast<StringAttr>(names[k]).str();
     if (value.name.empty())
       value.name = "output_" + std::to_string(k);
-    values.push_back(std::move(value));
+    c.values.push_back(std::move(value));
   }
+  return success();
+}
 
-  // The cache key: compiler, target, options, the specialized function and
-  // the weights.
+/// Stage "cache lookup": the key covers the compiler, the target and its
+/// fingerprint, the options, the specialized function and the weights.
+/// Returns the entry's path (empty without a cache) and fills `result` on
+/// a hit.
+std::string cacheLookup(Compilation &c, nnc::CompileResult &result) {
   std::string key;
   {
     llvm::raw_string_ostream os(key);
-    os << compilerVersionString() << '\n'
+    os << nnc::compilerVersionString() << '\n'
        << compilerBuildIdentity() << '\n'
-       << rt::Program::hostCpuTarget() << '\n'
-       << hostCpuDescription() << '\n'
-       << "O" << options.optLevel << (options.parallel ? " parallel" : "")
-       << (options.fuse ? " fuse" : "")
-       << (options.measureUnfused ? " unfused-figures" : "");
-    for (auto [result, argument] : options.donations)
+       << c.target.name() << '\n'
+       << c.target.fingerprint() << '\n'
+       << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
+       << (c.options.fuse ? " fuse" : "")
+       << (c.options.measureUnfused ? " unfused-figures" : "");
+    for (auto [result, argument] : c.options.donations)
       os << " donate " << result << "->" << argument;
     os << '\n';
-    work->print(os);
-    os << '\n' << weights.size() << '\n';
+    c.work->print(os);
+    os << '\n' << c.weights.size() << '\n';
   }
   rt::Sha256 hasher;
   hasher.update(key.data(), key.size());
-  hasher.update(weights.data(), weights.size());
+  hasher.update(c.weights.data(), c.weights.size());
   std::string digest = rt::toHex(hasher.finish());
-  if (!options.cacheDir.empty()) {
-    llvm::SmallString<256> path(options.cacheDir);
-    llvm::sys::path::append(path, digest + ".nncx");
-    result.cachePath = std::string(path);
-    rt::ExecutableReader cached;
-    if (rt::ExecutableReader::openFile(result.cachePath, cached,
-                                       rt::ExecutableReader::LoadMode::Read)
-            .isOk()) {
-      result.executable.assign(cached.data(), cached.data() + cached.size());
-      result.fromCache = true;
-      result.seconds = secondsSince(start);
-      return result;
-    }
-    // A missing or damaged entry is simply compiled again.
+  if (c.options.cacheDir.empty())
+    return "";
+  llvm::SmallString<256> path(c.options.cacheDir);
+  llvm::sys::path::append(path, digest + ".nncx");
+  result.cachePath = std::string(path);
+  // Dumping the IR means compiling: a cached entry would skip the stages.
+  const char *dump = std::getenv("NNC_DUMP_IR");
+  if (dump && *dump)
+    return result.cachePath;
+  rt::ExecutableReader cached;
+  if (rt::ExecutableReader::openFile(result.cachePath, cached,
+                                     rt::ExecutableReader::LoadMode::Read)
+          .isOk()) {
+    result.executable.assign(cached.data(), cached.data() + cached.size());
+    result.fromCache = true;
   }
+  // A missing or damaged entry is simply compiled again.
+  return result.cachePath;
+}
 
-  // Lower: bufferize, measure the temporaries, then down to LLVM. Names
-  // are in the plan (and the cache key) and would only get in the way.
-  func->removeAttr(NNCDialect::getResultNamesAttrName());
+/// Values without elements need no buffer: the runtime hands out empty
+/// tensors for them and the kernels never see them (zero-sized memrefs
+/// would also trip up bufferization and the bare-pointer convention).
+/// Records which plan value each remaining argument and result is, and the
+/// donations as positions of the bufferized function's arguments (the
+/// inputs kept, then one out-parameter per result kept).
+LogicalResult dropEmptyValues(Compilation &c) {
+  func::FuncOp func = c.function();
+  auto isEmpty = [](Type type) {
+    return cast<RankedTensorType>(type).getNumElements() == 0;
+  };
+  Block &body = func.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+  llvm::BitVector emptyArgs(func.getNumArguments());
+  for (BlockArgument arg : func.getArguments()) {
+    if (!isEmpty(arg.getType())) {
+      c.kernelArgs.push_back(arg.getArgNumber());
+      continue;
+    }
+    auto type = cast<RankedTensorType>(arg.getType());
+    arg.replaceAllUsesWith(tensor::EmptyOp::create(
+        builder, arg.getLoc(), type.getShape(), type.getElementType()));
+    emptyArgs.set(arg.getArgNumber());
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  llvm::BitVector emptyResults(func.getNumResults());
+  SmallVector<Value> kept;
+  for (auto [k, operand] : llvm::enumerate(ret.getOperands())) {
+    if (isEmpty(operand.getType())) {
+      emptyResults.set(k);
+      continue;
+    }
+    c.kernelArgs.push_back(c.numArgs + k);
+    kept.push_back(operand);
+  }
+  ret->setOperands(kept);
+  if (mlir::failed(func.eraseArguments(emptyArgs)) ||
+      mlir::failed(func.eraseResults(emptyResults)))
+    return emitError(func.getLoc()) << "cannot drop the empty values";
 
-  // Values without elements need no buffer: the runtime hands out empty
-  // tensors for them and the kernel never sees them (zero-sized memrefs would
-  // also trip up bufferization and the bare-pointer convention).
-  std::vector<uint32_t> kernelArgs;
-  {
-    auto isEmpty = [](Type type) {
-      return cast<RankedTensorType>(type).getNumElements() == 0;
-    };
-    Block &body = func.getBody().front();
-    OpBuilder builder = OpBuilder::atBlockBegin(&body);
-    llvm::BitVector emptyArgs(func.getNumArguments());
-    for (BlockArgument arg : func.getArguments()) {
-      if (!isEmpty(arg.getType())) {
-        kernelArgs.push_back(arg.getArgNumber());
-        continue;
-      }
-      auto type = cast<RankedTensorType>(arg.getType());
-      arg.replaceAllUsesWith(tensor::EmptyOp::create(
-          builder, arg.getLoc(), type.getShape(), type.getElementType()));
-      emptyArgs.set(arg.getArgNumber());
-    }
-    auto ret = cast<func::ReturnOp>(body.getTerminator());
-    llvm::BitVector emptyResults(func.getNumResults());
-    SmallVector<Value> kept;
-    for (auto [k, operand] : llvm::enumerate(ret.getOperands())) {
-      if (isEmpty(operand.getType())) {
-        emptyResults.set(k);
-        continue;
-      }
-      kernelArgs.push_back(numArgs + k);
-      kept.push_back(operand);
-    }
-    ret->setOperands(kept);
-    if (failed(func.eraseArguments(emptyArgs)) ||
-        failed(func.eraseResults(emptyResults))) {
-      emitError(func.getLoc()) << "cannot drop the empty values";
-      return fail(CompileFailure::Internal);
-    }
+  SmallVector<int64_t> positions;
+  auto positionOf = [&](uint32_t value) -> int64_t {
+    for (size_t p = 0; p < c.kernelArgs.size(); ++p)
+      if (c.kernelArgs[p] == value)
+        return static_cast<int64_t>(p);
+    return -1;
+  };
+  for (auto [result, argument] : c.options.donations) {
+    if (argument >= c.numArgs || result >= c.values.size() - c.numArgs ||
+        c.values[argument].role != rt::ValueRole::Input)
+      continue;
+    int64_t out = positionOf(c.numArgs + result), in = positionOf(argument);
+    if (out >= 0 && in >= 0)
+      positions.append({out, in});
   }
-  // Donations, as positions of the bufferized function's arguments: the
-  // inputs kept, then one out-parameter per result kept.
-  {
-    SmallVector<int64_t> positions;
-    auto positionOf = [&](uint32_t value) -> int64_t {
-      for (size_t p = 0; p < kernelArgs.size(); ++p)
-        if (kernelArgs[p] == value)
-          return static_cast<int64_t>(p);
-      return -1;
-    };
-    for (auto [result, argument] : options.donations) {
-      if (argument >= numArgs || result >= values.size() - numArgs ||
-          values[argument].role != rt::ValueRole::Input)
-        continue;
-      int64_t out = positionOf(numArgs + result), in = positionOf(argument);
-      if (out >= 0 && in >= 0)
-        positions.append({out, in});
-    }
-    if (!positions.empty())
-      func->setAttr("nnc.donate", DenseI64ArrayAttr::get(context, positions));
-  }
+  if (!positions.empty())
+    func->setAttr("nnc.donate", DenseI64ArrayAttr::get(c.context, positions));
+  return success();
+}
 
-  // Fusion's effect, measured on a copy compiled without it.
-  uint32_t unfusedKernels = 0;
-  uint64_t unfusedBytes = 0;
-  if (options.measureUnfused && options.fuse) {
-    OwningOpRef<ModuleOp> unfused(
-        cast<ModuleOp>(work->getOperation()->clone()));
-    PassManager pm(context);
-    CPUPipelineOptions cpu;
-    cpu.fuse = false;
-    buildCPUBufferizationPipeline(pm, cpu);
-    if (failed(pm.run(*unfused)))
-      return fail(CompileFailure::Unsupported);
-    KernelFigures figures = kernelFigures(*unfused, functionName);
-    unfusedKernels = figures.kernels;
-    unfusedBytes = figures.bytes;
-  }
-  {
-    PassManager pm(context);
-    CPUPipelineOptions cpu;
-    cpu.fuse = options.fuse;
-    buildCPUBufferizationPipeline(pm, cpu);
-    if (failed(pm.run(*work)))
-      return fail(CompileFailure::Unsupported);
-  }
-  // The kernels, in the order the function calls them, with their
-  // arguments as plan values; the arena is one more value.
-  func = work->lookupSymbol<func::FuncOp>(functionName);
-  std::vector<rt::PlanStep> steps;
-  std::vector<CPUKernel> kernels;
-  uint64_t arenaBytes = 0;
+/// Reads the plan off the planned kernels: the arena, the donations made,
+/// one step per kernel call in order with its arguments as plan values,
+/// and the figures.
+LogicalResult readPlan(Compilation &c) {
+  func::FuncOp func = c.function();
   if (auto size = func->getAttrOfType<IntegerAttr>("nnc.arena_size")) {
-    arenaBytes = size.getInt();
+    c.arenaBytes = size.getInt();
     rt::PlanValue arena;
     arena.role = rt::ValueRole::Scratch;
     arena.kind = rt::ValueKind::Buffer;
     arena.name = "arena";
     arena.dtype = rt::DType::U8;
-    arena.shape = {static_cast<int64_t>(arenaBytes)};
-    kernelArgs.push_back(values.size());
-    values.push_back(std::move(arena));
+    arena.shape = {static_cast<int64_t>(c.arenaBytes)};
+    c.kernelArgs.push_back(c.values.size());
+    c.values.push_back(std::move(arena));
   }
-  if (kernelArgs.size() != func.getNumArguments()) {
-    emitError(func.getLoc())
-        << "the lowered function has " << func.getNumArguments()
-        << " arguments, not " << kernelArgs.size();
-    return fail(CompileFailure::Internal);
-  }
-  std::vector<std::pair<uint32_t, uint32_t>> donations;
+  if (c.kernelArgs.size() != func.getNumArguments())
+    return emitError(func.getLoc())
+           << "the lowered function has " << func.getNumArguments()
+           << " arguments, not " << c.kernelArgs.size();
   if (auto done = func->getAttrOfType<DenseI64ArrayAttr>("nnc.donated")) {
     ArrayRef<int64_t> list = done.asArrayRef();
     for (size_t i = 0; i + 1 < list.size(); i += 2)
-      donations.push_back({kernelArgs[list[i]], kernelArgs[list[i + 1]]});
+      c.donations.push_back({c.kernelArgs[list[i]], c.kernelArgs[list[i + 1]]});
   }
   for (auto call : func.getBody().front().getOps<func::CallOp>()) {
-    auto callee = work->lookupSymbol<func::FuncOp>(call.getCallee());
-    if (!callee) {
-      emitError(call.getLoc())
-          << "kernel " << call.getCallee() << " is missing";
-      return fail(CompileFailure::Internal);
-    }
-    CPUKernel kernel;
+    auto callee = c.work->lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee)
+      return emitError(call.getLoc())
+             << "kernel " << call.getCallee() << " is missing";
+    nnc::KernelEntry kernel;
     kernel.function = callee.getName().str();
-    kernel.symbol = "nnc_kernel_" + std::to_string(kernels.size());
+    kernel.symbol = "nnc_kernel_" + std::to_string(c.kernels.size());
     kernel.numPointers = call.getNumOperands();
     rt::PlanStep step;
     step.kernel = kernel.symbol;
-    for (Value operand : call.getOperands())
-      step.args.push_back(
-          kernelArgs[cast<BlockArgument>(operand).getArgNumber()]);
+    for (Value operand : call.getOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg)
+        return emitError(call.getLoc())
+               << "kernel " << call.getCallee()
+               << " takes a value that is not an argument of @"
+               << c.functionName;
+      step.args.push_back(c.kernelArgs[arg.getArgNumber()]);
+    }
     if (auto name = callee->getAttrOfType<StringAttr>("nnc.kernel_name"))
       step.name = name.str();
     if (auto detail = callee->getAttrOfType<StringAttr>("nnc.kernel_detail"))
@@ -579,86 +603,158 @@ nnc::compileForHostCPU(ModuleOp module, llvm::StringRef functionName,
       step.bytesRead = read.getInt();
     if (auto written = callee->getAttrOfType<IntegerAttr>("nnc.bytes_written"))
       step.bytesWritten = written.getInt();
-    steps.push_back(std::move(step));
-    kernels.push_back(std::move(kernel));
+    c.steps.push_back(std::move(step));
+    c.kernels.push_back(std::move(kernel));
   }
-  if (kernels.empty()) {
+  if (c.kernels.empty()) {
     // Nothing to compute (every output is empty): the function itself is
     // the one kernel.
-    CPUKernel kernel;
-    kernel.function = functionName.str();
+    nnc::KernelEntry kernel;
+    kernel.function = c.functionName;
     kernel.symbol = "nnc_kernel_0";
-    kernel.numPointers = kernelArgs.size();
+    kernel.numPointers = c.kernelArgs.size();
     rt::PlanStep step;
     step.kernel = kernel.symbol;
-    step.args = kernelArgs;
-    steps.push_back(std::move(step));
-    kernels.push_back(std::move(kernel));
-  } else {
-    // The function that calls the kernels has served its purpose: the plan
-    // calls them.
-    func.erase();
+    step.args = c.kernelArgs;
+    c.steps.push_back(std::move(step));
+    c.kernels.push_back(std::move(kernel));
   }
-  uint64_t kernelAllocBytes = 0;
-  work->walk([&](memref::AllocOp alloc) {
+  c.work->walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     if (type.hasStaticShape())
-      kernelAllocBytes +=
+      c.kernelAllocBytes +=
           type.getNumElements() *
           std::max<uint64_t>(1, type.getElementTypeBitWidth() / 8);
   });
-  uint32_t libraryCalls = countLibraryCalls(*work);
-  {
-    PassManager pm(context);
-    CPUPipelineOptions cpu;
-    cpu.parallel = options.parallel;
-    buildCPULoweringPipeline(pm, cpu);
-    if (failed(pm.run(*work)))
-      return fail(CompileFailure::Internal);
+  c.libraryCalls = countLibraryCalls(*c.work);
+  return success();
+}
+
+/// Stage "shared pipeline": to fused, bufferized, planned kernels (with the
+/// target's passes on buffers), and the plan read off them. With
+/// measureUnfused, the same once more without fusion on a copy, for the
+/// figures.
+LogicalResult runSharedPipeline(Compilation &c, nnc::CompileFailure &failure) {
+  // Names are in the plan (and the cache key) and would only get in the
+  // way.
+  c.function()->removeAttr(nnc::NNCDialect::getResultNamesAttrName());
+  failure = nnc::CompileFailure::Internal;
+  if (mlir::failed(dropEmptyValues(c)))
+    return mlir::failure();
+  nnc::dumpIR(*c.work, c.functionName + ".input");
+  failure = nnc::CompileFailure::Unsupported;
+  if (c.options.measureUnfused && c.options.fuse) {
+    OwningOpRef<ModuleOp> unfused(
+        cast<ModuleOp>(c.work->getOperation()->clone()));
+    PassManager pm(c.context);
+    nnc::TargetOptions options = c.targetOptions;
+    options.fuse = false;
+    nnc::buildKernelPipeline(pm, c.target, options);
+    if (mlir::failed(pm.run(*unfused)))
+      return mlir::failure();
+    KernelFigures figures = kernelFigures(*unfused, c.functionName);
+    c.unfusedKernels = figures.kernels;
+    c.unfusedBytes = figures.bytes;
   }
+  PassManager pm(c.context);
+  nnc::buildKernelPipeline(pm, c.target, c.targetOptions);
+  if (mlir::failed(pm.run(*c.work)))
+    return mlir::failure();
+  nnc::dumpIR(*c.work, c.functionName + ".kernels");
+  failure = nnc::CompileFailure::Internal;
+  return readPlan(c);
+}
 
-  // Native code: kernel function k becomes `nnc_kernel_<k>`, taking one
-  // pointer per argument.
-  CPUCodegenResult code;
-  if (failed(generateSharedObject(*work, kernels, options.optLevel, code)))
-    return fail(CompileFailure::Internal);
+/// Stage "target pipeline": the kernels lowered to what the target's code
+/// generator takes. The function that calls the kernels in order is
+/// lowered with them (the plan calls them; the code generator drops it),
+/// so that this stage and the shared one together are exactly
+/// --nnc-inference-pipeline.
+LogicalResult runTargetPipeline(Compilation &c) {
+  PassManager pm(c.context);
+  c.target.buildLoweringPipeline(pm, c.targetOptions);
+  if (mlir::failed(pm.run(*c.work)))
+    return mlir::failure();
+  nnc::dumpIR(*c.work, c.functionName + ".lowered");
+  return success();
+}
 
+/// Stages "codegen" and "package": the target's code section, then plan,
+/// code and weights in one executable, written to the cache.
+LogicalResult generateAndPackage(Compilation &c, nnc::CompileResult &result) {
   rt::Plan plan;
-  plan.producer = compilerVersionString();
-  plan.values = std::move(values);
-  plan.steps = std::move(steps);
-  plan.cpuFeatures = code.cpuFeatures;
-  plan.needsOpenMP = code.usesOpenMP;
-  plan.needsBlas = code.usesBlas;
-  plan.libraryCalls = libraryCalls;
-  plan.temporaryBytes = arenaBytes;
-  plan.kernelAllocBytes = kernelAllocBytes;
-  plan.unfusedKernels = unfusedKernels;
-  plan.unfusedBytesMoved = unfusedBytes;
-  plan.donations = std::move(donations);
+  nnc::KernelBlob blob;
+  if (mlir::failed(c.target.generateCode(*c.work, c.kernels, c.targetOptions,
+                                         plan, blob)))
+    return mlir::failure();
+  plan.producer = nnc::compilerVersionString();
+  plan.values = std::move(c.values);
+  plan.steps = std::move(c.steps);
+  plan.libraryCalls = c.libraryCalls;
+  plan.temporaryBytes = c.arenaBytes;
+  plan.kernelAllocBytes = c.kernelAllocBytes;
+  plan.unfusedKernels = c.unfusedKernels;
+  plan.unfusedBytesMoved = c.unfusedBytes;
+  plan.donations = std::move(c.donations);
 
-  rt::ExecutableWriter writer(rt::Program::hostCpuTarget());
+  rt::ExecutableWriter writer(c.target.executableTarget());
   std::vector<uint8_t> planBytes = rt::serializePlan(plan);
   rt::Status status =
       writer.addSection(rt::SectionKind::Metadata, "plan", planBytes);
   if (status.isOk())
-    status = writer.addSection(rt::SectionKind::Code, "kernels",
-                               code.sharedObject, /*alignment=*/4096);
+    status = writer.addSection(rt::SectionKind::Code, "kernels", blob.code,
+                               blob.alignment);
   if (status.isOk())
-    status = writer.addSection(rt::SectionKind::Weights, "weights", weights);
+    status = writer.addSection(rt::SectionKind::Weights, "weights", c.weights);
   if (status.isOk())
     status = writer.serialize(result.executable);
-  if (!status.isOk()) {
-    emitError(module.getLoc())
-        << "cannot package the executable: " << status.message();
-    return fail(CompileFailure::Internal);
-  }
+  if (!status.isOk())
+    return emitError(c.source.getLoc())
+           << "cannot package the executable: " << status.message();
   if (!result.cachePath.empty()) {
     // The cache is best effort: a full disk or a read-only folder costs a
     // recompile next time, nothing else.
-    if (!llvm::sys::fs::create_directories(options.cacheDir))
+    if (!llvm::sys::fs::create_directories(c.options.cacheDir))
       (void)writer.writeFile(result.cachePath);
   }
+  return success();
+}
+
+} // namespace
+
+nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
+                                ArrayRef<SmallVector<int64_t>> inputShapes,
+                                const CompileOptions &options) {
+  auto start = Clock::now();
+  CompileResult result;
+  auto fail = [&](CompileFailure kind) {
+    result.failure = kind;
+    result.executable.clear();
+    return result;
+  };
+  nnc::registerAllTargets();
+  const Target *target = lookupTarget(options.target);
+  if (!target) {
+    emitError(module.getLoc())
+        << "unknown target '" << options.target << "' (this build compiles for "
+        << llvm::join(registeredTargetNames(), ", ") << ")";
+    return fail(CompileFailure::Unsupported);
+  }
+  Compilation c(module, functionName, options, *target);
+  CompileFailure failure = CompileFailure::Internal;
+  if (failed(copyFunction(c, failure)) ||
+      failed(extractWeights(c, inputShapes, failure)) ||
+      failed(specializeShapes(c, failure)))
+    return fail(failure);
+  cacheLookup(c, result);
+  if (result.fromCache) {
+    result.seconds = secondsSince(start);
+    return result;
+  }
+  if (failed(runSharedPipeline(c, failure)))
+    return fail(failure);
+  if (failed(runTargetPipeline(c)) || failed(generateAndPackage(c, result)))
+    return fail(CompileFailure::Internal);
   result.seconds = secondsSince(start);
   return result;
 }

@@ -1,123 +1,157 @@
-//===- Pipelines.cpp - the CPU lowering pipelines -------------------------===//
+//===- Pipelines.cpp - the pass pipelines the compiler runs ---------------===//
 //
-// nnc (static shapes) -> linalg on tensors, fused -> memrefs with
-// out-parameters (large f32/f64 GEMMs becoming OpenBLAS calls, sibling
-// elementwise ops fused), temporaries planned into one arena -> kernel
-// functions -> loops (parallel ones through OpenMP) -> the LLVM dialect,
-// with bare-pointer function arguments so that a kernel takes one pointer
-// per buffer.
+// Every pipeline of a compile, from the generated pass constructors: what
+// nnc-opt registers is what the compile driver and the trainer run.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc/Compiler/Compiler.h"
+#include "nnc/Compiler/Pipelines.h"
 
-#include "nnc/InitAll.h"
+#include "nnc/Conversion/Passes.h"
+#include "nnc/Transforms/Passes.h"
 
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <mutex>
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 
-namespace {
-
-/// Adds a textual pipeline; the strings below are fixed, so a failure to
-/// parse them is a bug in nnc.
-void addPipeline(OpPassManager &pm, llvm::StringRef text) {
-  static std::once_flag registered;
-  std::call_once(registered, [] { nnc::registerAllPasses(); });
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(text, pm, os)))
-    llvm::report_fatal_error(llvm::Twine("nnc: bad built-in pipeline: ") +
-                             error);
+void nnc::buildSpecializationPipeline(OpPassManager &pm,
+                                      llvm::StringRef function,
+                                      llvm::ArrayRef<std::string> inputShapes) {
+  ShapeInferencePassOptions shapes;
+  shapes.function = function.str();
+  shapes.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+  pm.addPass(createShapeInferencePass(shapes));
+  pm.addPass(createCanonicalizerPass());
 }
 
-} // namespace
-
-void nnc::buildCPUBufferizationPipeline(OpPassManager &pm,
-                                        const CPUPipelineOptions &options) {
-  std::string fusion = options.fuse ? "func.func(nnc-rematerialize),"
-                                      "func.func(nnc-fuse-elementwise),"
-                                      "canonicalize,"
-                                    : "";
-  std::string siblings =
-      options.fuse ? "func.func(nnc-fuse-siblings),cse," : "";
-  addPipeline(
-      pm, "canonicalize,cse,nnc-convert-to-linalg{per-image-convolutions=" +
-              std::string(options.fuse ? "1" : "0") + "},canonicalize,cse," +
-              fusion +
-              // Each accumulator filled where it is used, not copied.
-              "func.func(nnc-untie-fills),"
-              // Inputs and weights are the caller's: read-only (marked
-              // by the compiler on the arguments). Results become
-              // out-parameters that the runtime allocates.
-              "one-shot-bufferize{bufferize-function-boundaries=1 "
-              "function-boundary-type-conversion=identity-layout-map},"
-              "buffer-results-to-out-params{modify-public-functions=1 "
-              "hoist-static-allocs=1},"
-              // Equal views merged, so that the copies of a tile onto
-              // itself (an insert_slice written in place) fold away.
-              "cse,canonicalize,"
-              "func.func(nnc-strided-copy-to-linalg),"
-              // Large f32/f64 GEMMs call OpenBLAS, which the runtime
-              // opens.
-              "nnc-gemm-to-blas," +
-              siblings +
-              // Temporaries into one arena; whatever is left (dynamic
-              // or nested allocations) is freed where it dies.
-              "func.func(nnc-plan-memory),"
-              "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-              "canonicalize,nnc-outline-kernels{horizontal=" +
-              (options.fuse ? "true" : "false") + "}");
+void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
+                              const TargetOptions &options) {
+  LoweringChoices choices = target.loweringChoices(options);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertNNCToLinalgPassOptions linalg;
+  linalg.perImageConvolutions = choices.perImageConvolutions;
+  pm.addPass(createConvertNNCToLinalgPass(linalg));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createRematerializePass());
+    pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  // Each accumulator filled where it is used, not copied.
+  pm.addNestedPass<func::FuncOp>(createUntieFillsPass());
+  // Inputs and weights are the caller's: read-only (the compiler marks the
+  // arguments). Results become out-parameters that the runtime allocates.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // Equal views merged, so that the copies of a tile onto itself (an
+  // insert_slice written in place) fold away.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  target.buildBufferPipeline(pm, options);
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createFuseSiblingsPass());
+    pm.addPass(createCSEPass());
+  }
+  // Temporaries into one arena; whatever is left (dynamic or nested
+  // allocations) is freed where it dies.
+  pm.addNestedPass<func::FuncOp>(createPlanMemoryPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+  OutlineKernelsPassOptions outline;
+  outline.horizontal = options.fuse;
+  pm.addPass(createOutlineKernelsPass(outline));
 }
 
-void nnc::buildCPULoweringPipeline(OpPassManager &pm,
-                                   const CPUPipelineOptions &options) {
-  // Only loops with enough work become OpenMP regions: a thread fork costs
-  // more than a small loop.
-  std::string loops = options.parallel
-                          ? "convert-linalg-to-parallel-loops,"
-                            "func.func(nnc-sequential-small-loops),"
-                            "convert-scf-to-openmp,"
-                          : "convert-linalg-to-loops,";
-  addPipeline(pm, loops +
-                      "expand-strided-metadata,lower-affine,"
-                      "math-extend-to-supported-types,convert-math-to-libm,"
-                      "finalize-memref-to-llvm,convert-scf-to-cf,"
-                      // Before the OpenMP conversion, which would otherwise
-                      // convert the functions with descriptor arguments.
-                      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-                      "convert-openmp-to-llvm,convert-arith-to-llvm,"
-                      "convert-math-to-llvm,convert-index-to-llvm,"
-                      "convert-ub-to-llvm,convert-cf-to-llvm,"
-                      "reconcile-unrealized-casts");
+void nnc::buildInferencePipeline(OpPassManager &pm, const Target &target,
+                                 const TargetOptions &options) {
+  buildKernelPipeline(pm, target, options);
+  target.buildLoweringPipeline(pm, options);
 }
 
 namespace {
-struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+
+/// The names of the registered targets, for an option's description.
+std::string targetList() {
+  return llvm::join(nnc::registeredTargetNames(), ", ");
+}
+
+struct InferencePipelineOptions
+    : public PassPipelineOptions<InferencePipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("The target to lower for "
+                                            "(default: the first registered)"),
+                             llvm::cl::init("")};
   Option<bool> parallel{*this, "parallel",
-                        llvm::cl::desc("Parallel loops through OpenMP"),
+                        llvm::cl::desc("Kernels may use every core"),
                         llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse ops into kernels (off: one per op)"),
                     llvm::cl::init(true)};
+  Option<bool> lower{*this, "lower",
+                     llvm::cl::desc("Lower the kernels for the target (off: "
+                                    "stop at the fused, planned kernels)"),
+                     llvm::cl::init(true)};
 };
+
+LogicalResult
+buildRegisteredInference(OpPassManager &pm, const InferencePipelineOptions &o,
+                         function_ref<LogicalResult(const Twine &)> error) {
+  const nnc::Target *target = nnc::lookupTarget(o.target);
+  if (!target)
+    return error("unknown target '" + o.target +
+                 "' (registered: " + targetList() + ")");
+  nnc::TargetOptions options;
+  options.parallel = o.parallel;
+  options.fuse = o.fuse;
+  if (o.lower)
+    nnc::buildInferencePipeline(pm, *target, options);
+  else
+    nnc::buildKernelPipeline(pm, *target, options);
+  return success();
+}
+
 } // namespace
 
-void nnc::registerCompilerPipelines() {
-  PassPipelineRegistration<LowerToLLVMOptions>(
-      "nnc-lower-to-llvm",
-      "Lower nnc functions with static shapes to the LLVM dialect as the CPU "
-      "backend does (bufferization with out-parameters, bare-pointer "
-      "arguments, OpenMP loops unless parallel=0)",
-      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        nnc::CPUPipelineOptions cpu;
-        cpu.parallel = options.parallel;
-        cpu.fuse = options.fuse;
-        nnc::buildCPUBufferizationPipeline(pm, cpu);
-        nnc::buildCPULoweringPipeline(pm, cpu);
-      });
+void nnc::registerInferencePipeline() {
+  static const std::string inferenceHelp =
+      "Lower nnc functions with static shapes as a compile does: linalg, "
+      "fusion, bufferization with out-parameters, the target's passes on "
+      "buffers, memory planning, kernels, then the target's lowering (for "
+      "the CPU: OpenMP loops to the LLVM dialect with bare-pointer "
+      "arguments); lower=0 stops at the planned kernels";
+  // Registered by hand rather than through PassPipelineRegistration, whose
+  // builders cannot fail: an unknown target is an error.
+  auto inference = [](OpPassManager &pm, StringRef text,
+                      function_ref<LogicalResult(const Twine &)> error) {
+    InferencePipelineOptions options;
+    if (failed(options.parseFromString(text)))
+      return failure();
+    return buildRegisteredInference(pm, options, error);
+  };
+  auto describe = [](function_ref<void(const detail::PassOptions &)> print) {
+    print(InferencePipelineOptions());
+  };
+  registerPassPipeline("nnc-inference-pipeline", inferenceHelp, inference,
+                       describe);
+  registerPassPipeline("nnc-lower-to-llvm",
+                       "The older name of --nnc-inference-pipeline", inference,
+                       describe);
 }

@@ -11,7 +11,7 @@
 
 #include "nnc/Transforms/Passes.h"
 
-#include "BufferAliasing.h"
+#include "nnc/Analysis/BufferAliasing.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

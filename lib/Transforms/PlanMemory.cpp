@@ -13,7 +13,7 @@
 
 #include "nnc/Transforms/Passes.h"
 
-#include "BufferAliasing.h"
+#include "nnc/Analysis/BufferAliasing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

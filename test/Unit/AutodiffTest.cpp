@@ -58,7 +58,7 @@ protected:
   compile(ModuleOp module, StringRef name,
           ArrayRef<SmallVector<int64_t>> inputShapes = {}) {
     nnc::CompileResult result =
-        nnc::compileForHostCPU(module, name, inputShapes, options);
+        nnc::compile(module, name, inputShapes, options);
     EXPECT_EQ(result.failure, nnc::CompileFailure::None) << name.str();
     if (result.failure != nnc::CompileFailure::None)
       return nullptr;

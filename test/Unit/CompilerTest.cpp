@@ -59,8 +59,7 @@ TEST_F(CompilerTest, CompilesLoadsAndRuns) {
   auto module = parse(kModel);
   ASSERT_TRUE(module);
   nnc::CompileOptions options;
-  nnc::CompileResult result =
-      nnc::compileForHostCPU(*module, "main", {{2, 3}}, options);
+  nnc::CompileResult result = nnc::compile(*module, "main", {{2, 3}}, options);
   ASSERT_EQ(result.failure, nnc::CompileFailure::None);
   EXPECT_FALSE(result.fromCache);
 
@@ -110,19 +109,16 @@ TEST_F(CompilerTest, CacheAnswersTheSecondCompile) {
   auto module = parse(kModel);
   nnc::CompileOptions options;
   options.cacheDir = std::string(dir);
-  nnc::CompileResult first =
-      nnc::compileForHostCPU(*module, "main", {{4, 3}}, options);
+  nnc::CompileResult first = nnc::compile(*module, "main", {{4, 3}}, options);
   ASSERT_EQ(first.failure, nnc::CompileFailure::None);
   EXPECT_FALSE(first.fromCache);
-  nnc::CompileResult second =
-      nnc::compileForHostCPU(*module, "main", {{4, 3}}, options);
+  nnc::CompileResult second = nnc::compile(*module, "main", {{4, 3}}, options);
   ASSERT_EQ(second.failure, nnc::CompileFailure::None);
   EXPECT_TRUE(second.fromCache);
   EXPECT_EQ(first.cachePath, second.cachePath);
   EXPECT_EQ(first.executable, second.executable);
   // Another shape is another entry.
-  nnc::CompileResult third =
-      nnc::compileForHostCPU(*module, "main", {{5, 3}}, options);
+  nnc::CompileResult third = nnc::compile(*module, "main", {{5, 3}}, options);
   EXPECT_FALSE(third.fromCache);
   EXPECT_NE(third.cachePath, first.cachePath);
   // A damaged entry is compiled again, not trusted.
@@ -131,8 +127,7 @@ TEST_F(CompilerTest, CacheAnswersTheSecondCompile) {
     llvm::raw_fd_ostream os(first.cachePath, ec);
     os << "garbage";
   }
-  nnc::CompileResult fourth =
-      nnc::compileForHostCPU(*module, "main", {{4, 3}}, options);
+  nnc::CompileResult fourth = nnc::compile(*module, "main", {{4, 3}}, options);
   ASSERT_EQ(fourth.failure, nnc::CompileFailure::None);
   EXPECT_FALSE(fourth.fromCache);
   llvm::sys::fs::remove_directories(dir);
@@ -146,16 +141,14 @@ TEST_F(CompilerTest, ReportsBadShapesAndUnsupportedOps) {
     return success();
   });
   nnc::CompileOptions options;
-  nnc::CompileResult rank =
-      nnc::compileForHostCPU(*module, "main", {{2}}, options);
+  nnc::CompileResult rank = nnc::compile(*module, "main", {{2}}, options);
   EXPECT_EQ(rank.failure, nnc::CompileFailure::InvalidInput);
   EXPECT_NE(errors.find("which shape 2 does not fit"), std::string::npos)
       << errors;
   nnc::CompileResult count =
-      nnc::compileForHostCPU(*module, "main", {{2, 3}, {1}}, options);
+      nnc::compile(*module, "main", {{2, 3}, {1}}, options);
   EXPECT_EQ(count.failure, nnc::CompileFailure::InvalidInput);
-  nnc::CompileResult dynamic =
-      nnc::compileForHostCPU(*module, "main", {}, options);
+  nnc::CompileResult dynamic = nnc::compile(*module, "main", {}, options);
   EXPECT_EQ(dynamic.failure, nnc::CompileFailure::InvalidInput);
   EXPECT_NE(errors.find("give its concrete shape"), std::string::npos);
 
@@ -166,8 +159,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 )mlir");
   errors.clear();
-  nnc::CompileResult unsupported =
-      nnc::compileForHostCPU(*training, "main", {}, options);
+  nnc::CompileResult unsupported = nnc::compile(*training, "main", {}, options);
   EXPECT_EQ(unsupported.failure, nnc::CompileFailure::Unsupported);
   EXPECT_NE(errors.find("nnc.dropout"), std::string::npos) << errors;
 }
@@ -192,8 +184,7 @@ void checkMatmul(MLIRContext &context, const char *text, int64_t batch,
   auto module = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(module);
   nnc::CompileOptions options;
-  nnc::CompileResult result =
-      nnc::compileForHostCPU(*module, "main", {}, options);
+  nnc::CompileResult result = nnc::compile(*module, "main", {}, options);
   ASSERT_EQ(result.failure, nnc::CompileFailure::None);
   rt::ExecutableReader reader;
   ASSERT_TRUE(rt::ExecutableReader::fromBytes(result.executable.data(),
@@ -266,7 +257,7 @@ func.func @main(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
 )mlir");
   ASSERT_TRUE(module);
   nnc::CompileResult result =
-      nnc::compileForHostCPU(*module, "main", {}, nnc::CompileOptions());
+      nnc::compile(*module, "main", {}, nnc::CompileOptions());
   ASSERT_EQ(result.failure, nnc::CompileFailure::None);
   rt::ExecutableReader reader;
   ASSERT_TRUE(rt::ExecutableReader::fromBytes(result.executable.data(),
@@ -287,8 +278,7 @@ func.func @main(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
 TEST_F(CompilerTest, CorruptExecutablesAreRefused) {
   auto module = parse(kModel);
   nnc::CompileOptions options;
-  nnc::CompileResult result =
-      nnc::compileForHostCPU(*module, "main", {{1, 3}}, options);
+  nnc::CompileResult result = nnc::compile(*module, "main", {{1, 3}}, options);
   ASSERT_EQ(result.failure, nnc::CompileFailure::None);
   const std::vector<uint8_t> &bytes = result.executable;
   for (size_t length = 0; length < bytes.size(); ++length) {

@@ -122,7 +122,7 @@ protected:
     EXPECT_TRUE(succeeded(parsePassPipeline(pipeline, pm))) << pipeline;
     EXPECT_TRUE(succeeded(pm.run(*module)));
     nnc::CompileResult result =
-        nnc::compileForHostCPU(*module, "main_step", {}, nnc::CompileOptions());
+        nnc::compile(*module, "main_step", {}, nnc::CompileOptions());
     EXPECT_EQ(result.failure, nnc::CompileFailure::None);
     if (result.failure != nnc::CompileFailure::None)
       return nullptr;

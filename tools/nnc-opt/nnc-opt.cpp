@@ -1,11 +1,12 @@
 //===- nnc-opt.cpp - nnc optimizer driver ---------------------------------===//
 //
-// mlir-opt for nnc: the nnc dialect, the upstream dialects it uses and every
-// nnc pass, with mlir-opt's command line and behaviour.
+// mlir-opt for nnc: the nnc dialect, the upstream dialects it uses, every
+// nnc pass and the pipelines the compiler and the trainer run
+// (--nnc-inference-pipeline, --nnc-training-pipeline), with mlir-opt's
+// command line and behaviour.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc/Compiler/Compiler.h"
 #include "nnc/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,7 +16,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   nnc::registerAllDialects(registry);
   nnc::registerAllPasses();
-  nnc::registerCompilerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "nnc optimizer driver\n", registry));
 }

@@ -1,11 +1,12 @@
 //===- Compiler.h - compile nnc functions to executables --------*- C++ -*-===//
 //
 // The compile driver: specializes a function in the nnc dialect on concrete
-// input shapes, lowers it through linalg, bufferization and loops to LLVM,
-// generates native code for the host CPU in process (LLVM codegen, lld), and
-// packages code, plan and weights into an executable (runtime/Executable.h).
-// A content-addressed cache on disk lets the same graph, shapes, weights and
-// options skip all of that the second time.
+// input shapes, lowers it through the shared pipeline to fused, planned
+// kernels and through a target's pipeline (nnc/Target/Target.h) to the
+// target's code, and packages code, plan and weights into an executable
+// (runtime/Executable.h). A content-addressed cache on disk lets the same
+// graph, shapes, weights, target and options skip all of that the second
+// time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,13 +23,12 @@
 #include <utility>
 #include <vector>
 
-namespace mlir {
-class OpPassManager;
-} // namespace mlir
-
 namespace nnc {
 
 struct CompileOptions {
+  /// The target, by its registered name; empty: the default (the first
+  /// registered).
+  std::string target;
   /// LLVM optimization level, 0 to 3.
   int optLevel = 2;
   /// Parallel loops through OpenMP; off gives single-threaded kernels.
@@ -69,31 +69,22 @@ struct CompileResult {
   CompileFailure failure = CompileFailure::None;
 };
 
-/// Compiles function `functionName` of `module` (left unchanged) for the
-/// host CPU. Arguments carrying `nnc.value` become the executable's weights;
-/// the others are its inputs and `inputShapes` holds one concrete shape per
-/// input, in argument order (empty when all are static). Errors are emitted
-/// as diagnostics on the module's context and `failure` says which kind.
-CompileResult
-compileForHostCPU(mlir::ModuleOp module, llvm::StringRef functionName,
-                  llvm::ArrayRef<llvm::SmallVector<int64_t>> inputShapes,
-                  const CompileOptions &options);
+/// Compiles function `functionName` of `module` (left unchanged) for
+/// `options.target`. Arguments carrying `nnc.value` become the executable's
+/// weights; the others are its inputs and `inputShapes` holds one concrete
+/// shape per input, in argument order (empty when all are static). Errors
+/// are emitted as diagnostics on the module's context and `failure` says
+/// which kind.
+CompileResult compile(mlir::ModuleOp module, llvm::StringRef functionName,
+                      llvm::ArrayRef<llvm::SmallVector<int64_t>> inputShapes,
+                      const CompileOptions &options);
 
-/// The passes from the nnc dialect on static shapes to the LLVM dialect for
-/// the CPU: linalg, one-shot bufferization (results become out-parameters,
-/// function arguments read-only), (parallel) loops, LLVM. Registered as the
-/// `nnc-lower-to-llvm` pipeline of nnc-opt.
-struct CPUPipelineOptions {
-  bool parallel = true;
-  bool fuse = true;
-};
-/// nnc -> linalg -> fused, bufferized, memory-planned kernels (functions
-/// `<name>_k<i>` that the body of each function calls in order).
-void buildCPUBufferizationPipeline(mlir::OpPassManager &pm,
-                                   const CPUPipelineOptions &options = {});
-void buildCPULoweringPipeline(mlir::OpPassManager &pm,
-                              const CPUPipelineOptions &options);
-void registerCompilerPipelines();
+/// With the environment variable NNC_DUMP_IR naming a folder, writes
+/// `module` there as `<name>.mlir` (the compile driver: `<function>.input`,
+/// `.kernels` and `.lowered`; the trainer: `<model>.training`), and compiles
+/// rather than reading the cache. Does nothing otherwise; a folder that
+/// cannot be written is skipped silently (it is a debugging aid).
+void dumpIR(mlir::ModuleOp module, llvm::StringRef name);
 
 /// The cache folder a client gets by default: $NNC_CACHE_DIR, else
 /// $XDG_CACHE_HOME/nnc, else $HOME/.cache/nnc; empty when none is set.

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc/Transforms/Passes.h"
+#include "nnc/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,10 +17,10 @@
 #include <limits>
 #include <optional>
 
-namespace nnc {
+namespace nnc::cpu {
 #define GEN_PASS_DEF_SEQUENTIALSMALLLOOPSPASS
-#include "nnc/Transforms/Passes.h.inc"
-} // namespace nnc
+#include "nnc/Target/CPU/Passes.h.inc"
+} // namespace nnc::cpu
 
 using namespace mlir;
 
@@ -76,7 +76,8 @@ int64_t loopWork(Operation *loop) {
 }
 
 struct SequentialSmallLoopsPass
-    : public nnc::impl::SequentialSmallLoopsPassBase<SequentialSmallLoopsPass> {
+    : public nnc::cpu::impl::SequentialSmallLoopsPassBase<
+          SequentialSmallLoopsPass> {
   using Base::Base;
 
   void runOnOperation() override {

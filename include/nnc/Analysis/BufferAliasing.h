@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NNC_LIB_TRANSFORMS_BUFFERALIASING_H
-#define NNC_LIB_TRANSFORMS_BUFFERALIASING_H
+#ifndef NNC_ANALYSIS_BUFFERALIASING_H
+#define NNC_ANALYSIS_BUFFERALIASING_H
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -75,4 +75,4 @@ inline void collectRoots(mlir::Value value,
 
 } // namespace nnc::buffers
 
-#endif // NNC_LIB_TRANSFORMS_BUFFERALIASING_H
+#endif // NNC_ANALYSIS_BUFFERALIASING_H

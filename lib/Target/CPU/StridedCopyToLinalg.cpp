@@ -6,17 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc/Transforms/Passes.h"
+#include "nnc/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
-namespace nnc {
+namespace nnc::cpu {
 #define GEN_PASS_DEF_STRIDEDCOPYTOLINALGPASS
-#include "nnc/Transforms/Passes.h.inc"
-} // namespace nnc
+#include "nnc/Target/CPU/Passes.h.inc"
+} // namespace nnc::cpu
 
 using namespace mlir;
 
@@ -28,7 +28,8 @@ bool isContiguous(Type type) {
 }
 
 struct StridedCopyToLinalgPass
-    : public nnc::impl::StridedCopyToLinalgPassBase<StridedCopyToLinalgPass> {
+    : public nnc::cpu::impl::StridedCopyToLinalgPassBase<
+          StridedCopyToLinalgPass> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {

@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NNC_LIB_COMPILER_CPUCODEGEN_H
-#define NNC_LIB_COMPILER_CPUCODEGEN_H
+#ifndef NNC_LIB_TARGET_CPU_CPUCODEGEN_H
+#define NNC_LIB_TARGET_CPU_CPUCODEGEN_H
+
+#include "nnc/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -15,15 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace nnc {
-
-/// A kernel entry point to export: `void symbol(void **args)` calling the
-/// bare-pointer function `function` with args[0, numPointers).
-struct CPUKernel {
-  std::string function;
-  std::string symbol;
-  size_t numPointers = 0;
-};
+namespace nnc::cpu {
 
 struct CPUCodegenResult {
   std::vector<uint8_t> sharedObject;
@@ -36,16 +30,18 @@ struct CPUCodegenResult {
 };
 
 /// Generates a shared object from `module` (in the LLVM dialect) exporting
-/// `kernels` and nothing else. Errors are emitted on the module.
-mlir::LogicalResult generateSharedObject(mlir::ModuleOp module,
-                                         const std::vector<CPUKernel> &kernels,
-                                         int optLevel,
-                                         CPUCodegenResult &result);
+/// `kernels` and nothing else: kernel k as `void symbol(void **args)`
+/// calling the bare-pointer function with args[0, numPointers). Errors are
+/// emitted on the module.
+mlir::LogicalResult
+generateSharedObject(mlir::ModuleOp module,
+                     const std::vector<KernelEntry> &kernels, int optLevel,
+                     CPUCodegenResult &result);
 
 /// The host CPU name and the features code is generated for; part of the
 /// compile cache key.
 std::string hostCpuDescription();
 
-} // namespace nnc
+} // namespace nnc::cpu
 
-#endif // NNC_LIB_COMPILER_CPUCODEGEN_H
+#endif // NNC_LIB_TARGET_CPU_CPUCODEGEN_H

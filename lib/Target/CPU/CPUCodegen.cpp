@@ -85,7 +85,8 @@ const HostTarget &hostTarget() {
 }
 
 /// Adds `void symbol(void **args)` calling `function` with the pointers.
-LogicalResult addEntryPoint(llvm::Module &module, const nnc::CPUKernel &kernel,
+LogicalResult addEntryPoint(llvm::Module &module,
+                            const nnc::KernelEntry &kernel,
                             ModuleOp diagnostics) {
   llvm::Function *impl = module.getFunction(kernel.function);
   if (!impl || impl->isDeclaration())
@@ -268,15 +269,15 @@ PartitionResult compilePartition(llvm::Module &module,
 
 } // namespace
 
-std::string nnc::hostCpuDescription() {
+std::string nnc::cpu::hostCpuDescription() {
   const HostTarget &host = hostTarget();
   return host.triple.str() + " " + host.cpu + " " + host.features;
 }
 
-LogicalResult nnc::generateSharedObject(ModuleOp module,
-                                        const std::vector<CPUKernel> &kernels,
-                                        int optLevel,
-                                        CPUCodegenResult &result) {
+LogicalResult
+nnc::cpu::generateSharedObject(ModuleOp module,
+                               const std::vector<KernelEntry> &kernels,
+                               int optLevel, CPUCodegenResult &result) {
   const HostTarget &host = hostTarget();
   if (!host.target)
     return emitError(module.getLoc())
@@ -304,16 +305,27 @@ LogicalResult nnc::generateSharedObject(ModuleOp module,
   llvmModule->setTargetTriple(host.triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
-  for (const CPUKernel &kernel : kernels)
+  for (const nnc::KernelEntry &kernel : kernels)
     if (failed(addEntryPoint(*llvmModule, kernel, module)))
       return failure();
   // Only the entry points are exported; the rest may be inlined away.
   llvm::StringSet<> exported;
-  for (const CPUKernel &kernel : kernels)
+  for (const nnc::KernelEntry &kernel : kernels)
     exported.insert(kernel.symbol);
   for (llvm::Function &f : *llvmModule)
     if (!f.isDeclaration() && !exported.contains(f.getName()))
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // What no entry point reaches goes before the module is split: the
+  // function that calls the kernels in order (the plan does that), which
+  // would otherwise tie the kernels' partitions together.
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function &f : llvm::make_early_inc_range(*llvmModule))
+      if (f.hasLocalLinkage() && f.use_empty()) {
+        f.eraseFromParent();
+        erased = true;
+      }
+  }
 
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return emitError(module.getLoc())

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc/Transforms/Passes.h"
+#include "nnc/Target/CPU/Passes.h"
 
-#include "BufferAliasing.h"
+#include "nnc/Analysis/BufferAliasing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,10 +26,10 @@
 
 #include <limits>
 
-namespace nnc {
+namespace nnc::cpu {
 #define GEN_PASS_DEF_GEMMTOBLASPASS
-#include "nnc/Transforms/Passes.h.inc"
-} // namespace nnc
+#include "nnc/Target/CPU/Passes.h.inc"
+} // namespace nnc::cpu
 
 using namespace mlir;
 using nnc::buffers::derivesFrom;
@@ -463,7 +463,8 @@ private:
   Type elementType;
 };
 
-struct GemmToBlasPass : public nnc::impl::GemmToBlasPassBase<GemmToBlasPass> {
+struct GemmToBlasPass
+    : public nnc::cpu::impl::GemmToBlasPassBase<GemmToBlasPass> {
   using GemmToBlasPassBase::GemmToBlasPassBase;
 
   void runOnOperation() override {

@@ -1,0 +1,118 @@
+//===- Target.h - what a compilation target contributes ---------*- C++ -*-===//
+//
+// The interface between the shared compile stages and one target (a folder
+// under lib/Target): the choices it makes in the shared lowering, its own
+// passes on buffers and from the fused, planned kernels down to what its
+// code generator takes, its code generator into the executable's kernel
+// section, the runtime device that runs the code, and the fingerprint of
+// everything the code depends on for the compile cache. The shared stages
+// reach a target only through this interface, by name from the registry.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_TARGET_TARGET_H
+#define NNC_TARGET_TARGET_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class ModuleOp;
+class OpPassManager;
+} // namespace mlir
+
+namespace nnc {
+namespace runtime {
+struct Plan;
+} // namespace runtime
+
+/// What the user asked for that shapes a target's pipelines and code.
+struct TargetOptions {
+  /// Optimization level of the code generator, 0 to 3.
+  int optLevel = 2;
+  /// Kernels may use every core (off: single-threaded kernels).
+  bool parallel = true;
+  /// Ops are fused into kernels (off: one kernel per op, for comparison).
+  bool fuse = true;
+};
+
+/// Choices the shared lowering leaves to the target.
+struct LoweringChoices {
+  /// Convolutions over a batch run image by image, each one GEMM over its
+  /// window tile, rather than one GEMM over the whole batch's windows.
+  bool perImageConvolutions = false;
+};
+
+/// A kernel the code generator exports: `symbol` runs the function
+/// `function` of the lowered module, which takes `numPointers` buffers.
+struct KernelEntry {
+  std::string function;
+  std::string symbol;
+  size_t numPointers = 0;
+};
+
+/// The executable's code section, as the target's runtime device loads it.
+struct KernelBlob {
+  std::vector<uint8_t> code;
+  /// Alignment of the section in the executable.
+  uint64_t alignment = 64;
+};
+
+class Target {
+public:
+  virtual ~Target();
+
+  /// The name users select the target by (nnc_compile_options_t::target).
+  virtual llvm::StringRef name() const = 0;
+  /// The runtime device that runs the code (runtime::Device::name()).
+  virtual llvm::StringRef deviceKind() const = 0;
+  /// The target string written into executables, which the runtime checks
+  /// before loading them.
+  virtual std::string executableTarget() const = 0;
+  /// The machine, features and library versions the generated code depends
+  /// on: part of every cache key, so that code is never reused elsewhere.
+  virtual std::string fingerprint() const = 0;
+
+  /// Fills the choices the shared lowering leaves open for `options`.
+  virtual LoweringChoices loweringChoices(const TargetOptions &options) const;
+  /// Passes on the bufferized functions before sibling fusion and memory
+  /// planning: library calls, copies the target does its own way.
+  virtual void buildBufferPipeline(mlir::OpPassManager &pm,
+                                   const TargetOptions &options) const = 0;
+  /// Passes from the fused, planned kernels to what generateCode takes.
+  virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
+                                     const TargetOptions &options) const = 0;
+  /// Generates the code section exporting `kernels` from the lowered module
+  /// and records in `plan` what the code needs from the machine that loads
+  /// it. Errors are emitted on the module.
+  virtual mlir::LogicalResult
+  generateCode(mlir::ModuleOp lowered, const std::vector<KernelEntry> &kernels,
+               const TargetOptions &options, runtime::Plan &plan,
+               KernelBlob &out) const = 0;
+};
+
+/// Registers every target this build has (the first, the host CPU, is the
+/// default); idempotent. The compile driver calls it.
+void registerAllTargets();
+/// The dialects and translations every target's pipelines need.
+void registerAllTargetDialects(mlir::DialectRegistry &registry);
+/// Every target's passes, for textual pipelines (nnc-opt).
+void registerAllTargetPasses();
+
+/// Adds `target` to the registry (done by registerAllTargets); the first
+/// registered is the default.
+void registerTarget(std::unique_ptr<Target> target);
+/// The target named `name`, the default one for an empty name, or null.
+const Target *lookupTarget(llvm::StringRef name);
+/// The names of the registered targets, in registration order.
+std::vector<std::string> registeredTargetNames();
+
+} // namespace nnc
+
+#endif // NNC_TARGET_TARGET_H

@@ -1,0 +1,179 @@
+//===- CPUTarget.cpp - the host CPU as a compilation target ---------------===//
+//
+// What the CPU contributes to a compile: per-image convolutions when fusing,
+// OpenBLAS calls and strided copies on buffers, (OpenMP) loops down to the
+// LLVM dialect with bare-pointer kernel arguments, and a shared object
+// generated in process (CPUCodegen.cpp) that the runtime's CPU device loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Target/CPU/CPUTarget.h"
+
+#include "CPUCodegen.h"
+
+#include "nnc/Target/CPU/Passes.h"
+#include "nnc/Target/Target.h"
+#include "nnc/runtime/Plan.h"
+#include "nnc/runtime/Program.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+class CPUTarget final : public nnc::Target {
+public:
+  llvm::StringRef name() const override { return "cpu"; }
+  llvm::StringRef deviceKind() const override { return "cpu"; }
+  std::string executableTarget() const override {
+    return nnc::runtime::Program::hostCpuTarget();
+  }
+  std::string fingerprint() const override {
+    return executableTarget() + "\n" + nnc::cpu::hostCpuDescription();
+  }
+
+  nnc::LoweringChoices
+  loweringChoices(const nnc::TargetOptions &options) const override {
+    nnc::LoweringChoices choices;
+    // The images' window tiles are planned into the arena and reused;
+    // without fusion the whole batch's windows are the baseline.
+    choices.perImageConvolutions = options.fuse;
+    return choices;
+  }
+
+  void buildBufferPipeline(OpPassManager &pm,
+                           const nnc::TargetOptions &) const override {
+    // memref.copy between strided views would call MLIR's runner library,
+    // which the runtime does not ship.
+    pm.addNestedPass<func::FuncOp>(nnc::cpu::createStridedCopyToLinalgPass());
+    // Large f32/f64 GEMMs call OpenBLAS, which the runtime opens.
+    pm.addPass(nnc::cpu::createGemmToBlasPass());
+  }
+
+  void buildLoweringPipeline(OpPassManager &pm,
+                             const nnc::TargetOptions &options) const override {
+    // Only loops with enough work become OpenMP regions: a thread fork
+    // costs more than a small loop.
+    if (options.parallel) {
+      pm.addPass(createConvertLinalgToParallelLoopsPass());
+      pm.addNestedPass<func::FuncOp>(
+          nnc::cpu::createSequentialSmallLoopsPass());
+      pm.addPass(createConvertSCFToOpenMPPass());
+    } else {
+      pm.addPass(createConvertLinalgToLoopsPass());
+    }
+    pm.addPass(memref::createExpandStridedMetadataPass());
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(math::createMathExtendToSupportedTypes());
+    pm.addPass(createConvertMathToLibmPass());
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    pm.addPass(createSCFToControlFlowPass());
+    // Before the OpenMP conversion, which would otherwise convert the
+    // functions with descriptor arguments. A kernel takes one pointer per
+    // buffer.
+    ConvertFuncToLLVMPassOptions bare;
+    bare.useBarePtrCallConv = true;
+    pm.addPass(createConvertFuncToLLVMPass(bare));
+    pm.addPass(createConvertOpenMPToLLVMPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createUBToLLVMConversionPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+  }
+
+  LogicalResult generateCode(ModuleOp lowered,
+                             const std::vector<nnc::KernelEntry> &kernels,
+                             const nnc::TargetOptions &options,
+                             nnc::runtime::Plan &plan,
+                             nnc::KernelBlob &out) const override {
+    nnc::cpu::CPUCodegenResult code;
+    if (failed(nnc::cpu::generateSharedObject(lowered, kernels,
+                                              options.optLevel, code)))
+      return failure();
+    plan.cpuFeatures = std::move(code.cpuFeatures);
+    plan.needsOpenMP = code.usesOpenMP;
+    plan.needsBlas = code.usesBlas;
+    out.code = std::move(code.sharedObject);
+    // The CPU device maps the shared object from the executable as it is.
+    out.alignment = 4096;
+    return success();
+  }
+};
+
+} // namespace
+
+void nnc::cpu::registerCPUDialects(DialectRegistry &registry) {
+  registry.insert<LLVM::LLVMDialect, omp::OpenMPDialect>();
+  // What --convert-to-llvm finds through dialect interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  // Translation of the LLVM dialect (and OpenMP) to LLVM IR for codegen.
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
+
+void nnc::cpu::registerCPUPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerNNCCPUPasses();
+    // The upstream half of the CPU pipelines, for textual pipelines.
+    registerConvertSCFToOpenMPPass();
+    registerConvertOpenMPToLLVMPass();
+    registerConvertLinalgToLoopsPass();
+    registerConvertLinalgToParallelLoopsPass();
+    memref::registerExpandStridedMetadataPass();
+    registerLowerAffinePass();
+    math::registerMathExtendToSupportedTypes();
+    registerSCFToControlFlowPass();
+    registerConvertMathToLibmPass();
+    registerArithToLLVMConversionPass();
+    registerConvertControlFlowToLLVMPass();
+    registerConvertFuncToLLVMPass();
+    registerConvertIndexToLLVMPass();
+    registerConvertMathToLLVMPass();
+    registerUBToLLVMConversionPass();
+    registerFinalizeMemRefToLLVMConversionPass();
+    registerReconcileUnrealizedCastsPass();
+  });
+}
+
+void nnc::cpu::registerCPUTarget() {
+  registerTarget(std::make_unique<CPUTarget>());
+}

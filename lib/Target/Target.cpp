@@ -1,0 +1,63 @@
+//===- Target.cpp - the registry of compilation targets -------------------===//
+//
+// Targets register once (lib/InitAll.cpp) and are looked up by name by the
+// compile driver and the registered pipelines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Target/Target.h"
+
+#include <mutex>
+
+using namespace nnc;
+
+Target::~Target() = default;
+
+LoweringChoices Target::loweringChoices(const TargetOptions &) const {
+  return {};
+}
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Target>> targets;
+};
+
+Registry &registry() {
+  static Registry instance;
+  return instance;
+}
+
+} // namespace
+
+void nnc::registerTarget(std::unique_ptr<Target> target) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const std::unique_ptr<Target> &known : r.targets)
+    if (known->name() == target->name())
+      return;
+  r.targets.push_back(std::move(target));
+}
+
+const Target *nnc::lookupTarget(llvm::StringRef name) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.targets.empty())
+    return nullptr;
+  if (name.empty())
+    return r.targets.front().get();
+  for (const std::unique_ptr<Target> &target : r.targets)
+    if (target->name() == name)
+      return target.get();
+  return nullptr;
+}
+
+std::vector<std::string> nnc::registeredTargetNames() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const std::unique_ptr<Target> &target : r.targets)
+    names.push_back(target->name().str());
+  return names;
+}
