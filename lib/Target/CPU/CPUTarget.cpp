@@ -163,6 +163,9 @@ void nnc::cpu::registerCPUPasses() {
     math::registerMathExtendToSupportedTypes();
     registerSCFToControlFlowPass();
     registerConvertMathToLibmPass();
+    // --convert-to-llvm, which finds the conversions through the dialect
+    // interfaces registerCPUDialects adds.
+    registerConvertToLLVMPass();
     registerArithToLLVMConversionPass();
     registerConvertControlFlowToLLVMPass();
     registerConvertFuncToLLVMPass();
