@@ -1,23 +1,20 @@
-//===- CAPI.cpp - the public C API of nnc ---------------------------------===//
+//===- CAPI.cpp - contexts and models of the C API ------------------------===//
 //
-// Implements include/nnc-c/nnc.h on top of the ONNX importer, the dialect
-// registration and the runtime's host tensors. Every entry point validates
-// its arguments, captures MLIR diagnostics into the status it returns and
-// turns C++ exceptions (allocation failures) into statuses.
+// Implements the contexts and models of include/nnc-c/compiler.h on top of
+// the ONNX importer and the dialect registration. Every entry point
+// validates its arguments, captures MLIR diagnostics into the status it
+// returns and turns C++ exceptions (allocation failures) into statuses.
+// Statuses and tensors come from libnnc_runtime (runtime/capi).
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc-c/nnc.h"
+#include "nnc-c/compiler.h"
 
 #include "Internal.h"
 
 #include "nnc/Import/ONNX/Importer.h"
 #include "nnc/InitAll.h"
 #include "nnc/NNCDialect.h"
-
-#include "nnc/runtime/HostTensor.h"
-#include "nnc/runtime/NpyIO.h"
-#include "nnc/runtime/Status.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -31,7 +28,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -42,181 +38,10 @@ using namespace mlir;
 using namespace nnc::capi;
 
 //===----------------------------------------------------------------------===//
-// Status
-//===----------------------------------------------------------------------===//
-
-namespace nnc::capi {
-
-/// Returned when even a status cannot be allocated; never freed.
-nnc_status_s &outOfMemoryStatus() {
-  static nnc_status_s *status =
-      new nnc_status_s{NNC_STATUS_RESOURCE_EXHAUSTED, "nnc: out of memory"};
-  return *status;
-}
-
-nnc_status_t makeStatus(nnc_status_code_t code, const char *function,
-                        const std::string &message) noexcept {
-  try {
-    return new nnc_status_s{code, std::string(function) + ": " + message};
-  } catch (...) {
-    return &outOfMemoryStatus();
-  }
-}
-
-nnc_status_t invalidArgument(const char *function, const std::string &message) {
-  return makeStatus(NNC_STATUS_INVALID_ARGUMENT, function, message);
-}
-
-nnc_status_t nullArgument(const char *function, const char *argument) {
-  return invalidArgument(function,
-                         std::string("argument '") + argument + "' is NULL");
-}
-
-nnc_status_code_t convertCode(rt::StatusCode code) {
-  switch (code) {
-  case rt::StatusCode::Ok:
-    return NNC_STATUS_OK;
-  case rt::StatusCode::InvalidArgument:
-    return NNC_STATUS_INVALID_ARGUMENT;
-  case rt::StatusCode::NotFound:
-    return NNC_STATUS_NOT_FOUND;
-  case rt::StatusCode::Unavailable:
-    return NNC_STATUS_UNAVAILABLE;
-  case rt::StatusCode::OutOfRange:
-    return NNC_STATUS_OUT_OF_RANGE;
-  case rt::StatusCode::DataLoss:
-    return NNC_STATUS_DATA_LOSS;
-  case rt::StatusCode::Internal:
-    return NNC_STATUS_INTERNAL;
-  case rt::StatusCode::Unimplemented:
-    return NNC_STATUS_UNIMPLEMENTED;
-  }
-  return NNC_STATUS_INTERNAL;
-}
-
-nnc_status_t convertStatus(const char *function, const rt::Status &status) {
-  if (status.isOk())
-    return nullptr;
-  return makeStatus(convertCode(status.code()), function, status.message());
-}
-
-} // namespace nnc::capi
-
-extern "C" {
-
-uint32_t nnc_api_version(void) { return NNC_API_VERSION; }
-
-nnc_status_code_t nnc_status_code(nnc_status_t status) {
-  return status ? status->code : NNC_STATUS_OK;
-}
-
-const char *nnc_status_message(nnc_status_t status) {
-  return status ? status->message.c_str() : "";
-}
-
-const char *nnc_status_code_name(nnc_status_code_t code) {
-  switch (code) {
-  case NNC_STATUS_OK:
-    return "ok";
-  case NNC_STATUS_INVALID_ARGUMENT:
-    return "invalid argument";
-  case NNC_STATUS_NOT_FOUND:
-    return "not found";
-  case NNC_STATUS_UNAVAILABLE:
-    return "unavailable";
-  case NNC_STATUS_OUT_OF_RANGE:
-    return "out of range";
-  case NNC_STATUS_DATA_LOSS:
-    return "data loss";
-  case NNC_STATUS_INTERNAL:
-    return "internal";
-  case NNC_STATUS_UNIMPLEMENTED:
-    return "unimplemented";
-  case NNC_STATUS_RESOURCE_EXHAUSTED:
-    return "resource exhausted";
-  }
-  return "unknown";
-}
-
-void nnc_status_destroy(nnc_status_t status) {
-  if (status != &outOfMemoryStatus())
-    delete status;
-}
-
-} // extern "C"
-
-//===----------------------------------------------------------------------===//
 // Element types
 //===----------------------------------------------------------------------===//
 
 namespace nnc::capi {
-
-bool isValidDType(nnc_dtype_t dtype) {
-  switch (dtype) {
-  case NNC_DTYPE_F32:
-  case NNC_DTYPE_F16:
-  case NNC_DTYPE_BF16:
-  case NNC_DTYPE_F64:
-  case NNC_DTYPE_I64:
-  case NNC_DTYPE_I32:
-  case NNC_DTYPE_I8:
-  case NNC_DTYPE_U8:
-  case NNC_DTYPE_BOOL:
-    return true;
-  case NNC_DTYPE_UNKNOWN:
-    return false;
-  }
-  return false;
-}
-
-rt::DType toRuntime(nnc_dtype_t dtype) {
-  switch (dtype) {
-  case NNC_DTYPE_F16:
-    return rt::DType::F16;
-  case NNC_DTYPE_BF16:
-    return rt::DType::BF16;
-  case NNC_DTYPE_F64:
-    return rt::DType::F64;
-  case NNC_DTYPE_I64:
-    return rt::DType::I64;
-  case NNC_DTYPE_I32:
-    return rt::DType::I32;
-  case NNC_DTYPE_I8:
-    return rt::DType::I8;
-  case NNC_DTYPE_U8:
-    return rt::DType::U8;
-  case NNC_DTYPE_BOOL:
-    return rt::DType::Bool;
-  case NNC_DTYPE_F32:
-  case NNC_DTYPE_UNKNOWN:
-    break;
-  }
-  return rt::DType::F32;
-}
-
-nnc_dtype_t fromRuntime(rt::DType dtype) {
-  switch (dtype) {
-  case rt::DType::F32:
-    return NNC_DTYPE_F32;
-  case rt::DType::F16:
-    return NNC_DTYPE_F16;
-  case rt::DType::BF16:
-    return NNC_DTYPE_BF16;
-  case rt::DType::F64:
-    return NNC_DTYPE_F64;
-  case rt::DType::I64:
-    return NNC_DTYPE_I64;
-  case rt::DType::I32:
-    return NNC_DTYPE_I32;
-  case rt::DType::I8:
-    return NNC_DTYPE_I8;
-  case rt::DType::U8:
-    return NNC_DTYPE_U8;
-  case rt::DType::Bool:
-    return NNC_DTYPE_BOOL;
-  }
-  return NNC_DTYPE_UNKNOWN;
-}
 
 nnc_dtype_t fromMLIR(Type type) {
   if (type.isF32())
@@ -247,18 +72,6 @@ nnc_dtype_t fromMLIR(Type type) {
 }
 
 } // namespace nnc::capi
-
-extern "C" {
-
-size_t nnc_dtype_size(nnc_dtype_t dtype) {
-  return isValidDType(dtype) ? rt::dtypeSize(toRuntime(dtype)) : 0;
-}
-
-const char *nnc_dtype_name(nnc_dtype_t dtype) {
-  return isValidDType(dtype) ? rt::dtypeName(toRuntime(dtype)) : "unknown";
-}
-
-} // extern "C"
 
 //===----------------------------------------------------------------------===//
 // Context
@@ -562,41 +375,10 @@ void nnc_model_destroy(nnc_model_t *model) { delete model; }
 } // extern "C"
 
 //===----------------------------------------------------------------------===//
-// Host tensors
+// Sources in memory
 //===----------------------------------------------------------------------===//
 
 namespace nnc::capi {
-
-nnc_status_t checkRank(const char *fn, size_t rank, const int64_t *dims) {
-  if (rank > NNC_MAX_RANK)
-    return invalidArgument(fn, "argument 'rank' is " + std::to_string(rank) +
-                                   "; the most is " +
-                                   std::to_string(NNC_MAX_RANK));
-  if (rank > 0 && !dims)
-    return invalidArgument(fn, "argument 'dims' is NULL but 'rank' is " +
-                                   std::to_string(rank));
-  return nullptr;
-}
-
-/// Checks dtype, rank and dims and computes the byte size.
-nnc_status_t checkShape(const char *fn, nnc_dtype_t dtype, size_t rank,
-                        const int64_t *dims, std::vector<int64_t> &shape,
-                        size_t &bytes) {
-  if (!isValidDType(dtype))
-    return invalidArgument(fn, "argument 'dtype' is not a valid nnc_dtype_t (" +
-                                   std::to_string(static_cast<int>(dtype)) +
-                                   ")");
-  if (nnc_status_t status = checkRank(fn, rank, dims))
-    return status;
-  shape.assign(dims, dims + rank);
-  int64_t elements = 0;
-  rt::Status status =
-      rt::checkedShapeSize(shape, nnc_dtype_size(dtype), elements, bytes);
-  if (!status.isOk())
-    return makeStatus(convertCode(status.code()), fn,
-                      "argument 'dims': " + status.message());
-  return nullptr;
-}
 
 nnc_status_t checkMemorySource(const char *fn, const nnc_context_s *context,
                                const void *data, size_t size,
@@ -611,170 +393,4 @@ nnc_status_t checkMemorySource(const char *fn, const nnc_context_s *context,
   return nullptr;
 }
 
-std::unique_ptr<nnc_tensor_s> makeOwnedTensor(rt::HostTensor storage) {
-  auto tensor = std::make_unique<nnc_tensor_s>();
-  tensor->dtype = fromRuntime(storage.dtype());
-  tensor->dims = storage.shape();
-  tensor->byteSize = storage.sizeInBytes();
-  tensor->storage = std::move(storage);
-  tensor->data = tensor->storage.data();
-  return tensor;
-}
-
-nnc_status_t allocateTensor(const char *fn, nnc_dtype_t dtype,
-                            std::vector<int64_t> shape, size_t bytes,
-                            std::unique_ptr<nnc_tensor_s> &out) {
-  auto tensor = std::make_unique<nnc_tensor_s>();
-  if (nnc_status_t status = convertStatus(
-          fn, rt::HostTensor::create(toRuntime(dtype), shape, tensor->storage)))
-    return status;
-  tensor->dtype = dtype;
-  tensor->dims = std::move(shape);
-  tensor->data = tensor->storage.data();
-  tensor->byteSize = bytes;
-  out = std::move(tensor);
-  return nullptr;
-}
-
-nnc_status_t copyToHost(const char *fn, const nnc_tensor_s &tensor,
-                        rt::HostTensor &copy) {
-  if (nnc_status_t status =
-          convertStatus(fn, rt::HostTensor::create(toRuntime(tensor.dtype),
-                                                   tensor.dims, copy)))
-    return status;
-  if (tensor.byteSize)
-    std::memcpy(copy.data(), tensor.data, tensor.byteSize);
-  return nullptr;
-}
-
 } // namespace nnc::capi
-
-extern "C" {
-
-nnc_status_t nnc_tensor_create(nnc_dtype_t dtype, size_t rank,
-                               const int64_t *dims, nnc_tensor_t **out_tensor) {
-  static const char *fn = "nnc_tensor_create";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!out_tensor)
-      return nullArgument(fn, "out_tensor");
-    std::vector<int64_t> shape;
-    size_t bytes = 0;
-    if (nnc_status_t status = checkShape(fn, dtype, rank, dims, shape, bytes))
-      return status;
-    std::unique_ptr<nnc_tensor_s> tensor;
-    if (nnc_status_t status =
-            allocateTensor(fn, dtype, std::move(shape), bytes, tensor))
-      return status;
-    *out_tensor = tensor.release();
-    return nullptr;
-  });
-}
-
-nnc_status_t nnc_tensor_create_view(nnc_dtype_t dtype, size_t rank,
-                                    const int64_t *dims, void *data,
-                                    size_t byte_size,
-                                    nnc_tensor_t **out_tensor) {
-  static const char *fn = "nnc_tensor_create_view";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!out_tensor)
-      return nullArgument(fn, "out_tensor");
-    std::vector<int64_t> shape;
-    size_t bytes = 0;
-    if (nnc_status_t status = checkShape(fn, dtype, rank, dims, shape, bytes))
-      return status;
-    if (byte_size != bytes)
-      return invalidArgument(
-          fn, "argument 'byte_size' is " + std::to_string(byte_size) +
-                  " but the dtype and dims need " + std::to_string(bytes));
-    if (!data && bytes != 0)
-      return nullArgument(fn, "data");
-    size_t alignment = nnc_dtype_size(dtype);
-    if (reinterpret_cast<uintptr_t>(data) % alignment != 0)
-      return invalidArgument(fn, "argument 'data' is not aligned to " +
-                                     std::to_string(alignment) + " bytes");
-    auto tensor = std::make_unique<nnc_tensor_s>();
-    tensor->dtype = dtype;
-    tensor->dims = std::move(shape);
-    tensor->data = data;
-    tensor->byteSize = bytes;
-    *out_tensor = tensor.release();
-    return nullptr;
-  });
-}
-
-nnc_dtype_t nnc_tensor_dtype(const nnc_tensor_t *tensor) {
-  return tensor ? tensor->dtype : NNC_DTYPE_UNKNOWN;
-}
-
-size_t nnc_tensor_rank(const nnc_tensor_t *tensor) {
-  return tensor ? tensor->dims.size() : 0;
-}
-
-const int64_t *nnc_tensor_dims(const nnc_tensor_t *tensor) {
-  return tensor && !tensor->dims.empty() ? tensor->dims.data() : nullptr;
-}
-
-void *nnc_tensor_data(nnc_tensor_t *tensor) {
-  return tensor ? tensor->data : nullptr;
-}
-
-const void *nnc_tensor_const_data(const nnc_tensor_t *tensor) {
-  return tensor ? tensor->data : nullptr;
-}
-
-size_t nnc_tensor_byte_size(const nnc_tensor_t *tensor) {
-  return tensor ? tensor->byteSize : 0;
-}
-
-void nnc_tensor_destroy(nnc_tensor_t *tensor) { delete tensor; }
-
-nnc_status_t nnc_tensor_read_npy(const char *path, nnc_tensor_t **out_tensor) {
-  static const char *fn = "nnc_tensor_read_npy";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!path)
-      return nullArgument(fn, "path");
-    if (!out_tensor)
-      return nullArgument(fn, "out_tensor");
-    rt::HostTensor storage;
-    if (nnc_status_t status = convertStatus(fn, rt::readNpy(path, storage)))
-      return status;
-    *out_tensor = makeOwnedTensor(std::move(storage)).release();
-    return nullptr;
-  });
-}
-
-nnc_status_t nnc_tensor_read_csv(const char *path, nnc_tensor_t **out_tensor) {
-  static const char *fn = "nnc_tensor_read_csv";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!path)
-      return nullArgument(fn, "path");
-    if (!out_tensor)
-      return nullArgument(fn, "out_tensor");
-    rt::HostTensor storage;
-    if (nnc_status_t status =
-            convertStatus(fn, rt::readCsv(path, rt::CsvOptions(), storage)))
-      return status;
-    *out_tensor = makeOwnedTensor(std::move(storage)).release();
-    return nullptr;
-  });
-}
-
-nnc_status_t nnc_tensor_write_npy(const nnc_tensor_t *tensor,
-                                  const char *path) {
-  static const char *fn = "nnc_tensor_write_npy";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!tensor)
-      return nullArgument(fn, "tensor");
-    if (!path)
-      return nullArgument(fn, "path");
-    if (tensor->storage.data())
-      return convertStatus(fn, rt::writeNpy(path, tensor->storage));
-    // A view: the runtime writer takes a HostTensor, so copy into one.
-    rt::HostTensor copy;
-    if (nnc_status_t status = copyToHost(fn, *tensor, copy))
-      return status;
-    return convertStatus(fn, rt::writeNpy(path, copy));
-  });
-}
-
-} // extern "C"

@@ -1,19 +1,20 @@
-//===- CAPIExecutable.cpp - compile, load, save and run -------------------===//
+//===- CAPIExecutable.cpp - compile and sessions --------------------------===//
 //
-// The executable and session parts of the C API: nnc_model_compile drives the
-// compiler (lib/Compiler) and loads the result through the runtime's Program;
-// sessions keep one executable per set of input shapes.
+// The compile and session parts of the C API: nnc_model_compile drives the
+// compiler (lib/Compiler) and loads the result as libnnc_runtime loads a
+// saved executable (makeExecutable); sessions keep one executable per set of
+// input shapes. Loading, saving and running live in runtime/capi.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc-c/nnc.h"
+#include "nnc-c/compiler.h"
 
 #include "Internal.h"
 
 #include "nnc/Compiler/Compiler.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
-#include "nnc/runtime/Device.h"
+#include "nnc/Target/Target.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Profiler.h"
 #include "nnc/runtime/Program.h"
@@ -22,12 +23,9 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 
 using namespace mlir;
 using namespace nnc::capi;
-
-nnc_executable_s::~nnc_executable_s() = default;
 
 struct nnc_session_s {
   nnc_model_t *model = nullptr;
@@ -41,64 +39,23 @@ struct nnc_session_s {
 
 namespace {
 
-nnc_value_kind_t toKind(rt::ValueKind kind) {
-  switch (kind) {
-  case rt::ValueKind::Input:
-    return NNC_VALUE_INPUT;
-  case rt::ValueKind::Trainable:
-    return NNC_VALUE_TRAINABLE;
-  case rt::ValueKind::Frozen:
-    return NNC_VALUE_FROZEN;
-  case rt::ValueKind::Buffer:
-    return NNC_VALUE_BUFFER;
-  case rt::ValueKind::Output:
-    return NNC_VALUE_OUTPUT;
-  }
-  return NNC_VALUE_INPUT;
-}
-
-std::unique_ptr<ValueInfo> describePlanValue(const rt::PlanValue &value) {
-  auto info = std::make_unique<ValueInfo>();
-  info->name = value.name;
-  info->dims = value.shape;
-  info->info.name = info->name.empty() ? nullptr : info->name.c_str();
-  info->info.kind = toKind(value.kind);
-  info->info.dtype = fromRuntime(value.dtype);
-  info->info.rank = info->dims.size();
-  info->info.dims = info->dims.empty() ? nullptr : info->dims.data();
-  return info;
-}
-
-/// Loads verified executable bytes or file contents into a handle.
-nnc_status_t makeExecutable(const char *fn, rt::ExecutableReader reader,
-                            const std::string &source,
-                            std::unique_ptr<nnc_executable_s> &out) {
-  auto executable = std::make_unique<nnc_executable_s>();
-  rt::Status status = rt::Program::load(std::move(reader), rt::getCpuDevice(),
-                                        source, executable->program);
-  if (!status.isOk())
-    return convertStatus(fn, status);
-  const rt::Plan &plan = executable->program->plan();
-  for (uint32_t i : executable->program->inputs())
-    executable->inputs.push_back(describePlanValue(plan.values[i]));
-  for (uint32_t i : executable->program->outputs())
-    executable->outputs.push_back(describePlanValue(plan.values[i]));
-  out = std::move(executable);
-  return nullptr;
-}
-
 /// Checks compile options and fills in the defaults they leave open.
 nnc_status_t checkCompileOptions(const char *fn,
                                  const nnc_compile_options_t *options,
                                  nnc::CompileOptions &out, uint32_t &threads) {
   if (nnc_status_t status = checkOptions(fn, "options", options))
     return status;
-  if (options->target && *options->target &&
-      std::string(options->target) != "cpu")
+  nnc::registerAllTargets();
+  std::string target = options->target ? options->target : "";
+  if (!nnc::lookupTarget(target)) {
+    std::string known;
+    for (const std::string &name : nnc::registeredTargetNames())
+      known += (known.empty() ? "\"" : ", \"") + name + "\"";
     return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn,
-                      std::string("target '") + options->target +
-                          "' is not supported; this build compiles for "
-                          "\"cpu\"");
+                      "target '" + target +
+                          "' is not supported; this build compiles for " +
+                          known);
+  }
   if (options->precision != NNC_PRECISION_F32)
     return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn,
                       "precision " +
@@ -112,6 +69,7 @@ nnc_status_t checkCompileOptions(const char *fn,
     return invalidArgument(fn, "num_threads is " +
                                    std::to_string(options->num_threads) +
                                    "; it must be 0 (all cores) or more");
+  out.target = target;
   out.optLevel = options->opt_level;
   out.fuse = options->fuse != 0;
   out.measureUnfused = options->measure_unfused != 0;
@@ -217,73 +175,6 @@ nnc_status_t compileModel(const char *fn, nnc_model_t *model,
                          out);
 }
 
-nnc_status_t checkTensors(const char *fn, const char *argument, size_t count,
-                          const void *array) {
-  if (count && !array)
-    return invalidArgument(fn, std::string("argument '") + argument +
-                                   "' is NULL but its count is " +
-                                   std::to_string(count));
-  return nullptr;
-}
-
-nnc_status_t runExecutable(const char *fn, nnc_executable_s *executable,
-                           size_t numInputs, const nnc_tensor_t *const *inputs,
-                           size_t numOutputs, nnc_tensor_t **outputs) {
-  if (nnc_status_t s = checkTensors(fn, "inputs", numInputs, inputs))
-    return s;
-  if (nnc_status_t s = checkTensors(fn, "outputs", numOutputs, outputs))
-    return s;
-  if (numInputs != executable->inputs.size())
-    return invalidArgument(fn, "the executable takes " +
-                                   std::to_string(executable->inputs.size()) +
-                                   " inputs, got " + std::to_string(numInputs));
-  if (numOutputs != executable->outputs.size())
-    return invalidArgument(
-        fn, "the executable has " + std::to_string(executable->outputs.size()) +
-                " outputs, got room for " + std::to_string(numOutputs));
-  std::vector<rt::TensorRef> refs;
-  for (size_t i = 0; i < numInputs; ++i) {
-    const nnc_tensor_t *tensor = inputs[i];
-    if (!tensor)
-      return invalidArgument(fn, "input " + std::to_string(i) + " is NULL");
-    rt::TensorRef ref;
-    ref.dtype = toRuntime(tensor->dtype);
-    ref.dims = tensor->dims.data();
-    ref.rank = tensor->dims.size();
-    ref.data = tensor->data;
-    ref.byteSize = tensor->byteSize;
-    refs.push_back(ref);
-  }
-  std::vector<rt::HostTensor> results;
-  rt::Status status =
-      executable->program->run(refs, results, executable->threads);
-  if (!status.isOk())
-    return convertStatus(fn, status);
-  std::vector<std::unique_ptr<nnc_tensor_s>> made;
-  for (rt::HostTensor &result : results)
-    made.push_back(makeOwnedTensor(std::move(result)));
-  for (size_t i = 0; i < made.size(); ++i)
-    outputs[i] = made[i].release();
-  return nullptr;
-}
-
-nnc_status_t
-valueInfo(const char *fn, const nnc_executable_t *executable, size_t index,
-          const nnc_value_info_t **out,
-          std::vector<std::unique_ptr<ValueInfo>> nnc_executable_s::*member) {
-  if (!executable)
-    return nullArgument(fn, "executable");
-  if (!out)
-    return nullArgument(fn, "out_info");
-  const auto &values = executable->*member;
-  if (index >= values.size())
-    return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
-                      "index " + std::to_string(index) + " is past the " +
-                          std::to_string(values.size()) + " values");
-  *out = &values[index]->info;
-  return nullptr;
-}
-
 } // namespace
 
 extern "C" {
@@ -319,158 +210,6 @@ nnc_status_t nnc_model_compile(nnc_model_t *model,
     return nullptr;
   });
 }
-
-nnc_status_t nnc_executable_load_file(const char *path,
-                                      nnc_executable_t **out_executable) {
-  static const char *fn = "nnc_executable_load_file";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!path)
-      return nullArgument(fn, "path");
-    if (!out_executable)
-      return nullArgument(fn, "out_executable");
-    rt::ExecutableReader reader;
-    rt::Status status = rt::ExecutableReader::openFile(path, reader);
-    if (!status.isOk())
-      return convertStatus(fn, status);
-    std::unique_ptr<nnc_executable_s> executable;
-    if (nnc_status_t s =
-            makeExecutable(fn, std::move(reader), path, executable))
-      return s;
-    *out_executable = executable.release();
-    return nullptr;
-  });
-}
-
-nnc_status_t nnc_executable_load_memory(const void *data, size_t size,
-                                        nnc_executable_t **out_executable) {
-  static const char *fn = "nnc_executable_load_memory";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!data && size)
-      return nullArgument(fn, "data");
-    if (!out_executable)
-      return nullArgument(fn, "out_executable");
-    rt::ExecutableReader reader;
-    rt::Status status =
-        rt::ExecutableReader::fromBytes(data, size, reader, "<memory>");
-    if (!status.isOk())
-      return convertStatus(fn, status);
-    std::unique_ptr<nnc_executable_s> executable;
-    if (nnc_status_t s =
-            makeExecutable(fn, std::move(reader), "<memory>", executable))
-      return s;
-    *out_executable = executable.release();
-    return nullptr;
-  });
-}
-
-nnc_status_t nnc_executable_save(const nnc_executable_t *executable,
-                                 const char *path) {
-  static const char *fn = "nnc_executable_save";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!executable)
-      return nullArgument(fn, "executable");
-    if (!path)
-      return nullArgument(fn, "path");
-    const rt::ExecutableReader &reader = executable->program->executable();
-    return convertStatus(
-        fn, rt::writeFileAtomically(path, reader.data(), reader.size()));
-  });
-}
-
-size_t nnc_executable_input_count(const nnc_executable_t *executable) {
-  return executable ? executable->inputs.size() : 0;
-}
-
-size_t nnc_executable_output_count(const nnc_executable_t *executable) {
-  return executable ? executable->outputs.size() : 0;
-}
-
-nnc_status_t nnc_executable_input_info(const nnc_executable_t *executable,
-                                       size_t index,
-                                       const nnc_value_info_t **out_info) {
-  static const char *fn = "nnc_executable_input_info";
-  return guarded(fn, [&] {
-    return valueInfo(fn, executable, index, out_info,
-                     &nnc_executable_s::inputs);
-  });
-}
-
-nnc_status_t nnc_executable_output_info(const nnc_executable_t *executable,
-                                        size_t index,
-                                        const nnc_value_info_t **out_info) {
-  static const char *fn = "nnc_executable_output_info";
-  return guarded(fn, [&] {
-    return valueInfo(fn, executable, index, out_info,
-                     &nnc_executable_s::outputs);
-  });
-}
-
-nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
-                                  nnc_executable_stats_t *out_stats) {
-  static const char *fn = "nnc_executable_stats";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!executable)
-      return nullArgument(fn, "executable");
-    if (!out_stats)
-      return nullArgument(fn, "out_stats");
-    if (out_stats->struct_size != sizeof(nnc_executable_stats_t))
-      return invalidArgument(
-          fn, "out_stats->struct_size is " +
-                  std::to_string(out_stats->struct_size) + "; expected " +
-                  std::to_string(sizeof(nnc_executable_stats_t)));
-    const rt::Program &program = *executable->program;
-    const rt::Plan &plan = program.plan();
-    uint64_t ioBytes = 0;
-    for (size_t index = 0; index < plan.values.size(); ++index) {
-      const rt::PlanValue &value = plan.values[index];
-      // Weights and the arena are counted below; an output written into
-      // its input's buffer takes none of its own.
-      bool donated = llvm::any_of(
-          plan.donations, [&](auto pair) { return pair.first == index; });
-      if (value.role == rt::ValueRole::Weight ||
-          value.role == rt::ValueRole::Scratch || donated)
-        continue;
-      int64_t elements = 0;
-      size_t bytes = 0;
-      if (rt::checkedShapeSize(value.shape, rt::dtypeSize(value.dtype),
-                               elements, bytes)
-              .isOk())
-        ioBytes += bytes;
-    }
-    out_stats->kernel_count = static_cast<uint32_t>(plan.steps.size());
-    out_stats->library_calls = plan.libraryCalls;
-    out_stats->code_bytes = program.codeBytes();
-    out_stats->weight_bytes = program.weightBytes();
-    out_stats->peak_memory_bytes = ioBytes + program.weightBytes() +
-                                   program.scratchBytes() +
-                                   plan.kernelAllocBytes;
-    out_stats->compile_seconds = executable->compileSeconds;
-    out_stats->from_cache = executable->fromCache ? 1 : 0;
-    out_stats->arena_bytes = program.scratchBytes();
-    out_stats->kernel_alloc_bytes = plan.kernelAllocBytes;
-    uint64_t moved = 0;
-    for (const rt::PlanStep &step : plan.steps)
-      moved += step.bytesRead + step.bytesWritten;
-    out_stats->bytes_moved = moved;
-    out_stats->unfused_kernel_count = plan.unfusedKernels;
-    out_stats->unfused_bytes_moved = plan.unfusedBytesMoved;
-    return nullptr;
-  });
-}
-
-nnc_status_t nnc_executable_run(nnc_executable_t *executable, size_t num_inputs,
-                                const nnc_tensor_t *const *inputs,
-                                size_t num_outputs, nnc_tensor_t **outputs) {
-  static const char *fn = "nnc_executable_run";
-  return guarded(fn, [&]() -> nnc_status_t {
-    if (!executable)
-      return nullArgument(fn, "executable");
-    return runExecutable(fn, executable, num_inputs, inputs, num_outputs,
-                         outputs);
-  });
-}
-
-void nnc_executable_destroy(nnc_executable_t *executable) { delete executable; }
 
 nnc_status_t nnc_session_create(nnc_model_t *model,
                                 const nnc_compile_options_t *options,

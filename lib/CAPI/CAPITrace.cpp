@@ -1,6 +1,6 @@
 //===- CAPITrace.cpp - building and parsing models in the C API -----------===//
 //
-// Implements the tracing section of include/nnc-c/nnc.h, which builds a
+// Implements the tracing section of include/nnc-c/compiler.h, which builds a
 // func.func in the nnc dialect op by op as the C++ Tracer does (inputs first,
 // then parameters, marked with `nnc.param`), and nnc_model_parse_mlir.
 // Parameters' initial values travel as an `nnc.value` argument attribute

@@ -1,16 +1,17 @@
 //===- CAPIHelpers.h - C++ conveniences over the public C API ---*- C++ -*-===//
 //
-// Owning wrappers for C API handles and the formatting the command-line
-// tools share (shapes, dtypes, element values). Tools that include this are
-// clients of include/nnc-c/nnc.h and nothing else of nnc, so it includes
-// nothing else.
+// Owning wrappers for the runtime's C API handles and the formatting the
+// command-line tools share (shapes, dtypes, element values). Tools that
+// include this are clients of the public C API and nothing else of nnc, so
+// it includes nothing else; it needs only nnc-c/runtime.h (libnnc_runtime),
+// CompilerHelpers.h wraps the compiler's handles.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NNC_TOOLS_COMMON_CAPIHELPERS_H
 #define NNC_TOOLS_COMMON_CAPIHELPERS_H
 
-#include "nnc-c/nnc.h"
+#include "nnc-c/runtime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,12 +29,6 @@ namespace nnc::tools {
 struct StatusDeleter {
   void operator()(nnc_status_s *s) const { nnc_status_destroy(s); }
 };
-struct ContextDeleter {
-  void operator()(nnc_context_t *c) const { nnc_context_destroy(c); }
-};
-struct ModelDeleter {
-  void operator()(nnc_model_t *m) const { nnc_model_destroy(m); }
-};
 struct TensorDeleter {
   void operator()(nnc_tensor_t *t) const { nnc_tensor_destroy(t); }
 };
@@ -42,8 +37,6 @@ struct ExecutableDeleter {
 };
 
 using Status = std::unique_ptr<nnc_status_s, StatusDeleter>;
-using Context = std::unique_ptr<nnc_context_t, ContextDeleter>;
-using Model = std::unique_ptr<nnc_model_t, ModelDeleter>;
 using Tensor = std::unique_ptr<nnc_tensor_t, TensorDeleter>;
 using Executable = std::unique_ptr<nnc_executable_t, ExecutableDeleter>;
 

@@ -13,6 +13,7 @@
 #include "nnc-c/nnc.h"
 
 #include "../common/CAPIHelpers.h"
+#include "../common/CompilerHelpers.h"
 
 #include <algorithm>
 #include <array>

@@ -290,12 +290,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
 
   // The evaluation set, in order, in batches as large as allowed.
   Loader evalLoader;
-  int64_t outputIndex = 0, numOutputs = nnc_model_output_count(model.get());
+  int64_t outputIndex = 0,
+          numOutputs = compiler().nnc_model_output_count(model.get());
   if (!output.empty()) {
     outputIndex = -1;
     for (int64_t k = 0; k < numOutputs; ++k) {
       const nnc_value_info_t *info = nullptr;
-      nnc_status_destroy(nnc_model_output_info(model.get(), k, &info));
+      nnc_status_destroy(
+          compiler().nnc_model_output_info(model.get(), k, &info));
       if (info && info->name && output == info->name)
         outputIndex = k;
     }
@@ -315,14 +317,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (args.has("--resume")) {
     std::string path = args.get("--resume");
     if (nnc_status_t status =
-            nnc_trainer_load_checkpoint(trainer.get(), path.c_str()))
+            compiler().nnc_trainer_load_checkpoint(trainer.get(), path.c_str()))
       return fail({takeMessage(status)});
     const char *epochText =
-        nnc_trainer_checkpoint_metadata(trainer.get(), "data.epoch");
+        compiler().nnc_trainer_checkpoint_metadata(trainer.get(), "data.epoch");
     const char *indexText =
-        nnc_trainer_checkpoint_metadata(trainer.get(), "data.index");
-    const char *batchText =
-        nnc_trainer_checkpoint_metadata(trainer.get(), "data.batch_size");
+        compiler().nnc_trainer_checkpoint_metadata(trainer.get(), "data.index");
+    const char *batchText = compiler().nnc_trainer_checkpoint_metadata(
+        trainer.get(), "data.batch_size");
     if (!epochText || !indexText || !batchText)
       return fail({"checkpoint '" + path +
                    "' has no data position (data.epoch, data.index)"});
@@ -364,7 +366,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                 b = std::to_string(batchSize);
     const char *keys[] = {"data.epoch", "data.index", "data.batch_size"};
     const char *values[] = {e.c_str(), i.c_str(), b.c_str()};
-    if (nnc_status_t status = nnc_trainer_save_checkpoint(
+    if (nnc_status_t status = compiler().nnc_trainer_save_checkpoint(
             trainer.get(), checkpointPath.c_str(), 3, keys, values)) {
       failure = {takeMessage(status)};
       return false;
@@ -374,7 +376,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   int64_t lastEvalStep = -1;
   double lastMetric = 0;
   auto runEval = [&](int64_t epoch, double &metric) -> bool {
-    if (lastEvalStep == nnc_trainer_step_count(trainer.get())) {
+    if (lastEvalStep == compiler().nnc_trainer_step_count(trainer.get())) {
       metric = lastMetric;
       return true;
     }
@@ -386,16 +388,16 @@ int nnc::tools::runTrain(int argc, char **argv) {
         classLoss
             ? 100.0 * result.correct / std::max<int64_t>(1, result.elements)
             : result.squaredError / std::max<int64_t>(1, result.elements);
-    metrics.eval(nnc_trainer_step_count(trainer.get()), epoch,
+    metrics.eval(compiler().nnc_trainer_step_count(trainer.get()), epoch,
                  classLoss ? "accuracy" : "mse", metric);
-    lastEvalStep = nnc_trainer_step_count(trainer.get());
+    lastEvalStep = compiler().nnc_trainer_step_count(trainer.get());
     lastMetric = metric;
     return true;
   };
 
   // The loop: one batch per trainer step call; `accumulate` calls make an
   // optimizer step.
-  int64_t startStep = nnc_trainer_step_count(trainer.get());
+  int64_t startStep = compiler().nnc_trainer_step_count(trainer.get());
   if (startStep >= totalSteps) {
     std::fprintf(stderr,
                  "nnc-run: the checkpoint is at step %lld of %lld; "
@@ -424,8 +426,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
       std::vector<const nnc_tensor_t *> data;
       for (size_t i = 0; i < count; ++i)
         data.push_back(nnc_batch_tensor(batch.get(), i));
-      if (nnc_status_t status =
-              nnc_trainer_step(trainer.get(), data.size(), data.data(), &info))
+      if (nnc_status_t status = compiler().nnc_trainer_step(
+              trainer.get(), data.size(), data.data(), &info))
         return fail({takeMessage(status)});
       computeSeconds += info.seconds;
       samples += nnc_batch_size(batch.get());
@@ -510,15 +512,16 @@ int nnc::tools::runTrain(int argc, char **argv) {
   double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  std::printf("trained %lld steps (%lld samples) in %.1f s (%.1f s in the "
-              "training step, %.2f s waiting for data)%s\n",
-              (long long)(nnc_trainer_step_count(trainer.get()) - startStep),
-              (long long)samples, elapsed, computeSeconds,
-              nnc_loader_wait_seconds(loader.get()),
-              skipped ? (", " + std::to_string(skipped) +
-                         " skipped for non-finite gradients")
-                            .c_str()
-                      : "");
+  std::printf(
+      "trained %lld steps (%lld samples) in %.1f s (%.1f s in the "
+      "training step, %.2f s waiting for data)%s\n",
+      (long long)(compiler().nnc_trainer_step_count(trainer.get()) - startStep),
+      (long long)samples, elapsed, computeSeconds,
+      nnc_loader_wait_seconds(loader.get()),
+      skipped ? (", " + std::to_string(skipped) +
+                 " skipped for non-finite gradients")
+                    .c_str()
+              : "");
   if (args.switches.count("--report"))
     printStepReport(trainer.get());
   std::printf("final loss: %.6g\n", lastLoss);
@@ -594,18 +597,19 @@ int nnc::tools::runGrad(int argc, char **argv) {
   }
 
   std::vector<std::string> paramNames;
-  size_t numParams = nnc_trainer_parameter_count(trainer.get());
+  size_t numParams = compiler().nnc_trainer_parameter_count(trainer.get());
   for (size_t i = 0; i < numParams; ++i) {
     const nnc_value_info_t *info = nullptr;
-    nnc_status_destroy(nnc_trainer_parameter(trainer.get(), i, &info, nullptr));
+    nnc_status_destroy(
+        compiler().nnc_trainer_parameter(trainer.get(), i, &info, nullptr));
     if (info && info->kind == NNC_VALUE_TRAINABLE)
       paramNames.push_back(info->name ? info->name : "");
   }
   std::vector<nnc_tensor_t *> gradients(paramNames.size(), nullptr);
   double loss = 0;
-  if (nnc_status_t status =
-          nnc_trainer_gradients(trainer.get(), data.size(), data.data(), &loss,
-                                gradients.size(), gradients.data()))
+  if (nnc_status_t status = compiler().nnc_trainer_gradients(
+          trainer.get(), data.size(), data.data(), &loss, gradients.size(),
+          gradients.data()))
     return fail({takeMessage(status)});
   std::vector<Tensor> grads;
   for (nnc_tensor_t *g : gradients)

@@ -175,15 +175,18 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 
 bool loadModel(const std::string &path, Context &context, Model &model,
                Failure &failure) {
+  if (!openCompiler("importing " + path, failure.message))
+    return false;
   nnc_context_t *rawContext = nullptr;
-  if (nnc_status_t status = nnc_context_create(nullptr, &rawContext)) {
+  if (nnc_status_t status =
+          compiler().nnc_context_create(nullptr, &rawContext)) {
     failure = {takeMessage(status)};
     return false;
   }
   context.reset(rawContext);
   nnc_model_t *raw = nullptr;
   if (endsWith(path, ".onnx")) {
-    if (nnc_status_t status = nnc_model_import_onnx_file(
+    if (nnc_status_t status = compiler().nnc_model_import_onnx_file(
             context.get(), path.c_str(), nullptr, &raw)) {
       failure = {takeMessage(status)};
       return false;
@@ -196,7 +199,7 @@ bool loadModel(const std::string &path, Context &context, Model &model,
     }
     std::string text((std::istreambuf_iterator<char>(in)),
                      std::istreambuf_iterator<char>());
-    if (nnc_status_t status = nnc_model_parse_mlir(
+    if (nnc_status_t status = compiler().nnc_model_parse_mlir(
             context.get(), text.data(), text.size(), path.c_str(), &raw)) {
       failure = {takeMessage(status)};
       return false;
@@ -320,7 +323,8 @@ void printStepReport(const nnc_trainer_t *trainer) {
   nnc_executable_stats_t stats;
   std::memset(&stats, 0, sizeof(stats));
   stats.struct_size = sizeof(stats);
-  if (nnc_status_t status = nnc_trainer_step_stats(trainer, &stats)) {
+  if (nnc_status_t status =
+          compiler().nnc_trainer_step_stats(trainer, &stats)) {
     std::fprintf(stderr, "nnc-run: warning: no report: %s\n",
                  takeMessage(status).c_str());
     return;
@@ -336,8 +340,8 @@ bool makeTrainer(const Args &args, nnc_model_t *model,
   if (!fillCompileOptions(args, compileOptions, cacheDir, failure))
     return false;
   nnc_trainer_t *raw = nullptr;
-  if (nnc_status_t status =
-          nnc_trainer_create(model, &options, &compileOptions, &raw)) {
+  if (nnc_status_t status = compiler().nnc_trainer_create(
+          model, &options, &compileOptions, &raw)) {
     failure = {takeMessage(status)};
     return false;
   }

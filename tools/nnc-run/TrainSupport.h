@@ -13,6 +13,7 @@
 #include "nnc-c/nnc.h"
 
 #include "../common/CAPIHelpers.h"
+#include "CompilerLibrary.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -32,7 +33,7 @@ struct Failure {
 };
 
 struct TrainerDeleter {
-  void operator()(nnc_trainer_t *t) const { nnc_trainer_destroy(t); }
+  void operator()(nnc_trainer_t *t) const { compiler().nnc_trainer_destroy(t); }
 };
 struct LoaderDeleter {
   void operator()(nnc_loader_t *l) const { nnc_loader_destroy(l); }

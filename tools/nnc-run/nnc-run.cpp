@@ -3,13 +3,15 @@
 // Compiles an ONNX or MLIR model (or loads a compiled .nncx) for the shapes
 // of the inputs it is given, runs it, and writes or prints the outputs;
 // optionally reports the executable's figures and benchmarks it. A client of
-// the public C API (include/nnc-c/nnc.h) and of nothing else in nnc.
+// the public C API (include/nnc-c/nnc.h) and of nothing else in nnc: it
+// links libnnc_runtime and opens libnnc only to compile (CompilerLibrary.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnc-c/nnc.h"
 
 #include "../common/CAPIHelpers.h"
+#include "CompilerLibrary.h"
 #include "Train.h"
 
 #include <algorithm>
@@ -231,8 +233,10 @@ bool readInputs(const Options &options, GivenInputs &given, Failure &failure) {
       }
     } else if (endsWith(file, ".pb")) {
       char *stored = nullptr;
+      if (!openCompiler("reading the ONNX tensor " + file, failure.message))
+        return false;
       if (nnc_status_t status =
-              nnc_tensor_read_onnx(file.c_str(), &raw, &stored)) {
+              compiler().nnc_tensor_read_onnx(file.c_str(), &raw, &stored)) {
         failure = {"input '" + (name.empty() ? file : name) +
                    "': " + takeMessage(status)};
         return false;
@@ -307,8 +311,11 @@ std::string listNames(const std::vector<std::string> &names) {
 /// Imports or parses the model and compiles it for the given inputs.
 bool compileModel(const Options &options, const GivenInputs &given,
                   Executable &executable, Failure &failure) {
+  if (!openCompiler("compiling " + options.model, failure.message))
+    return false;
   nnc_context_t *rawContext = nullptr;
-  if (nnc_status_t status = nnc_context_create(nullptr, &rawContext)) {
+  if (nnc_status_t status =
+          compiler().nnc_context_create(nullptr, &rawContext)) {
     failure = {takeMessage(status)};
     return false;
   }
@@ -320,7 +327,7 @@ bool compileModel(const Options &options, const GivenInputs &given,
     if (!options.bindIntegerInputs.empty())
       importOptions.integer_inputs_directory =
           options.bindIntegerInputs.c_str();
-    if (nnc_status_t status = nnc_model_import_onnx_file(
+    if (nnc_status_t status = compiler().nnc_model_import_onnx_file(
             context.get(), options.model.c_str(), &importOptions, &rawModel)) {
       failure = {takeMessage(status)};
       if (options.bindIntegerInputs.empty() &&
@@ -334,9 +341,9 @@ bool compileModel(const Options &options, const GivenInputs &given,
     std::string text = readFile(options.model, failure);
     if (!failure.message.empty())
       return false;
-    if (nnc_status_t status =
-            nnc_model_parse_mlir(context.get(), text.data(), text.size(),
-                                 options.model.c_str(), &rawModel)) {
+    if (nnc_status_t status = compiler().nnc_model_parse_mlir(
+            context.get(), text.data(), text.size(), options.model.c_str(),
+            &rawModel)) {
       failure = {takeMessage(status)};
       return false;
     }
@@ -349,9 +356,10 @@ bool compileModel(const Options &options, const GivenInputs &given,
   std::set<std::string> known;
   std::vector<nnc_shape_t> shapes;
   std::vector<std::string> skippedParams;
-  for (size_t i = 0; i < nnc_model_input_count(model.get()); ++i) {
+  for (size_t i = 0; i < compiler().nnc_model_input_count(model.get()); ++i) {
     const nnc_value_info_t *info = nullptr;
-    if (nnc_status_t status = nnc_model_input_info(model.get(), i, &info)) {
+    if (nnc_status_t status =
+            compiler().nnc_model_input_info(model.get(), i, &info)) {
       failure = {takeMessage(status)};
       return false;
     }
@@ -392,9 +400,9 @@ bool compileModel(const Options &options, const GivenInputs &given,
   compileOptions.fuse = options.noFuse ? 0 : 1;
   compileOptions.measure_unfused = options.report && !options.noFuse;
   nnc_executable_t *rawExecutable = nullptr;
-  if (nnc_status_t status =
-          nnc_model_compile(model.get(), &compileOptions, shapes.size(),
-                            shapes.data(), &rawExecutable)) {
+  if (nnc_status_t status = compiler().nnc_model_compile(
+          model.get(), &compileOptions, shapes.size(), shapes.data(),
+          &rawExecutable)) {
     bool mismatch = nnc_status_code(status) == NNC_STATUS_INVALID_ARGUMENT &&
                     !skippedParams.empty();
     failure = {takeMessage(status)};

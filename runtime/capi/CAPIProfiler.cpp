@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nnc-c/nnc.h"
+#include "nnc-c/runtime.h"
 
-#include "Internal.h"
+#include "Handles.h"
 
 #include "nnc/runtime/Profiler.h"
 

@@ -1,0 +1,532 @@
+/*===- nnc-c/compiler.h - the compiler half of the nnc C API ------*- C -*-===*\
+|*                                                                            *|
+|* Contexts, ONNX and MLIR import, graph tracing, compilation to executables, *|
+|* sessions that specialize on input shapes, and trainers. Implemented by     *|
+|* libnnc, which links libnnc_runtime (nnc-c/runtime.h, included here) and    *|
+|* MLIR/LLVM. The conventions at the top of nnc-c/runtime.h hold here too.    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef NNC_C_COMPILER_H
+#define NNC_C_COMPILER_H
+
+#include "nnc-c/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===----------------------------------------------------------------------===*
+ * Context
+ *===----------------------------------------------------------------------===*/
+
+/* A compiler context: an MLIRContext with the nnc dialects registered. Every
+ * model lives in one. A context and the models in it may be used by one
+ * thread at a time (the caller serializes); distinct contexts are
+ * independent and may be used concurrently. */
+typedef struct nnc_context_s nnc_context_t;
+
+typedef struct nnc_context_options_t {
+  /* Stamped by nnc_context_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* Nonzero (the default) lets MLIR use a thread pool inside a call; zero
+   * keeps every call on the calling thread. */
+  int32_t enable_multithreading;
+} nnc_context_options_t;
+
+/* Fills `options` (borrowed, written) with the defaults and stamps the size
+ * and ABI version this program was compiled with. Inline so that the stamp
+ * is the caller's, which is what lets the library detect a mismatch.
+ * Thread-safe. */
+static inline void
+nnc_context_options_initialize(nnc_context_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->enable_multithreading = 1;
+}
+
+/* Creates a context. `options` (borrowed) may be NULL for the defaults; a
+ * struct not stamped by nnc_context_options_initialize of this ABI version is
+ * rejected (INVALID_ARGUMENT). `out_context` (owned by the caller on success)
+ * receives the handle. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_context_create(
+    const nnc_context_options_t *options, nnc_context_t **out_context);
+
+/* Releases `context` (owned; NULL is a no-op). Models created in it keep it
+ * alive internally, so they may be destroyed before or after it, but they
+ * stay bound to its threading rule. Not thread-safe with other uses of the
+ * context or its models. */
+NNC_API_EXPORT void nnc_context_destroy(nnc_context_t *context);
+
+/*===----------------------------------------------------------------------===*
+ * Models
+ *===----------------------------------------------------------------------===*/
+
+/* A model: one imported function in the nnc dialect. Its arguments are the
+ * graph inputs followed by the parameters (floating-point initializers); its
+ * results are the graph outputs. Subject to its context's threading rule. */
+typedef struct nnc_model_s nnc_model_t;
+
+typedef struct nnc_import_options_t {
+  /* Stamped by nnc_import_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* Name of the imported function (borrowed during the call); NULL or ""
+   * means "main". */
+  const char *function_name;
+  /* Nonzero marks floating-point initializers as frozen parameters instead
+   * of trainable ones. Default 0. */
+  int32_t freeze_initializers;
+  /* Folder that external tensor data is read from (borrowed during the
+   * call). NULL or "": the model file's folder for
+   * nnc_model_import_onnx_file; external data is rejected for
+   * nnc_model_import_onnx_memory. */
+  const char *model_directory;
+  /* Folder of serialized TensorProtos (borrowed during the call) that bind
+   * every integer graph input to a compile-time value: the input at
+   * position k among the graph inputs takes the value in
+   * `<dir>/input_<k>.pb` (the layout of the ONNX backend test data), becomes
+   * a constant and leaves the signature. This lets shapes given as inputs
+   * (a Reshape's target shape) be known at compile time. NULL or "" (the
+   * default): none are bound. */
+  const char *integer_inputs_directory;
+} nnc_import_options_t;
+
+/* Fills `options` (borrowed, written) with the defaults and stamps the size
+ * and ABI version this program was compiled with. Thread-safe. */
+static inline void
+nnc_import_options_initialize(nnc_import_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->function_name = NULL;
+  options->freeze_initializers = 0;
+  options->model_directory = NULL;
+  options->integer_inputs_directory = NULL;
+}
+
+/* Reads and imports the binary ONNX model (ModelProto) at `path` (borrowed,
+ * NUL-terminated) into `context` (borrowed). `options` (borrowed) may be NULL
+ * for the defaults. `out_model` (owned by the caller on success) receives the
+ * model. NOT_FOUND when the file does not exist; INVALID_ARGUMENT, with the
+ * importer's diagnostics, when the model is invalid or uses what nnc does not
+ * support. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_import_onnx_file(
+    nnc_context_t *context, const char *path,
+    const nnc_import_options_t *options, nnc_model_t **out_model);
+
+/* Imports the serialized ONNX model in `data[0, size)` (borrowed during the
+ * call only). `name` (borrowed, may be NULL) names the model in messages.
+ * Otherwise as nnc_model_import_onnx_file. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_import_onnx_memory(
+    nnc_context_t *context, const void *data, size_t size, const char *name,
+    const nnc_import_options_t *options, nnc_model_t **out_model);
+
+/* Writes the textual IR of `model` (borrowed) through `callback`, passing
+ * `user_data` (borrowed, may be NULL) along. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_print(nnc_model_t *model,
+                                            nnc_string_callback_t callback,
+                                            void *user_data);
+
+/* The number of arguments (inputs and parameters) / results of `model`
+ * (borrowed); 0 for NULL. Context threading rule. */
+NNC_API_EXPORT size_t nnc_model_input_count(const nnc_model_t *model);
+NNC_API_EXPORT size_t nnc_model_output_count(const nnc_model_t *model);
+
+/* Sets `*out_info` to the signature of argument / result `index` of `model`
+ * (borrowed); see nnc_value_info_t for its lifetime. OUT_OF_RANGE for an
+ * index past the count. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_input_info(
+    const nnc_model_t *model, size_t index, const nnc_value_info_t **out_info);
+NNC_API_EXPORT nnc_status_t nnc_model_output_info(
+    const nnc_model_t *model, size_t index, const nnc_value_info_t **out_info);
+
+/* Releases `model` (owned; NULL is a no-op). Context threading rule. */
+NNC_API_EXPORT void nnc_model_destroy(nnc_model_t *model);
+
+/*===----------------------------------------------------------------------===*
+ * Tensor files of the ONNX test data
+ *===----------------------------------------------------------------------===*/
+
+/* Reads a serialized ONNX TensorProto (the `input_0.pb` files of the ONNX
+ * test data) at `path` (borrowed) into a new owned tensor. `out_name`
+ * (optional; owned by the caller, release with nnc_string_destroy) receives
+ * the tensor's name, "" when it has none. External data and element types
+ * without an nnc_dtype_t are rejected (UNIMPLEMENTED). Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_read_onnx(const char *path,
+                                                 nnc_tensor_t **out_tensor,
+                                                 char **out_name);
+
+/*===----------------------------------------------------------------------===*
+ * Tracing
+ *===----------------------------------------------------------------------===*/
+
+/* A graph under construction: a function in the nnc dialect built op by op,
+ * as the C++ tracing API (nnc/Trace/Tracer.h) does. Values are small
+ * integers (nnc_value_t) valid within their graph. A graph belongs to its
+ * context and follows its threading rule. */
+typedef struct nnc_graph_s nnc_graph_t;
+typedef int32_t nnc_value_t;
+
+/* Starts a graph named `name` (borrowed; NULL means "main") in `context`
+ * (borrowed). `out_graph` (owned by the caller) receives it. Context
+ * threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_create(nnc_context_t *context,
+                                             const char *name,
+                                             nnc_graph_t **out_graph);
+
+/* Adds a graph input (kind NNC_VALUE_INPUT) or a parameter (TRAINABLE,
+ * FROZEN or BUFFER) of `dtype` and shape `dims[0, rank)` (-1 for a dynamic
+ * dimension) named `name` (borrowed, may be NULL). Parameters may carry an
+ * initial value: `initial` (borrowed during the call, may be NULL) with
+ * exactly that dtype and shape, which a compiled executable then embeds in
+ * its weights. `out_value` receives the value. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_add_argument(
+    nnc_graph_t *graph, nnc_value_kind_t kind, const char *name,
+    nnc_dtype_t dtype, size_t rank, const int64_t *dims,
+    const nnc_tensor_t *initial, nnc_value_t *out_value);
+
+/* Adds a constant holding a copy of `tensor` (borrowed). Context threading
+ * rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_add_constant(nnc_graph_t *graph,
+                                                   const nnc_tensor_t *tensor,
+                                                   nnc_value_t *out_value);
+
+/* Adds the nnc op `op_name` (borrowed, e.g. "nnc.matmul" or "matmul") with
+ * `num_operands` operands and the attributes `attributes` (borrowed, NULL or
+ * an MLIR attribute dictionary in text, e.g. "{perm = array<i64: 1, 0>}").
+ * Result types are inferred, so only ops that infer them (every op whose
+ * assembly format lists no result type) are accepted. Up to `max_results`
+ * result values are written to `out_results` and their number to
+ * `*out_num_results`. An invalid op is rejected with the verifier's message
+ * (INVALID_ARGUMENT) and leaves the graph unchanged. Context threading
+ * rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_add_op(
+    nnc_graph_t *graph, const char *op_name, size_t num_operands,
+    const nnc_value_t *operands, const char *attributes, size_t max_results,
+    nnc_value_t *out_results, size_t *out_num_results);
+
+/* Finishes `graph` (consumed: destroyed even on failure) with the results
+ * `outputs[0, num_outputs)`, verifies it and turns it into a model
+ * (owned by the caller). Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_graph_finish(nnc_graph_t *graph,
+                                             size_t num_outputs,
+                                             const nnc_value_t *outputs,
+                                             nnc_model_t **out_model);
+
+/* Releases an unfinished graph (owned; NULL is a no-op). Context threading
+ * rule. */
+NNC_API_EXPORT void nnc_graph_destroy(nnc_graph_t *graph);
+
+/* Parses a module in MLIR text (borrowed, `size` bytes; `name` borrowed, may
+ * be NULL, names it in messages) holding one nnc function and makes it a
+ * model. Parameter arguments may carry their values as an `nnc.value`
+ * argument attribute (the ONNX importer writes them so). Context threading
+ * rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_parse_mlir(nnc_context_t *context,
+                                                 const char *text, size_t size,
+                                                 const char *name,
+                                                 nnc_model_t **out_model);
+
+/*===----------------------------------------------------------------------===*
+ * Compilation
+ *===----------------------------------------------------------------------===*/
+
+typedef enum nnc_precision_t {
+  NNC_PRECISION_F32 = 0, /* compute in the model's own types */
+} nnc_precision_t;
+
+typedef struct nnc_compile_options_t {
+  /* Stamped by nnc_compile_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* What to compile for (borrowed during the call): NULL, "" or "cpu" is the
+   * host CPU; anything else is UNIMPLEMENTED today. */
+  const char *target;
+  nnc_precision_t precision;
+  /* The on-disk compile cache (borrowed during the call). NULL: the
+   * environment variable NNC_CACHE_DIR, else $XDG_CACHE_HOME/nnc, else
+   * $HOME/.cache/nnc. "" turns the disk cache off. */
+  const char *cache_dir;
+  /* LLVM optimization level 0..3; default 2. */
+  int32_t opt_level;
+  /* Threads a run may use; 0 (the default) means every core. */
+  int32_t num_threads;
+  /* Fuse ops into kernels (default 1); 0 compiles one kernel per op, to
+   * compare. */
+  int32_t fuse;
+  /* Nonzero: also count the kernels and bytes moved of the same function
+   * compiled without fusion (the stats' unfused figures; default 0). */
+  int32_t measure_unfused;
+} nnc_compile_options_t;
+
+/* Fills `options` (borrowed, written) with the defaults and stamps the size
+ * and ABI version. Thread-safe. */
+static inline void
+nnc_compile_options_initialize(nnc_compile_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->target = NULL;
+  options->precision = NNC_PRECISION_F32;
+  options->cache_dir = NULL;
+  options->opt_level = 2;
+  options->num_threads = 0;
+  options->fuse = 1;
+  options->measure_unfused = 0;
+}
+
+/* A concrete shape for one input. */
+typedef struct nnc_shape_t {
+  size_t rank;
+  const int64_t *dims; /* borrowed; NULL when rank is 0 */
+} nnc_shape_t;
+
+/* Compiles `model` (borrowed) for concrete input shapes: `shapes` (borrowed)
+ * holds one shape per executable input (see nnc_executable_t), or is NULL
+ * with `num_shapes` 0 when every input shape is static. `options` (borrowed)
+ * may be NULL for the defaults. Looks in the compile cache first and fills
+ * it after a compile. `out_executable` (owned by the caller) receives the
+ * loaded executable. UNIMPLEMENTED names the first op the backend cannot
+ * compile. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_compile(
+    nnc_model_t *model, const nnc_compile_options_t *options,
+    size_t num_shapes, const nnc_shape_t *shapes,
+    nnc_executable_t **out_executable);
+
+/*===----------------------------------------------------------------------===*
+ * Sessions: shape specialization at run time
+ *===----------------------------------------------------------------------===*/
+
+/* A model plus compile options that compiles on first use for each set of
+ * input shapes it is run with and keeps every specialization (and the disk
+ * cache) for later runs. Follows its model's context threading rule. */
+typedef struct nnc_session_s nnc_session_t;
+
+/* Creates a session over `model` (borrowed; must outlive the session) with
+ * `options` (borrowed, copied; NULL for the defaults). */
+NNC_API_EXPORT nnc_status_t nnc_session_create(
+    nnc_model_t *model, const nnc_compile_options_t *options,
+    nnc_session_t **out_session);
+
+/* Finds or compiles the executable for the shapes of `inputs`, then runs it
+ * as nnc_executable_run does. `out_executable` (optional, borrowed from the
+ * session, valid until it is destroyed) receives the executable used. */
+NNC_API_EXPORT nnc_status_t nnc_session_run(
+    nnc_session_t *session, size_t num_inputs,
+    const nnc_tensor_t *const *inputs, size_t num_outputs,
+    nnc_tensor_t **outputs, nnc_executable_t **out_executable);
+
+/* The number of specializations compiled or loaded so far. */
+NNC_API_EXPORT size_t nnc_session_specialization_count(
+    const nnc_session_t *session);
+
+/* Releases `session` (owned; NULL is a no-op) and its executables. */
+NNC_API_EXPORT void nnc_session_destroy(nnc_session_t *session);
+
+/*===----------------------------------------------------------------------===*
+ * Training
+ *===----------------------------------------------------------------------===*/
+
+typedef enum nnc_loss_t {
+  NNC_LOSS_CROSS_ENTROPY = 0, /* softmax cross-entropy, int64 class labels */
+  NNC_LOSS_NLL = 1,           /* on log-probabilities, int64 class labels */
+  NNC_LOSS_MSE = 2,           /* targets of the output's type */
+} nnc_loss_t;
+
+typedef enum nnc_optimizer_t {
+  NNC_OPTIMIZER_SGD = 0,
+  NNC_OPTIMIZER_ADAM = 1,
+  NNC_OPTIMIZER_ADAMW = 2,
+} nnc_optimizer_t;
+
+typedef enum nnc_lr_schedule_t {
+  NNC_LR_CONSTANT = 0, /* learning_rate throughout */
+  NNC_LR_STEP = 1,     /* times gamma every step_size optimizer steps */
+  NNC_LR_COSINE = 2,   /* linear warm-up, then cosine down to min_lr */
+} nnc_lr_schedule_t;
+
+typedef struct nnc_train_options_t {
+  /* Stamped by nnc_train_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* The model output the loss attaches to, by name (borrowed during
+   * nnc_trainer_create); NULL or "" for the first output. */
+  const char *output;
+  nnc_loss_t loss;
+  int32_t loss_sum;          /* nonzero: sum instead of mean */
+  double label_smoothing;    /* cross-entropy only, in [0, 1] */
+  int32_t has_ignore_index;  /* nonzero: labels equal to ignore_index count
+                                for nothing (cross-entropy, NLL) */
+  int64_t ignore_index;
+  nnc_optimizer_t optimizer;
+  double learning_rate;      /* > 0; the peak for schedules */
+  double momentum;           /* SGD */
+  int32_t nesterov;          /* SGD */
+  double weight_decay;       /* L2 (SGD, Adam) or decoupled (AdamW) */
+  double beta1, beta2, epsilon; /* Adam, AdamW */
+  nnc_lr_schedule_t schedule;
+  int64_t warmup_steps;      /* cosine */
+  int64_t total_steps;       /* cosine: steps to reach min_learning_rate */
+  int64_t step_size;         /* step */
+  double gamma;              /* step */
+  double min_learning_rate;  /* cosine */
+  /* Micro-batches whose gradients are summed before one update; 1 (the
+   * default) updates after every batch. The loss must be a mean over
+   * equally sized micro-batches for the update to equal that of one
+   * accumulate-times larger batch. */
+  int64_t accumulate;
+  /* > 0: a fixed loss scale (1, the default, is no scaling); 0: dynamic
+   * scaling as PyTorch's GradScaler (start 65536, halve and skip the step
+   * on non-finite gradients, double after 2000 good steps). A step whose
+   * gradients are not finite is skipped in either case. */
+  double loss_scale;
+  /* Seeds the random streams of training-mode ops (dropout). */
+  uint64_t seed;
+} nnc_train_options_t;
+
+static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->output = NULL;
+  options->loss = NNC_LOSS_CROSS_ENTROPY;
+  options->loss_sum = 0;
+  options->label_smoothing = 0.0;
+  options->has_ignore_index = 0;
+  options->ignore_index = -100;
+  options->optimizer = NNC_OPTIMIZER_ADAM;
+  options->learning_rate = 1e-3;
+  options->momentum = 0.0;
+  options->nesterov = 0;
+  options->weight_decay = 0.0;
+  options->beta1 = 0.9;
+  options->beta2 = 0.999;
+  options->epsilon = 1e-8;
+  options->schedule = NNC_LR_CONSTANT;
+  options->warmup_steps = 0;
+  options->total_steps = 0;
+  options->step_size = 0;
+  options->gamma = 0.1;
+  options->min_learning_rate = 0.0;
+  options->accumulate = 1;
+  options->loss_scale = 1.0;
+  options->seed = 0;
+}
+
+/* A model being trained: the training step compiled from it (loss attached,
+ * batch normalization in training mode, gradients, optimizer update; one
+ * specialization per batch shape), the current parameters, buffers and
+ * optimizer state, the step count and the loss scaler. Follows its model's
+ * context threading rule; one thread at a time per trainer. */
+typedef struct nnc_trainer_s nnc_trainer_t;
+
+/* Builds a trainer for `model` (borrowed; the trainer keeps its own copy)
+ * with `options` (borrowed; NULL for the defaults) and `compile_options`
+ * (borrowed, copied; NULL for the defaults). Parameters start at the model's
+ * initial values; UNIMPLEMENTED names an op without a gradient. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_create(
+    nnc_model_t *model, const nnc_train_options_t *options,
+    const nnc_compile_options_t *compile_options,
+    nnc_trainer_t **out_trainer);
+
+/* The data a step takes: the model's graph inputs (arguments without an
+ * initial value), in order, then the labels. `out_info` is borrowed from the
+ * trainer; dims of -1 are the batch dimension (any size). */
+NNC_API_EXPORT size_t nnc_trainer_data_count(const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t nnc_trainer_data_info(
+    const nnc_trainer_t *trainer, size_t index,
+    const nnc_value_info_t **out_info);
+
+typedef struct nnc_step_info_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_step_info_t) */
+  double loss;          /* this batch's loss, unscaled */
+  int32_t applied;      /* nonzero when this call updated the parameters */
+  int32_t skipped;      /* nonzero when non-finite gradients skipped it */
+  double learning_rate; /* used by the update (or to be used) */
+  double loss_scale;    /* in effect for this batch */
+  int64_t step;         /* optimizer steps taken so far (after this call) */
+  double seconds;       /* compute time of this call */
+  int32_t compiled;     /* nonzero when this call compiled a new shape */
+} nnc_step_info_t;
+
+/* Runs one training step on a batch: `data[0, count)` (borrowed) as
+ * nnc_trainer_data_info describes. With accumulation the parameters change
+ * on every `accumulate`-th call. `out_info` (optional) receives the
+ * figures. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_step(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
+    nnc_step_info_t *out_info);
+
+/* Figures of the executable that ran the most recent nnc_trainer_step (the
+ * training step, or the gradient step when accumulating) for its batch
+ * shape: kernels, arena, bytes moved, and the unfused figures when the
+ * trainer's compile options ask for them. NOT_FOUND before the first
+ * step. `out_stats->struct_size` must be set first. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_step_stats(
+    const nnc_trainer_t *trainer, nnc_executable_stats_t *out_stats);
+
+/* Computes, without updating anything, the loss and the gradient of every
+ * trainable parameter (in nnc_trainer_parameter order of the trainable
+ * ones) on a batch in training mode. `out_loss` receives the loss;
+ * `out_gradients[0, count)` receive new tensors (owned by the caller),
+ * `count` being the number of trainable parameters. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_gradients(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
+    double *out_loss, size_t num_gradients, nnc_tensor_t **out_gradients);
+
+/* Runs the model in inference mode with the current parameters on the
+ * graph inputs `inputs[0, count)` (borrowed, without labels); `outputs`
+ * receive new tensors, one per model output. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_evaluate(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *inputs,
+    size_t num_outputs, nnc_tensor_t **outputs);
+
+/* The model's parameters and buffers with their current values: trainable,
+ * frozen and buffer arguments, in argument order. `out_info` and
+ * `out_value` are borrowed from the trainer and valid until its next step,
+ * checkpoint load or destruction. */
+NNC_API_EXPORT size_t nnc_trainer_parameter_count(
+    const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t nnc_trainer_parameter(
+    nnc_trainer_t *trainer, size_t index, const nnc_value_info_t **out_info,
+    const nnc_tensor_t **out_value);
+
+/* Optimizer steps taken (restored by a checkpoint). */
+NNC_API_EXPORT int64_t nnc_trainer_step_count(const nnc_trainer_t *trainer);
+
+/* Writes a checkpoint of everything a resumed run needs (parameters,
+ * buffers, optimizer state, step count, loss scaler, seed, options) plus
+ * `metadata_keys/values[0, num_metadata)` (borrowed strings, e.g. the data
+ * position) to `path`, atomically: a crash leaves the previous file intact.
+ * Only between optimizer steps (INVALID_ARGUMENT in the middle of an
+ * accumulation). */
+NNC_API_EXPORT nnc_status_t nnc_trainer_save_checkpoint(
+    nnc_trainer_t *trainer, const char *path, size_t num_metadata,
+    const char *const *metadata_keys, const char *const *metadata_values);
+
+/* Restores the state a checkpoint holds. A checkpoint of another model or
+ * optimizer, or a corrupt one, is rejected (DATA_LOSS, INVALID_ARGUMENT)
+ * and changes nothing. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_load_checkpoint(
+    nnc_trainer_t *trainer, const char *path);
+
+/* The value of `key` in the metadata of the last checkpoint loaded, or NULL
+ * (borrowed; valid until the next load or destruction). */
+NNC_API_EXPORT const char *nnc_trainer_checkpoint_metadata(
+    const nnc_trainer_t *trainer, const char *key);
+
+/* Releases `trainer` (owned; NULL is a no-op). */
+NNC_API_EXPORT void nnc_trainer_destroy(nnc_trainer_t *trainer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNC_C_COMPILER_H */

@@ -1,0 +1,479 @@
+/*===- nnc-c/runtime.h - the runtime half of the nnc C API --------*- C -*-===*\
+|*                                                                            *|
+|* What a program needs to run executables nnc compiled and saved (.nncx):    *|
+|* status, element types, host tensors, NumPy and CSV files, loading,         *|
+|* inspecting and running executables, the profiler and the data loader.      *|
+|* Implemented by libnnc_runtime, which links no compiler (no MLIR, no LLVM). *|
+|* nnc-c/compiler.h adds import, tracing, compilation and training (libnnc);  *|
+|* nnc-c/nnc.h includes both. docs/CAPI.md has a worked example.              *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+/*
+ * Conventions, for every function below:
+ *  - Functions that can fail return an nnc_status_t: NULL is success; any
+ *    other value carries a code and a message and is owned by the caller,
+ *    who releases it with nnc_status_destroy. Out-parameters are written only
+ *    on success.
+ *  - Handles are opaque. Each create/import has a destroy; destroy(NULL) is
+ *    a no-op; destroying a handle twice, or using it after destroy, is
+ *    undefined behavior, as with free().
+ *  - "borrowed" parameters are only read during the call; "owned" results
+ *    pass to the caller. Where a pointer returned by an accessor stays valid
+ *    is written on the accessor.
+ *  - Nothing throws, aborts or prints: MLIR diagnostics raised during a call
+ *    become the message of the status it returns.
+ *  - Thread-safety is written on every function. "Thread-safe" means it may
+ *    be called from any thread concurrently with any other call that does
+ *    not destroy the same handle.
+ */
+
+#ifndef NNC_C_RUNTIME_H
+#define NNC_C_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NNC_API_EXPORT __attribute__((visibility("default")))
+#else
+#define NNC_API_EXPORT
+#endif
+
+/*===----------------------------------------------------------------------===*
+ * Versions
+ *===----------------------------------------------------------------------===*/
+
+/* The version of this header. A change of MAJOR breaks source or binary
+ * compatibility; MINOR adds functions; PATCH fixes behavior. */
+#define NNC_API_VERSION_MAJOR 0
+#define NNC_API_VERSION_MINOR 1
+#define NNC_API_VERSION_PATCH 0
+#define NNC_API_VERSION                                                        \
+  ((NNC_API_VERSION_MAJOR << 16) | (NNC_API_VERSION_MINOR << 8) |              \
+   NNC_API_VERSION_PATCH)
+
+/* The layout version of the options structs, stamped into them by their
+ * _initialize functions and checked by every function taking one. */
+#define NNC_ABI_VERSION 1u
+
+/* The NNC_API_VERSION the library was built with; compare with the macro to
+ * detect a header/library mismatch. Thread-safe. */
+NNC_API_EXPORT uint32_t nnc_api_version(void);
+
+/*===----------------------------------------------------------------------===*
+ * Status
+ *===----------------------------------------------------------------------===*/
+
+typedef enum nnc_status_code_t {
+  NNC_STATUS_OK = 0,
+  /* An argument is NULL, out of its range or inconsistent with another. */
+  NNC_STATUS_INVALID_ARGUMENT = 1,
+  /* A file does not exist. */
+  NNC_STATUS_NOT_FOUND = 2,
+  /* A file exists but cannot be opened, read or written. */
+  NNC_STATUS_UNAVAILABLE = 3,
+  /* An index or a size is out of range (e.g. a tensor too large). */
+  NNC_STATUS_OUT_OF_RANGE = 4,
+  /* A file or buffer is truncated or corrupt. */
+  NNC_STATUS_DATA_LOSS = 5,
+  /* A bug in nnc. */
+  NNC_STATUS_INTERNAL = 6,
+  /* Memory ran out. */
+  NNC_STATUS_RESOURCE_EXHAUSTED = 7,
+  /* The request is valid but nnc cannot do it (an op the backend cannot
+   * compile yet, a device or library that is absent). */
+  NNC_STATUS_UNIMPLEMENTED = 8,
+} nnc_status_code_t;
+
+/* NULL on success. Opaque otherwise. */
+typedef struct nnc_status_s *nnc_status_t;
+
+/* The code of `status` (borrowed); NNC_STATUS_OK for NULL. Thread-safe. */
+NNC_API_EXPORT nnc_status_code_t nnc_status_code(nnc_status_t status);
+
+/* The NUL-terminated message of `status` (borrowed), "" for NULL. The string
+ * is owned by the status and valid until it is destroyed. Thread-safe. */
+NNC_API_EXPORT const char *nnc_status_message(nnc_status_t status);
+
+/* A stable lowercase name of `code`, e.g. "not found"; a static string.
+ * Thread-safe. */
+NNC_API_EXPORT const char *nnc_status_code_name(nnc_status_code_t code);
+
+/* Releases `status` (owned; NULL is a no-op). Not thread-safe with other
+ * uses of the same status. */
+NNC_API_EXPORT void nnc_status_destroy(nnc_status_t status);
+
+/* Returns the status of `expr` from the enclosing function (which must
+ * return nnc_status_t) when it is not success. */
+#define NNC_RETURN_IF_ERROR(expr)                                              \
+  do {                                                                         \
+    nnc_status_t nnc_status_ = (expr);                                         \
+    if (nnc_status_)                                                           \
+      return nnc_status_;                                                      \
+  } while (0)
+
+/*===----------------------------------------------------------------------===*
+ * Element types
+ *===----------------------------------------------------------------------===*/
+
+typedef enum nnc_dtype_t {
+  NNC_DTYPE_F32 = 0,
+  NNC_DTYPE_F16 = 1,
+  NNC_DTYPE_BF16 = 2,
+  NNC_DTYPE_F64 = 3,
+  NNC_DTYPE_I64 = 4,
+  NNC_DTYPE_I32 = 5,
+  NNC_DTYPE_I8 = 6,
+  NNC_DTYPE_U8 = 7,
+  NNC_DTYPE_BOOL = 8, /* one byte per element, 0 or 1 */
+  /* An element type with no host representation; also what accessors
+   * answer for a NULL handle. Never accepted as an argument. */
+  NNC_DTYPE_UNKNOWN = 255,
+} nnc_dtype_t;
+
+/* The highest rank accepted for tensors. */
+#define NNC_MAX_RANK 32
+
+/* Bytes per element of `dtype`, 0 for NNC_DTYPE_UNKNOWN or an invalid value.
+ * Thread-safe. */
+NNC_API_EXPORT size_t nnc_dtype_size(nnc_dtype_t dtype);
+
+/* A stable lowercase name of `dtype`, e.g. "f32"; a static string, "unknown"
+ * for anything else. Thread-safe. */
+NNC_API_EXPORT const char *nnc_dtype_name(nnc_dtype_t dtype);
+
+/*===----------------------------------------------------------------------===*
+ * Signatures
+ *===----------------------------------------------------------------------===*/
+
+/* Receives text in one or more pieces; `data[0, length)` is not
+ * NUL-terminated and is valid only during the call. */
+typedef void (*nnc_string_callback_t)(const char *data, size_t length,
+                                      void *user_data);
+
+/* What a function argument is. */
+typedef enum nnc_value_kind_t {
+  NNC_VALUE_INPUT = 0,     /* a graph input fed on every run */
+  NNC_VALUE_TRAINABLE = 1, /* a parameter that training updates */
+  NNC_VALUE_FROZEN = 2,    /* a parameter held fixed */
+  NNC_VALUE_BUFFER = 3,    /* state such as batch-norm running statistics */
+  NNC_VALUE_OUTPUT = 4,    /* a result of the function */
+} nnc_value_kind_t;
+
+/* The signature of one argument or result. Owned by the model (or
+ * executable, trainer) that hands it out: the struct and every pointer in it
+ * stay valid until that handle is destroyed. Later versions may append
+ * fields. */
+typedef struct nnc_value_info_t {
+  /* NUL-terminated name, or NULL when the model does not record one (the
+   * ONNX importer names arguments but not results today). */
+  const char *name;
+  nnc_value_kind_t kind;
+  nnc_dtype_t dtype;
+  size_t rank;
+  /* `rank` dimensions; -1 for a dynamic one. NULL when rank is 0. */
+  const int64_t *dims;
+} nnc_value_info_t;
+
+
+/*===----------------------------------------------------------------------===*
+ * Host tensors
+ *===----------------------------------------------------------------------===*/
+
+/* A dense row-major tensor in host memory, either owning its storage or a
+ * view of the caller's. Shape and dtype never change. Tensors are
+ * independent of contexts; accessors and nnc_tensor_write_npy on one tensor
+ * may run concurrently, while writes to its data are for the caller to
+ * order. */
+typedef struct nnc_tensor_s nnc_tensor_t;
+
+/* Creates a tensor that owns zero-filled, 64-byte aligned storage.
+ * `dims` (borrowed) holds `rank` non-negative sizes (may be NULL when rank
+ * is 0); rank is at most NNC_MAX_RANK; the byte size must not overflow.
+ * `out_tensor` (owned by the caller on success) receives it. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_create(nnc_dtype_t dtype, size_t rank,
+                                              const int64_t *dims,
+                                              nnc_tensor_t **out_tensor);
+
+/* Creates a tensor viewing `data` (borrowed for the tensor's whole life: the
+ * caller keeps it alive and unmoved until nnc_tensor_destroy, and owns it
+ * afterwards). `byte_size` must equal the size the dtype and dims give;
+ * `data` must be aligned to the element size, and may be NULL only when
+ * byte_size is 0. Otherwise as nnc_tensor_create. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_create_view(nnc_dtype_t dtype,
+                                                   size_t rank,
+                                                   const int64_t *dims,
+                                                   void *data, size_t byte_size,
+                                                   nnc_tensor_t **out_tensor);
+
+/* Accessors of `tensor` (borrowed). For NULL they answer
+ * NNC_DTYPE_UNKNOWN / 0 / NULL / NULL / 0. `dims` and `data` stay valid until
+ * the tensor is destroyed; `dims` is NULL when rank is 0; `data` is non-NULL
+ * for owned tensors, even empty ones. Thread-safe. */
+NNC_API_EXPORT nnc_dtype_t nnc_tensor_dtype(const nnc_tensor_t *tensor);
+NNC_API_EXPORT size_t nnc_tensor_rank(const nnc_tensor_t *tensor);
+NNC_API_EXPORT const int64_t *nnc_tensor_dims(const nnc_tensor_t *tensor);
+NNC_API_EXPORT void *nnc_tensor_data(nnc_tensor_t *tensor);
+/* The data of a tensor the caller may only read (e.g. a trainer's parameter
+ * or a batch's array). */
+NNC_API_EXPORT const void *nnc_tensor_const_data(const nnc_tensor_t *tensor);
+NNC_API_EXPORT size_t nnc_tensor_byte_size(const nnc_tensor_t *tensor);
+
+/* Releases `tensor` (owned; NULL is a no-op), and its storage when it owns
+ * it; a view's data is left alone. Not thread-safe with other uses of the
+ * same tensor. */
+NNC_API_EXPORT void nnc_tensor_destroy(nnc_tensor_t *tensor);
+
+/* Reads the NumPy .npy file at `path` (borrowed) into a new owned tensor
+ * (owned by the caller on success). docs/DataFormats.md lists what is
+ * accepted. NOT_FOUND for a missing file, INVALID_ARGUMENT or DATA_LOSS for a
+ * malformed one. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_read_npy(const char *path,
+                                                nnc_tensor_t **out_tensor);
+
+/* Reads the numeric CSV table at `path` (borrowed) into a new f32 tensor
+ * [rows, columns] (`out_tensor`, owned by the caller). The first row is a
+ * header when any of its fields is not a number; blank lines are skipped;
+ * every row must have as many fields as the first (docs/DataFormats.md).
+ * Errors name the line and column. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tensor_read_csv(const char *path,
+                                                nnc_tensor_t **out_tensor);
+
+/* Writes `tensor` (borrowed) to `path` (borrowed) as .npy, through a
+ * temporary file and a rename. Thread-safe (see nnc_tensor_t for writes to
+ * the data). */
+NNC_API_EXPORT nnc_status_t nnc_tensor_write_npy(const nnc_tensor_t *tensor,
+                                                 const char *path);
+
+/* Releases a string returned by nnc (owned; NULL is a no-op). Thread-safe. */
+NNC_API_EXPORT void nnc_string_destroy(char *string);
+
+/* Reads every array of the .npz archive at `path` (borrowed). On success
+ * `*out_count` is the number of arrays and `*out_names` / `*out_tensors`
+ * (owned by the caller: destroy each tensor and name, then release both
+ * arrays with nnc_array_destroy) hold them in archive order, names without
+ * the ".npy" suffix. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_npz_read(const char *path, size_t *out_count,
+                                         char ***out_names,
+                                         nnc_tensor_t ***out_tensors);
+
+/* Writes `count` tensors (borrowed) named by `names` (borrowed,
+ * NUL-terminated, unique, stored as "<name>.npy") to the .npz archive
+ * `path`, through a temporary file and a rename. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_npz_write(const char *path, size_t count,
+                                          const char *const *names,
+                                          const nnc_tensor_t *const *tensors);
+
+/* Releases an array returned by nnc_npz_read (owned; NULL is a no-op); its
+ * elements must have been released first. Thread-safe. */
+NNC_API_EXPORT void nnc_array_destroy(void *array);
+
+/*===----------------------------------------------------------------------===*
+ * Executables
+ *===----------------------------------------------------------------------===*/
+
+/* A compiled model for fixed input shapes, loaded and ready to run: native
+ * code, the plan that calls it and the weights. Its inputs are the model's
+ * arguments that have no compile-time value (graph inputs, and parameters
+ * without an initial value), in argument order; its outputs the model's
+ * results. Independent of contexts once created. Every function on an
+ * executable is thread-safe; runs on one executable may overlap. */
+typedef struct nnc_executable_s nnc_executable_t;
+
+/* Loads and verifies the executable file at `path` / the bytes
+ * `data[0, size)` (borrowed during the call). DATA_LOSS for a corrupt or
+ * truncated file, naming what is wrong; INVALID_ARGUMENT for one built for
+ * another target. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_load_file(
+    const char *path, nnc_executable_t **out_executable);
+NNC_API_EXPORT nnc_status_t nnc_executable_load_memory(
+    const void *data, size_t size, nnc_executable_t **out_executable);
+
+/* Writes `executable` (borrowed) to `path` (borrowed) atomically (temporary
+ * file, fsync, rename). Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_save(
+    const nnc_executable_t *executable, const char *path);
+
+/* The inputs and outputs of `executable` (borrowed); counts are 0 for NULL.
+ * The info structs live as long as the executable; dims are concrete.
+ * Thread-safe. */
+NNC_API_EXPORT size_t nnc_executable_input_count(
+    const nnc_executable_t *executable);
+NNC_API_EXPORT size_t nnc_executable_output_count(
+    const nnc_executable_t *executable);
+NNC_API_EXPORT nnc_status_t nnc_executable_input_info(
+    const nnc_executable_t *executable, size_t index,
+    const nnc_value_info_t **out_info);
+NNC_API_EXPORT nnc_status_t nnc_executable_output_info(
+    const nnc_executable_t *executable, size_t index,
+    const nnc_value_info_t **out_info);
+
+/* Figures about an executable, deterministic except the compile time. */
+typedef struct nnc_executable_stats_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_executable_stats_t) */
+  uint32_t kernel_count;      /* kernel calls in the plan */
+  uint32_t library_calls;     /* calls into GEMM/conv libraries per run */
+  uint64_t code_bytes;        /* native code section */
+  uint64_t weight_bytes;      /* embedded weights */
+  uint64_t peak_memory_bytes; /* inputs + outputs + weights + temporaries */
+  double compile_seconds;     /* 0 when loaded from a file */
+  int32_t from_cache;         /* nonzero when the compile cache supplied it */
+  /* The arena holding every temporary at a planned offset, allocated once
+   * per executable (per concurrent run) and reused. */
+  uint64_t arena_bytes;
+  /* Bytes the kernels still allocate themselves on every run (not planned:
+   * dynamic or nested temporaries); 0 when everything is planned. */
+  uint64_t kernel_alloc_bytes;
+  /* Bytes the kernels read plus bytes they write per run (static estimate:
+   * every operand of every loop nest once, GEMMs from their sizes). */
+  uint64_t bytes_moved;
+  /* The same without fusion, when compiled with measure_unfused (else 0). */
+  uint32_t unfused_kernel_count;
+  uint64_t unfused_bytes_moved;
+} nnc_executable_stats_t;
+
+/* Fills `*out_stats` (caller sets struct_size first). Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_stats(
+    const nnc_executable_t *executable, nnc_executable_stats_t *out_stats);
+
+/* Runs `executable` (borrowed) on `inputs[0, num_inputs)` (borrowed; one per
+ * executable input, in order, each with exactly that dtype and shape, else
+ * INVALID_ARGUMENT naming the input, the expected and the given). On success
+ * `outputs[0, num_outputs)` (num_outputs must equal the output count)
+ * receive new tensors owned by the caller. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_run(
+    nnc_executable_t *executable, size_t num_inputs,
+    const nnc_tensor_t *const *inputs, size_t num_outputs,
+    nnc_tensor_t **outputs);
+
+/* Releases `executable` (owned; NULL is a no-op). Not thread-safe with
+ * other uses of the same executable. */
+NNC_API_EXPORT void nnc_executable_destroy(nnc_executable_t *executable);
+
+/*===----------------------------------------------------------------------===*
+ * Profiling
+ *===----------------------------------------------------------------------===*/
+
+/* A process-wide recorder of timed events: every kernel an executable runs
+ * ("kernel", named "<function>/<kernel symbol>"), compiles ("compile"),
+ * training steps ("step"), checkpoint writes ("io") and the data loader's
+ * waits ("data"). Off until started; thread-safe. */
+NNC_API_EXPORT void nnc_profiler_start(void); /* clears earlier events */
+NNC_API_EXPORT void nnc_profiler_stop(void);  /* keeps the events */
+
+typedef struct nnc_profile_event_t {
+  const char *name;     /* borrowed until the next start */
+  const char *category;
+  int64_t start_ns;     /* since nnc_profiler_start */
+  int64_t duration_ns;
+  uint32_t thread;      /* a small number per thread */
+} nnc_profile_event_t;
+
+NNC_API_EXPORT size_t nnc_profiler_event_count(void);
+/* OUT_OF_RANGE past the count. */
+NNC_API_EXPORT nnc_status_t nnc_profiler_event(size_t index,
+                                               nnc_profile_event_t *out_event);
+/* The events aggregated by name and sorted by total time (count, total,
+ * mean, min, max, share), as text through `callback`. */
+NNC_API_EXPORT nnc_status_t nnc_profiler_summary(nnc_string_callback_t callback,
+                                                 void *user_data);
+/* Writes the events as Chrome trace JSON (chrome://tracing, Perfetto) to
+ * `path`, atomically. */
+NNC_API_EXPORT nnc_status_t nnc_profiler_write_trace(const char *path);
+
+/*===----------------------------------------------------------------------===*
+ * Data loading
+ *===----------------------------------------------------------------------===*/
+
+typedef struct nnc_loader_options_t {
+  /* Stamped by nnc_loader_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  int64_t batch_size; /* > 0; default 32 */
+  int32_t shuffle;    /* nonzero (the default): a new order every epoch */
+  uint64_t seed;      /* the order is a pure function of (seed, epoch) */
+  int32_t drop_last;  /* nonzero: no short last batch per epoch */
+  int32_t workers;    /* threads gathering batches; default 2 */
+  int32_t prefetch;   /* batches prepared ahead; default 4 */
+} nnc_loader_options_t;
+
+static inline void
+nnc_loader_options_initialize(nnc_loader_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->batch_size = 32;
+  options->shuffle = 1;
+  options->seed = 0;
+  options->drop_last = 0;
+  options->workers = 2;
+  options->prefetch = 4;
+}
+
+/* Serves the arrays of a dataset (sharing their first, sample dimension) as
+ * an endless sequence of batches across epochs, gathered ahead of time on
+ * worker threads (docs/DataFormats.md gives the order exactly). One thread
+ * at a time per loader. */
+typedef struct nnc_loader_s nnc_loader_t;
+/* One batch: one tensor per loader array, `size` rows each. */
+typedef struct nnc_batch_s nnc_batch_t;
+
+/* Creates a loader over the arrays `names[0, count)` (borrowed; in this
+ * order) of the .npz archive at `path` (borrowed). NOT_FOUND names a
+ * missing array and lists those present; arrays of different sample counts
+ * are INVALID_ARGUMENT. `options` may be NULL for the defaults. */
+NNC_API_EXPORT nnc_status_t nnc_loader_create_npz(
+    const char *path, size_t count, const char *const *names,
+    const nnc_loader_options_t *options, nnc_loader_t **out_loader);
+
+/* The same over arrays in memory: `arrays[0, count)` (borrowed, copied)
+ * named `names[0, count)`. */
+NNC_API_EXPORT nnc_status_t nnc_loader_create(
+    size_t count, const char *const *names, const nnc_tensor_t *const *arrays,
+    const nnc_loader_options_t *options, nnc_loader_t **out_loader);
+
+NNC_API_EXPORT int64_t nnc_loader_sample_count(const nnc_loader_t *loader);
+NNC_API_EXPORT int64_t nnc_loader_batches_per_epoch(
+    const nnc_loader_t *loader);
+
+/* Blocks until the next batch is ready; `out_batch` (owned by the caller;
+ * release it with nnc_batch_destroy, which recycles its buffers). */
+NNC_API_EXPORT nnc_status_t nnc_loader_next(nnc_loader_t *loader,
+                                            nnc_batch_t **out_batch);
+
+/* The epoch and batch index the next nnc_loader_next returns; seek makes
+ * the next call return exactly that batch (resuming a run). */
+NNC_API_EXPORT void nnc_loader_position(const nnc_loader_t *loader,
+                                        int64_t *out_epoch,
+                                        int64_t *out_index);
+NNC_API_EXPORT nnc_status_t nnc_loader_seek(nnc_loader_t *loader,
+                                            int64_t epoch, int64_t index);
+
+/* Total seconds nnc_loader_next spent waiting for a batch. */
+NNC_API_EXPORT double nnc_loader_wait_seconds(const nnc_loader_t *loader);
+
+/* Releases `loader` (owned; NULL is a no-op); stops its workers. Batches
+ * still held stay valid. */
+NNC_API_EXPORT void nnc_loader_destroy(nnc_loader_t *loader);
+
+NNC_API_EXPORT int64_t nnc_batch_epoch(const nnc_batch_t *batch);
+NNC_API_EXPORT int64_t nnc_batch_index(const nnc_batch_t *batch);
+NNC_API_EXPORT int64_t nnc_batch_size(const nnc_batch_t *batch);
+/* The tensors of `batch`, in the loader's array order (borrowed from the
+ * batch); NULL past the end. */
+NNC_API_EXPORT size_t nnc_batch_tensor_count(const nnc_batch_t *batch);
+NNC_API_EXPORT const nnc_tensor_t *nnc_batch_tensor(const nnc_batch_t *batch,
+                                                    size_t index);
+NNC_API_EXPORT void nnc_batch_destroy(nnc_batch_t *batch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNC_C_RUNTIME_H */
