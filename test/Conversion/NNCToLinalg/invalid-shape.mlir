@@ -36,3 +36,31 @@ func.func @pad_edge_after_crop(%x: tensor<2x3xf32>) -> tensor<3x3xf32> {
   %0 = nnc.pad %x pads = [-2, 0, 3, 0] mode = edge : tensor<2x3xf32>
   return %0 : tensor<3x3xf32>
 }
+
+// -----
+
+// wrap padding likewise needs an element left after cropping.
+func.func @pad_wrap_after_crop(%x: tensor<2x3xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{'nnc.pad' op cannot be lowered to linalg: wrap pads of dimension 0 need a non-empty dimension after cropping}}
+  %0 = nnc.pad %x pads = [-2, 0, 3, 0] mode = wrap : tensor<2x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+// expand: a dynamic result dimension needs an input dimension to size it
+// (an input 1 broadcasts to any size).
+func.func @expand_unsized(%x: tensor<3x1xf32>) -> tensor<3x?xf32> {
+  // expected-error @+1 {{'nnc.expand' op cannot be lowered to linalg: dynamic result dimension 1 has no operand dimension to take its size from}}
+  %0 = nnc.expand %x : tensor<3x1xf32> -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
+
+// -----
+
+// ... and a result dimension the input lacks has none either.
+func.func @expand_unsized_leading(%x: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'nnc.expand' op cannot be lowered to linalg: dynamic result dimension 0 has no operand dimension to take its size from}}
+  %0 = nnc.expand %x : tensor<4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
