@@ -43,9 +43,11 @@ def ConvertNNCToLinalgPass : Pass<"nnc-convert-to-linalg", "mlir::ModuleOp"> {
 
     A dynamic operand dimension is assumed to equal the corresponding result
     dimension, i.e. never to be a 1 that broadcasts at run time (static
-    size-1 dimensions broadcast as usual). Every nnc op must convert: one that
-    has no pattern (or whose pattern does not apply) makes the pass fail with
-    an error naming the op.
+    size-1 dimensions broadcast as usual). Every nnc op must convert. Before
+    anything is rewritten, a legality check reports each op that its pattern
+    cannot lower (a convolution with a dynamic channel dimension, a dynamic
+    reshape result, training dropout that still needs random numbers...)
+    with one error naming the op and why, and the pass fails.
 
     With `per-image-convolutions` (the default), 2-D convolutions without
     groups, their transposed convolutions and weight gradients

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Patterns.h"
 #include "Utils.h"
 
 #include "nnc/NNCOps.h"
@@ -403,6 +404,13 @@ Value scalarOf(CastOp op, const Scalar &s, ValueRange a) {
   return fromB ? s.op<arith::ExtUIOp>(to, x) : s.op<arith::ExtSIOp>(to, x);
 }
 
+/// Why an elementwise op cannot be lowered: a dynamic result dimension that
+/// no operand sizes (the pattern learns it from buildBroadcastGeneric).
+std::optional<std::string> whyCannotLowerElementwiseOp(Operation *op) {
+  return whyCannotBroadcast(cast<RankedTensorType>(op->getResult(0).getType()),
+                            op->getOperandTypes());
+}
+
 /// Lowers an elementwise nnc op to a broadcasting linalg.generic.
 template <typename OpTy>
 struct ElementwiseConversion : public OpConversionPattern<OpTy> {
@@ -428,44 +436,39 @@ struct ElementwiseConversion : public OpConversionPattern<OpTy> {
         },
         reason);
     if (failed(result))
-      return op.emitOpError("cannot be lowered to linalg: ") << reason;
+      return rewriter.notifyMatchFailure(op, reason);
     rewriter.replaceOp(op, *result);
     return success();
   }
 };
 
+/// The ops ElementwiseConversion lowers, listed once for the patterns and
+/// the legality check.
+template <typename... OpTys> struct OpList {
+  static void addPatterns(RewritePatternSet &patterns) {
+    patterns.add<ElementwiseConversion<OpTys>...>(patterns.getContext());
+  }
+  static bool contains(Operation *op) { return isa<OpTys...>(op); }
+};
+using ElementwiseOps =
+    OpList<ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SinOp, CosOp, TanOp,
+           AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, TanhOp, AsinhOp, AcoshOp,
+           AtanhOp, ErfOp, SigmoidOp, SoftplusOp, SoftsignOp, SiluOp, MishOp,
+           HardSwishOp, FloorOp, CeilOp, RoundOp, NegOp, AbsOp, SignOp, ReluOp,
+           NotOp, LeakyReluOp, EluOp, CeluOp, SeluOp, ThresholdedReluOp,
+           HardSigmoidOp, GeluOp, ClipOp, IsNanOp, IsInfOp, AddOp, SubOp, MulOp,
+           DivOp, PowOp, MaxOp, MinOp, RemOp, PReluOp, AndOp, OrOp, XorOp,
+           CmpOp, WhereOp, CastOp>;
+
 } // namespace
 
+std::optional<std::string>
+nnc::detail::whyCannotLowerElementwise(Operation *op) {
+  if (!ElementwiseOps::contains(op))
+    return std::nullopt;
+  return whyCannotLowerElementwiseOp(op);
+}
+
 void nnc::detail::populateElementwisePatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ElementwiseConversion<ExpOp>, ElementwiseConversion<LogOp>,
-           ElementwiseConversion<SqrtOp>, ElementwiseConversion<RsqrtOp>,
-           ElementwiseConversion<ReciprocalOp>, ElementwiseConversion<SinOp>,
-           ElementwiseConversion<CosOp>, ElementwiseConversion<TanOp>,
-           ElementwiseConversion<AsinOp>, ElementwiseConversion<AcosOp>,
-           ElementwiseConversion<AtanOp>, ElementwiseConversion<SinhOp>,
-           ElementwiseConversion<CoshOp>, ElementwiseConversion<TanhOp>,
-           ElementwiseConversion<AsinhOp>, ElementwiseConversion<AcoshOp>,
-           ElementwiseConversion<AtanhOp>, ElementwiseConversion<ErfOp>,
-           ElementwiseConversion<SigmoidOp>, ElementwiseConversion<SoftplusOp>,
-           ElementwiseConversion<SoftsignOp>, ElementwiseConversion<SiluOp>,
-           ElementwiseConversion<MishOp>, ElementwiseConversion<HardSwishOp>,
-           ElementwiseConversion<FloorOp>, ElementwiseConversion<CeilOp>,
-           ElementwiseConversion<RoundOp>, ElementwiseConversion<NegOp>,
-           ElementwiseConversion<AbsOp>, ElementwiseConversion<SignOp>,
-           ElementwiseConversion<ReluOp>, ElementwiseConversion<NotOp>,
-           ElementwiseConversion<LeakyReluOp>, ElementwiseConversion<EluOp>,
-           ElementwiseConversion<CeluOp>, ElementwiseConversion<SeluOp>,
-           ElementwiseConversion<ThresholdedReluOp>,
-           ElementwiseConversion<HardSigmoidOp>, ElementwiseConversion<GeluOp>,
-           ElementwiseConversion<ClipOp>, ElementwiseConversion<IsNanOp>,
-           ElementwiseConversion<IsInfOp>, ElementwiseConversion<AddOp>,
-           ElementwiseConversion<SubOp>, ElementwiseConversion<MulOp>,
-           ElementwiseConversion<DivOp>, ElementwiseConversion<PowOp>,
-           ElementwiseConversion<MaxOp>, ElementwiseConversion<MinOp>,
-           ElementwiseConversion<RemOp>, ElementwiseConversion<PReluOp>,
-           ElementwiseConversion<AndOp>, ElementwiseConversion<OrOp>,
-           ElementwiseConversion<XorOp>, ElementwiseConversion<CmpOp>,
-           ElementwiseConversion<WhereOp>, ElementwiseConversion<CastOp>>(
-          patterns.getContext());
+  ElementwiseOps::addPatterns(patterns);
 }

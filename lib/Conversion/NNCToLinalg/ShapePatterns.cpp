@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Patterns.h"
 #include "Utils.h"
 
 #include "nnc/NNCOps.h"
@@ -683,6 +684,15 @@ struct ScatterElementsConversion
   }
 };
 
+/// Why a scatter_nd cannot be lowered: the loop nest reads each index
+/// tuple element by element, so the tuples' length must be known.
+std::optional<std::string> whyCannotLower(ScatterNDOp op) {
+  auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+  if (!ShapedType::isDynamic(indicesType.getDimSize(indicesType.getRank() - 1)))
+    return std::nullopt;
+  return std::string("the last dimension of the indices must be static");
+}
+
 /// scatter_nd: a loop nest over the updates; update [o..., i...] goes to
 /// data[indices[o..., :]..., i...].
 struct ScatterNDConversion : public OpConversionPattern<ScatterNDOp> {
@@ -695,10 +705,9 @@ struct ScatterNDConversion : public OpConversionPattern<ScatterNDOp> {
           updates = adaptor.getUpdates();
     auto indicesType = cast<RankedTensorType>(indices.getType());
     int64_t q = indicesType.getRank();
+    if (std::optional<std::string> reason = whyCannotLower(op))
+      return rewriter.notifyMatchFailure(op, *reason);
     int64_t k = indicesType.getDimSize(q - 1);
-    if (ShapedType::isDynamic(k))
-      return op.emitOpError("cannot be lowered to linalg: the last dimension "
-                            "of the indices must be static");
     SmallVector<Value> sizes;
     for (int64_t j = 0; j < k; ++j)
       sizes.push_back(dimValue(rewriter, loc, data, j));
@@ -723,6 +732,12 @@ struct ScatterNDConversion : public OpConversionPattern<ScatterNDOp> {
 };
 
 } // namespace
+
+std::optional<std::string> nnc::detail::whyCannotLowerShape(Operation *op) {
+  if (auto scatter = dyn_cast<ScatterNDOp>(op))
+    return whyCannotLower(scatter);
+  return std::nullopt;
+}
 
 void nnc::detail::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<CumSumConversion, DepthToSpaceConversion, FlattenConversion,

@@ -1,11 +1,12 @@
 //===- StructuredPatterns.cpp - nnc contractions, reductions, shapes ------===//
 //
-// Lowers nnc matmul/gemm, reductions, softmax, shape ops, constants and the
-// MSE loss to linalg named ops, linalg.reduce/generic and tensor ops (the
-// class-index losses are in NNPatterns.cpp).
+// Lowers nnc matmul/gemm, reductions, softmax, the basic shape ops
+// (transpose, reshape, expand, concat, slice, pad) and constants to linalg
+// named ops, linalg.reduce/generic and tensor ops.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Patterns.h"
 #include "Utils.h"
 
 #include "nnc/NNCOps.h"
@@ -15,6 +16,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace nnc;
@@ -505,8 +509,10 @@ struct GemmConversion : public OpConversionPattern<GemmOp> {
           return r;
         },
         reason);
+    // Unreachable: the product, an input of the result's own type, sizes
+    // every dynamic dimension.
     if (failed(result))
-      return op.emitOpError("cannot be lowered to linalg: ") << reason;
+      return rewriter.notifyMatchFailure(op, reason);
     rewriter.replaceOp(op, *result);
     return success();
   }
@@ -536,15 +542,26 @@ struct TransposeConversion : public OpConversionPattern<TransposeOp> {
   }
 };
 
+/// Why a reshape cannot be lowered: tensor.reshape takes its result shape
+/// as a constant.
+std::optional<std::string> whyCannotLower(ReshapeOp op) {
+  RankedTensorType type = op.getType();
+  if (type.hasStaticShape())
+    return std::nullopt;
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  os << "the result type '" << type << "' must be static";
+  return reason;
+}
+
 struct ReshapeConversion : public OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason = whyCannotLower(op))
+      return rewriter.notifyMatchFailure(op, *reason);
     RankedTensorType type = op.getType();
-    if (!type.hasStaticShape())
-      return op.emitOpError("cannot be lowered to linalg: the result type ")
-             << type << " must be static";
     Location loc = op.getLoc();
     auto shapeType =
         RankedTensorType::get({type.getRank()}, rewriter.getI64Type());
@@ -556,6 +573,13 @@ struct ReshapeConversion : public OpConversionPattern<ReshapeOp> {
   }
 };
 
+/// Why an expand cannot be lowered: a dynamic result dimension that the
+/// input does not size.
+std::optional<std::string> whyCannotLower(ExpandOp op) {
+  Type inType = op.getInput().getType();
+  return whyCannotBroadcast(op.getType(), ArrayRef<Type>(inType));
+}
+
 struct ExpandConversion : public OpConversionPattern<ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -566,7 +590,7 @@ struct ExpandConversion : public OpConversionPattern<ExpandOp> {
         rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
         [](OpBuilder &, Location, ValueRange a) { return a[0]; }, reason);
     if (failed(result))
-      return op.emitOpError("cannot be lowered to linalg: ") << reason;
+      return rewriter.notifyMatchFailure(op, reason);
     rewriter.replaceOp(op, *result);
     return success();
   }
@@ -619,11 +643,43 @@ struct ConcatConversion : public OpConversionPattern<ConcatOp> {
   }
 };
 
+/// The axes a slice's starts apply to, as the op spells them (negative
+/// ones counted from the back).
+SmallVector<int64_t> getSlicedAxes(SliceOp op) {
+  SmallVector<int64_t> axes;
+  if (auto a = op.getAxes())
+    axes.assign(a->begin(), a->end());
+  else
+    for (int64_t i = 0; i < static_cast<int64_t>(op.getStarts().size()); ++i)
+      axes.push_back(i);
+  return axes;
+}
+
+/// Why a slice cannot be lowered: the offsets and strides of a sliced axis
+/// are computed from its size at compile time.
+std::optional<std::string> whyCannotLower(SliceOp op) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  RankedTensorType type = op.getType();
+  for (int64_t axisAttr : getSlicedAxes(op)) {
+    int64_t axis = wrapAxis(axisAttr, inType.getRank());
+    if (!ShapedType::isDynamic(inType.getDimSize(axis)) &&
+        !ShapedType::isDynamic(type.getDimSize(axis)))
+      continue;
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    os << "sliced axis " << axis << " must have a static size";
+    return reason;
+  }
+  return std::nullopt;
+}
+
 struct SliceConversion : public OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason = whyCannotLower(op))
+      return rewriter.notifyMatchFailure(op, *reason);
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
@@ -633,21 +689,13 @@ struct SliceConversion : public OpConversionPattern<SliceOp> {
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     ArrayRef<int64_t> starts = op.getStarts();
-    SmallVector<int64_t> axes;
-    if (auto a = op.getAxes())
-      axes.assign(a->begin(), a->end());
-    else
-      for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i)
-        axes.push_back(i);
+    SmallVector<int64_t> axes = getSlicedAxes(op);
     SmallVector<int64_t> reversed;
     for (auto [i, axisAttr] : llvm::enumerate(axes)) {
       int64_t axis = wrapAxis(axisAttr, rank);
       int64_t step = op.getSteps() ? (*op.getSteps())[i] : 1;
       int64_t dim = inType.getDimSize(axis);
       int64_t size = type.getDimSize(axis);
-      if (ShapedType::isDynamic(dim) || ShapedType::isDynamic(size))
-        return op.emitOpError("cannot be lowered to linalg: sliced axis ")
-               << axis << " must have a static size";
       int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
       sizes[axis] = rewriter.getIndexAttr(size);
       if (size == 0)
@@ -728,6 +776,40 @@ Value padSourceIndex(OpBuilder &b, Location loc, PadMode mode, Value i,
   llvm_unreachable("constant padding has no source index");
 }
 
+/// Why a pad cannot be lowered: a reflect pad must be smaller than the
+/// dimension it reflects, and an edge or wrap pad needs an element to
+/// repeat, both after the negative pads have cropped. (The verifier checks
+/// these limits against the uncropped size; a dynamic size is assumed to
+/// meet them.)
+std::optional<std::string> whyCannotLower(PadOp op) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t rank = inType.getRank();
+  PadMode mode = op.getMode();
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t low = std::max<int64_t>(0, pads[i]);
+    int64_t high = std::max<int64_t>(0, pads[i + rank]);
+    int64_t dim = inType.getDimSize(i);
+    if (ShapedType::isDynamic(dim) || (low == 0 && high == 0))
+      continue;
+    int64_t size = dim - std::max<int64_t>(0, -pads[i]) -
+                   std::max<int64_t>(0, -pads[i + rank]);
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    if (mode == PadMode::reflect && (low >= size || high >= size)) {
+      os << "reflect pads (" << low << ", " << high << ") of dimension " << i
+         << " must be smaller than its cropped size " << size;
+      return reason;
+    }
+    if ((mode == PadMode::edge || mode == PadMode::wrap) && size == 0) {
+      os << stringifyPadMode(mode) << " pads of dimension " << i
+         << " need a non-empty dimension after cropping";
+      return reason;
+    }
+  }
+  return std::nullopt;
+}
+
 /// pad: negative pads crop first (extract_slice); then constant padding is
 /// a tensor.pad and the other modes a generic that reads the cropped input
 /// at the mirrored, clamped or wrapped index.
@@ -736,6 +818,8 @@ struct PadConversion : public OpConversionPattern<PadOp> {
   LogicalResult
   matchAndRewrite(PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason = whyCannotLower(op))
+      return rewriter.notifyMatchFailure(op, *reason);
     ArrayRef<int64_t> pads = op.getPads();
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
@@ -769,18 +853,6 @@ struct PadConversion : public OpConversionPattern<PadOp> {
     for (int64_t i = 0; i < rank; ++i) {
       low.push_back(std::max<int64_t>(0, pads[i]));
       high.push_back(std::max<int64_t>(0, pads[i + rank]));
-      // The verifier checks the modes' limits against the uncropped size.
-      std::optional<int64_t> size = getConstantIntValue(dims[i]);
-      if (!size || (low[i] == 0 && high[i] == 0))
-        continue;
-      if (mode == PadMode::reflect && (low[i] >= *size || high[i] >= *size))
-        return op.emitOpError("cannot be lowered to linalg: reflect pads (")
-               << low[i] << ", " << high[i] << ") of dimension " << i
-               << " must be smaller than its cropped size " << *size;
-      if ((mode == PadMode::edge || mode == PadMode::wrap) && *size == 0)
-        return op.emitOpError("cannot be lowered to linalg: ")
-               << stringifyPadMode(mode) << " pads of dimension " << i
-               << " need a non-empty dimension after cropping";
     }
     SmallVector<OpFoldResult> outDims;
     for (int64_t i = 0; i < rank; ++i)
@@ -826,68 +898,41 @@ struct PadConversion : public OpConversionPattern<PadOp> {
   }
 };
 
+/// Why a constant cannot be lowered: arith.constant takes a typed value.
+std::optional<std::string> whyCannotLower(ConstantOp op) {
+  if (isa<TypedAttr>(op.getValue()))
+    return std::nullopt;
+  return std::string("value is not a typed attribute");
+}
+
 struct ConstantConversion : public OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto value = dyn_cast<TypedAttr>(op.getValue());
-    if (!value)
-      return op.emitOpError("cannot be lowered to linalg: value is not a "
-                            "typed attribute");
+    if (std::optional<std::string> reason = whyCannotLower(op))
+      return rewriter.notifyMatchFailure(op, *reason);
+    auto value = cast<TypedAttr>(op.getValue());
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
-    return success();
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// Losses
-//===----------------------------------------------------------------------===//
-
-/// Sum of all elements of `v` as a rank-0 tensor, divided by the element
-/// count when `mean`.
-Value reduceAll(OpBuilder &b, Location loc, Value v, bool mean) {
-  auto type = cast<RankedTensorType>(v.getType());
-  Type t = type.getElementType();
-  SmallVector<int64_t> axes =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  Value sum = sumOver(b, loc, v, axes);
-  if (!mean)
-    return sum;
-  Value count = countAsScalar(b, loc, v, axes, t);
-  return mapTensor(b, loc, {sum}, t,
-                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                     return arith::DivFOp::create(nb, l, a[0], count);
-                   });
-}
-
-struct MseLossConversion : public OpConversionPattern<MseLossOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MseLossOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type t = op.getType().getElementType();
-    Value sq =
-        mapTensor(rewriter, loc, {adaptor.getInput(), adaptor.getTarget()}, t,
-                  [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                    Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
-                    return arith::MulFOp::create(nb, l, d, d);
-                  });
-    if (op.getReduction() != LossReduction::none)
-      sq = reduceAll(rewriter, loc, sq,
-                     op.getReduction() == LossReduction::mean);
-    rewriter.replaceOp(op, sq);
     return success();
   }
 };
 
 } // namespace
 
+std::optional<std::string>
+nnc::detail::whyCannotLowerStructured(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+      .Case<ReshapeOp, ExpandOp, SliceOp, PadOp, ConstantOp>(
+          [](auto shapeOp) { return whyCannotLower(shapeOp); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 void nnc::detail::populateStructuredPatterns(RewritePatternSet &patterns) {
-  patterns.add<ArgReduceConversion, ConcatConversion, ConstantConversion,
-               ExpandConversion, GemmConversion, LogSoftmaxConversion,
-               MatMulConversion, MseLossConversion, PadConversion,
-               ReduceConversion, ReshapeConversion, SliceConversion,
-               SoftmaxConversion, TransposeConversion>(patterns.getContext());
+  patterns
+      .add<ArgReduceConversion, ConcatConversion, ConstantConversion,
+           ExpandConversion, GemmConversion, LogSoftmaxConversion,
+           MatMulConversion, PadConversion, ReduceConversion, ReshapeConversion,
+           SliceConversion, SoftmaxConversion, TransposeConversion>(
+          patterns.getContext());
 }

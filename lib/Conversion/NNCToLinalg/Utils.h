@@ -2,7 +2,8 @@
 //
 // Builders for the linalg-on-tensors shapes that several nnc op families
 // lower to: broadcasting elementwise generics, reductions, unit-dim reshapes,
-// float conversions and softmax.
+// float conversions, softmax, channel groups and convolution/pooling windows
+// (defined in Utils.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,10 +11,13 @@
 #define NNC_LIB_CONVERSION_NNCTOLINALG_UTILS_H
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <optional>
+#include <string>
 #include <tuple>
 
 namespace nnc::detail {
@@ -46,11 +50,23 @@ mlir::Value buildParallelGeneric(mlir::OpBuilder &b, mlir::Location loc,
                                  llvm::ArrayRef<mlir::AffineMap> maps,
                                  ScalarFn body);
 
+/// The index in `inputs` of the first operand whose dimension, aligned to
+/// dimension `dim` of a rank-`rank` broadcast result (trailing dimensions
+/// aligned), is not a static 1: the one a dynamic result size is read from.
+std::optional<size_t> findBroadcastSizeSource(mlir::TypeRange inputs,
+                                              int64_t rank, int64_t dim);
+
+/// Why buildBroadcastGeneric cannot broadcast operands of types `inputs` to
+/// `resultType` (a dynamic result dimension that no operand sizes), or
+/// std::nullopt when it can.
+std::optional<std::string> whyCannotBroadcast(mlir::RankedTensorType resultType,
+                                              mlir::TypeRange inputs);
+
 /// Elementwise generic with numpy broadcasting of `inputs` to `resultType`.
 /// Trailing dimensions align; a static input dimension of 1 broadcasts
 /// (affine map constant 0). A dynamic input dimension is assumed to equal the
 /// result's. Fails with `reason` set when a dynamic result dimension has no
-/// input dimension to take its size from.
+/// input dimension to take its size from (see whyCannotBroadcast).
 mlir::FailureOr<mlir::Value> buildBroadcastGeneric(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
     llvm::ArrayRef<mlir::Value> inputs, ScalarFn body, std::string &reason);
@@ -148,13 +164,53 @@ mlir::Value extremeConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
 mlir::Value countAsScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           llvm::ArrayRef<int64_t> axes, mlir::Type t);
 
-void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
-void populateStructuredPatterns(mlir::RewritePatternSet &patterns);
-void populateShapePatterns(mlir::RewritePatternSet &patterns);
-/// `perImageConvolutions`: 2-D convolutions, transposed convolutions and
-/// weight gradients as an scf.for over the images (one GEMM each).
-void populateNNPatterns(mlir::RewritePatternSet &patterns,
-                        bool perImageConvolutions);
+//===----------------------------------------------------------------------===//
+// Channels, spatial dimensions and windows (convolution, pooling,
+// normalization)
+//===----------------------------------------------------------------------===//
+
+/// `n` parallel iterators.
+llvm::SmallVector<mlir::utils::IteratorType> parallelIterators(int64_t n);
+
+/// Splits the static dimension `dim` of `v` into [outer, size / outer].
+mlir::Value splitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                     int64_t dim, int64_t outer);
+
+/// Merges dimensions `dim` and `dim + 1` of `v`.
+mlir::Value mergeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                      int64_t dim);
+
+/// Pads the trailing spatial dimensions (from 2 on) of `v` with `value`.
+mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       llvm::ArrayRef<int64_t> low,
+                       llvm::ArrayRef<int64_t> high, mlir::Value value);
+
+/// Map reading a parameter at the loop dimensions `dims` of `rank` loops
+/// (a `[C]` parameter at dimension 1, say).
+mlir::AffineMap dimMap(mlir::MLIRContext *ctx, int64_t rank,
+                       llvm::ArrayRef<int64_t> dims);
+
+/// True when every dimension of `t` from `from` on is static.
+bool staticFrom(mlir::RankedTensorType t, int64_t from);
+
+/// Why a windowed op (convolution, pooling) cannot be lowered when one of
+/// its `batched` tensors has a dynamic dimension other than the batch or one
+/// of its `whole` tensors (a kernel) a dynamic dimension; std::nullopt when
+/// all are static so.
+std::optional<std::string>
+whyNotStaticButBatch(llvm::ArrayRef<mlir::RankedTensorType> batched,
+                     llvm::ArrayRef<mlir::RankedTensorType> whole = {});
+
+/// Window attributes with their defaults filled in.
+struct Window {
+  llvm::SmallVector<int64_t> strides, dilations, padBegin, padEnd;
+};
+
+/// The window of `n` spatial dimensions: strides and dilations 1 and no
+/// pads where the attributes are absent.
+Window getWindow(std::optional<llvm::ArrayRef<int64_t>> strides,
+                 std::optional<llvm::ArrayRef<int64_t>> dilations,
+                 std::optional<llvm::ArrayRef<int64_t>> pads, int64_t n);
 
 } // namespace nnc::detail
 
