@@ -349,42 +349,34 @@ private:
 const char kNpyMagic[] = "\x93NUMPY";
 constexpr size_t kNpyMagicLen = 6;
 
-struct DescrInfo {
-  const char *descr;
-  DType dtype;
-};
-
-// The descr each dtype is written with comes first; the others are spellings
-// numpy also accepts for the same bytes.
-const DescrInfo kDescrs[] = {
-    {"<f4", DType::F32},
-    {"<f8", DType::F64},
-    {"<f2", DType::F16},
-    {"<i8", DType::I64},
-    {"<i4", DType::I32},
-    {"|i1", DType::I8},
-    {"|u1", DType::U8},
-    {"|b1", DType::Bool},
-    // numpy has no bfloat16; arrays of ml_dtypes.bfloat16 are saved as
-    // 2-byte void, and that is how nnc writes and reads bf16.
-    {"|V2", DType::BF16},
-    {"<i1", DType::I8},
-    {"<u1", DType::U8},
-    {"<b1", DType::Bool},
-};
-
+/// The descr `dtype` is written with (DTypes.def).
 const char *descrFor(DType dtype) {
-  for (const DescrInfo &info : kDescrs)
-    if (info.dtype == dtype)
-      return info.descr;
+  switch (dtype) {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return NpyDescr;
+#include "nnc/runtime/DTypes.def"
+  }
   return "?";
+}
+
+/// Whether `descr` names the bytes of `dtype`. Besides the descr nnc
+/// writes, numpy spells one-byte types with either byte-order mark ("<i1"
+/// for "|i1"): their bytes have no order.
+bool descrMatches(const std::string &descr, DType dtype) {
+  std::string_view written = descrFor(dtype);
+  if (descr == written)
+    return true;
+  return dtypeSize(dtype) == 1 && written[0] == '|' && descr.size() > 1 &&
+         descr[0] == '<' && std::string_view(descr).substr(1) ==
+                                written.substr(1);
 }
 
 Status dtypeForDescr(const std::string &descr, const std::string &name,
                      DType &out) {
-  for (const DescrInfo &info : kDescrs)
-    if (descr == info.descr) {
-      out = info.dtype;
+  for (size_t i = 0; i < kNumDTypes; ++i)
+    if (descrMatches(descr, static_cast<DType>(i))) {
+      out = static_cast<DType>(i);
       return Status::ok();
     }
   if (!descr.empty() && descr[0] == '>')
@@ -392,10 +384,17 @@ Status dtypeForDescr(const std::string &descr, const std::string &name,
                 "big-endian dtype " + quoted(descr) +
                     " is not supported; save arr.astype(arr.dtype."
                     "newbyteorder('<'))");
+  std::string supported, bfloat;
+  for (size_t i = 0; i < kNumDTypes; ++i) {
+    DType dtype = static_cast<DType>(i);
+    if (dtypeClass(dtype) == DTypeClass::BFloat)
+      bfloat += std::string(", and ") + descrFor(dtype) + " as bfloat16";
+    else
+      supported += std::string(supported.empty() ? "" : " ") + descrFor(dtype);
+  }
   return fail(StatusCode::InvalidArgument, name,
-              "unsupported dtype " + quoted(descr) +
-                  " (supported: <f4 <f8 <f2 <i8 <i4 |i1 |u1 |b1, and |V2 as "
-                  "bfloat16)");
+              "unsupported dtype " + quoted(descr) + " (supported: " +
+                  supported + bfloat + ")");
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {
@@ -574,7 +573,7 @@ Status readNpyImage(const ByteSource &source, uint64_t base, uint64_t size,
       source.read(base + header.dataOffset, header.dataBytes, tensor.data()));
   if (crc)
     *crc = crc32(tensor.data(), header.dataBytes, *crc);
-  if (header.dtype == DType::Bool) {
+  if (dtypeClass(header.dtype) == DTypeClass::Bool) {
     const uint8_t *p = tensor.dataAs<uint8_t>();
     for (size_t i = 0; i < header.dataBytes; ++i)
       if (p[i] > 1)
