@@ -9,6 +9,8 @@
 
 #include "nnc/runtime/NpyIO.h"
 
+#include "nnc/runtime/AtomicFile.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -652,51 +654,18 @@ private:
   std::vector<uint8_t> &out_;
 };
 
+/// Streams into an AtomicFile: a failed or abandoned write leaves the
+/// destination as it was.
 class FileSink final : public ByteSink {
 public:
-  FileSink() = default;
-  FileSink(const FileSink &) = delete;
-  FileSink &operator=(const FileSink &) = delete;
-  ~FileSink() override {
-    if (file_) {
-      std::fclose(file_);
-      std::remove(tempPath_.c_str());
-    }
-  }
-  Status open(const std::string &path) {
-    path_ = path;
-    tempPath_ = path + ".tmp" + std::to_string(::getpid());
-    file_ = std::fopen(tempPath_.c_str(), "wb");
-    if (!file_)
-      return fail(StatusCode::Unavailable, path,
-                  "cannot create " + tempPath_ + ": " + std::strerror(errno));
-    return Status::ok();
-  }
+  Status open(const std::string &path) { return file_.open(path); }
   Status write(const void *bytes, size_t n) override {
-    if (n && std::fwrite(bytes, 1, n, file_) != n)
-      return fail(StatusCode::Unavailable, path_,
-                  std::string("write failed: ") + std::strerror(errno));
-    return Status::ok();
+    return file_.write(bytes, n);
   }
-  /// Flushes, closes and renames the temporary onto the destination.
-  Status commit() {
-    bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
-    int err = errno;
-    ok = std::fclose(file_) == 0 && ok;
-    file_ = nullptr;
-    if (!ok || std::rename(tempPath_.c_str(), path_.c_str()) != 0) {
-      if (ok)
-        err = errno;
-      std::remove(tempPath_.c_str());
-      return fail(StatusCode::Unavailable, path_,
-                  std::string("write failed: ") + std::strerror(err));
-    }
-    return Status::ok();
-  }
+  Status commit() { return file_.commit(); }
 
 private:
-  std::FILE *file_ = nullptr;
-  std::string path_, tempPath_;
+  AtomicFile file_;
 };
 
 Status writeNpyTo(const HostTensor &tensor, ByteSink &sink) {
