@@ -205,8 +205,7 @@ TValue nnc::scalarLike(TValue like, double value, Site site) {
     return Traced{like.tracer(), {}};
   // constant() checks that integer values are integral and in range.
   return t->constant({value}, {},
-                     tracedDTypeOf(like.getType().getElementType()),
-                     site);
+                     tracedDTypeOf(like.getType().getElementType()), site);
 }
 
 //===----------------------------------------------------------------------===//

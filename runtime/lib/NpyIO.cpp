@@ -370,8 +370,8 @@ bool descrMatches(const std::string &descr, DType dtype) {
   if (descr == written)
     return true;
   return dtypeSize(dtype) == 1 && written[0] == '|' && descr.size() > 1 &&
-         descr[0] == '<' && std::string_view(descr).substr(1) ==
-                                written.substr(1);
+         descr[0] == '<' &&
+         std::string_view(descr).substr(1) == written.substr(1);
 }
 
 Status dtypeForDescr(const std::string &descr, const std::string &name,
@@ -395,8 +395,8 @@ Status dtypeForDescr(const std::string &descr, const std::string &name,
       supported += std::string(supported.empty() ? "" : " ") + descrFor(dtype);
   }
   return fail(StatusCode::InvalidArgument, name,
-              "unsupported dtype " + quoted(descr) + " (supported: " +
-                  supported + bfloat + ")");
+              "unsupported dtype " + quoted(descr) +
+                  " (supported: " + supported + bfloat + ")");
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {

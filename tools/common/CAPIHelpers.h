@@ -128,7 +128,14 @@ template <typename T> T loadAt(const char *data, int64_t i) {
 
 /// How an element's bytes encode its value: the Class column of the
 /// element-type table, Unknown for anything that is not a dtype.
-enum class ElementClass { IEEEFloat, BFloat, SignedInt, UnsignedInt, Bool, Unknown };
+enum class ElementClass {
+  IEEEFloat,
+  BFloat,
+  SignedInt,
+  UnsignedInt,
+  Bool,
+  Unknown
+};
 
 inline ElementClass elementClass(nnc_dtype_t dtype) {
   switch (dtype) {
@@ -149,7 +156,7 @@ enum : int {
 #include "nnc/runtime/DTypes.def"
 };
 #define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
-  static_assert(static_cast<int>(CEnum) == Enum,                              \
+  static_assert(static_cast<int>(CEnum) == Enum,                               \
                 #CEnum " is not its row of DTypes.def");
 #include "nnc/runtime/DTypes.def"
 } // namespace dtype_rows

@@ -33,7 +33,13 @@ inline constexpr size_t kNumDTypes = 0
     ;
 
 /// How an element's bytes encode its value (the Class column of DTypes.def).
-enum class DTypeClass : uint8_t { IEEEFloat, BFloat, SignedInt, UnsignedInt, Bool };
+enum class DTypeClass : uint8_t {
+  IEEEFloat,
+  BFloat,
+  SignedInt,
+  UnsignedInt,
+  Bool
+};
 
 /// Bytes per element of `dtype`.
 size_t dtypeSize(DType dtype);
