@@ -7,7 +7,9 @@
 # are missing (idempotent: nothing is fetched when all are present), then
 # configures with CMake/Ninja against the shared libMLIR.so/libLLVM.so and
 # builds. The build directory is $NNC_BUILD_DIR (default: build, or
-# build-asan with --sanitize, which builds with ASan and UBSan).
+# build-asan with --sanitize, which builds with ASan and UBSan, and the
+# libFuzzer targets too, so that one tree serves the sanitizer suite and the
+# fuzzers).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -19,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --sanitize) sanitize=ON ;;
     --no-build) build=0 ;;
-    -h|--help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -69,7 +71,8 @@ cmake -S "$root" -B "$build_dir" -G Ninja \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
   -DLLVM_DIR="$llvm_prefix/lib/cmake/llvm" \
-  -DNNC_ENABLE_SANITIZERS=$sanitize > "$build_dir.configure.log" 2>&1 || {
+  -DNNC_ENABLE_SANITIZERS=$sanitize \
+  -DNNC_BUILD_FUZZERS=$sanitize > "$build_dir.configure.log" 2>&1 || {
   cat "$build_dir.configure.log" >&2
   echo "setup.sh: configuring $build_dir failed" >&2
   exit 1

@@ -4,11 +4,11 @@
 # Usage: utils/test.sh [--no-sanitizers]
 #
 # Runs every test through CTest (the lit suite, the compiler unit tests and
-# the runtime unit tests) on the build made by utils/setup.sh, then builds the
-# ASan/UBSan configuration (build-asan) and runs the same suite under it, and
-# replays the ONNX importer fuzzer's seed corpus (every ONNX test model) once
-# under ASan. Also checks that runtime/ configures and builds on its own,
-# without MLIR.
+# the runtime unit tests) on the build made by utils/setup.sh and checks that
+# runtime/ configures and builds on its own, without MLIR. Then builds one
+# more tree, build-asan (ASan and UBSan, with the ONNX importer fuzzer), runs
+# the same suite under the sanitizers and replays the fuzzer's seed corpus
+# (every ONNX test model) once. --no-sanitizers skips build-asan.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -18,7 +18,7 @@ sanitizers=1
 for arg in "$@"; do
   case "$arg" in
     --no-sanitizers) sanitizers=0 ;;
-    -h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -42,9 +42,11 @@ cmake --build "$runtime_dir"
 ctest --test-dir "$runtime_dir" --output-on-failure -j"$jobs"
 
 if ((sanitizers)); then
-  echo "== ONNX importer fuzzer: replay of the seed corpus under ASan"
+  # One tree for both: the sanitizer build also holds the fuzzer.
+  echo "== build-asan: AddressSanitizer, UndefinedBehaviorSanitizer, fuzzer"
+  NNC_BUILD_DIR=$root/build-asan "$root/utils/setup.sh" --sanitize
+  echo "== ONNX importer fuzzer: replay of the seed corpus under ASan and UBSan"
   "$root/utils/fuzz.sh" 0 -runs=0
   echo "== test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
-  NNC_BUILD_DIR=$root/build-asan "$root/utils/setup.sh" --sanitize
   ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"
 fi

@@ -12,6 +12,7 @@
 
 #include "Internal.h"
 
+#include "nnc/Compiler/ElementTypes.h"
 #include "nnc/Import/ONNX/Importer.h"
 #include "nnc/InitAll.h"
 #include "nnc/NNCDialect.h"
@@ -44,31 +45,8 @@ using namespace nnc::capi;
 namespace nnc::capi {
 
 nnc_dtype_t fromMLIR(Type type) {
-  if (type.isF32())
-    return NNC_DTYPE_F32;
-  if (type.isF16())
-    return NNC_DTYPE_F16;
-  if (type.isBF16())
-    return NNC_DTYPE_BF16;
-  if (type.isF64())
-    return NNC_DTYPE_F64;
-  auto integer = dyn_cast<IntegerType>(type);
-  if (!integer)
-    return NNC_DTYPE_UNKNOWN;
-  if (integer.getWidth() == 1)
-    return NNC_DTYPE_BOOL;
-  if (integer.isUnsigned())
-    return integer.getWidth() == 8 ? NNC_DTYPE_U8 : NNC_DTYPE_UNKNOWN;
-  switch (integer.getWidth()) {
-  case 64:
-    return NNC_DTYPE_I64;
-  case 32:
-    return NNC_DTYPE_I32;
-  case 8:
-    return NNC_DTYPE_I8;
-  default:
-    return NNC_DTYPE_UNKNOWN;
-  }
+  FailureOr<rt::DType> dtype = nnc::dtypeOf(type);
+  return succeeded(dtype) ? fromRuntime(*dtype) : NNC_DTYPE_UNKNOWN;
 }
 
 } // namespace nnc::capi

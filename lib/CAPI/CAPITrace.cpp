@@ -14,6 +14,7 @@
 
 #include "Internal.h"
 
+#include "nnc/Compiler/ElementTypes.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
 
@@ -75,29 +76,10 @@ namespace {
 /// The MLIR element type of a valid dtype, or null for those the nnc
 /// dialect has no tensors of (u8).
 Type toMLIR(MLIRContext *ctx, nnc_dtype_t dtype) {
-  Builder b(ctx);
-  switch (dtype) {
-  case NNC_DTYPE_F32:
-    return b.getF32Type();
-  case NNC_DTYPE_F16:
-    return b.getF16Type();
-  case NNC_DTYPE_BF16:
-    return b.getBF16Type();
-  case NNC_DTYPE_F64:
-    return b.getF64Type();
-  case NNC_DTYPE_I64:
-    return b.getI64Type();
-  case NNC_DTYPE_I32:
-    return b.getI32Type();
-  case NNC_DTYPE_I8:
-    return b.getI8Type();
-  case NNC_DTYPE_BOOL:
-    return b.getI1Type();
-  case NNC_DTYPE_U8:
-  case NNC_DTYPE_UNKNOWN:
-    break;
-  }
-  return nullptr;
+  if (!isValidDType(dtype))
+    return nullptr;
+  rt::DType element = toRuntime(dtype);
+  return rt::isGraphDType(element) ? nnc::mlirTypeOf(element, ctx) : nullptr;
 }
 
 /// The integer a C caller passed for an enum parameter. C lets any int

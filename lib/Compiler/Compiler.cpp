@@ -11,6 +11,7 @@
 
 #include "nnc/Compiler/Compiler.h"
 
+#include "nnc/Compiler/ElementTypes.h"
 #include "nnc/Compiler/Pipelines.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/Target/Target.h"
@@ -139,32 +140,6 @@ KernelFigures kernelFigures(ModuleOp module, StringRef name) {
         figures.bytes += bytes.getInt();
   }
   return figures;
-}
-
-FailureOr<rt::DType> toDType(Type type) {
-  if (type.isF32())
-    return rt::DType::F32;
-  if (type.isF16())
-    return rt::DType::F16;
-  if (type.isBF16())
-    return rt::DType::BF16;
-  if (type.isF64())
-    return rt::DType::F64;
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    switch (integer.getWidth()) {
-    case 1:
-      return rt::DType::Bool;
-    case 8:
-      return integer.isUnsigned() ? rt::DType::U8 : rt::DType::I8;
-    case 32:
-      return rt::DType::I32;
-    case 64:
-      return rt::DType::I64;
-    default:
-      break;
-    }
-  }
-  return failure();
 }
 
 rt::ValueKind kindOf(func::FuncOp func, unsigned index) {
@@ -336,7 +311,7 @@ LogicalResult extractWeights(Compilation &c,
              << "argument " << i << " has type " << arg.getType()
              << "; only ranked tensors can be compiled";
     }
-    FailureOr<rt::DType> dtype = toDType(type.getElementType());
+    FailureOr<rt::DType> dtype = nnc::dtypeOf(type.getElementType());
     if (mlir::failed(dtype)) {
       failure = nnc::CompileFailure::Unsupported;
       return emitError(func.getLoc())
@@ -425,7 +400,7 @@ LogicalResult specializeShapes(Compilation &c, nnc::CompileFailure &failure) {
   for (auto [k, type] : llvm::enumerate(func.getResultTypes())) {
     auto shaped = dyn_cast<RankedTensorType>(type);
     FailureOr<rt::DType> dtype =
-        shaped ? toDType(shaped.getElementType()) : FailureOr<rt::DType>();
+        shaped ? nnc::dtypeOf(shaped.getElementType()) : FailureOr<rt::DType>();
     if (!shaped || mlir::failed(dtype))
       return emitError(func.getLoc()) << "result " << k << " has type " << type
                                       << ", which executables cannot carry";

@@ -13,10 +13,12 @@
 
 #include "nnc/NNCOps.h"
 #include "nnc/Trace/Tracer.h"
+#include "nnc/runtime/HostTensor.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace nnc {
@@ -107,6 +109,13 @@ struct Traced {
   }
   operator TValue() const { return (*this)[0]; }
 };
+
+/// The runtime's element type of a traced one (the same table row).
+runtime::DType toRuntimeDType(DType dtype);
+
+/// The traced element type of a runtime one; none for the runtime's
+/// host-only types (u8).
+std::optional<DType> fromRuntimeDType(runtime::DType dtype);
 
 /// Attribute helpers.
 mlir::NamedAttribute namedI64(Tracer &t, llvm::StringRef name, int64_t v);

@@ -7,6 +7,8 @@
 
 #include "TraceDetail.h"
 
+#include "nnc/Compiler/ElementTypes.h"
+
 using namespace mlir;
 using namespace nnc;
 using namespace nnc::trace_impl;
@@ -190,22 +192,11 @@ TValue nnc::cast(TValue x, DType dtype, Site site) {
 }
 
 /// The DType of an nnc element type (which the op constraints guarantee).
-static DType dtypeOf(Type type) {
-  if (type.isInteger(1))
-    return DType::I1;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isF64())
-    return DType::F64;
-  return DType::F32;
+static DType tracedDTypeOf(Type type) {
+  FailureOr<runtime::DType> dtype = dtypeOf(type);
+  std::optional<DType> traced =
+      succeeded(dtype) ? trace_impl::fromRuntimeDType(*dtype) : std::nullopt;
+  return traced.value_or(DType::F32);
 }
 
 TValue nnc::scalarLike(TValue like, double value, Site site) {
@@ -213,8 +204,8 @@ TValue nnc::scalarLike(TValue like, double value, Site site) {
   if (!t)
     return Traced{like.tracer(), {}};
   // constant() checks that integer values are integral and in range.
-  return t->constant({value}, {}, dtypeOf(like.getType().getElementType()),
-                     site);
+  return t->constant({value}, {},
+                     tracedDTypeOf(like.getType().getElementType()), site);
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,8 @@
 
 #include "TraceDetail.h"
 
+#include "nnc/Compiler/ElementTypes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -23,27 +25,32 @@ using namespace nnc;
 // Types and values
 //===----------------------------------------------------------------------===//
 
-Type nnc::getElementType(MLIRContext *ctx, DType dtype) {
-  Builder b(ctx);
+runtime::DType trace_impl::toRuntimeDType(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return b.getF32Type();
-  case DType::F16:
-    return b.getF16Type();
-  case DType::BF16:
-    return b.getBF16Type();
-  case DType::F64:
-    return b.getF64Type();
-  case DType::I64:
-    return b.getI64Type();
-  case DType::I32:
-    return b.getI32Type();
-  case DType::I8:
-    return b.getI8Type();
-  case DType::I1:
-    return b.getI1Type();
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return runtime::DType::Enum;
+#define NNC_HOST_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)
+#include "nnc/runtime/DTypes.def"
   }
-  return b.getF32Type();
+  return runtime::DType::F32;
+}
+
+std::optional<DType> trace_impl::fromRuntimeDType(runtime::DType dtype) {
+  switch (dtype) {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case runtime::DType::Enum:                                                   \
+    return DType::Enum;
+#define NNC_HOST_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)              \
+  case runtime::DType::Enum:                                                   \
+    return std::nullopt;
+#include "nnc/runtime/DTypes.def"
+  }
+  return std::nullopt;
+}
+
+Type nnc::getElementType(MLIRContext *ctx, DType dtype) {
+  return mlirTypeOf(trace_impl::toRuntimeDType(dtype), ctx);
 }
 
 RankedTensorType TValue::getType() const {

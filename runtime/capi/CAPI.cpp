@@ -135,17 +135,18 @@ void nnc_status_destroy(nnc_status_t status) {
 
 namespace nnc::capi {
 
+// The C enum and the runtime's DType are the rows of one table
+// (nnc/runtime/DTypes.def), in the same order.
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                  \
+  static_assert(static_cast<int>(CEnum) ==                                     \
+                    static_cast<int>(rt::DType::Enum),                         \
+                "nnc_dtype_t and nnc::runtime::DType disagree on " Name);
+#include "nnc/runtime/DTypes.def"
+
 bool isValidDType(nnc_dtype_t dtype) {
   switch (dtype) {
-  case NNC_DTYPE_F32:
-  case NNC_DTYPE_F16:
-  case NNC_DTYPE_BF16:
-  case NNC_DTYPE_F64:
-  case NNC_DTYPE_I64:
-  case NNC_DTYPE_I32:
-  case NNC_DTYPE_I8:
-  case NNC_DTYPE_U8:
-  case NNC_DTYPE_BOOL:
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr) case CEnum:
+#include "nnc/runtime/DTypes.def"
     return true;
   case NNC_DTYPE_UNKNOWN:
     return false;
@@ -154,52 +155,13 @@ bool isValidDType(nnc_dtype_t dtype) {
 }
 
 rt::DType toRuntime(nnc_dtype_t dtype) {
-  switch (dtype) {
-  case NNC_DTYPE_F16:
-    return rt::DType::F16;
-  case NNC_DTYPE_BF16:
-    return rt::DType::BF16;
-  case NNC_DTYPE_F64:
-    return rt::DType::F64;
-  case NNC_DTYPE_I64:
-    return rt::DType::I64;
-  case NNC_DTYPE_I32:
-    return rt::DType::I32;
-  case NNC_DTYPE_I8:
-    return rt::DType::I8;
-  case NNC_DTYPE_U8:
-    return rt::DType::U8;
-  case NNC_DTYPE_BOOL:
-    return rt::DType::Bool;
-  case NNC_DTYPE_F32:
-  case NNC_DTYPE_UNKNOWN:
-    break;
-  }
-  return rt::DType::F32;
+  return isValidDType(dtype) ? static_cast<rt::DType>(dtype) : rt::DType::F32;
 }
 
 nnc_dtype_t fromRuntime(rt::DType dtype) {
-  switch (dtype) {
-  case rt::DType::F32:
-    return NNC_DTYPE_F32;
-  case rt::DType::F16:
-    return NNC_DTYPE_F16;
-  case rt::DType::BF16:
-    return NNC_DTYPE_BF16;
-  case rt::DType::F64:
-    return NNC_DTYPE_F64;
-  case rt::DType::I64:
-    return NNC_DTYPE_I64;
-  case rt::DType::I32:
-    return NNC_DTYPE_I32;
-  case rt::DType::I8:
-    return NNC_DTYPE_I8;
-  case rt::DType::U8:
-    return NNC_DTYPE_U8;
-  case rt::DType::Bool:
-    return NNC_DTYPE_BOOL;
-  }
-  return NNC_DTYPE_UNKNOWN;
+  return static_cast<size_t>(dtype) < rt::kNumDTypes
+             ? static_cast<nnc_dtype_t>(dtype)
+             : NNC_DTYPE_UNKNOWN;
 }
 
 char *copyString(const std::string &text) {

@@ -11,7 +11,7 @@
 
 #include "nnc/runtime/Checkpoint.h"
 
-#include "nnc/runtime/Executable.h"
+#include "nnc/runtime/AtomicFile.h"
 #include "nnc/runtime/Schedule.h"
 #include "nnc/runtime/Sha256.h"
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/runtime/Executable.h"
+#include "nnc/runtime/AtomicFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -270,68 +271,6 @@ Status ExecutableWriter::writeFile(const std::string &path) const {
   std::vector<uint8_t> bytes;
   NNC_RUNTIME_RETURN_IF_ERROR(serialize(bytes));
   return writeFileAtomically(path, bytes.data(), bytes.size());
-}
-
-Status writeFileAtomically(const std::string &path, const void *data,
-                           size_t size) {
-  std::string tempPath = path + ".tmp.XXXXXX";
-  int fd = mkostemp(tempPath.data(), O_CLOEXEC);
-  if (fd < 0)
-    return Status(StatusCode::Unavailable, "cannot create a temporary file "
-                                           "next to " +
-                                               path + ": " + errnoText(errno));
-  auto fail = [&](const std::string &what, int err) {
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(tempPath.c_str());
-    return Status(StatusCode::Unavailable,
-                  what + " " + tempPath + ": " + errnoText(err));
-  };
-  // mkstemp creates the file 0600; executables are ordinary readable files.
-  if (::fchmod(fd, 0644) != 0)
-    return fail("cannot set permissions of", errno);
-  const uint8_t *p = static_cast<const uint8_t *>(data);
-  size_t left = size;
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fail("cannot write", errno);
-    }
-    p += n;
-    left -= size_t(n);
-  }
-  if (::fsync(fd) != 0)
-    return fail("cannot fsync", errno);
-  int closeResult = ::close(fd);
-  fd = -1;
-  if (closeResult != 0)
-    return fail("cannot close", errno);
-  if (::rename(tempPath.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tempPath.c_str());
-    return Status(StatusCode::Unavailable, "cannot rename " + tempPath +
-                                               " to " + path + ": " +
-                                               errnoText(err));
-  }
-  // Make the rename itself durable.
-  size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "."
-                    : slash == 0               ? "/"
-                                               : path.substr(0, slash);
-  int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirFd >= 0) {
-    int syncResult = ::fsync(dirFd);
-    int err = errno;
-    ::close(dirFd);
-    // Some file systems cannot fsync a folder (EINVAL); the data is safe.
-    if (syncResult != 0 && err != EINVAL)
-      return Status(StatusCode::Unavailable,
-                    "wrote " + path + " but cannot fsync its folder " + dir +
-                        ": " + errnoText(err));
-  }
-  return Status::ok();
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,45 +11,45 @@ namespace nnc::runtime {
 
 size_t dtypeSize(DType dtype) {
   switch (dtype) {
-  case DType::F64:
-  case DType::I64:
-    return 8;
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F16:
-  case DType::BF16:
-    return 2;
-  case DType::I8:
-  case DType::U8:
-  case DType::Bool:
-    return 1;
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return Bytes;
+#include "nnc/runtime/DTypes.def"
   }
   return 1;
 }
 
 const char *dtypeName(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::F64:
-    return "f64";
-  case DType::I64:
-    return "i64";
-  case DType::I32:
-    return "i32";
-  case DType::I8:
-    return "i8";
-  case DType::U8:
-    return "u8";
-  case DType::Bool:
-    return "bool";
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return Name;
+#include "nnc/runtime/DTypes.def"
   }
   return "unknown";
+}
+
+DTypeClass dtypeClass(DType dtype) {
+  switch (dtype) {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return DTypeClass::Class;
+#include "nnc/runtime/DTypes.def"
+  }
+  return DTypeClass::UnsignedInt;
+}
+
+bool isGraphDType(DType dtype) {
+  switch (dtype) {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return true;
+#define NNC_HOST_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)              \
+  case DType::Enum:                                                            \
+    return false;
+#include "nnc/runtime/DTypes.def"
+  }
+  return false;
 }
 
 Status checkedShapeSize(const std::vector<int64_t> &shape, size_t elementSize,

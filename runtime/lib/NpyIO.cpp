@@ -9,6 +9,8 @@
 
 #include "nnc/runtime/NpyIO.h"
 
+#include "nnc/runtime/AtomicFile.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -349,42 +351,34 @@ private:
 const char kNpyMagic[] = "\x93NUMPY";
 constexpr size_t kNpyMagicLen = 6;
 
-struct DescrInfo {
-  const char *descr;
-  DType dtype;
-};
-
-// The descr each dtype is written with comes first; the others are spellings
-// numpy also accepts for the same bytes.
-const DescrInfo kDescrs[] = {
-    {"<f4", DType::F32},
-    {"<f8", DType::F64},
-    {"<f2", DType::F16},
-    {"<i8", DType::I64},
-    {"<i4", DType::I32},
-    {"|i1", DType::I8},
-    {"|u1", DType::U8},
-    {"|b1", DType::Bool},
-    // numpy has no bfloat16; arrays of ml_dtypes.bfloat16 are saved as
-    // 2-byte void, and that is how nnc writes and reads bf16.
-    {"|V2", DType::BF16},
-    {"<i1", DType::I8},
-    {"<u1", DType::U8},
-    {"<b1", DType::Bool},
-};
-
+/// The descr `dtype` is written with (DTypes.def).
 const char *descrFor(DType dtype) {
-  for (const DescrInfo &info : kDescrs)
-    if (info.dtype == dtype)
-      return info.descr;
+  switch (dtype) {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case DType::Enum:                                                            \
+    return NpyDescr;
+#include "nnc/runtime/DTypes.def"
+  }
   return "?";
+}
+
+/// Whether `descr` names the bytes of `dtype`. Besides the descr nnc
+/// writes, numpy spells one-byte types with either byte-order mark ("<i1"
+/// for "|i1"): their bytes have no order.
+bool descrMatches(const std::string &descr, DType dtype) {
+  std::string_view written = descrFor(dtype);
+  if (descr == written)
+    return true;
+  return dtypeSize(dtype) == 1 && written[0] == '|' && descr.size() > 1 &&
+         descr[0] == '<' &&
+         std::string_view(descr).substr(1) == written.substr(1);
 }
 
 Status dtypeForDescr(const std::string &descr, const std::string &name,
                      DType &out) {
-  for (const DescrInfo &info : kDescrs)
-    if (descr == info.descr) {
-      out = info.dtype;
+  for (size_t i = 0; i < kNumDTypes; ++i)
+    if (descrMatches(descr, static_cast<DType>(i))) {
+      out = static_cast<DType>(i);
       return Status::ok();
     }
   if (!descr.empty() && descr[0] == '>')
@@ -392,10 +386,17 @@ Status dtypeForDescr(const std::string &descr, const std::string &name,
                 "big-endian dtype " + quoted(descr) +
                     " is not supported; save arr.astype(arr.dtype."
                     "newbyteorder('<'))");
+  std::string supported, bfloat;
+  for (size_t i = 0; i < kNumDTypes; ++i) {
+    DType dtype = static_cast<DType>(i);
+    if (dtypeClass(dtype) == DTypeClass::BFloat)
+      bfloat += std::string(", and ") + descrFor(dtype) + " as bfloat16";
+    else
+      supported += std::string(supported.empty() ? "" : " ") + descrFor(dtype);
+  }
   return fail(StatusCode::InvalidArgument, name,
               "unsupported dtype " + quoted(descr) +
-                  " (supported: <f4 <f8 <f2 <i8 <i4 |i1 |u1 |b1, and |V2 as "
-                  "bfloat16)");
+                  " (supported: " + supported + bfloat + ")");
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {
@@ -574,7 +575,7 @@ Status readNpyImage(const ByteSource &source, uint64_t base, uint64_t size,
       source.read(base + header.dataOffset, header.dataBytes, tensor.data()));
   if (crc)
     *crc = crc32(tensor.data(), header.dataBytes, *crc);
-  if (header.dtype == DType::Bool) {
+  if (dtypeClass(header.dtype) == DTypeClass::Bool) {
     const uint8_t *p = tensor.dataAs<uint8_t>();
     for (size_t i = 0; i < header.dataBytes; ++i)
       if (p[i] > 1)
@@ -653,51 +654,18 @@ private:
   std::vector<uint8_t> &out_;
 };
 
+/// Streams into an AtomicFile: a failed or abandoned write leaves the
+/// destination as it was.
 class FileSink final : public ByteSink {
 public:
-  FileSink() = default;
-  FileSink(const FileSink &) = delete;
-  FileSink &operator=(const FileSink &) = delete;
-  ~FileSink() override {
-    if (file_) {
-      std::fclose(file_);
-      std::remove(tempPath_.c_str());
-    }
-  }
-  Status open(const std::string &path) {
-    path_ = path;
-    tempPath_ = path + ".tmp" + std::to_string(::getpid());
-    file_ = std::fopen(tempPath_.c_str(), "wb");
-    if (!file_)
-      return fail(StatusCode::Unavailable, path,
-                  "cannot create " + tempPath_ + ": " + std::strerror(errno));
-    return Status::ok();
-  }
+  Status open(const std::string &path) { return file_.open(path); }
   Status write(const void *bytes, size_t n) override {
-    if (n && std::fwrite(bytes, 1, n, file_) != n)
-      return fail(StatusCode::Unavailable, path_,
-                  std::string("write failed: ") + std::strerror(errno));
-    return Status::ok();
+    return file_.write(bytes, n);
   }
-  /// Flushes, closes and renames the temporary onto the destination.
-  Status commit() {
-    bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
-    int err = errno;
-    ok = std::fclose(file_) == 0 && ok;
-    file_ = nullptr;
-    if (!ok || std::rename(tempPath_.c_str(), path_.c_str()) != 0) {
-      if (ok)
-        err = errno;
-      std::remove(tempPath_.c_str());
-      return fail(StatusCode::Unavailable, path_,
-                  std::string("write failed: ") + std::strerror(err));
-    }
-    return Status::ok();
-  }
+  Status commit() { return file_.commit(); }
 
 private:
-  std::FILE *file_ = nullptr;
-  std::string path_, tempPath_;
+  AtomicFile file_;
 };
 
 Status writeNpyTo(const HostTensor &tensor, ByteSink &sink) {

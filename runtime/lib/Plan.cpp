@@ -237,7 +237,7 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
       return r.fail(what + " has unknown role " + std::to_string(role));
     if (kind > static_cast<uint8_t>(ValueKind::Output))
       return r.fail(what + " has unknown kind " + std::to_string(kind));
-    if (dtype > static_cast<uint8_t>(DType::Bool))
+    if (dtype >= kNumDTypes)
       return r.fail(what + " has unknown dtype " + std::to_string(dtype));
     v.role = static_cast<ValueRole>(role);
     v.kind = static_cast<ValueKind>(kind);

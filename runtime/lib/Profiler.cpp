@@ -7,7 +7,7 @@
 
 #include "nnc/runtime/Profiler.h"
 
-#include "nnc/runtime/Executable.h"
+#include "nnc/runtime/AtomicFile.h"
 
 #include <algorithm>
 #include <chrono>

@@ -100,9 +100,10 @@ std::string tempPath(const std::string &leaf) {
          std::to_string(::getpid()) + "-" + leaf;
 }
 
-const DType kAllDTypes[] = {DType::F32, DType::F16, DType::BF16,
-                            DType::F64, DType::I64, DType::I32,
-                            DType::I8,  DType::U8,  DType::Bool};
+const DType kAllDTypes[] = {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr) DType::Enum,
+#include "nnc/runtime/DTypes.def"
+};
 const std::vector<int64_t> kShapes[] = {{},     {0},       {5},
                                         {2, 3}, {2, 0, 3}, {1, 2, 3, 4}};
 

@@ -3,7 +3,8 @@
 // Owning wrappers for the runtime's C API handles and the formatting the
 // command-line tools share (shapes, dtypes, element values). Tools that
 // include this are clients of the public C API and nothing else of nnc, so
-// it includes nothing else; it needs only nnc-c/runtime.h (libnnc_runtime),
+// it includes nothing else of nnc but nnc-c/runtime.h (libnnc_runtime) and
+// the element-type table (nnc/runtime/DTypes.def, macros and no code);
 // CompilerHelpers.h wraps the compiler's handles.
 //
 //===----------------------------------------------------------------------===//
@@ -118,41 +119,87 @@ template <typename T> T loadAt(const char *data, int64_t i) {
   return v;
 }
 
-/// Element `i` of a floating-point tensor as a double.
+/// How an element's bytes encode its value: the Class column of the
+/// element-type table, Unknown for anything that is not a dtype.
+enum class ElementClass {
+  IEEEFloat,
+  BFloat,
+  SignedInt,
+  UnsignedInt,
+  Bool,
+  Unknown
+};
+
+inline ElementClass elementClass(nnc_dtype_t dtype) {
+  switch (dtype) {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  case CEnum:                                                                  \
+    return ElementClass::Class;
+#include "nnc/runtime/DTypes.def"
+  default:
+    return ElementClass::Unknown;
+  }
+}
+
+// The C API's dtype values are the rows' positions in the table, which is
+// what lets the runtime's DType and nnc_dtype_t convert by value.
+namespace dtype_rows {
+enum : int {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr) Enum,
+#include "nnc/runtime/DTypes.def"
+};
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)                   \
+  static_assert(static_cast<int>(CEnum) == Enum,                               \
+                #CEnum " is not its row of DTypes.def");
+#include "nnc/runtime/DTypes.def"
+} // namespace dtype_rows
+
+inline bool isFloat(nnc_dtype_t dtype) {
+  ElementClass c = elementClass(dtype);
+  return c == ElementClass::IEEEFloat || c == ElementClass::BFloat;
+}
+
+/// Element `i` of a floating-point tensor as a double; 0 for other dtypes.
 inline double floatAt(nnc_tensor_t *tensor, int64_t i) {
   const char *data = static_cast<const char *>(nnc_tensor_data(tensor));
-  switch (nnc_tensor_dtype(tensor)) {
-  case NNC_DTYPE_F32:
-    return loadAt<float>(data, i);
-  case NNC_DTYPE_F64:
-    return loadAt<double>(data, i);
-  case NNC_DTYPE_F16:
-    return halfToFloat(loadAt<uint16_t>(data, i));
-  case NNC_DTYPE_BF16:
+  nnc_dtype_t dtype = nnc_tensor_dtype(tensor);
+  switch (elementClass(dtype)) {
+  case ElementClass::IEEEFloat:
+    switch (nnc_dtype_size(dtype)) {
+    case 2:
+      return halfToFloat(loadAt<uint16_t>(data, i));
+    case 4:
+      return loadAt<float>(data, i);
+    case 8:
+      return loadAt<double>(data, i);
+    default:
+      return 0.0;
+    }
+  case ElementClass::BFloat:
     return bfloatToFloat(loadAt<uint16_t>(data, i));
   default:
     return 0.0;
   }
 }
 
-inline bool isFloat(nnc_dtype_t dtype) {
-  return dtype == NNC_DTYPE_F32 || dtype == NNC_DTYPE_F64 ||
-         dtype == NNC_DTYPE_F16 || dtype == NNC_DTYPE_BF16;
-}
-
-/// Element `i` of an integer or bool tensor.
+/// Element `i` of an integer or bool tensor; 0 for other dtypes.
 inline int64_t integerAt(nnc_tensor_t *tensor, int64_t i) {
   const char *data = static_cast<const char *>(nnc_tensor_data(tensor));
-  switch (nnc_tensor_dtype(tensor)) {
-  case NNC_DTYPE_I64:
+  nnc_dtype_t dtype = nnc_tensor_dtype(tensor);
+  ElementClass c = elementClass(dtype);
+  bool isSigned = c == ElementClass::SignedInt;
+  if (!isSigned && c != ElementClass::UnsignedInt && c != ElementClass::Bool)
+    return 0;
+  switch (nnc_dtype_size(dtype)) {
+  case 1:
+    return isSigned ? loadAt<int8_t>(data, i) : loadAt<uint8_t>(data, i);
+  case 2:
+    return isSigned ? loadAt<int16_t>(data, i) : loadAt<uint16_t>(data, i);
+  case 4:
+    return isSigned ? loadAt<int32_t>(data, i) : loadAt<uint32_t>(data, i);
+  case 8:
+    // A u64 beyond INT64_MAX wraps; no such dtype exists yet.
     return loadAt<int64_t>(data, i);
-  case NNC_DTYPE_I32:
-    return loadAt<int32_t>(data, i);
-  case NNC_DTYPE_I8:
-    return static_cast<int8_t>(data[i]);
-  case NNC_DTYPE_U8:
-  case NNC_DTYPE_BOOL:
-    return static_cast<uint8_t>(data[i]);
   default:
     return 0;
   }
@@ -166,7 +213,7 @@ inline std::string formatElement(nnc_tensor_t *tensor, int64_t i) {
     std::snprintf(buffer, sizeof(buffer), "%g", floatAt(tensor, i));
     return buffer;
   }
-  if (dtype == NNC_DTYPE_BOOL)
+  if (elementClass(dtype) == ElementClass::Bool)
     return integerAt(tensor, i) ? "true" : "false";
   return std::to_string(integerAt(tensor, i));
 }

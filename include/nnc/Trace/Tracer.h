@@ -44,8 +44,15 @@ struct Site {
       : file(file), line(line) {}
 };
 
-/// Element types of traced tensors.
-enum class DType { F32, F16, BF16, F64, I64, I32, I8, I1 };
+/// Element types of traced tensors: the graph rows of the runtime's table
+/// (nnc/runtime/DTypes.def), with the same names. `I1` is `Bool` by the name
+/// MLIR gives it.
+enum class DType {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr) Enum,
+#define NNC_HOST_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr)
+#include "nnc/runtime/DTypes.def"
+  I1 = Bool,
+};
 
 /// The MLIR element type of `dtype`.
 mlir::Type getElementType(mlir::MLIRContext *ctx, DType dtype);

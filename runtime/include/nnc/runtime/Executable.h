@@ -10,6 +10,9 @@
 #ifndef NNC_RUNTIME_EXECUTABLE_H
 #define NNC_RUNTIME_EXECUTABLE_H
 
+// ExecutableWriter::writeFile writes through it, and so do the tools that
+// copy an executable (writeFileAtomically).
+#include "nnc/runtime/AtomicFile.h"
 #include "nnc/runtime/Sha256.h"
 #include "nnc/runtime/Status.h"
 
@@ -106,12 +109,6 @@ private:
   std::string target_;
   std::vector<PendingSection> sections_;
 };
-
-/// Writes `size` bytes at `data` to `path` atomically: a temporary file in
-/// the same folder, fsync, rename over `path`, fsync of the folder. On
-/// failure the temporary file is removed and `path` is untouched.
-Status writeFileAtomically(const std::string &path, const void *data,
-                           size_t size);
 
 /// A verified executable: opened from bytes or a file, checked in full
 /// (structure, bounds, overlaps, content hash) before it is handed out.

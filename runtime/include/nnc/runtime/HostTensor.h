@@ -14,17 +14,46 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace nnc::runtime {
 
-enum class DType : uint8_t { F32, F16, BF16, F64, I64, I32, I8, U8, Bool };
+/// Element types, one per row of DTypes.def and in its order: the values
+/// are stored in executables' plans and equal nnc_dtype_t's.
+enum class DType : uint8_t {
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr) Enum,
+#include "nnc/runtime/DTypes.def"
+};
+
+/// How many element types there are; every DType is below it.
+inline constexpr size_t kNumDTypes = 0
+#define NNC_DTYPE(Enum, CEnum, Name, Bytes, Class, NpyDescr) +1
+#include "nnc/runtime/DTypes.def"
+    ;
+
+/// How an element's bytes encode its value (the Class column of DTypes.def).
+enum class DTypeClass : uint8_t {
+  IEEEFloat,
+  BFloat,
+  SignedInt,
+  UnsignedInt,
+  Bool
+};
 
 /// Bytes per element of `dtype`.
 size_t dtypeSize(DType dtype);
 
 /// A stable lowercase name, e.g. "f32", "bool".
 const char *dtypeName(DType dtype);
+
+/// The encoding of `dtype`'s elements.
+DTypeClass dtypeClass(DType dtype);
+
+/// Whether `dtype` can be the element type of a graph value (an input,
+/// parameter or output of a compiled function); the others (u8) exist only
+/// in host tensors and plans.
+bool isGraphDType(DType dtype);
 
 /// Alignment, in bytes, of every HostTensor's data.
 inline constexpr size_t kHostTensorAlignment = 64;

@@ -1,0 +1,225 @@
+//===- AtomicFileTest.cpp - replace a file whole or not at all ------------===//
+//
+// Each test works in a fresh folder and checks what is left in it: the
+// destination with exactly the expected bytes, and never a temporary file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/AtomicFile.h"
+
+#include <gtest/gtest.h>
+
+#include "TestUtils.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace nnc::runtime;
+
+namespace {
+
+/// A fresh folder, removed with its files on destruction.
+class TempDir {
+public:
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    path_ = std::string(base && *base ? base : "/tmp") + "/nnc-atomic-XXXXXX";
+    if (!mkdtemp(path_.data()))
+      path_.clear();
+  }
+  ~TempDir() {
+    chmod(path_.c_str(), 0700);
+    for (const std::string &name : list()) {
+      std::string p = path_ + "/" + name;
+      if (rmdir(p.c_str()) != 0)
+        std::remove(p.c_str());
+    }
+    rmdir(path_.c_str());
+  }
+  const std::string &path() const { return path_; }
+  std::string operator/(const std::string &leaf) const {
+    return path_ + "/" + leaf;
+  }
+  std::vector<std::string> list() const {
+    std::vector<std::string> names;
+    if (DIR *dir = opendir(path_.c_str())) {
+      while (dirent *e = readdir(dir))
+        if (std::strcmp(e->d_name, ".") != 0 &&
+            std::strcmp(e->d_name, "..") != 0)
+          names.push_back(e->d_name);
+      closedir(dir);
+    }
+    return names;
+  }
+
+private:
+  std::string path_;
+};
+
+std::string contentsOf(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+void writePlain(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+bool has(const Status &s, const std::string &text) {
+  return s.message().find(text) != std::string::npos;
+}
+
+TEST(AtomicFile, WritesANewFile) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  std::string path = dir / "a.bin";
+  std::string text("hello\0world\0", 12); // NULs are bytes like any other
+  Status s = writeFileAtomically(path, text.data(), text.size());
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(contentsOf(path), text);
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"a.bin"});
+
+  // An ordinary new file's permissions: 0666 less the umask.
+  mode_t mask = umask(0);
+  umask(mask);
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);
+
+  // No bytes make an empty file.
+  s = writeFileAtomically(dir / "empty", nullptr, 0);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_EQ(contentsOf(dir / "empty"), "");
+}
+
+TEST(AtomicFile, ReplacesOnlyOnCommit) {
+  TempDir dir;
+  std::string path = dir / "state";
+  writePlain(path, "old contents");
+
+  AtomicFile file;
+  ASSERT_TRUE(file.open(path).isOk());
+  EXPECT_TRUE(file.isOpen());
+  EXPECT_EQ(file.path(), path);
+  ASSERT_TRUE(file.write("new ", 4).isOk());
+  ASSERT_TRUE(file.write("bytes", 5).isOk());
+  // Until the commit a reader sees the old file, and the temporary beside it.
+  EXPECT_EQ(contentsOf(path), "old contents");
+  EXPECT_EQ(dir.list().size(), 2u);
+  Status s = file.commit();
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  EXPECT_FALSE(file.isOpen());
+  EXPECT_EQ(contentsOf(path), "new bytes");
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"state"});
+
+  // Shorter contents replace longer ones whole.
+  ASSERT_TRUE(writeFileAtomically(path, "x", 1).isOk());
+  EXPECT_EQ(contentsOf(path), "x");
+}
+
+TEST(AtomicFile, AbandonedWriteLeavesTheOldFile) {
+  TempDir dir;
+  std::string path = dir / "state";
+  writePlain(path, "old");
+  {
+    AtomicFile file;
+    ASSERT_TRUE(file.open(path).isOk());
+    ASSERT_TRUE(file.write("partial", 7).isOk());
+  } // destroyed without a commit
+  EXPECT_EQ(contentsOf(path), "old");
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"state"});
+
+  AtomicFile file;
+  ASSERT_TRUE(file.open(path).isOk());
+  file.discard();
+  EXPECT_FALSE(file.isOpen());
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"state"});
+  EXPECT_ERROR(file.write("x", 1), "not open");
+  EXPECT_ERROR(file.commit(), "not open");
+}
+
+TEST(AtomicFile, TwoWritersOfOnePathDoNotShareATemporary) {
+  TempDir dir;
+  std::string path = dir / "shared";
+  AtomicFile a, b;
+  ASSERT_TRUE(a.open(path).isOk());
+  ASSERT_TRUE(b.open(path).isOk());
+  ASSERT_TRUE(a.write("from a", 6).isOk());
+  ASSERT_TRUE(b.write("from b", 6).isOk());
+  ASSERT_TRUE(a.commit().isOk());
+  EXPECT_EQ(contentsOf(path), "from a");
+  ASSERT_TRUE(b.commit().isOk());
+  EXPECT_EQ(contentsOf(path), "from b");
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"shared"});
+}
+
+TEST(AtomicFile, MissingFolderFailsClearly) {
+  TempDir dir;
+  std::string path = dir / "no/such/folder/f.bin";
+  Status s = writeFileAtomically(path, "x", 1);
+  EXPECT_EQ(s.code(), StatusCode::Unavailable);
+  EXPECT_TRUE(has(s, path)) << s.toString();
+  EXPECT_TRUE(has(s, std::strerror(ENOENT))) << s.toString();
+  EXPECT_TRUE(dir.list().empty());
+}
+
+TEST(AtomicFile, FolderInTheWayFailsAndLeavesNoTemporary) {
+  TempDir dir;
+  std::string path = dir / "taken";
+  ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+  Status s = writeFileAtomically(path, "x", 1);
+  EXPECT_EQ(s.code(), StatusCode::Unavailable);
+  EXPECT_TRUE(has(s, "cannot rename")) << s.toString();
+  EXPECT_TRUE(has(s, path)) << s.toString();
+  EXPECT_EQ(dir.list(), std::vector<std::string>{"taken"});
+}
+
+/// Tries to write into `folder` and says whether the failure was the clear
+/// one: exit code 0 when it was, 1 when it was not.
+int writeIntoReadOnlyFolder(const std::string &folder) {
+  std::string path = folder + "/f.bin";
+  Status s = writeFileAtomically(path, "x", 1);
+  bool clear = !s.isOk() && s.code() == StatusCode::Unavailable &&
+               has(s, path) && has(s, std::strerror(EACCES));
+  if (!clear)
+    std::fprintf(stderr, "unexpected: %s\n", s.toString().c_str());
+  return clear ? 0 : 1;
+}
+
+TEST(AtomicFile, ReadOnlyFolderFailsClearly) {
+  TempDir dir;
+  ASSERT_EQ(chmod(dir.path().c_str(), 0555), 0);
+  if (geteuid() != 0) {
+    EXPECT_EQ(writeIntoReadOnlyFolder(dir.path()), 0);
+  } else {
+    // Root writes into any folder; the check runs as an unprivileged user.
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      if (setgid(65534) != 0 || setuid(65534) != 0)
+        _exit(2);
+      _exit(writeIntoReadOnlyFolder(dir.path()));
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 2)
+      GTEST_SKIP() << "cannot drop root privileges to test a read-only folder";
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  EXPECT_TRUE(dir.list().empty());
+}
+
+} // namespace
