@@ -63,6 +63,9 @@ if [[ $sanitize == ON && -z "${NNC_BUILD_DIR:-}" ]]; then
 fi
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths inside the checkout are hashed relative to the build folder, so that
+# another clone of the same sources (CI's, a worktree) reuses the objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 cmake -S "$root" -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$llvm_prefix/bin/clang" \

@@ -23,6 +23,9 @@ for arg in "$@"; do
   esac
 done
 jobs=$(nproc)
+# As setup.sh: objects are shared between clones of the same sources.
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 
 build_dir=${NNC_BUILD_DIR:-$root/build}
 echo "== test suite ($build_dir)"
