@@ -420,9 +420,9 @@ LogicalResult specializeShapes(Compilation &c, nnc::CompileFailure &failure) {
 
 /// Stage "cache lookup": the key covers the compiler, the target and its
 /// fingerprint, the options, the specialized function and the weights.
-/// Returns the entry's path (empty without a cache) and fills `result` on
+/// Sets the entry's path in `result` (none without a cache) and fills it on
 /// a hit.
-std::string cacheLookup(Compilation &c, nnc::CompileResult &result) {
+void cacheLookup(Compilation &c, nnc::CompileResult &result) {
   std::string key;
   {
     llvm::raw_string_ostream os(key);
@@ -433,8 +433,8 @@ std::string cacheLookup(Compilation &c, nnc::CompileResult &result) {
        << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
        << (c.options.fuse ? " fuse" : "")
        << (c.options.measureUnfused ? " unfused-figures" : "");
-    for (auto [result, argument] : c.options.donations)
-      os << " donate " << result << "->" << argument;
+    for (auto [output, input] : c.options.donations)
+      os << " donate " << output << "->" << input;
     os << '\n';
     c.work->print(os);
     os << '\n' << c.weights.size() << '\n';
@@ -444,14 +444,14 @@ std::string cacheLookup(Compilation &c, nnc::CompileResult &result) {
   hasher.update(c.weights.data(), c.weights.size());
   std::string digest = rt::toHex(hasher.finish());
   if (c.options.cacheDir.empty())
-    return "";
+    return;
   llvm::SmallString<256> path(c.options.cacheDir);
   llvm::sys::path::append(path, digest + ".nncx");
   result.cachePath = std::string(path);
   // Dumping the IR means compiling: a cached entry would skip the stages.
   const char *dump = std::getenv("NNC_DUMP_IR");
   if (dump && *dump)
-    return result.cachePath;
+    return;
   rt::ExecutableReader cached;
   if (rt::ExecutableReader::openFile(result.cachePath, cached,
                                      rt::ExecutableReader::LoadMode::Read)
@@ -460,7 +460,6 @@ std::string cacheLookup(Compilation &c, nnc::CompileResult &result) {
     result.fromCache = true;
   }
   // A missing or damaged entry is simply compiled again.
-  return result.cachePath;
 }
 
 /// Values without elements need no buffer: the runtime hands out empty

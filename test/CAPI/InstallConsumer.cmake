@@ -1,7 +1,8 @@
 #===- InstallConsumer.cmake - find_package(nnc) from an install -*- cmake -*-===//
 #
 # cmake -DBUILD=<nnc build tree> -DSOURCE=<consumer project> -DDIR=<scratch>
-#       -DGENERATOR=<generator> -DC_COMPILER=<cc> -P InstallConsumer.cmake
+#       -DGENERATOR=<generator> -DC_COMPILER=<cc> [-DC_FLAGS=<flags>]
+#       -P InstallConsumer.cmake
 #
 # Installs the build into DIR/prefix, configures and builds the consumer
 # project against it with find_package(nnc), runs both of its programs, and
@@ -35,7 +36,8 @@ foreach(file include/nnc-c/runtime.h include/nnc-c/compiler.h
 endforeach()
 
 step(${CMAKE_COMMAND} -S ${SOURCE} -B ${DIR}/consumer -G ${GENERATOR}
-     -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${prefix})
+     -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
+     "-DCMAKE_C_FLAGS=${C_FLAGS}")
 step(${CMAKE_COMMAND} --build ${DIR}/consumer)
 step(${DIR}/consumer/compiler_consumer ${DIR}/work/add.nncx)
 step(${DIR}/consumer/runtime_consumer ${DIR}/work/add.nncx ${DIR}/work)
