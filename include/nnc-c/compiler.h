@@ -244,8 +244,9 @@ typedef struct nnc_compile_options_t {
   /* Stamped by nnc_compile_options_initialize; do not set by hand. */
   size_t struct_size;
   uint32_t abi_version;
-  /* What to compile for (borrowed during the call): NULL, "" or "cpu" is the
-   * host CPU; anything else is UNIMPLEMENTED today. */
+  /* What to compile for (borrowed during the call), by target name: NULL or
+   * "" is the default target, the host CPU ("cpu"); a name this build has
+   * no target for is UNIMPLEMENTED, and the message lists the ones it has. */
   const char *target;
   nnc_precision_t precision;
   /* The on-disk compile cache (borrowed during the call). NULL: the
