@@ -421,110 +421,16 @@ static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
   options->seed = 0;
 }
 
-/* A model being trained: the training step compiled from it (loss attached,
- * batch normalization in training mode, gradients, optimizer update; one
- * specialization per batch shape), the current parameters, buffers and
- * optimizer state, the step count and the loss scaler. Follows its model's
- * context threading rule; one thread at a time per trainer. */
-typedef struct nnc_trainer_s nnc_trainer_t;
-
-/* Builds a trainer for `model` (borrowed; the trainer keeps its own copy)
- * with `options` (borrowed; NULL for the defaults) and `compile_options`
- * (borrowed, copied; NULL for the defaults). Parameters start at the model's
- * initial values; UNIMPLEMENTED names an op without a gradient. */
+/* Builds a trainer (nnc-c/runtime.h runs it) for `model` (borrowed; the trainer
+ * keeps its own copy) with `options` (borrowed; NULL for the defaults) and
+ * `compile_options` (borrowed, copied; NULL for the defaults). Parameters start
+ * at the model's initial values; UNIMPLEMENTED names an op without a gradient.
+ * It compiles its training functions as they are needed, one specialization per
+ * batch shape. Follows its model's context threading rule. */
 NNC_API_EXPORT nnc_status_t nnc_trainer_create(
     nnc_model_t *model, const nnc_train_options_t *options,
     const nnc_compile_options_t *compile_options,
     nnc_trainer_t **out_trainer);
-
-/* The data a step takes: the model's graph inputs (arguments without an
- * initial value), in order, then the labels. `out_info` is borrowed from the
- * trainer; dims of -1 are the batch dimension (any size). */
-NNC_API_EXPORT size_t nnc_trainer_data_count(const nnc_trainer_t *trainer);
-NNC_API_EXPORT nnc_status_t nnc_trainer_data_info(
-    const nnc_trainer_t *trainer, size_t index,
-    const nnc_value_info_t **out_info);
-
-typedef struct nnc_step_info_t {
-  size_t struct_size; /* set by the caller to sizeof(nnc_step_info_t) */
-  double loss;          /* this batch's loss, unscaled */
-  int32_t applied;      /* nonzero when this call updated the parameters */
-  int32_t skipped;      /* nonzero when non-finite gradients skipped it */
-  double learning_rate; /* used by the update (or to be used) */
-  double loss_scale;    /* in effect for this batch */
-  int64_t step;         /* optimizer steps taken so far (after this call) */
-  double seconds;       /* compute time of this call */
-  int32_t compiled;     /* nonzero when this call compiled a new shape */
-} nnc_step_info_t;
-
-/* Runs one training step on a batch: `data[0, count)` (borrowed) as
- * nnc_trainer_data_info describes. With accumulation the parameters change
- * on every `accumulate`-th call. `out_info` (optional) receives the
- * figures. */
-NNC_API_EXPORT nnc_status_t nnc_trainer_step(
-    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
-    nnc_step_info_t *out_info);
-
-/* Figures of the executable that ran the most recent nnc_trainer_step (the
- * training step, or the gradient step when accumulating) for its batch
- * shape: kernels, arena, bytes moved, and the unfused figures when the
- * trainer's compile options ask for them. NOT_FOUND before the first
- * step. `out_stats->struct_size` must be set first. */
-NNC_API_EXPORT nnc_status_t nnc_trainer_step_stats(
-    const nnc_trainer_t *trainer, nnc_executable_stats_t *out_stats);
-
-/* Computes, without updating anything, the loss and the gradient of every
- * trainable parameter (in nnc_trainer_parameter order of the trainable
- * ones) on a batch in training mode. `out_loss` receives the loss;
- * `out_gradients[0, count)` receive new tensors (owned by the caller),
- * `count` being the number of trainable parameters. */
-NNC_API_EXPORT nnc_status_t nnc_trainer_gradients(
-    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
-    double *out_loss, size_t num_gradients, nnc_tensor_t **out_gradients);
-
-/* Runs the model in inference mode with the current parameters on the
- * graph inputs `inputs[0, count)` (borrowed, without labels); `outputs`
- * receive new tensors, one per model output. */
-NNC_API_EXPORT nnc_status_t nnc_trainer_evaluate(
-    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *inputs,
-    size_t num_outputs, nnc_tensor_t **outputs);
-
-/* The model's parameters and buffers with their current values: trainable,
- * frozen and buffer arguments, in argument order. `out_info` and
- * `out_value` are borrowed from the trainer and valid until its next step,
- * checkpoint load or destruction. */
-NNC_API_EXPORT size_t nnc_trainer_parameter_count(
-    const nnc_trainer_t *trainer);
-NNC_API_EXPORT nnc_status_t nnc_trainer_parameter(
-    nnc_trainer_t *trainer, size_t index, const nnc_value_info_t **out_info,
-    const nnc_tensor_t **out_value);
-
-/* Optimizer steps taken (restored by a checkpoint). */
-NNC_API_EXPORT int64_t nnc_trainer_step_count(const nnc_trainer_t *trainer);
-
-/* Writes a checkpoint of everything a resumed run needs (parameters,
- * buffers, optimizer state, step count, loss scaler, seed, options) plus
- * `metadata_keys/values[0, num_metadata)` (borrowed strings, e.g. the data
- * position) to `path`, atomically: a crash leaves the previous file intact.
- * Only between optimizer steps (INVALID_ARGUMENT in the middle of an
- * accumulation). */
-NNC_API_EXPORT nnc_status_t nnc_trainer_save_checkpoint(
-    nnc_trainer_t *trainer, const char *path, size_t num_metadata,
-    const char *const *metadata_keys, const char *const *metadata_values);
-
-/* Restores the state a checkpoint holds. A checkpoint of another model or
- * optimizer, or a corrupt one, is rejected (DATA_LOSS, INVALID_ARGUMENT)
- * and changes nothing. */
-NNC_API_EXPORT nnc_status_t nnc_trainer_load_checkpoint(
-    nnc_trainer_t *trainer, const char *path);
-
-/* The value of `key` in the metadata of the last checkpoint loaded, or NULL
- * (borrowed; valid until the next load or destruction). */
-NNC_API_EXPORT const char *nnc_trainer_checkpoint_metadata(
-    const nnc_trainer_t *trainer, const char *key);
-
-/* Releases `trainer` (owned; NULL is a no-op). */
-NNC_API_EXPORT void nnc_trainer_destroy(nnc_trainer_t *trainer);
 
 #ifdef __cplusplus
 }

@@ -472,6 +472,142 @@ NNC_API_EXPORT const nnc_tensor_t *nnc_batch_tensor(const nnc_batch_t *batch,
                                                     size_t index);
 NNC_API_EXPORT void nnc_batch_destroy(nnc_batch_t *batch);
 
+/*===----------------------------------------------------------------------===*
+ * Training
+ *===----------------------------------------------------------------------===*/
+
+/* A model being trained: its compiled training functions (loss attached,
+ * batch normalization in training mode, gradients, optimizer update; one
+ * specialization per batch shape), the current parameters, buffers and
+ * optimizer state, the step count and the loss scaler. Made by
+ * nnc_trainer_create (nnc-c/compiler.h) or loaded from a saved trainer
+ * (nnc_trainer_load_file). One thread at a time per trainer. */
+typedef struct nnc_trainer_s nnc_trainer_t;
+
+/* The data a step takes: the model's graph inputs (arguments without an
+ * initial value), in order, then the labels. `out_info` is borrowed from the
+ * trainer; dims of -1 are the batch dimension (any size). */
+NNC_API_EXPORT size_t nnc_trainer_data_count(const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t
+nnc_trainer_data_info(const nnc_trainer_t *trainer, size_t index,
+                      const nnc_value_info_t **out_info);
+
+typedef struct nnc_step_info_t {
+  size_t struct_size;   /* set by the caller to sizeof(nnc_step_info_t) */
+  double loss;          /* this batch's loss, unscaled */
+  int32_t applied;      /* nonzero when this call updated the parameters */
+  int32_t skipped;      /* nonzero when non-finite gradients skipped it */
+  double learning_rate; /* used by the update (or to be used) */
+  double loss_scale;    /* in effect for this batch */
+  int64_t step;         /* optimizer steps taken so far (after this call) */
+  double seconds;       /* compute time of this call */
+  int32_t compiled;     /* nonzero when this call compiled a new shape */
+} nnc_step_info_t;
+
+/* Runs one training step on a batch: `data[0, count)` (borrowed) as
+ * nnc_trainer_data_info describes. With accumulation the parameters change
+ * on every `accumulate`-th call. `out_info` (optional) receives the
+ * figures. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer,
+                                             size_t count,
+                                             const nnc_tensor_t *const *data,
+                                             nnc_step_info_t *out_info);
+
+/* Figures of the executable that ran the most recent nnc_trainer_step (the
+ * training step, or the gradient step when accumulating) for its batch
+ * shape: kernels, arena, bytes moved, and the unfused figures when the
+ * trainer's compile options ask for them. NOT_FOUND before the first
+ * step. `out_stats->struct_size` must be set first. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_step_stats(
+    const nnc_trainer_t *trainer, nnc_executable_stats_t *out_stats);
+
+/* Computes, without updating anything, the loss and the gradient of every
+ * trainable parameter (in nnc_trainer_parameter order of the trainable
+ * ones) on a batch in training mode. `out_loss` receives the loss;
+ * `out_gradients[0, count)` receive new tensors (owned by the caller),
+ * `count` being the number of trainable parameters. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_gradients(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
+    double *out_loss, size_t num_gradients, nnc_tensor_t **out_gradients);
+
+/* Runs the model in inference mode with the current parameters on the
+ * graph inputs `inputs[0, count)` (borrowed, without labels); `outputs`
+ * receive new tensors, one per model output. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_evaluate(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *inputs,
+    size_t num_outputs, nnc_tensor_t **outputs);
+
+/* The model's parameters and buffers with their current values: trainable,
+ * frozen and buffer arguments, in argument order. `out_info` and
+ * `out_value` are borrowed from the trainer and valid until its next step,
+ * checkpoint load or destruction. */
+NNC_API_EXPORT size_t nnc_trainer_parameter_count(const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t nnc_trainer_parameter(
+    nnc_trainer_t *trainer, size_t index, const nnc_value_info_t **out_info,
+    const nnc_tensor_t **out_value);
+
+/* Optimizer steps taken (restored by a checkpoint). */
+NNC_API_EXPORT int64_t nnc_trainer_step_count(const nnc_trainer_t *trainer);
+
+/* Writes a checkpoint of everything a resumed run needs (parameters,
+ * buffers, optimizer state, step count, loss scaler, seed, options) plus
+ * `metadata_keys/values[0, num_metadata)` (borrowed strings, e.g. the data
+ * position) to `path`, atomically: a crash leaves the previous file intact.
+ * Only between optimizer steps (INVALID_ARGUMENT in the middle of an
+ * accumulation). */
+NNC_API_EXPORT nnc_status_t nnc_trainer_save_checkpoint(
+    nnc_trainer_t *trainer, const char *path, size_t num_metadata,
+    const char *const *metadata_keys, const char *const *metadata_values);
+
+/* Restores the state a checkpoint holds. A checkpoint of another model or
+ * optimizer, or a corrupt one, is rejected (DATA_LOSS, INVALID_ARGUMENT)
+ * and changes nothing. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_load_checkpoint(nnc_trainer_t *trainer,
+                                                        const char *path);
+
+/* The value of `key` in the metadata of the last checkpoint loaded, or NULL
+ * (borrowed; valid until the next load or destruction). */
+NNC_API_EXPORT const char *
+nnc_trainer_checkpoint_metadata(const nnc_trainer_t *trainer, const char *key);
+
+/* A saved trainer: its compiled functions for the data shapes it had
+ * prepared or run, how they bind to its state, and the state (parameters,
+ * buffers, optimizer state, step count, loss scaler), in one executable
+ * file. Training from it needs this library only: data of other shapes fail
+ * with NOT_FOUND naming the shapes it holds. Loads and verifies the file at
+ * `path` / the bytes `data[0, size)` (borrowed during the call); DATA_LOSS
+ * for a corrupt file, INVALID_ARGUMENT for an executable of one function.
+ * `out_trainer` is owned by the caller. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_load_file(const char *path,
+                                                  nnc_trainer_t **out_trainer);
+NNC_API_EXPORT nnc_status_t nnc_trainer_load_memory(
+    const void *data, size_t size, nnc_trainer_t **out_trainer);
+
+/* Readies the functions that steps (and, when `with_eval` is nonzero,
+ * evaluations) on data like `data[0, count)` run, without running them:
+ * only the dtypes and shapes of the tensors are read. A trainer from
+ * nnc_trainer_create compiles them now (`out_compiled`, optional, is set
+ * nonzero when it did); a loaded one checks that it holds them. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_prepare(nnc_trainer_t *trainer,
+                                                size_t count,
+                                                const nnc_tensor_t *const *data,
+                                                int32_t with_eval,
+                                                int32_t *out_compiled);
+
+/* Writes the trainer (state and every function compiled or loaded so far)
+ * to `path` atomically, for nnc_trainer_load_file. Only between optimizer
+ * steps, and after a step or nnc_trainer_prepare (INVALID_ARGUMENT). */
+NNC_API_EXPORT nnc_status_t nnc_trainer_save(const nnc_trainer_t *trainer,
+                                             const char *path);
+
+/* The number of model outputs nnc_trainer_evaluate returns; 0 before the
+ * trainer's functions exist (a created trainer before its first step or
+ * prepare). */
+NNC_API_EXPORT size_t nnc_trainer_output_count(const nnc_trainer_t *trainer);
+
+/* Releases `trainer` (owned; NULL is a no-op). */
+NNC_API_EXPORT void nnc_trainer_destroy(nnc_trainer_t *trainer);
+
 #ifdef __cplusplus
 }
 #endif

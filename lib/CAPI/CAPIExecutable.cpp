@@ -11,10 +11,12 @@
 
 #include "Internal.h"
 
+#include "nnc/Compiler/CompileAndLoad.h"
 #include "nnc/Compiler/Compiler.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
 #include "nnc/Target/Target.h"
+#include "nnc/runtime/Device.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Profiler.h"
 #include "nnc/runtime/Program.h"
@@ -37,12 +39,11 @@ struct nnc_session_s {
       executables;
 };
 
-namespace {
-
 /// Checks compile options and fills in the defaults they leave open.
-nnc_status_t checkCompileOptions(const char *fn,
-                                 const nnc_compile_options_t *options,
-                                 nnc::CompileOptions &out, uint32_t &threads) {
+nnc_status_t
+nnc::capi::checkCompileOptions(const char *fn,
+                               const nnc_compile_options_t *options,
+                               nnc::CompileOptions &out, uint32_t &threads) {
   if (nnc_status_t status = checkOptions(fn, "options", options))
     return status;
   nnc::registerAllTargets();
@@ -80,43 +81,22 @@ nnc_status_t checkCompileOptions(const char *fn,
   return nullptr;
 }
 
+namespace {
+
 func::FuncOp modelFunction(nnc_model_t *model) {
   for (auto func : model->module->getOps<func::FuncOp>())
     return func;
   return nullptr;
 }
 
-/// The ops a function computes, most frequent first: "conv x2, relu x2,
-/// gemm (5 ops)". The CPU backend compiles a function into one kernel, so
-/// this is what the kernel holds.
-std::string opSummary(func::FuncOp func) {
-  std::map<std::string, int> counts;
-  int total = 0;
-  func.walk([&](Operation *op) {
-    if (!isa<nnc::NNCDialect>(op->getDialect()) || isa<nnc::ConstantOp>(op))
-      return;
-    ++counts[op->getName().stripDialect().str()];
-    ++total;
-  });
-  std::vector<std::pair<int, std::string>> sorted;
-  for (const auto &[name, count] : counts)
-    sorted.emplace_back(-count, name);
-  std::sort(sorted.begin(), sorted.end());
-  std::string text;
-  for (const auto &[negative, name] : sorted)
-    text += (text.empty() ? "" : ", ") + name +
-            (negative < -1 ? " x" + std::to_string(-negative) : "");
-  return text + " (" + std::to_string(total) + " ops)";
-}
-
 } // namespace
 
-nnc_status_t nnc::capi::compileFunction(
-    const char *fn, mlir::ModuleOp module, llvm::StringRef name,
-    const nnc_compile_options_t *options,
-    llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-    std::unique_ptr<nnc_executable_s> &out,
-    llvm::ArrayRef<std::pair<unsigned, unsigned>> donations) {
+nnc_status_t
+nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
+                           llvm::StringRef name,
+                           const nnc_compile_options_t *options,
+                           llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                           std::unique_ptr<nnc_executable_s> &out) {
   nnc_compile_options_t defaults;
   nnc_compile_options_initialize(&defaults);
   if (!options)
@@ -126,38 +106,14 @@ nnc_status_t nnc::capi::compileFunction(
   if (nnc_status_t status =
           checkCompileOptions(fn, options, compileOptions, threads))
     return status;
-  compileOptions.donations.assign(donations.begin(), donations.end());
-  auto func = module.lookupSymbol<func::FuncOp>(name);
-  if (!func)
-    return makeStatus(NNC_STATUS_INTERNAL, fn,
-                      "no function @" + name.str() + " to compile");
-  DiagnosticCapture capture(*module.getContext());
-  rt::ProfileScope profile("compile", name.str());
-  nnc::CompileResult result =
-      nnc::compile(module, func.getSymName(), shapes, compileOptions);
-  switch (result.failure) {
-  case nnc::CompileFailure::None:
-    break;
-  case nnc::CompileFailure::InvalidInput:
-    return invalidArgument(fn, capture.errors());
-  case nnc::CompileFailure::Unsupported:
-    return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn, capture.errors());
-  case nnc::CompileFailure::Internal:
-    return makeStatus(NNC_STATUS_INTERNAL, fn, capture.errors());
-  }
-  rt::ExecutableReader reader;
-  std::string source = result.cachePath.empty()
-                           ? std::string("compiled @") + func.getSymName().str()
-                           : result.cachePath;
-  rt::Status status = rt::ExecutableReader::fromBytes(
-      result.executable.data(), result.executable.size(), reader, source);
-  if (!status.isOk())
-    return convertStatus(fn, status);
-  if (nnc_status_t s = makeExecutable(fn, std::move(reader), source, out))
+  nnc::LoadedProgram loaded;
+  if (nnc_status_t s = convertStatus(
+          fn, nnc::compileAndLoad(module, name, shapes, compileOptions,
+                                  rt::getCpuDevice(), loaded)))
     return s;
-  out->program->setLabel(name.str(), opSummary(func));
-  out->compileSeconds = result.seconds;
-  out->fromCache = result.fromCache;
+  out = wrapProgram(std::move(loaded.program));
+  out->compileSeconds = loaded.seconds;
+  out->fromCache = loaded.fromCache;
   out->threads = threads;
   return nullptr;
 }

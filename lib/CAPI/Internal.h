@@ -14,6 +14,9 @@
 
 #include "Handles.h"
 
+#include "nnc/Compiler/Compiler.h"
+#include "nnc/Compiler/Diagnostics.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -40,53 +43,7 @@ nnc_dtype_t fromMLIR(mlir::Type type);
 void retain(nnc_context_s *context);
 void release(nnc_context_s *context);
 
-/// Collects the diagnostics MLIR raises during one API call, so that none
-/// reach MLIR's default handler (stderr).
-class DiagnosticCapture {
-public:
-  explicit DiagnosticCapture(mlir::MLIRContext &context)
-      : handler(&context, [this](mlir::Diagnostic &diag) {
-          record(diag);
-          return mlir::success();
-        }) {}
-
-  /// The errors seen, one per line, each with its notes.
-  std::string errors() const {
-    return text.empty() ? "failed without a diagnostic" : text;
-  }
-
-private:
-  static void printLocation(llvm::raw_ostream &os, mlir::Location loc) {
-    if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc))
-      return printLocation(os, name.getChildLoc());
-    if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(loc)) {
-      os << file.getFilename().getValue();
-      if (file.getLine() != 0)
-        os << ":" << file.getLine() << ":" << file.getColumn();
-      os << ": ";
-      return;
-    }
-    if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
-      if (!fused.getLocations().empty())
-        return printLocation(os, fused.getLocations().front());
-  }
-
-  void record(mlir::Diagnostic &diag) {
-    // Warnings and remarks are dropped: a status only reports failure.
-    if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
-      return;
-    llvm::raw_string_ostream os(text);
-    if (!text.empty())
-      os << "\n";
-    printLocation(os, diag.getLocation());
-    os << diag;
-    for (mlir::Diagnostic &note : diag.getNotes())
-      os << "\n  note: " << note;
-  }
-
-  std::string text;
-  mlir::ScopedDiagnosticHandler handler;
-};
+using nnc::DiagnosticCapture;
 
 std::unique_ptr<ValueInfo> describe(mlir::Type type, mlir::Location loc,
                                     nnc_value_kind_t kind);
@@ -134,9 +91,13 @@ nnc_status_t compileFunction(const char *fn, mlir::ModuleOp module,
                              llvm::StringRef name,
                              const nnc_compile_options_t *options,
                              llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                             std::unique_ptr<nnc_executable_s> &out,
-                             llvm::ArrayRef<std::pair<unsigned, unsigned>>
-                                 donations = {});
+                             std::unique_ptr<nnc_executable_s> &out);
+
+/// Checks compile options and fills in the defaults they leave open:
+/// `out` for the compiler, `threads` for the runs.
+nnc_status_t checkCompileOptions(const char *fn,
+                                 const nnc_compile_options_t *options,
+                                 nnc::CompileOptions &out, uint32_t &threads);
 
 } // namespace nnc::capi
 

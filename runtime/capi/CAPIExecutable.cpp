@@ -14,6 +14,7 @@
 #include "nnc/runtime/Device.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Program.h"
+#include "nnc/runtime/Trainer.h"
 
 #include <algorithm>
 
@@ -21,9 +22,7 @@ using namespace nnc::capi;
 
 nnc_executable_s::~nnc_executable_s() = default;
 
-namespace {
-
-nnc_value_kind_t toKind(rt::ValueKind kind) {
+nnc_value_kind_t nnc::capi::toKind(rt::ValueKind kind) {
   switch (kind) {
   case rt::ValueKind::Input:
     return NNC_VALUE_INPUT;
@@ -39,35 +38,54 @@ nnc_value_kind_t toKind(rt::ValueKind kind) {
   return NNC_VALUE_INPUT;
 }
 
-std::unique_ptr<ValueInfo> describePlanValue(const rt::PlanValue &value) {
+std::unique_ptr<ValueInfo>
+nnc::capi::describeValue(const std::string &name, rt::ValueKind kind,
+                         rt::DType dtype, const std::vector<int64_t> &dims) {
   auto info = std::make_unique<ValueInfo>();
-  info->name = value.name;
-  info->dims = value.shape;
+  info->name = name;
+  info->dims = dims;
   info->info.name = info->name.empty() ? nullptr : info->name.c_str();
-  info->info.kind = toKind(value.kind);
-  info->info.dtype = fromRuntime(value.dtype);
+  info->info.kind = toKind(kind);
+  info->info.dtype = fromRuntime(dtype);
   info->info.rank = info->dims.size();
   info->info.dims = info->dims.empty() ? nullptr : info->dims.data();
   return info;
 }
 
+namespace {
+
+std::unique_ptr<ValueInfo> describePlanValue(const rt::PlanValue &value) {
+  return describeValue(value.name, value.kind, value.dtype, value.shape);
+}
+
 } // namespace
+
+std::unique_ptr<nnc_executable_s>
+nnc::capi::wrapProgram(std::unique_ptr<rt::Program> program) {
+  auto executable = std::make_unique<nnc_executable_s>();
+  const rt::Plan &plan = program->plan();
+  for (uint32_t i : program->inputs())
+    executable->inputs.push_back(describePlanValue(plan.values[i]));
+  for (uint32_t i : program->outputs())
+    executable->outputs.push_back(describePlanValue(plan.values[i]));
+  executable->program = std::move(program);
+  return executable;
+}
 
 nnc_status_t nnc::capi::makeExecutable(const char *fn,
                                        rt::ExecutableReader reader,
                                        const std::string &source,
                                        std::unique_ptr<nnc_executable_s> &out) {
-  auto executable = std::make_unique<nnc_executable_s>();
-  rt::Status status = rt::Program::load(std::move(reader), rt::getCpuDevice(),
-                                        source, executable->program);
+  if (rt::isSavedTrainer(reader))
+    return invalidArgument(fn, source + " is a saved trainer, not the "
+                                        "executable of one function (load it "
+                                        "with nnc_trainer_load_file)");
+  std::unique_ptr<rt::Program> program;
+  rt::Status status =
+      rt::Program::load(std::move(reader), rt::getCpuDevice(), source, program);
   if (!status.isOk())
     return convertStatus(fn, status);
-  const rt::Plan &plan = executable->program->plan();
-  for (uint32_t i : executable->program->inputs())
-    executable->inputs.push_back(describePlanValue(plan.values[i]));
-  for (uint32_t i : executable->program->outputs())
-    executable->outputs.push_back(describePlanValue(plan.values[i]));
-  out = std::move(executable);
+  out = wrapProgram(std::move(program));
   return nullptr;
 }
 
@@ -142,6 +160,44 @@ valueInfo(const char *fn, const nnc_executable_t *executable, size_t index,
 }
 
 } // namespace
+
+void nnc::capi::programStats(const rt::Program &program, double compileSeconds,
+                             bool fromCache, nnc_executable_stats_t &out) {
+  const rt::Plan &plan = program.plan();
+  uint64_t ioBytes = 0;
+  for (size_t index = 0; index < plan.values.size(); ++index) {
+    const rt::PlanValue &value = plan.values[index];
+    // Weights and the arena are counted below; an output written into
+    // its input's buffer takes none of its own.
+    bool donated = std::any_of(plan.donations.begin(), plan.donations.end(),
+                               [&](auto pair) { return pair.first == index; });
+    if (value.role == rt::ValueRole::Weight ||
+        value.role == rt::ValueRole::Scratch || donated)
+      continue;
+    int64_t elements = 0;
+    size_t bytes = 0;
+    if (rt::checkedShapeSize(value.shape, rt::dtypeSize(value.dtype), elements,
+                             bytes)
+            .isOk())
+      ioBytes += bytes;
+  }
+  out.kernel_count = static_cast<uint32_t>(plan.steps.size());
+  out.library_calls = plan.libraryCalls;
+  out.code_bytes = program.codeBytes();
+  out.weight_bytes = program.weightBytes();
+  out.peak_memory_bytes = ioBytes + program.weightBytes() +
+                          program.scratchBytes() + plan.kernelAllocBytes;
+  out.compile_seconds = compileSeconds;
+  out.from_cache = fromCache ? 1 : 0;
+  out.arena_bytes = program.scratchBytes();
+  out.kernel_alloc_bytes = plan.kernelAllocBytes;
+  uint64_t moved = 0;
+  for (const rt::PlanStep &step : plan.steps)
+    moved += step.bytesRead + step.bytesWritten;
+  out.bytes_moved = moved;
+  out.unfused_kernel_count = plan.unfusedKernels;
+  out.unfused_bytes_moved = plan.unfusedBytesMoved;
+}
 
 extern "C" {
 
@@ -243,43 +299,8 @@ nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
           fn, "out_stats->struct_size is " +
                   std::to_string(out_stats->struct_size) + "; expected " +
                   std::to_string(sizeof(nnc_executable_stats_t)));
-    const rt::Program &program = *executable->program;
-    const rt::Plan &plan = program.plan();
-    uint64_t ioBytes = 0;
-    for (size_t index = 0; index < plan.values.size(); ++index) {
-      const rt::PlanValue &value = plan.values[index];
-      // Weights and the arena are counted below; an output written into
-      // its input's buffer takes none of its own.
-      bool donated =
-          std::any_of(plan.donations.begin(), plan.donations.end(),
-                      [&](auto pair) { return pair.first == index; });
-      if (value.role == rt::ValueRole::Weight ||
-          value.role == rt::ValueRole::Scratch || donated)
-        continue;
-      int64_t elements = 0;
-      size_t bytes = 0;
-      if (rt::checkedShapeSize(value.shape, rt::dtypeSize(value.dtype),
-                               elements, bytes)
-              .isOk())
-        ioBytes += bytes;
-    }
-    out_stats->kernel_count = static_cast<uint32_t>(plan.steps.size());
-    out_stats->library_calls = plan.libraryCalls;
-    out_stats->code_bytes = program.codeBytes();
-    out_stats->weight_bytes = program.weightBytes();
-    out_stats->peak_memory_bytes = ioBytes + program.weightBytes() +
-                                   program.scratchBytes() +
-                                   plan.kernelAllocBytes;
-    out_stats->compile_seconds = executable->compileSeconds;
-    out_stats->from_cache = executable->fromCache ? 1 : 0;
-    out_stats->arena_bytes = program.scratchBytes();
-    out_stats->kernel_alloc_bytes = plan.kernelAllocBytes;
-    uint64_t moved = 0;
-    for (const rt::PlanStep &step : plan.steps)
-      moved += step.bytesRead + step.bytesWritten;
-    out_stats->bytes_moved = moved;
-    out_stats->unfused_kernel_count = plan.unfusedKernels;
-    out_stats->unfused_bytes_moved = plan.unfusedBytesMoved;
+    programStats(*executable->program, executable->compileSeconds,
+                 executable->fromCache, *out_stats);
     return nullptr;
   });
 }

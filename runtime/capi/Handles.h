@@ -16,6 +16,7 @@
 
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/HostTensor.h"
+#include "nnc/runtime/Plan.h"
 #include "nnc/runtime/Status.h"
 
 #include <exception>
@@ -31,6 +32,7 @@ struct nnc_status_s {
 
 namespace nnc::runtime {
 class Program;
+class Trainer;
 } // namespace nnc::runtime
 
 namespace nnc::capi {
@@ -95,6 +97,14 @@ struct ValueInfo {
   std::vector<int64_t> dims;
 };
 
+/// The C value kind of `kind` (the same numbers).
+nnc_value_kind_t toKind(rt::ValueKind kind);
+
+/// A signature, its pointers into its own storage.
+std::unique_ptr<ValueInfo> describeValue(const std::string &name,
+                                         rt::ValueKind kind, rt::DType dtype,
+                                         const std::vector<int64_t> &dims);
+
 /// Checks that `rank` is at most NNC_MAX_RANK and that `dims` is given when
 /// it is not 0.
 nnc_status_t checkRank(const char *fn, size_t rank, const int64_t *dims);
@@ -125,7 +135,25 @@ struct nnc_executable_s {
   ~nnc_executable_s();
 };
 
+/// A trainer: the runtime's, with the signatures and views the C API hands
+/// out.
+struct nnc_trainer_s {
+  std::unique_ptr<nnc::runtime::Trainer> trainer;
+  std::vector<std::unique_ptr<nnc::capi::ValueInfo>> data, slots;
+  /// Views of the current parameter values (refreshed when handed out).
+  std::vector<nnc_tensor_s> slotViews;
+  ~nnc_trainer_s();
+};
+
 namespace nnc::capi {
+
+/// Wraps `trainer` into a handle.
+std::unique_ptr<nnc_trainer_s>
+makeTrainer(std::unique_ptr<rt::Trainer> trainer);
+
+/// Fills `out` as nnc_executable_stats does for `program`.
+void programStats(const rt::Program &program, double compileSeconds,
+                  bool fromCache, nnc_executable_stats_t &out);
 
 /// A tensor that owns `storage`, its dtype and dims read from it.
 std::unique_ptr<nnc_tensor_s> makeOwnedTensor(rt::HostTensor storage);
@@ -140,6 +168,10 @@ nnc_status_t allocateTensor(const char *fn, nnc_dtype_t dtype,
 /// take HostTensors.
 nnc_status_t copyToHost(const char *fn, const nnc_tensor_s &tensor,
                         rt::HostTensor &copy);
+
+/// An executable handle around a loaded program.
+std::unique_ptr<nnc_executable_s>
+wrapProgram(std::unique_ptr<rt::Program> program);
 
 /// Loads verified executable bytes or file contents into a handle on the
 /// host CPU; `source` names them in errors.

@@ -1439,15 +1439,48 @@ static void test_training(const char *dir) {
   options.accumulate = 2;
   EXPECT_OK(nnc_trainer_create(model, &options, &compile, &second));
   if (second) {
+    int32_t compiled = 0;
+    nnc_trainer_t *loaded = NULL;
+    snprintf(damaged, sizeof(damaged), "%s/trainer.nncx", dir);
+    /* Nothing to save before its functions exist; prepare compiles them
+     * (gradient, apply and evaluation) without a step. */
+    EXPECT_ERROR(nnc_trainer_save(second, damaged), NNC_STATUS_INVALID_ARGUMENT,
+                 "no compiled programs");
+    CHECK(nnc_trainer_output_count(second) == 0);
+    EXPECT_OK(nnc_trainer_prepare(second, 2, data, 1, &compiled));
+    CHECK(compiled == 1 && nnc_trainer_output_count(second) == 1);
+    EXPECT_OK(nnc_trainer_prepare(second, 2, data, 1, &compiled));
+    CHECK(compiled == 0);
     EXPECT_OK(nnc_trainer_step(second, 2, data, &info));
-    CHECK(info.applied == 0 && info.step == 0);
+    CHECK(info.applied == 0 && info.step == 0 && info.compiled == 0);
     EXPECT_ERROR(nnc_trainer_save_checkpoint(second, path, 0, NULL, NULL),
                  NNC_STATUS_INVALID_ARGUMENT, "accumulation");
+    EXPECT_ERROR(nnc_trainer_save(second, damaged), NNC_STATUS_INVALID_ARGUMENT,
+                 "accumulation");
     EXPECT_OK(nnc_trainer_step(second, 2, data, &info));
     CHECK(info.applied == 1 && info.step == 1);
     EXPECT_OK(nnc_trainer_parameter(second, 0, NULL, &param));
     CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[1],
                             2.0 / 3.0));
+    /* Saved and loaded, it trains on as the original does. */
+    EXPECT_OK(nnc_trainer_save(second, damaged));
+    EXPECT_OK(nnc_trainer_load_file(damaged, &loaded));
+    if (loaded) {
+      const nnc_tensor_t *mine = NULL, *theirs = NULL;
+      CHECK(nnc_trainer_step_count(loaded) == 1);
+      EXPECT_OK(nnc_trainer_step(loaded, 2, data, NULL));
+      EXPECT_OK(nnc_trainer_step(loaded, 2, data, &info));
+      CHECK(info.applied == 1 && info.step == 2 && info.compiled == 0);
+      EXPECT_OK(nnc_trainer_step(second, 2, data, NULL));
+      EXPECT_OK(nnc_trainer_step(second, 2, data, NULL));
+      EXPECT_OK(nnc_trainer_parameter(second, 0, NULL, &mine));
+      EXPECT_OK(nnc_trainer_parameter(loaded, 0, NULL, &theirs));
+      CHECK(mine && theirs &&
+            memcmp(nnc_tensor_const_data(mine), nnc_tensor_const_data(theirs),
+                   nnc_tensor_byte_size(mine)) == 0);
+    }
+    nnc_trainer_destroy(loaded);
+    remove(damaged);
   }
   nnc_trainer_destroy(second);
   remove(path);

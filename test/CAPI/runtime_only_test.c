@@ -10,8 +10,13 @@
 |*   runtime_only_test prepare DIR  writes DIR/x.npy and DIR/b.npy            *|
 |*   runtime_only_test run DIR      runs DIR/add.nncx (nnc-run compiled it    *|
 |*                                  from test/Tools/Inputs/add.mlir, y = x+b, *|
-|*                                  on those inputs, saving y to expected.npz)
-*|
+|*                                  on those inputs, saving y to expected.npz)*|
+|*   runtime_only_test train DIR    trains from DIR/trainer.nncx (nnc-run     *|
+|*                                  saved it after 2 steps on DIR/data.npz)   *|
+|*                                  for 2 more steps and compares with the    *|
+|*                                  parameters nnc-run reached after 4 steps  *|
+|*                                  (DIR/params4.npz) and its checkpoint      *|
+|*                                  after 2 (DIR/ckpt2.npz), bit for bit      *|
 |*                                                                            *|
 |* Prints "N passed, M failed" and exits non-zero on a failure.               *|
 |*                                                                            *|
@@ -306,16 +311,260 @@ static int run(const char *dir) {
   return 0;
 }
 
+/* Frees what nnc_npz_read returned. */
+static void free_npz(size_t count, char **names, nnc_tensor_t **tensors) {
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    nnc_string_destroy(names[i]);
+    nnc_tensor_destroy(tensors[i]);
+  }
+  nnc_array_destroy(names);
+  nnc_array_destroy(tensors);
+}
+
+/* The tensor named `name` of an .npz read, or NULL. */
+static nnc_tensor_t *npz_find(size_t count, char **names,
+                              nnc_tensor_t **tensors, const char *name) {
+  size_t i;
+  for (i = 0; i < count; ++i)
+    if (strcmp(names[i], name) == 0)
+      return tensors[i];
+  return NULL;
+}
+
+/* Views of rows [first, first + rows) of each of `count` tensors. */
+static int slice_rows(nnc_tensor_t *const *full, size_t count, int64_t first,
+                      int64_t rows, nnc_tensor_t **out) {
+  size_t i, d;
+  for (i = 0; i < count; ++i) {
+    const int64_t *dims = nnc_tensor_dims(full[i]);
+    size_t rank = nnc_tensor_rank(full[i]);
+    int64_t sliced[8];
+    size_t row_bytes = nnc_dtype_size(nnc_tensor_dtype(full[i]));
+    out[i] = NULL;
+    if (rank == 0 || rank > 8 || dims[0] < first + rows)
+      return 0;
+    for (d = 1; d < rank; ++d)
+      row_bytes *= (size_t)dims[d];
+    memcpy(sliced, dims, rank * sizeof(int64_t));
+    sliced[0] = rows;
+    if (!EXPECT_OK(nnc_tensor_create_view(
+            nnc_tensor_dtype(full[i]), rank, sliced,
+            (char *)nnc_tensor_data(full[i]) + (size_t)first * row_bytes,
+            (size_t)rows * row_bytes, &out[i])))
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether every parameter of `trainer` equals, byte for byte, the tensor of
+ * its name in `path` (an .npz of parameters or a checkpoint). */
+static int params_equal(nnc_trainer_t *trainer, const char *path) {
+  size_t count = 0, i, n = nnc_trainer_parameter_count(trainer);
+  char **names = NULL;
+  nnc_tensor_t **tensors = NULL;
+  int equal = 1;
+  if (!EXPECT_OK(nnc_npz_read(path, &count, &names, &tensors)))
+    return 0;
+  CHECK(n > 0);
+  for (i = 0; i < n; ++i) {
+    const nnc_value_info_t *info = NULL;
+    const nnc_tensor_t *value = NULL;
+    nnc_tensor_t *want;
+    if (!EXPECT_OK(nnc_trainer_parameter(trainer, i, &info, &value))) {
+      equal = 0;
+      continue;
+    }
+    want = npz_find(count, names, tensors, info->name);
+    if (!want || nnc_tensor_byte_size(want) != nnc_tensor_byte_size(value) ||
+        memcmp(nnc_tensor_const_data(want), nnc_tensor_const_data(value),
+               nnc_tensor_byte_size(value)) != 0) {
+      fprintf(stderr, "parameter '%s' differs from %s\n", info->name, path);
+      equal = 0;
+    }
+  }
+  free_npz(count, names, tensors);
+  return equal;
+}
+
+static int train(const char *dir) {
+  char path[4096], trainer_path[4096], saved[4096];
+  nnc_trainer_t *trainer = NULL, *again = NULL;
+  size_t count = 0, i, num_data, size = 0;
+  char **names = NULL;
+  nnc_tensor_t **tensors = NULL;
+  nnc_tensor_t *full[8], *batch[8], *small[8];
+  const int64_t batch_size = 8;
+  nnc_step_info_t info;
+  nnc_executable_t *executable = NULL;
+  char *bytes;
+  int step;
+
+  path_in(trainer_path, sizeof(trainer_path), dir, "trainer.nncx");
+  if (!EXPECT_OK(nnc_trainer_load_file(trainer_path, &trainer)))
+    return 0;
+  /* It resumes where nnc-run stopped: 2 steps, the checkpoint's values. */
+  CHECK(nnc_trainer_step_count(trainer) == 2);
+  path_in(path, sizeof(path), dir, "ckpt2.npz");
+  CHECK(params_equal(trainer, path));
+
+  /* The data in nnc-run's order (--no-shuffle): batches 3 and 4 are rows
+   * 16 to 31. */
+  num_data = nnc_trainer_data_count(trainer);
+  CHECK(num_data >= 2 && num_data <= 8);
+  path_in(path, sizeof(path), dir, "data.npz");
+  if (!EXPECT_OK(nnc_npz_read(path, &count, &names, &tensors)) ||
+      num_data < 2 || num_data > 8) {
+    nnc_trainer_destroy(trainer);
+    return 0;
+  }
+  for (i = 0; i < num_data; ++i) {
+    const nnc_value_info_t *data_info = NULL;
+    full[i] = NULL;
+    if (EXPECT_OK(nnc_trainer_data_info(trainer, i, &data_info)))
+      full[i] = npz_find(count, names, tensors,
+                         i + 1 == num_data ? "labels" : data_info->name);
+    CHECK(full[i] != NULL);
+    if (!full[i]) {
+      free_npz(count, names, tensors);
+      nnc_trainer_destroy(trainer);
+      return 0;
+    }
+  }
+  for (step = 0; step < 2; ++step) {
+    if (!slice_rows(full, num_data, (2 + step) * batch_size, batch_size, batch))
+      break;
+    info.struct_size = sizeof(info);
+    if (EXPECT_OK(nnc_trainer_step(
+            trainer, num_data, (const nnc_tensor_t *const *)batch, &info))) {
+      CHECK(info.applied && !info.skipped && !info.compiled);
+      CHECK(info.step == 3 + step);
+      CHECK(info.loss > 0 && info.loss < 100);
+    }
+    for (i = 0; i < num_data; ++i)
+      nnc_tensor_destroy(batch[i]);
+  }
+  path_in(path, sizeof(path), dir, "params4.npz");
+  CHECK(params_equal(trainer, path));
+  {
+    nnc_executable_stats_t stats;
+    stats.struct_size = sizeof(stats);
+    if (EXPECT_OK(nnc_trainer_step_stats(trainer, &stats)))
+      CHECK(stats.kernel_count > 0 && stats.compile_seconds == 0);
+  }
+
+  /* Evaluation runs the program nnc-run compiled for --eval-batch-size. */
+  CHECK(nnc_trainer_output_count(trainer) == 1);
+  if (slice_rows(full, num_data - 1, 0, batch_size, batch)) {
+    nnc_tensor_t *first = NULL, *second = NULL;
+    if (EXPECT_OK(nnc_trainer_evaluate(trainer, num_data - 1,
+                                       (const nnc_tensor_t *const *)batch, 1,
+                                       &first)) &&
+        EXPECT_OK(nnc_trainer_evaluate(trainer, num_data - 1,
+                                       (const nnc_tensor_t *const *)batch, 1,
+                                       &second))) {
+      CHECK(nnc_tensor_rank(first) >= 1 &&
+            nnc_tensor_dims(first)[0] == batch_size);
+      CHECK(memcmp(nnc_tensor_const_data(first), nnc_tensor_const_data(second),
+                   nnc_tensor_byte_size(first)) == 0);
+    }
+    nnc_tensor_destroy(first);
+    nnc_tensor_destroy(second);
+    for (i = 0; i + 1 < num_data; ++i)
+      nnc_tensor_destroy(batch[i]);
+  }
+
+  /* A batch size it holds no program for: NOT_FOUND naming what it has. */
+  if (slice_rows(full, num_data, 0, 3, small)) {
+    EXPECT_ERROR(nnc_trainer_step(trainer, num_data,
+                                  (const nnc_tensor_t *const *)small, NULL),
+                 NNC_STATUS_NOT_FOUND, "no step program for data of shapes");
+    EXPECT_ERROR(nnc_trainer_prepare(trainer, num_data,
+                                     (const nnc_tensor_t *const *)small, 0,
+                                     NULL),
+                 NNC_STATUS_NOT_FOUND, "[8");
+    for (i = 0; i < num_data; ++i)
+      nnc_tensor_destroy(small[i]);
+  }
+  CHECK(nnc_trainer_step_count(trainer) == 4);
+
+  /* Saved again and loaded, it is the same trainer; a checkpoint round
+   * trip restores it; both continue alike. */
+  path_in(saved, sizeof(saved), dir, "trainer4.nncx");
+  EXPECT_OK(nnc_trainer_save(trainer, saved));
+  path_in(path, sizeof(path), dir, "ckpt4.npz");
+  EXPECT_OK(nnc_trainer_save_checkpoint(trainer, path, 0, NULL, NULL));
+  if (EXPECT_OK(nnc_trainer_load_file(saved, &again))) {
+    CHECK(nnc_trainer_step_count(again) == 4);
+    path_in(path, sizeof(path), dir, "params4.npz");
+    CHECK(params_equal(again, path));
+    if (slice_rows(full, num_data, 4 * batch_size, batch_size, batch)) {
+      EXPECT_OK(nnc_trainer_step(trainer, num_data,
+                                 (const nnc_tensor_t *const *)batch, NULL));
+      EXPECT_OK(nnc_trainer_step(again, num_data,
+                                 (const nnc_tensor_t *const *)batch, NULL));
+      {
+        /* Write `again`'s parameters through a checkpoint and compare. */
+        char ckpt5[4096];
+        path_in(ckpt5, sizeof(ckpt5), dir, "ckpt5.npz");
+        EXPECT_OK(nnc_trainer_save_checkpoint(again, ckpt5, 0, NULL, NULL));
+        CHECK(params_equal(trainer, ckpt5));
+      }
+      path_in(path, sizeof(path), dir, "ckpt4.npz");
+      EXPECT_OK(nnc_trainer_load_checkpoint(trainer, path));
+      CHECK(nnc_trainer_step_count(trainer) == 4);
+      path_in(path, sizeof(path), dir, "params4.npz");
+      CHECK(params_equal(trainer, path));
+      for (i = 0; i < num_data; ++i)
+        nnc_tensor_destroy(batch[i]);
+    }
+  }
+  nnc_trainer_destroy(again);
+  again = NULL;
+
+  /* What is not a saved trainer, or is a damaged one, is refused. */
+  path_in(path, sizeof(path), dir, "add.nncx");
+  EXPECT_ERROR(nnc_trainer_load_file(path, &again), NNC_STATUS_INVALID_ARGUMENT,
+               "not a saved trainer");
+  CHECK(again == NULL);
+  EXPECT_ERROR(nnc_executable_load_file(trainer_path, &executable),
+               NNC_STATUS_INVALID_ARGUMENT, "is a saved trainer");
+  CHECK(executable == NULL);
+  bytes = read_all(trainer_path, &size);
+  CHECK(bytes != NULL && size > 1000);
+  if (bytes && size > 1000) {
+    path_in(path, sizeof(path), dir, "truncated.nncx");
+    CHECK(write_all(path, bytes, size / 2));
+    EXPECT_ERROR(nnc_trainer_load_file(path, &again), NNC_STATUS_DATA_LOSS,
+                 "truncated.nncx");
+    bytes[size - 100] ^= 0x5a;
+    EXPECT_ERROR(nnc_trainer_load_memory(bytes, size, &again),
+                 NNC_STATUS_DATA_LOSS, "<memory>");
+    CHECK(again == NULL);
+  }
+  free(bytes);
+  path_in(path, sizeof(path), dir, "missing.nncx");
+  EXPECT_ERROR(nnc_trainer_load_file(path, &again), NNC_STATUS_NOT_FOUND,
+               "missing.nncx");
+
+  free_npz(count, names, tensors);
+  nnc_trainer_destroy(trainer);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3 || (strcmp(argv[1], "prepare") && strcmp(argv[1], "run"))) {
-    fprintf(stderr, "usage: %s prepare|run DIR\n", argv[0]);
+  if (argc != 3 || (strcmp(argv[1], "prepare") && strcmp(argv[1], "run") &&
+                    strcmp(argv[1], "train"))) {
+    fprintf(stderr, "usage: %s prepare|run|train DIR\n", argv[0]);
     return 2;
   }
   CHECK(nnc_api_version() == NNC_API_VERSION);
   if (strcmp(argv[1], "prepare") == 0)
     prepare(argv[2]);
-  else
+  else if (strcmp(argv[1], "run") == 0)
     run(argv[2]);
+  else
+    train(argv[2]);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

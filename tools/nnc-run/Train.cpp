@@ -78,6 +78,10 @@ state:
   --resume FILE            continue from a checkpoint: parameters, optimizer
                            state, step count, loss scale and data position
   --save-params FILE.npz   the final parameters and buffers, by name
+  --save-trainer FILE      the trainer at the end, with its compiled steps
+                           (and evaluation) for the shapes it ran, as an
+                           executable that training from libnnc_runtime
+                           alone continues (nnc_trainer_load_file)
 output:
   --metrics FILE           one record per step and per evaluation (.csv or
                            .jsonl)
@@ -152,6 +156,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--checkpoint-every",
                                                "--resume",
                                                "--save-params",
+                                               "--save-trainer",
                                                "--metrics",
                                                "--progress",
                                                "--log-every",
@@ -317,14 +322,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (args.has("--resume")) {
     std::string path = args.get("--resume");
     if (nnc_status_t status =
-            compiler().nnc_trainer_load_checkpoint(trainer.get(), path.c_str()))
+            nnc_trainer_load_checkpoint(trainer.get(), path.c_str()))
       return fail({takeMessage(status)});
     const char *epochText =
-        compiler().nnc_trainer_checkpoint_metadata(trainer.get(), "data.epoch");
+        nnc_trainer_checkpoint_metadata(trainer.get(), "data.epoch");
     const char *indexText =
-        compiler().nnc_trainer_checkpoint_metadata(trainer.get(), "data.index");
-    const char *batchText = compiler().nnc_trainer_checkpoint_metadata(
-        trainer.get(), "data.batch_size");
+        nnc_trainer_checkpoint_metadata(trainer.get(), "data.index");
+    const char *batchText =
+        nnc_trainer_checkpoint_metadata(trainer.get(), "data.batch_size");
     if (!epochText || !indexText || !batchText)
       return fail({"checkpoint '" + path +
                    "' has no data position (data.epoch, data.index)"});
@@ -345,7 +350,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
   // Files that cannot be written are found out before training, not after.
   for (const auto &[flag, what] :
        {std::pair<const char *, const char *>{"--checkpoint", "checkpoints"},
-        {"--save-params", "parameters"}}) {
+        {"--save-params", "parameters"},
+        {"--save-trainer", "the trainer"}}) {
     std::string path = args.get(flag);
     if (path.empty())
       continue;
@@ -366,7 +372,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                 b = std::to_string(batchSize);
     const char *keys[] = {"data.epoch", "data.index", "data.batch_size"};
     const char *values[] = {e.c_str(), i.c_str(), b.c_str()};
-    if (nnc_status_t status = compiler().nnc_trainer_save_checkpoint(
+    if (nnc_status_t status = nnc_trainer_save_checkpoint(
             trainer.get(), checkpointPath.c_str(), 3, keys, values)) {
       failure = {takeMessage(status)};
       return false;
@@ -376,7 +382,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   int64_t lastEvalStep = -1;
   double lastMetric = 0;
   auto runEval = [&](int64_t epoch, double &metric) -> bool {
-    if (lastEvalStep == compiler().nnc_trainer_step_count(trainer.get())) {
+    if (lastEvalStep == nnc_trainer_step_count(trainer.get())) {
       metric = lastMetric;
       return true;
     }
@@ -388,16 +394,16 @@ int nnc::tools::runTrain(int argc, char **argv) {
         classLoss
             ? 100.0 * result.correct / std::max<int64_t>(1, result.elements)
             : result.squaredError / std::max<int64_t>(1, result.elements);
-    metrics.eval(compiler().nnc_trainer_step_count(trainer.get()), epoch,
+    metrics.eval(nnc_trainer_step_count(trainer.get()), epoch,
                  classLoss ? "accuracy" : "mse", metric);
-    lastEvalStep = compiler().nnc_trainer_step_count(trainer.get());
+    lastEvalStep = nnc_trainer_step_count(trainer.get());
     lastMetric = metric;
     return true;
   };
 
   // The loop: one batch per trainer step call; `accumulate` calls make an
   // optimizer step.
-  int64_t startStep = compiler().nnc_trainer_step_count(trainer.get());
+  int64_t startStep = nnc_trainer_step_count(trainer.get());
   if (startStep >= totalSteps) {
     std::fprintf(stderr,
                  "nnc-run: the checkpoint is at step %lld of %lld; "
@@ -426,8 +432,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
       std::vector<const nnc_tensor_t *> data;
       for (size_t i = 0; i < count; ++i)
         data.push_back(nnc_batch_tensor(batch.get(), i));
-      if (nnc_status_t status = compiler().nnc_trainer_step(
-              trainer.get(), data.size(), data.data(), &info))
+      if (nnc_status_t status =
+              nnc_trainer_step(trainer.get(), data.size(), data.data(), &info))
         return fail({takeMessage(status)});
       computeSeconds += info.seconds;
       samples += nnc_batch_size(batch.get());
@@ -512,16 +518,15 @@ int nnc::tools::runTrain(int argc, char **argv) {
   double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  std::printf(
-      "trained %lld steps (%lld samples) in %.1f s (%.1f s in the "
-      "training step, %.2f s waiting for data)%s\n",
-      (long long)(compiler().nnc_trainer_step_count(trainer.get()) - startStep),
-      (long long)samples, elapsed, computeSeconds,
-      nnc_loader_wait_seconds(loader.get()),
-      skipped ? (", " + std::to_string(skipped) +
-                 " skipped for non-finite gradients")
-                    .c_str()
-              : "");
+  std::printf("trained %lld steps (%lld samples) in %.1f s (%.1f s in the "
+              "training step, %.2f s waiting for data)%s\n",
+              (long long)(nnc_trainer_step_count(trainer.get()) - startStep),
+              (long long)samples, elapsed, computeSeconds,
+              nnc_loader_wait_seconds(loader.get()),
+              skipped ? (", " + std::to_string(skipped) +
+                         " skipped for non-finite gradients")
+                            .c_str()
+                      : "");
   if (args.switches.count("--report"))
     printStepReport(trainer.get());
   std::printf("final loss: %.6g\n", lastLoss);
@@ -534,6 +539,11 @@ int nnc::tools::runTrain(int argc, char **argv) {
     else
       std::printf("test mse: %.6g\n", metric);
   }
+  // After the last evaluation, so that its programs are saved too.
+  if (args.has("--save-trainer"))
+    if (nnc_status_t status =
+            nnc_trainer_save(trainer.get(), args.get("--save-trainer").c_str()))
+      return fail({takeMessage(status)});
   if (profiling) {
     failure.message = finishProfile(args.switches.count("--profile") != 0,
                                     args.get("--trace"));
@@ -597,19 +607,18 @@ int nnc::tools::runGrad(int argc, char **argv) {
   }
 
   std::vector<std::string> paramNames;
-  size_t numParams = compiler().nnc_trainer_parameter_count(trainer.get());
+  size_t numParams = nnc_trainer_parameter_count(trainer.get());
   for (size_t i = 0; i < numParams; ++i) {
     const nnc_value_info_t *info = nullptr;
-    nnc_status_destroy(
-        compiler().nnc_trainer_parameter(trainer.get(), i, &info, nullptr));
+    nnc_status_destroy(nnc_trainer_parameter(trainer.get(), i, &info, nullptr));
     if (info && info->kind == NNC_VALUE_TRAINABLE)
       paramNames.push_back(info->name ? info->name : "");
   }
   std::vector<nnc_tensor_t *> gradients(paramNames.size(), nullptr);
   double loss = 0;
-  if (nnc_status_t status = compiler().nnc_trainer_gradients(
-          trainer.get(), data.size(), data.data(), &loss, gradients.size(),
-          gradients.data()))
+  if (nnc_status_t status =
+          nnc_trainer_gradients(trainer.get(), data.size(), data.data(), &loss,
+                                gradients.size(), gradients.data()))
     return fail({takeMessage(status)});
   std::vector<Tensor> grads;
   for (nnc_tensor_t *g : gradients)

@@ -323,8 +323,7 @@ void printStepReport(const nnc_trainer_t *trainer) {
   nnc_executable_stats_t stats;
   std::memset(&stats, 0, sizeof(stats));
   stats.struct_size = sizeof(stats);
-  if (nnc_status_t status =
-          compiler().nnc_trainer_step_stats(trainer, &stats)) {
+  if (nnc_status_t status = nnc_trainer_step_stats(trainer, &stats)) {
     std::fprintf(stderr, "nnc-run: warning: no report: %s\n",
                  takeMessage(status).c_str());
     return;

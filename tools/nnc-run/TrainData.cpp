@@ -24,10 +24,10 @@ namespace nnc::tools::train {
 std::vector<std::string> dataNames(nnc_trainer_t *trainer,
                                    const std::string &labels) {
   std::vector<std::string> names;
-  size_t count = compiler().nnc_trainer_data_count(trainer);
+  size_t count = nnc_trainer_data_count(trainer);
   for (size_t i = 0; i < count; ++i) {
     const nnc_value_info_t *info = nullptr;
-    nnc_status_destroy(compiler().nnc_trainer_data_info(trainer, i, &info));
+    nnc_status_destroy(nnc_trainer_data_info(trainer, i, &info));
     std::string name =
         info && info->name ? info->name : "input_" + std::to_string(i);
     names.push_back(i + 1 == count ? labels : name);
@@ -39,12 +39,12 @@ bool writeParams(nnc_trainer_t *trainer, const std::string &path,
                  Failure &failure) {
   std::vector<const char *> names;
   std::vector<const nnc_tensor_t *> tensors;
-  size_t count = compiler().nnc_trainer_parameter_count(trainer);
+  size_t count = nnc_trainer_parameter_count(trainer);
   for (size_t i = 0; i < count; ++i) {
     const nnc_value_info_t *info = nullptr;
     const nnc_tensor_t *value = nullptr;
     if (nnc_status_t status =
-            compiler().nnc_trainer_parameter(trainer, i, &info, &value)) {
+            nnc_trainer_parameter(trainer, i, &info, &value)) {
       failure = {takeMessage(status)};
       return false;
     }
@@ -109,8 +109,8 @@ bool openLoader(const std::vector<std::string> &specs,
     }
     // Features: the other columns, in the graph input's shape.
     const nnc_value_info_t *input = nullptr, *labels = nullptr;
-    nnc_status_destroy(compiler().nnc_trainer_data_info(trainer, 0, &input));
-    nnc_status_destroy(compiler().nnc_trainer_data_info(trainer, 1, &labels));
+    nnc_status_destroy(nnc_trainer_data_info(trainer, 0, &input));
+    nnc_status_destroy(nnc_trainer_data_info(trainer, 1, &labels));
     std::vector<int64_t> shape{rows};
     int64_t perSample = 1;
     for (size_t d = 1; d < input->rank; ++d) {
@@ -231,9 +231,9 @@ bool evaluate(nnc_trainer_t *trainer, nnc_loader_t *loader, bool classLoss,
       inputs.push_back(nnc_batch_tensor(batch.get(), i));
     const nnc_tensor_t *labels = nnc_batch_tensor(batch.get(), count - 1);
     std::vector<nnc_tensor_t *> outputs(numOutputs, nullptr);
-    if (nnc_status_t status = compiler().nnc_trainer_evaluate(
-            trainer, inputs.size(), inputs.data(), outputs.size(),
-            outputs.data())) {
+    if (nnc_status_t status =
+            nnc_trainer_evaluate(trainer, inputs.size(), inputs.data(),
+                                 outputs.size(), outputs.data())) {
       failure = {takeMessage(status)};
       return false;
     }

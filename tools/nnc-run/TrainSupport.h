@@ -33,7 +33,7 @@ struct Failure {
 };
 
 struct TrainerDeleter {
-  void operator()(nnc_trainer_t *t) const { compiler().nnc_trainer_destroy(t); }
+  void operator()(nnc_trainer_t *t) const { nnc_trainer_destroy(t); }
 };
 struct LoaderDeleter {
   void operator()(nnc_loader_t *l) const { nnc_loader_destroy(l); }

@@ -1,0 +1,507 @@
+//===- Trainer.cpp - trainers that compile their functions ----------------===//
+//
+// createTrainer and the program source behind it: the training functions
+// are built (Pipeline.h) from the model specialized on each new shape of
+// the graph inputs, their arguments and results bound to the trainer's
+// state once, and each function compiled for each data shape when a step
+// first needs it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Training/Trainer.h"
+
+#include "nnc/Compiler/CompileAndLoad.h"
+#include "nnc/Compiler/Diagnostics.h"
+#include "nnc/Compiler/ElementTypes.h"
+#include "nnc/NNCDialect.h"
+#include "nnc/NNCOps.h"
+#include "nnc/runtime/Profiler.h"
+#include "nnc/runtime/Program.h"
+#include "nnc/runtime/Sha256.h"
+#include "nnc/runtime/Trainer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+namespace rt = nnc::runtime;
+
+namespace nnc {
+namespace {
+
+rt::Status invalid(std::string message) {
+  return rt::Status(rt::StatusCode::InvalidArgument, std::move(message));
+}
+rt::Status internal(std::string message) {
+  return rt::Status(rt::StatusCode::Internal, std::move(message));
+}
+
+std::string argumentName(BlockArgument arg) {
+  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+    return name.getName().str();
+  return "";
+}
+
+rt::ValueKind argumentKind(func::FuncOp func, unsigned index) {
+  auto kind = func.getArgAttrOfType<ParamKindAttr>(
+      index, NNCDialect::getParamAttrName());
+  if (!kind)
+    return rt::ValueKind::Input;
+  switch (kind.getValue()) {
+  case ParamKind::trainable:
+    return rt::ValueKind::Trainable;
+  case ParamKind::frozen:
+    return rt::ValueKind::Frozen;
+  case ParamKind::buffer:
+    return rt::ValueKind::Buffer;
+  }
+  return rt::ValueKind::Input;
+}
+
+/// The signature of a value of `type`; fails for what a trainer cannot
+/// hold or feed.
+rt::Status describe(Type type, std::string name, rt::ValueKind kind,
+                    const std::string &what, rt::TrainValue &out) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  FailureOr<rt::DType> dtype =
+      tensor ? dtypeOf(tensor.getElementType()) : FailureOr<rt::DType>();
+  if (failed(dtype)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return invalid(what + " has type " + text +
+                   ", which a trainer cannot hold");
+  }
+  out.name = std::move(name);
+  out.kind = kind;
+  out.dtype = *dtype;
+  out.dims.clear();
+  for (int64_t dim : tensor.getShape())
+    out.dims.push_back(ShapedType::isDynamic(dim) ? -1 : dim);
+  return rt::Status::ok();
+}
+
+/// Compiles the training functions as steps need them.
+class CompilingSource final : public rt::TrainProgramSource {
+public:
+  OwningOpRef<ModuleOp> module; // the model, values kept
+  TrainingPipelineOptions pipeline;
+  CompileOptions compile;
+  uint32_t threads = 0;
+  rt::Device *device = nullptr;
+  unsigned numModelArgs = 0;
+  std::vector<int> slotOfArg, dataOfArg;
+  std::vector<std::string> slotNames;
+  std::vector<unsigned> trainable;
+  std::vector<std::string> stateNames;
+  unsigned numData = 0;
+
+  ~CompilingSource() override {
+    // The programs first, then the modules, then the model.
+    programs_.clear();
+    builds_.clear();
+    module = nullptr;
+  }
+
+  rt::Status prepare(const rt::Shapes &inputShapes) override;
+  const rt::TrainLayout *layout() const override {
+    return bound_ ? &layout_ : nullptr;
+  }
+  rt::Status program(rt::TrainFunctionKind kind, const rt::Shapes &key,
+                     const rt::Shapes &argumentShapes, rt::TrainProgram &out,
+                     bool &compiled) override;
+  std::vector<Entry> programs() const override {
+    std::vector<Entry> entries;
+    for (const auto &[which, made] : programs_)
+      entries.push_back({which.first, which.second, made.entry});
+    return entries;
+  }
+
+private:
+  rt::Status bind(ModuleOp built);
+  rt::Status bindResults(rt::TrainFunction &f, func::FuncOp func);
+
+  struct Made {
+    std::unique_ptr<rt::Program> program;
+    rt::TrainProgram entry;
+  };
+  std::map<rt::Shapes, OwningOpRef<ModuleOp>> builds_;
+  ModuleOp current_; // the build of the latest prepare()
+  std::map<std::pair<rt::TrainFunctionKind, rt::Shapes>, Made> programs_;
+  rt::TrainLayout layout_;
+  bool bound_ = false;
+};
+
+rt::Status CompilingSource::prepare(const rt::Shapes &inputShapes) {
+  auto it = builds_.find(inputShapes);
+  if (it != builds_.end()) {
+    current_ = *it->second;
+    return rt::Status::ok();
+  }
+  MLIRContext &context = *module->getContext();
+  DiagnosticCapture capture(context);
+  rt::ProfileScope profile("build", pipeline.function + " training functions");
+  OwningOpRef<ModuleOp> built(cast<ModuleOp>(module->getOperation()->clone()));
+  TrainingPipelineOptions options = pipeline;
+  for (unsigned i = 0; i < numModelArgs; ++i) {
+    if (dataOfArg[i] < 0)
+      continue;
+    std::string spec = std::to_string(i) + ":";
+    const std::vector<int64_t> &dims = inputShapes[dataOfArg[i]];
+    for (size_t d = 0; d < dims.size(); ++d)
+      spec += (d ? "x" : "") + std::to_string(dims[d]);
+    options.inputShapes.push_back(std::move(spec));
+  }
+  PassManager pm(&context);
+  buildTrainingPipeline(pm, options);
+  if (failed(pm.run(*built))) {
+    std::string errors = capture.errors();
+    bool unsupported = errors.find("no gradient rule") != std::string::npos;
+    return rt::Status(unsupported ? rt::StatusCode::Unimplemented
+                                  : rt::StatusCode::InvalidArgument,
+                      errors);
+  }
+  dumpIR(*built, pipeline.function + ".training");
+  // Values are inputs of every training function: the trainer feeds them.
+  for (auto f : built->getOps<func::FuncOp>())
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      f.removeArgAttr(i, NNCDialect::getValueAttrName());
+  // The layout of the functions is the same for every shape.
+  if (!bound_)
+    NNC_RUNTIME_RETURN_IF_ERROR(bind(*built));
+  current_ = *built;
+  builds_[inputShapes] = std::move(built);
+  return rt::Status::ok();
+}
+
+rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
+                                    const rt::Shapes &key,
+                                    const rt::Shapes &argumentShapes,
+                                    rt::TrainProgram &out, bool &compiled) {
+  compiled = false;
+  auto found = programs_.find({kind, key});
+  if (found != programs_.end()) {
+    out = found->second.entry;
+    return rt::Status::ok();
+  }
+  if (!bound_ || !current_)
+    return internal("the training functions are not built");
+  const rt::TrainFunction &function = layout_[kind];
+  CompileOptions options = compile;
+  options.donations = rt::donationsOf(kind, function);
+  std::vector<llvm::SmallVector<int64_t>> shapes;
+  for (const auto &shape : argumentShapes)
+    shapes.emplace_back(shape.begin(), shape.end());
+  LoadedProgram loaded;
+  NNC_RUNTIME_RETURN_IF_ERROR(compileAndLoad(current_, function.name, shapes,
+                                             options, *device, loaded));
+  Made &made = programs_[{kind, key}];
+  made.program = std::move(loaded.program);
+  made.entry = {made.program.get(), threads, loaded.seconds, loaded.fromCache};
+  out = made.entry;
+  compiled = true;
+  return rt::Status::ok();
+}
+
+/// Results named like a slot are its new value (parameters come as
+/// param<i>, running statistics under their argument's name).
+rt::Status CompilingSource::bindResults(rt::TrainFunction &f,
+                                        func::FuncOp func) {
+  auto names =
+      func->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+  for (unsigned k = 0; k < func.getNumResults(); ++k) {
+    StringRef name =
+        names && k < names.size() ? cast<StringAttr>(names[k]).getValue() : "";
+    rt::TrainResult target;
+    auto slotOf = [&](unsigned arg) {
+      return arg < numModelArgs ? slotOfArg[arg] : -1;
+    };
+    if (name == "loss") {
+      target = {rt::TrainSink::Loss, 0};
+    } else if (name == "found_nonfinite") {
+      target = {rt::TrainSink::Found, 0};
+    } else if (name.starts_with("param")) {
+      unsigned arg = 0;
+      if (name.drop_front(5).getAsInteger(10, arg) || slotOf(arg) < 0)
+        return internal("unexpected result " + name.str());
+      target = {rt::TrainSink::Slot, static_cast<unsigned>(slotOf(arg))};
+    } else if (name.starts_with("grad") &&
+               llvm::all_of(name.drop_front(4),
+                            [](char c) { return llvm::isDigit(c); })) {
+      unsigned arg = 0;
+      (void)name.drop_front(4).getAsInteger(10, arg);
+      auto it = llvm::find(trainable, static_cast<unsigned>(slotOf(arg)));
+      if (slotOf(arg) < 0 || it == trainable.end())
+        return internal("unexpected result " + name.str());
+      target = {rt::TrainSink::Gradient,
+                static_cast<unsigned>(it - trainable.begin())};
+    } else if (auto it = llvm::find(stateNames, name.str());
+               it != stateNames.end()) {
+      target = {rt::TrainSink::State,
+                static_cast<unsigned>(it - stateNames.begin())};
+    } else if (auto it = llvm::find(slotNames, name.str());
+               it != slotNames.end()) {
+      target = {rt::TrainSink::Slot,
+                static_cast<unsigned>(it - slotNames.begin())};
+    }
+    f.results.push_back(target);
+  }
+  return rt::Status::ok();
+}
+
+/// Classifies the arguments and results of the built functions and checks
+/// the optimizer state against the trainer's.
+rt::Status CompilingSource::bind(ModuleOp built) {
+  std::string base = pipeline.function;
+  auto lookup = [&](const std::string &name) {
+    return built.lookupSymbol<func::FuncOp>(name);
+  };
+  auto stepFn = lookup(base + "_train_step");
+  auto gradFn = lookup(base + "_train_grad");
+  auto applyFn = lookup(base + "_train_apply");
+  if (!stepFn || !gradFn || !applyFn)
+    return internal("the training functions were not built");
+  bool hasSeed = stepFn.getNumArguments() > numModelArgs + 1 &&
+                 argumentName(stepFn.getArgument(numModelArgs + 1)) == "seed";
+  unsigned firstState = numModelArgs + 2 + (hasSeed ? 1 : 0);
+  if (stepFn.getNumArguments() != firstState + 1 + stateNames.size())
+    return internal("the training step has an unexpected signature");
+  for (size_t k = 0; k < stateNames.size(); ++k)
+    if (argumentName(stepFn.getArgument(firstState + k)) != stateNames[k])
+      return internal("unexpected optimizer state '" +
+                      argumentName(stepFn.getArgument(firstState + k)) +
+                      "', expected '" + stateNames[k] + "'");
+
+  using rt::TrainSource;
+  auto modelArgs = [&](rt::TrainFunction &f) {
+    for (unsigned i = 0; i < numModelArgs; ++i)
+      f.arguments.push_back(
+          slotOfArg[i] >= 0
+              ? rt::TrainBinding{TrainSource::Slot,
+                                 static_cast<unsigned>(slotOfArg[i])}
+              : rt::TrainBinding{TrainSource::Data,
+                                 static_cast<unsigned>(dataOfArg[i])});
+  };
+  // The model's arguments, labels, [seed,] loss_scale.
+  auto trainingArgs = [&](rt::TrainFunction &f) {
+    modelArgs(f);
+    f.arguments.push_back({TrainSource::Data, numData - 1});
+    if (hasSeed)
+      f.arguments.push_back({TrainSource::Seed, 0});
+    f.arguments.push_back({TrainSource::LossScale, 0});
+  };
+  rt::TrainLayout layout;
+  // _train_step(training args, state..., lr)
+  rt::TrainFunction &step = layout[rt::TrainFunctionKind::Step];
+  step.name = stepFn.getSymName().str();
+  trainingArgs(step);
+  for (unsigned s = 0; s < stateNames.size(); ++s)
+    step.arguments.push_back({TrainSource::State, s});
+  step.arguments.push_back({TrainSource::Lr, 0});
+  NNC_RUNTIME_RETURN_IF_ERROR(bindResults(step, stepFn));
+  // _train_grad(training args)
+  rt::TrainFunction &grad = layout[rt::TrainFunctionKind::Grad];
+  grad.name = gradFn.getSymName().str();
+  trainingArgs(grad);
+  if (grad.arguments.size() != gradFn.getNumArguments())
+    return internal("unexpected arguments of " + grad.name);
+  NNC_RUNTIME_RETURN_IF_ERROR(bindResults(grad, gradFn));
+  // _train_apply(params, grads, state, lr, loss_scale)
+  rt::TrainFunction &apply = layout[rt::TrainFunctionKind::Apply];
+  apply.name = applyFn.getSymName().str();
+  for (unsigned n = 0; n < trainable.size(); ++n)
+    apply.arguments.push_back({TrainSource::Slot, trainable[n]});
+  for (unsigned n = 0; n < trainable.size(); ++n)
+    apply.arguments.push_back({TrainSource::Gradient, n});
+  for (unsigned s = 0; s < stateNames.size(); ++s)
+    apply.arguments.push_back({TrainSource::State, s});
+  apply.arguments.push_back({TrainSource::Lr, 0});
+  apply.arguments.push_back({TrainSource::LossScale, 0});
+  if (apply.arguments.size() != applyFn.getNumArguments())
+    return internal("unexpected arguments of " + apply.name);
+  NNC_RUNTIME_RETURN_IF_ERROR(bindResults(apply, applyFn));
+  // The model itself, for evaluation: every result is an output.
+  rt::TrainFunction &eval = layout[rt::TrainFunctionKind::Eval];
+  eval.name = base;
+  modelArgs(eval);
+  auto evalFn = lookup(base);
+  if (!evalFn)
+    return internal("the model function @" + base + " is gone");
+  eval.results.assign(evalFn.getNumResults(), rt::TrainResult());
+  layout_ = std::move(layout);
+  bound_ = true;
+  return rt::Status::ok();
+}
+
+} // namespace
+
+rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
+                         rt::Device &device,
+                         std::unique_ptr<rt::Trainer> &out) {
+  func::FuncOp original;
+  for (auto func : model.getOps<func::FuncOp>()) {
+    original = func;
+    break;
+  }
+  if (!original)
+    return invalid("the model holds no function");
+  MLIRContext &context = *model.getContext();
+  DiagnosticCapture capture(context);
+  auto source = std::make_unique<CompilingSource>();
+  source->module =
+      OwningOpRef<ModuleOp>(cast<ModuleOp>(model.getOperation()->clone()));
+  auto func = source->module->lookupSymbol<func::FuncOp>(original.getSymName());
+  unsigned numModelArgs = func.getNumArguments();
+
+  rt::TrainerSpec spec;
+  spec.modelName = func.getSymName().str();
+  spec.schedule = options.schedule;
+  spec.accumulate = options.accumulate;
+  spec.scaler = options.scaler;
+  spec.seed = options.seed;
+
+  // Parameters and buffers: the arguments with initial values.
+  std::vector<rt::HostTensor> slotValues;
+  std::vector<int> slotOfArg(numModelArgs, -1), dataOfArg(numModelArgs, -1);
+  for (unsigned i = 0; i < numModelArgs; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    auto value =
+        func.getArgAttrOfType<ElementsAttr>(i, NNCDialect::getValueAttrName());
+    rt::ValueKind kind = argumentKind(func, i);
+    std::string name = argumentName(arg);
+    if (!value) {
+      if (kind != rt::ValueKind::Input)
+        return invalid("parameter '" + name + "' (argument " +
+                       std::to_string(i) + ") has no initial value");
+      rt::TrainValue data;
+      NNC_RUNTIME_RETURN_IF_ERROR(describe(
+          arg.getType(), name, kind,
+          "argument " + std::to_string(i) + " ('" + name + "')", data));
+      dataOfArg[i] = static_cast<int>(spec.data.size());
+      spec.data.push_back(std::move(data));
+      continue;
+    }
+    if (name.empty())
+      name = "arg" + std::to_string(i);
+    rt::TrainValue slot;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        describe(arg.getType(), name, kind, "parameter '" + name + "'", slot));
+    std::vector<uint8_t> bytes;
+    if (failed(appendElementBytes(value, bytes)))
+      return invalid("the initial value of '" + name + "' cannot be read");
+    rt::HostTensor storage;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        rt::HostTensor::create(slot.dtype, slot.dims, storage));
+    if (bytes.size() != storage.sizeInBytes())
+      return invalid("the initial value of '" + name + "' has " +
+                     std::to_string(bytes.size()) + " bytes, expected " +
+                     std::to_string(storage.sizeInBytes()));
+    if (!bytes.empty())
+      std::memcpy(storage.data(), bytes.data(), bytes.size());
+    slotOfArg[i] = static_cast<int>(spec.slots.size());
+    if (kind == rt::ValueKind::Trainable)
+      spec.trainable.push_back(spec.slots.size());
+    source->slotNames.push_back(name);
+    spec.slots.push_back(std::move(slot));
+    slotValues.push_back(std::move(storage));
+  }
+  if (spec.trainable.empty())
+    return invalid("the model has no trainable parameters");
+
+  TrainingPipelineOptions pipeline = options.pipeline;
+  pipeline.function = spec.modelName;
+
+  // The labels and the loss type, from the loss attached to the model as it
+  // is (that needs no static shapes): also checks the loss options against
+  // the model before any batch arrives.
+  {
+    OwningOpRef<ModuleOp> probe(
+        cast<ModuleOp>(source->module->getOperation()->clone()));
+    PassManager pm(&context);
+    buildLossPipeline(pm, pipeline);
+    if (failed(pm.run(*probe)))
+      return invalid(capture.errors());
+    auto trainFn = probe->lookupSymbol<func::FuncOp>(spec.modelName + "_train");
+    BlockArgument labels = trainFn.getArgument(numModelArgs);
+    rt::TrainValue data;
+    NNC_RUNTIME_RETURN_IF_ERROR(describe(labels.getType(), argumentName(labels),
+                                         rt::ValueKind::Input, "the labels",
+                                         data));
+    spec.data.push_back(std::move(data));
+    auto lossTensor = cast<RankedTensorType>(trainFn.getResultTypes()[0]);
+    spec.lossType =
+        lossTensor.getElementType().isF64() ? rt::DType::F64 : rt::DType::F32;
+  }
+
+  // Optimizer state, as --nnc-optimizer lays it out (checked against the
+  // built step): per trainable argument i a velocity<i> (SGD with momentum)
+  // or m<i>, then v<i> (Adam, AdamW), then t; zeros at first.
+  std::vector<rt::HostTensor> state;
+  auto addState = [&](const std::string &prefix) -> rt::Status {
+    for (unsigned n : spec.trainable) {
+      unsigned arg = 0;
+      while (slotOfArg[arg] != static_cast<int>(n))
+        ++arg;
+      spec.stateNames.push_back(prefix + std::to_string(arg));
+      rt::HostTensor tensor;
+      NNC_RUNTIME_RETURN_IF_ERROR(rt::HostTensor::create(
+          spec.slots[n].dtype, spec.slots[n].dims, tensor));
+      state.push_back(std::move(tensor));
+    }
+    return rt::Status::ok();
+  };
+  bool adam = pipeline.optimizer != "sgd";
+  if (!adam && pipeline.momentum != 0.0)
+    NNC_RUNTIME_RETURN_IF_ERROR(addState("velocity"));
+  if (adam) {
+    NNC_RUNTIME_RETURN_IF_ERROR(addState("m"));
+    NNC_RUNTIME_RETURN_IF_ERROR(addState("v"));
+    rt::HostTensor tensor;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        rt::HostTensor::create(spec.lossType, {}, tensor));
+    spec.stateNames.push_back("t");
+    state.push_back(std::move(tensor));
+  }
+  for (rt::HostTensor &tensor : state)
+    if (tensor.sizeInBytes())
+      std::memset(tensor.data(), 0, tensor.sizeInBytes());
+
+  // What a checkpoint must match: the training pipeline (loss, optimizer
+  // and its settings) and the model without its values.
+  {
+    OwningOpRef<ModuleOp> bare(
+        cast<ModuleOp>(source->module->getOperation()->clone()));
+    for (auto f : bare->getOps<func::FuncOp>())
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        f.removeArgAttr(i, NNCDialect::getValueAttrName());
+    std::string text = describeTrainingPipeline(pipeline) + "\n";
+    llvm::raw_string_ostream os(text);
+    bare->print(os, OpPrintingFlags().elideLargeElementsAttrs(64));
+    rt::Sha256 hasher;
+    hasher.update(text.data(), text.size());
+    spec.fingerprint = rt::toHex(hasher.finish());
+  }
+
+  source->pipeline = pipeline;
+  source->compile = options.compile;
+  source->threads = options.threads;
+  source->device = &device;
+  source->numModelArgs = numModelArgs;
+  source->slotOfArg = slotOfArg;
+  source->dataOfArg = dataOfArg;
+  source->trainable = spec.trainable;
+  source->stateNames = spec.stateNames;
+  source->numData = spec.data.size();
+  return rt::Trainer::create(std::move(spec), std::move(slotValues),
+                             std::move(state), std::move(source), out);
+}
+
+} // namespace nnc

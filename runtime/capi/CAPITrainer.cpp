@@ -1,0 +1,395 @@
+//===- CAPITrainer.cpp - trainers: the C API ------------------------------===//
+//
+// The trainer part of include/nnc-c/runtime.h over nnc::runtime::Trainer:
+// steps, gradients, evaluation, parameters, checkpoints, and saved
+// trainers. nnc_trainer_create (libnnc) makes trainers that compile; the
+// functions here run any trainer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc-c/runtime.h"
+
+#include "Handles.h"
+
+#include "nnc/runtime/Trainer.h"
+
+#include <cstring>
+
+using namespace nnc::capi;
+
+nnc_trainer_s::~nnc_trainer_s() = default;
+
+namespace {
+
+nnc_status_t outOfRange(const char *fn, size_t index, size_t count,
+                        const char *what) {
+  return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
+                    "index " + std::to_string(index) + " is past the " +
+                        std::to_string(count) + " " + what);
+}
+
+/// The references of `data[0, count)` for Trainer::checkData.
+nnc_status_t batchOf(const char *fn, const nnc_trainer_s &t, size_t count,
+                     const nnc_tensor_t *const *data,
+                     std::vector<rt::TensorRef> &out) {
+  if (count && !data)
+    return nullArgument(fn, "data");
+  const std::vector<rt::TrainValue> &signature = t.trainer->spec().data;
+  out.clear();
+  for (size_t i = 0; i < count; ++i) {
+    if (!data[i])
+      return invalidArgument(fn, "data " + std::to_string(i) +
+                                     (i < signature.size()
+                                          ? " ('" + signature[i].name + "')"
+                                          : std::string()) +
+                                     " is NULL");
+    rt::TensorRef ref;
+    ref.dtype = toRuntime(data[i]->dtype);
+    ref.dims = data[i]->dims.data();
+    ref.rank = data[i]->dims.size();
+    ref.data = data[i]->data;
+    ref.byteSize = data[i]->byteSize;
+    out.push_back(ref);
+  }
+  return nullptr;
+}
+
+/// Checks a batch of `expected` entries: its references and key.
+nnc_status_t checkBatch(const char *fn, const nnc_trainer_s &t, size_t count,
+                        const nnc_tensor_t *const *data, size_t expected,
+                        std::vector<rt::TensorRef> &batch, rt::Shapes &key,
+                        std::vector<int64_t> &flatDims) {
+  if (count != expected)
+    return invalidArgument(fn, "expected " + std::to_string(expected) +
+                                   " data tensors, got " +
+                                   std::to_string(count));
+  if (nnc_status_t s = batchOf(fn, t, count, data, batch))
+    return s;
+  return convertStatus(fn,
+                       t.trainer->checkData(batch, expected, key, flatDims));
+}
+
+nnc_status_t loaded(const char *fn, rt::Status status,
+                    std::unique_ptr<rt::Trainer> trainer,
+                    nnc_trainer_t **out_trainer) {
+  if (!status.isOk())
+    return convertStatus(fn, status);
+  *out_trainer = makeTrainer(std::move(trainer)).release();
+  return nullptr;
+}
+
+} // namespace
+
+std::unique_ptr<nnc_trainer_s>
+nnc::capi::makeTrainer(std::unique_ptr<rt::Trainer> trainer) {
+  auto t = std::make_unique<nnc_trainer_s>();
+  const rt::TrainerSpec &spec = trainer->spec();
+  for (const rt::TrainValue &v : spec.data)
+    t->data.push_back(describeValue(v.name, v.kind, v.dtype, v.dims));
+  for (const rt::TrainValue &v : spec.slots)
+    t->slots.push_back(describeValue(v.name, v.kind, v.dtype, v.dims));
+  t->slotViews.resize(spec.slots.size());
+  t->trainer = std::move(trainer);
+  return t;
+}
+
+extern "C" {
+
+size_t nnc_trainer_data_count(const nnc_trainer_t *trainer) {
+  return trainer ? trainer->data.size() : 0;
+}
+
+nnc_status_t nnc_trainer_data_info(const nnc_trainer_t *trainer, size_t index,
+                                   const nnc_value_info_t **out_info) {
+  static const char *fn = "nnc_trainer_data_info";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out_info)
+      return nullArgument(fn, "out_info");
+    if (index >= trainer->data.size())
+      return outOfRange(fn, index, trainer->data.size(), "data tensors");
+    *out_info = &trainer->data[index]->info;
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
+                              const nnc_tensor_t *const *data,
+                              nnc_step_info_t *out_info) {
+  static const char *fn = "nnc_trainer_step";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (out_info && out_info->struct_size != sizeof(nnc_step_info_t))
+      return invalidArgument(fn, "out_info->struct_size must be "
+                                 "sizeof(nnc_step_info_t)");
+    std::vector<rt::TensorRef> batch;
+    rt::Shapes key;
+    std::vector<int64_t> flat;
+    if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
+                                    trainer->data.size(), batch, key, flat))
+      return s;
+    rt::StepResult result;
+    if (nnc_status_t s =
+            convertStatus(fn, trainer->trainer->step(batch, key, result)))
+      return s;
+    if (out_info) {
+      out_info->loss = result.loss;
+      out_info->applied = result.applied;
+      out_info->skipped = result.skipped;
+      out_info->learning_rate = result.learningRate;
+      out_info->loss_scale = result.lossScale;
+      out_info->step = result.step;
+      out_info->seconds = result.seconds;
+      out_info->compiled = result.compiled;
+    }
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_step_stats(const nnc_trainer_t *trainer,
+                                    nnc_executable_stats_t *out_stats) {
+  static const char *fn = "nnc_trainer_step_stats";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out_stats)
+      return nullArgument(fn, "out_stats");
+    if (out_stats->struct_size != sizeof(nnc_executable_stats_t))
+      return invalidArgument(
+          fn, "out_stats->struct_size is " +
+                  std::to_string(out_stats->struct_size) + "; expected " +
+                  std::to_string(sizeof(nnc_executable_stats_t)));
+    const rt::TrainProgram *last = trainer->trainer->lastStep();
+    if (!last)
+      return makeStatus(NNC_STATUS_NOT_FOUND, fn,
+                        "no training step has run yet");
+    programStats(*last->program, last->compileSeconds, last->fromCache,
+                 *out_stats);
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_gradients(nnc_trainer_t *trainer, size_t count,
+                                   const nnc_tensor_t *const *data,
+                                   double *out_loss, size_t num_gradients,
+                                   nnc_tensor_t **out_gradients) {
+  static const char *fn = "nnc_trainer_gradients";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    size_t trainable = trainer->trainer->spec().trainable.size();
+    if (num_gradients != trainable)
+      return invalidArgument(fn, "the model has " + std::to_string(trainable) +
+                                     " trainable parameters, got room for " +
+                                     std::to_string(num_gradients));
+    if (num_gradients && !out_gradients)
+      return nullArgument(fn, "out_gradients");
+    std::vector<rt::TensorRef> batch;
+    rt::Shapes key;
+    std::vector<int64_t> flat;
+    if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
+                                    trainer->data.size(), batch, key, flat))
+      return s;
+    double loss = 0;
+    std::vector<rt::HostTensor> gradients;
+    if (nnc_status_t s = convertStatus(
+            fn, trainer->trainer->gradients(batch, key, loss, gradients)))
+      return s;
+    if (out_loss)
+      *out_loss = loss;
+    for (size_t n = 0; n < gradients.size(); ++n)
+      out_gradients[n] = makeOwnedTensor(std::move(gradients[n])).release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_evaluate(nnc_trainer_t *trainer, size_t count,
+                                  const nnc_tensor_t *const *inputs,
+                                  size_t num_outputs, nnc_tensor_t **outputs) {
+  static const char *fn = "nnc_trainer_evaluate";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    std::vector<rt::TensorRef> batch;
+    rt::Shapes key;
+    std::vector<int64_t> flat;
+    if (nnc_status_t s = checkBatch(fn, *trainer, count, inputs,
+                                    trainer->data.size() - 1, batch, key, flat))
+      return s;
+    rt::Trainer &t = *trainer->trainer;
+    auto wrongCount = [&](size_t expected) {
+      return invalidArgument(fn, "the model has " + std::to_string(expected) +
+                                     " outputs, got room for " +
+                                     std::to_string(num_outputs));
+    };
+    // The output count is known once the functions exist; a first
+    // evaluation builds them and checks after.
+    if (t.outputCount() >= 0 &&
+        num_outputs != static_cast<size_t>(t.outputCount()))
+      return wrongCount(static_cast<size_t>(t.outputCount()));
+    if (num_outputs && !outputs)
+      return nullArgument(fn, "outputs");
+    std::vector<rt::HostTensor> results;
+    if (nnc_status_t s = convertStatus(fn, t.evaluate(batch, key, results)))
+      return s;
+    if (results.size() != num_outputs)
+      return wrongCount(results.size());
+    for (size_t k = 0; k < results.size(); ++k)
+      outputs[k] = makeOwnedTensor(std::move(results[k])).release();
+    return nullptr;
+  });
+}
+
+size_t nnc_trainer_output_count(const nnc_trainer_t *trainer) {
+  if (!trainer)
+    return 0;
+  int64_t count = trainer->trainer->outputCount();
+  return count < 0 ? 0 : static_cast<size_t>(count);
+}
+
+size_t nnc_trainer_parameter_count(const nnc_trainer_t *trainer) {
+  return trainer ? trainer->slots.size() : 0;
+}
+
+nnc_status_t nnc_trainer_parameter(nnc_trainer_t *trainer, size_t index,
+                                   const nnc_value_info_t **out_info,
+                                   const nnc_tensor_t **out_value) {
+  static const char *fn = "nnc_trainer_parameter";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (index >= trainer->slots.size())
+      return outOfRange(fn, index, trainer->slots.size(), "parameters");
+    if (out_info)
+      *out_info = &trainer->slots[index]->info;
+    if (out_value) {
+      // A view of the current value: steps swap the buffers they update.
+      const rt::HostTensor &value = trainer->trainer->slotValues()[index];
+      nnc_tensor_s &view = trainer->slotViews[index];
+      view.dtype = fromRuntime(value.dtype());
+      view.dims = value.shape();
+      view.data = const_cast<void *>(value.data());
+      view.byteSize = value.sizeInBytes();
+      *out_value = &view;
+    }
+    return nullptr;
+  });
+}
+
+int64_t nnc_trainer_step_count(const nnc_trainer_t *trainer) {
+  return trainer ? trainer->trainer->steps() : 0;
+}
+
+nnc_status_t nnc_trainer_save_checkpoint(nnc_trainer_t *trainer,
+                                         const char *path, size_t num_metadata,
+                                         const char *const *metadata_keys,
+                                         const char *const *metadata_values) {
+  static const char *fn = "nnc_trainer_save_checkpoint";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!path)
+      return nullArgument(fn, "path");
+    if (num_metadata && (!metadata_keys || !metadata_values))
+      return nullArgument(fn, "metadata_keys/metadata_values");
+    std::map<std::string, std::string> metadata;
+    for (size_t i = 0; i < num_metadata; ++i) {
+      if (!metadata_keys[i] || !metadata_values[i])
+        return nullArgument(fn, "metadata entry");
+      metadata[metadata_keys[i]] = metadata_values[i];
+    }
+    return convertStatus(fn, trainer->trainer->saveCheckpoint(path, metadata));
+  });
+}
+
+nnc_status_t nnc_trainer_load_checkpoint(nnc_trainer_t *trainer,
+                                         const char *path) {
+  static const char *fn = "nnc_trainer_load_checkpoint";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!path)
+      return nullArgument(fn, "path");
+    return convertStatus(fn, trainer->trainer->loadCheckpoint(path));
+  });
+}
+
+const char *nnc_trainer_checkpoint_metadata(const nnc_trainer_t *trainer,
+                                            const char *key) {
+  if (!trainer || !key)
+    return nullptr;
+  const auto &metadata = trainer->trainer->loadedMetadata();
+  auto it = metadata.find(key);
+  return it == metadata.end() ? nullptr : it->second.c_str();
+}
+
+nnc_status_t nnc_trainer_load_file(const char *path,
+                                   nnc_trainer_t **out_trainer) {
+  static const char *fn = "nnc_trainer_load_file";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!path)
+      return nullArgument(fn, "path");
+    if (!out_trainer)
+      return nullArgument(fn, "out_trainer");
+    *out_trainer = nullptr;
+    std::unique_ptr<rt::Trainer> trainer;
+    rt::Status status = rt::loadTrainer(path, trainer);
+    return loaded(fn, status, std::move(trainer), out_trainer);
+  });
+}
+
+nnc_status_t nnc_trainer_load_memory(const void *data, size_t size,
+                                     nnc_trainer_t **out_trainer) {
+  static const char *fn = "nnc_trainer_load_memory";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!data && size)
+      return nullArgument(fn, "data");
+    if (!out_trainer)
+      return nullArgument(fn, "out_trainer");
+    *out_trainer = nullptr;
+    std::unique_ptr<rt::Trainer> trainer;
+    rt::Status status =
+        rt::loadTrainerFromBytes(data, size, "<memory>", trainer);
+    return loaded(fn, status, std::move(trainer), out_trainer);
+  });
+}
+
+nnc_status_t nnc_trainer_prepare(nnc_trainer_t *trainer, size_t count,
+                                 const nnc_tensor_t *const *data,
+                                 int32_t with_eval, int32_t *out_compiled) {
+  static const char *fn = "nnc_trainer_prepare";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    std::vector<rt::TensorRef> batch;
+    rt::Shapes key;
+    std::vector<int64_t> flat;
+    if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
+                                    trainer->data.size(), batch, key, flat))
+      return s;
+    bool compiled = false;
+    if (nnc_status_t s = convertStatus(
+            fn, trainer->trainer->prepare(key, with_eval != 0, compiled)))
+      return s;
+    if (out_compiled)
+      *out_compiled = compiled ? 1 : 0;
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_save(const nnc_trainer_t *trainer, const char *path) {
+  static const char *fn = "nnc_trainer_save";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!path)
+      return nullArgument(fn, "path");
+    return convertStatus(fn, trainer->trainer->save(path));
+  });
+}
+
+void nnc_trainer_destroy(nnc_trainer_t *trainer) { delete trainer; }
+
+} // extern "C"
