@@ -539,8 +539,9 @@ NNC_API_EXPORT nnc_status_t nnc_trainer_evaluate(
 
 /* The model's parameters and buffers with their current values: trainable,
  * frozen and buffer arguments, in argument order. `out_info` and
- * `out_value` are borrowed from the trainer and valid until its next step,
- * checkpoint load or destruction. */
+ * `out_value` are borrowed from the trainer and live as long as it;
+ * `out_value` shows the values after later steps and checkpoint loads too
+ * (its data pointer may change: read it again after a step). */
 NNC_API_EXPORT size_t nnc_trainer_parameter_count(const nnc_trainer_t *trainer);
 NNC_API_EXPORT nnc_status_t nnc_trainer_parameter(
     nnc_trainer_t *trainer, size_t index, const nnc_value_info_t **out_info,

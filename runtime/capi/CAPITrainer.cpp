@@ -69,6 +69,20 @@ nnc_status_t checkBatch(const char *fn, const nnc_trainer_s &t, size_t count,
                        t.trainer->checkData(batch, expected, key, flatDims));
 }
 
+/// Points the parameter views at the current values: steps and checkpoint
+/// loads swap the buffers they update, and a view handed out earlier must
+/// show the new values.
+void refreshViews(nnc_trainer_s &t) {
+  const std::vector<rt::HostTensor> &values = t.trainer->slotValues();
+  for (size_t i = 0; i < values.size() && i < t.slotViews.size(); ++i) {
+    nnc_tensor_s &view = t.slotViews[i];
+    view.dtype = fromRuntime(values[i].dtype());
+    view.dims = values[i].shape();
+    view.data = const_cast<void *>(values[i].data());
+    view.byteSize = values[i].sizeInBytes();
+  }
+}
+
 nnc_status_t loaded(const char *fn, rt::Status status,
                     std::unique_ptr<rt::Trainer> trainer,
                     nnc_trainer_t **out_trainer) {
@@ -90,6 +104,7 @@ nnc::capi::makeTrainer(std::unique_ptr<rt::Trainer> trainer) {
     t->slots.push_back(describeValue(v.name, v.kind, v.dtype, v.dims));
   t->slotViews.resize(spec.slots.size());
   t->trainer = std::move(trainer);
+  refreshViews(*t);
   return t;
 }
 
@@ -131,8 +146,9 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
                                     trainer->data.size(), batch, key, flat))
       return s;
     rt::StepResult result;
-    if (nnc_status_t s =
-            convertStatus(fn, trainer->trainer->step(batch, key, result)))
+    rt::Status status = trainer->trainer->step(batch, key, result);
+    refreshViews(*trainer);
+    if (nnc_status_t s = convertStatus(fn, status))
       return s;
     if (out_info) {
       out_info->loss = result.loss;
@@ -265,14 +281,8 @@ nnc_status_t nnc_trainer_parameter(nnc_trainer_t *trainer, size_t index,
     if (out_info)
       *out_info = &trainer->slots[index]->info;
     if (out_value) {
-      // A view of the current value: steps swap the buffers they update.
-      const rt::HostTensor &value = trainer->trainer->slotValues()[index];
-      nnc_tensor_s &view = trainer->slotViews[index];
-      view.dtype = fromRuntime(value.dtype());
-      view.dims = value.shape();
-      view.data = const_cast<void *>(value.data());
-      view.byteSize = value.sizeInBytes();
-      *out_value = &view;
+      refreshViews(*trainer);
+      *out_value = &trainer->slotViews[index];
     }
     return nullptr;
   });
@@ -312,7 +322,9 @@ nnc_status_t nnc_trainer_load_checkpoint(nnc_trainer_t *trainer,
       return nullArgument(fn, "trainer");
     if (!path)
       return nullArgument(fn, "path");
-    return convertStatus(fn, trainer->trainer->loadCheckpoint(path));
+    rt::Status status = trainer->trainer->loadCheckpoint(path);
+    refreshViews(*trainer);
+    return convertStatus(fn, status);
   });
 }
 

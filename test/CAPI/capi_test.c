@@ -1352,7 +1352,11 @@ static void test_training(const char *dir) {
   data[1] = t;
   memset(&info, 0, sizeof(info));
   info.struct_size = sizeof(info);
+  /* A parameter handed out before a step shows the value after it. */
+  EXPECT_OK(nnc_trainer_parameter(trainer, 0, NULL, &param));
   EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+  CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[2],
+                          2.0 / 3.0));
   CHECK(close_to(info.loss, 1.0));
   CHECK(info.applied == 1 && info.skipped == 0 && info.step == 1);
   CHECK(info.compiled == 1 && close_to(info.learning_rate, 0.5));
