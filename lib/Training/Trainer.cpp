@@ -436,6 +436,14 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
                                          rt::ValueKind::Input, "the labels",
                                          data));
     spec.data.push_back(std::move(data));
+    spec.loss = pipeline.loss;
+    auto names =
+        func->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
+    if (!pipeline.output.empty() && names)
+      for (unsigned k = 0; k < names.size() && k < func.getNumResults(); ++k)
+        if (auto name = dyn_cast<StringAttr>(names[k]);
+            name && name.getValue() == pipeline.output)
+          spec.lossOutput = k;
     auto lossTensor = cast<RankedTensorType>(trainFn.getResultTypes()[0]);
     spec.lossType =
         lossTensor.getElementType().isF64() ? rt::DType::F64 : rt::DType::F32;

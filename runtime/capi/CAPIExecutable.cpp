@@ -161,8 +161,18 @@ valueInfo(const char *fn, const nnc_executable_t *executable, size_t index,
 
 } // namespace
 
-void nnc::capi::programStats(const rt::Program &program, double compileSeconds,
-                             bool fromCache, nnc_executable_stats_t &out) {
+nnc_status_t nnc::capi::programStats(const char *fn,
+                                     const rt::Program &program,
+                                     double compileSeconds, bool fromCache,
+                                     nnc_executable_stats_t *out_stats) {
+  if (!out_stats)
+    return nullArgument(fn, "out_stats");
+  if (out_stats->struct_size != sizeof(nnc_executable_stats_t))
+    return invalidArgument(
+        fn, "out_stats->struct_size is " +
+                std::to_string(out_stats->struct_size) + "; expected " +
+                std::to_string(sizeof(nnc_executable_stats_t)));
+  nnc_executable_stats_t &out = *out_stats;
   const rt::Plan &plan = program.plan();
   uint64_t ioBytes = 0;
   for (size_t index = 0; index < plan.values.size(); ++index) {
@@ -197,6 +207,7 @@ void nnc::capi::programStats(const rt::Program &program, double compileSeconds,
   out.bytes_moved = moved;
   out.unfused_kernel_count = plan.unfusedKernels;
   out.unfused_bytes_moved = plan.unfusedBytesMoved;
+  return nullptr;
 }
 
 extern "C" {
@@ -292,16 +303,8 @@ nnc_status_t nnc_executable_stats(const nnc_executable_t *executable,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!executable)
       return nullArgument(fn, "executable");
-    if (!out_stats)
-      return nullArgument(fn, "out_stats");
-    if (out_stats->struct_size != sizeof(nnc_executable_stats_t))
-      return invalidArgument(
-          fn, "out_stats->struct_size is " +
-                  std::to_string(out_stats->struct_size) + "; expected " +
-                  std::to_string(sizeof(nnc_executable_stats_t)));
-    programStats(*executable->program, executable->compileSeconds,
-                 executable->fromCache, *out_stats);
-    return nullptr;
+    return programStats(fn, *executable->program, executable->compileSeconds,
+                        executable->fromCache, out_stats);
   });
 }
 

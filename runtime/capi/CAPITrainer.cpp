@@ -54,19 +54,25 @@ nnc_status_t batchOf(const char *fn, const nnc_trainer_s &t, size_t count,
   return nullptr;
 }
 
+/// A batch checked against the trainer's data signature.
+struct Batch {
+  std::vector<rt::TensorRef> refs;
+  rt::Shapes key;
+  std::vector<int64_t> flatDims; // of labels given one row per sample
+};
+
 /// Checks a batch of `expected` entries: its references and key.
 nnc_status_t checkBatch(const char *fn, const nnc_trainer_s &t, size_t count,
                         const nnc_tensor_t *const *data, size_t expected,
-                        std::vector<rt::TensorRef> &batch, rt::Shapes &key,
-                        std::vector<int64_t> &flatDims) {
+                        Batch &batch) {
   if (count != expected)
     return invalidArgument(fn, "expected " + std::to_string(expected) +
                                    " data tensors, got " +
                                    std::to_string(count));
-  if (nnc_status_t s = batchOf(fn, t, count, data, batch))
+  if (nnc_status_t s = batchOf(fn, t, count, data, batch.refs))
     return s;
-  return convertStatus(fn,
-                       t.trainer->checkData(batch, expected, key, flatDims));
+  return convertStatus(fn, t.trainer->checkData(batch.refs, expected,
+                                                batch.key, batch.flatDims));
 }
 
 /// Points the parameter views at the current values: steps and checkpoint
@@ -139,14 +145,12 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
     if (out_info && out_info->struct_size != sizeof(nnc_step_info_t))
       return invalidArgument(fn, "out_info->struct_size must be "
                                  "sizeof(nnc_step_info_t)");
-    std::vector<rt::TensorRef> batch;
-    rt::Shapes key;
-    std::vector<int64_t> flat;
+    Batch batch;
     if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
-                                    trainer->data.size(), batch, key, flat))
+                                    trainer->data.size(), batch))
       return s;
     rt::StepResult result;
-    rt::Status status = trainer->trainer->step(batch, key, result);
+    rt::Status status = trainer->trainer->step(batch.refs, batch.key, result);
     refreshViews(*trainer);
     if (nnc_status_t s = convertStatus(fn, status))
       return s;
@@ -170,20 +174,12 @@ nnc_status_t nnc_trainer_step_stats(const nnc_trainer_t *trainer,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!trainer)
       return nullArgument(fn, "trainer");
-    if (!out_stats)
-      return nullArgument(fn, "out_stats");
-    if (out_stats->struct_size != sizeof(nnc_executable_stats_t))
-      return invalidArgument(
-          fn, "out_stats->struct_size is " +
-                  std::to_string(out_stats->struct_size) + "; expected " +
-                  std::to_string(sizeof(nnc_executable_stats_t)));
     const rt::TrainProgram *last = trainer->trainer->lastStep();
     if (!last)
       return makeStatus(NNC_STATUS_NOT_FOUND, fn,
                         "no training step has run yet");
-    programStats(*last->program, last->compileSeconds, last->fromCache,
-                 *out_stats);
-    return nullptr;
+    return programStats(fn, *last->program, last->compileSeconds,
+                        last->fromCache, out_stats);
   });
 }
 
@@ -202,16 +198,14 @@ nnc_status_t nnc_trainer_gradients(nnc_trainer_t *trainer, size_t count,
                                      std::to_string(num_gradients));
     if (num_gradients && !out_gradients)
       return nullArgument(fn, "out_gradients");
-    std::vector<rt::TensorRef> batch;
-    rt::Shapes key;
-    std::vector<int64_t> flat;
+    Batch batch;
     if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
-                                    trainer->data.size(), batch, key, flat))
+                                    trainer->data.size(), batch))
       return s;
     double loss = 0;
     std::vector<rt::HostTensor> gradients;
     if (nnc_status_t s = convertStatus(
-            fn, trainer->trainer->gradients(batch, key, loss, gradients)))
+            fn, trainer->trainer->gradients(batch.refs, batch.key, loss, gradients)))
       return s;
     if (out_loss)
       *out_loss = loss;
@@ -228,11 +222,9 @@ nnc_status_t nnc_trainer_evaluate(nnc_trainer_t *trainer, size_t count,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!trainer)
       return nullArgument(fn, "trainer");
-    std::vector<rt::TensorRef> batch;
-    rt::Shapes key;
-    std::vector<int64_t> flat;
+    Batch batch;
     if (nnc_status_t s = checkBatch(fn, *trainer, count, inputs,
-                                    trainer->data.size() - 1, batch, key, flat))
+                                    trainer->data.size() - 1, batch))
       return s;
     rt::Trainer &t = *trainer->trainer;
     auto wrongCount = [&](size_t expected) {
@@ -248,12 +240,32 @@ nnc_status_t nnc_trainer_evaluate(nnc_trainer_t *trainer, size_t count,
     if (num_outputs && !outputs)
       return nullArgument(fn, "outputs");
     std::vector<rt::HostTensor> results;
-    if (nnc_status_t s = convertStatus(fn, t.evaluate(batch, key, results)))
+    if (nnc_status_t s = convertStatus(fn, t.evaluate(batch.refs, batch.key, results)))
       return s;
     if (results.size() != num_outputs)
       return wrongCount(results.size());
     for (size_t k = 0; k < results.size(); ++k)
       outputs[k] = makeOwnedTensor(std::move(results[k])).release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_info(const nnc_trainer_t *trainer,
+                              nnc_trainer_info_t *out_info) {
+  static const char *fn = "nnc_trainer_info";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out_info)
+      return nullArgument(fn, "out_info");
+    if (out_info->struct_size != sizeof(nnc_trainer_info_t))
+      return invalidArgument(fn, "out_info->struct_size must be "
+                                 "sizeof(nnc_trainer_info_t)");
+    const rt::TrainerSpec &spec = trainer->trainer->spec();
+    out_info->loss_output = spec.lossOutput;
+    out_info->class_loss = spec.loss != "mse";
+    out_info->accumulate = spec.accumulate;
+    out_info->seed = spec.seed;
     return nullptr;
   });
 }
@@ -375,15 +387,13 @@ nnc_status_t nnc_trainer_prepare(nnc_trainer_t *trainer, size_t count,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!trainer)
       return nullArgument(fn, "trainer");
-    std::vector<rt::TensorRef> batch;
-    rt::Shapes key;
-    std::vector<int64_t> flat;
+    Batch batch;
     if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
-                                    trainer->data.size(), batch, key, flat))
+                                    trainer->data.size(), batch))
       return s;
     bool compiled = false;
     if (nnc_status_t s = convertStatus(
-            fn, trainer->trainer->prepare(key, with_eval != 0, compiled)))
+            fn, trainer->trainer->prepare(batch.key, with_eval != 0, compiled)))
       return s;
     if (out_compiled)
       *out_compiled = compiled ? 1 : 0;

@@ -151,9 +151,11 @@ namespace nnc::capi {
 std::unique_ptr<nnc_trainer_s>
 makeTrainer(std::unique_ptr<rt::Trainer> trainer);
 
-/// Fills `out` as nnc_executable_stats does for `program`.
-void programStats(const rt::Program &program, double compileSeconds,
-                  bool fromCache, nnc_executable_stats_t &out);
+/// Fills `*out_stats` (its struct_size checked) as nnc_executable_stats does
+/// for `program`.
+nnc_status_t programStats(const char *fn, const rt::Program &program,
+                          double compileSeconds, bool fromCache,
+                          nnc_executable_stats_t *out_stats);
 
 /// A tensor that owns `storage`, its dtype and dims read from it.
 std::unique_ptr<nnc_tensor_s> makeOwnedTensor(rt::HostTensor storage);

@@ -373,6 +373,20 @@ Status loadFromReader(ExecutableReader reader, const std::string &source,
     return Status(StatusCode::DataLoss, source + ": the loss type '" +
                                             lossType + "' is not f32 or f64");
   spec.lossType = lossType == "f64" ? DType::F64 : DType::F32;
+  NNC_RUNTIME_RETURN_IF_ERROR(checkpoint.getString("trainer.loss", spec.loss));
+  if (spec.loss != "cross_entropy" && spec.loss != "nll" && spec.loss != "mse")
+    return Status(StatusCode::DataLoss,
+                  source + ": unknown loss '" + spec.loss + "'");
+  int64_t lossOutput = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      checkpoint.getInt("trainer.loss_output", lossOutput));
+  size_t outputs = layout[TrainFunctionKind::Eval].results.size();
+  if (lossOutput < 0 || static_cast<size_t>(lossOutput) >= outputs)
+    return Status(StatusCode::DataLoss,
+                  source + ": trainer.loss_output " +
+                      std::to_string(lossOutput) + " is not one of the " +
+                      std::to_string(outputs) + " outputs");
+  spec.lossOutput = static_cast<unsigned>(lossOutput);
   std::string schedule;
   NNC_RUNTIME_RETURN_IF_ERROR(
       checkpoint.getString("trainer.schedule", schedule));
@@ -491,6 +505,8 @@ Status Trainer::save(const std::string &path) const {
   checkpoint.setString("trainer.layout", text);
   checkpoint.setString("trainer.model", spec_.modelName);
   checkpoint.setString("trainer.loss_type", dtypeName(spec_.lossType));
+  checkpoint.setString("trainer.loss", spec_.loss);
+  checkpoint.setInt("trainer.loss_output", spec_.lossOutput);
   checkpoint.setString("trainer.schedule", formatLrSchedule(spec_.schedule));
   checkpoint.setDouble("trainer.learning_rate", spec_.schedule.lr);
   checkpoint.setInt("trainer.accumulate", spec_.accumulate);

@@ -403,6 +403,16 @@ static int train(const char *dir) {
   path_in(trainer_path, sizeof(trainer_path), dir, "trainer.nncx");
   if (!EXPECT_OK(nnc_trainer_load_file(trainer_path, &trainer)))
     return 0;
+  {
+    nnc_trainer_info_t about;
+    about.struct_size = sizeof(about);
+    if (EXPECT_OK(nnc_trainer_info(trainer, &about)))
+      CHECK(about.class_loss && about.accumulate == 1 &&
+            about.loss_output == 0 && about.seed == 0);
+    about.struct_size = 1;
+    EXPECT_ERROR(nnc_trainer_info(trainer, &about),
+                 NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  }
   /* It resumes where nnc-run stopped: 2 steps, the checkpoint's values. */
   CHECK(nnc_trainer_step_count(trainer) == 2);
   path_in(path, sizeof(path), dir, "ckpt2.npz");

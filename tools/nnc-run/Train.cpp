@@ -28,6 +28,11 @@ const char *kTrainUsage =
     R"(usage: nnc-run train MODEL --data FILE.npz [options]
        nnc-run train [MODEL] --config FILE [options]
 
+MODEL is an ONNX or .mlir model, or a saved trainer (.nncx, from
+--save-trainer), which goes on training with the runtime alone: its loss,
+optimizer, schedule, accumulation and compile options are its own, and it
+runs the batch shapes it was saved with.
+
 Trains MODEL (.onnx or .mlir; its parameters start at the initial values it
 stores) with a compiled training step: the loss attached to an output, batch
 normalization in training mode, gradients and the optimizer update in one
@@ -241,9 +246,25 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (profiling)
     nnc_profiler_start();
 
+  // A saved trainer brings its own training configuration; flags that
+  // would change it are refused rather than ignored.
+  bool savedTrainer = endsWith(args.model, ".nncx");
+  if (savedTrainer)
+    for (const char *flag :
+         {"--loss", "--reduction", "--label-smoothing", "--ignore-index",
+          "--output", "--optimizer", "--lr", "--momentum", "--nesterov",
+          "--weight-decay", "--beta1", "--beta2", "--eps", "--schedule",
+          "--step-size", "--gamma", "--warmup-steps", "--min-lr",
+          "--accumulate", "--loss-scale", "--cache-dir", "--threads",
+          "--no-fuse"})
+      if (args.has(flag))
+        return fail({std::string(flag) + " is fixed by the saved trainer '" +
+                         args.model + "'",
+                     2});
+
   Context context;
   Model model;
-  if (!loadModel(args.model, context, model, failure))
+  if (!savedTrainer && !loadModel(args.model, context, model, failure))
     return fail(failure);
 
   // The data loader serves the trainer's data in its order.
@@ -260,8 +281,25 @@ int nnc::tools::runTrain(int argc, char **argv) {
   Trainer trainer;
   Loader loader;
   int64_t totalSteps = 0;
+  if (savedTrainer) {
+    nnc_trainer_t *raw = nullptr;
+    if (nnc_status_t status =
+            nnc_trainer_load_file(args.model.c_str(), &raw))
+      return fail({takeMessage(status)});
+    trainer.reset(raw);
+    nnc_trainer_info_t info;
+    info.struct_size = sizeof(info);
+    if (nnc_status_t status = nnc_trainer_info(trainer.get(), &info))
+      return fail({takeMessage(status)});
+    options.accumulate = info.accumulate;
+    // The cosine schedule's length is the saved trainer's own.
+    options.schedule = NNC_LR_CONSTANT;
+    classLoss = info.class_loss != 0;
+  }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (attempt == 1 || options.schedule != NNC_LR_COSINE) {
+    if (savedTrainer) {
+      // Loaded above.
+    } else if (attempt == 1 || options.schedule != NNC_LR_COSINE) {
       if (!makeTrainer(args, model.get(), options, trainer, failure))
         return fail(failure);
     } else {
@@ -296,8 +334,16 @@ int nnc::tools::runTrain(int argc, char **argv) {
   // The evaluation set, in order, in batches as large as allowed.
   Loader evalLoader;
   int64_t outputIndex = 0,
-          numOutputs = compiler().nnc_model_output_count(model.get());
-  if (!output.empty()) {
+          numOutputs = savedTrainer
+                           ? static_cast<int64_t>(
+                                 nnc_trainer_output_count(trainer.get()))
+                           : compiler().nnc_model_output_count(model.get());
+  if (savedTrainer) {
+    nnc_trainer_info_t info;
+    info.struct_size = sizeof(info);
+    nnc_status_destroy(nnc_trainer_info(trainer.get(), &info));
+    outputIndex = static_cast<int64_t>(info.loss_output);
+  } else if (!output.empty()) {
     outputIndex = -1;
     for (int64_t k = 0; k < numOutputs; ++k) {
       const nnc_value_info_t *info = nullptr;

@@ -120,6 +120,10 @@ struct TrainerSpec {
   /// Optimizer state names (velocity<i>; m<i>, v<i>, t), in argument order.
   std::vector<std::string> stateNames;
   DType lossType = DType::F32;
+  /// The loss ("cross_entropy", "nll", "mse") and the model output, by
+  /// index, it attaches to: what an evaluation of the outputs scores.
+  std::string loss = "cross_entropy";
+  unsigned lossOutput = 0;
   LrSchedule schedule;
   /// Micro-batches per optimizer step.
   int64_t accumulate = 1;
