@@ -603,12 +603,12 @@ NNC_API_EXPORT nnc_status_t nnc_trainer_save(const nnc_trainer_t *trainer,
 
 /* What a trainer was made for, fixed when it was created. */
 typedef struct nnc_trainer_info_t {
-  size_t struct_size;   /* set by the caller to sizeof(nnc_trainer_info_t) */
-  size_t loss_output;   /* the model output the loss attaches to */
-  int32_t class_loss;   /* nonzero for cross-entropy and NLL (class labels),
-                           zero for MSE */
-  int64_t accumulate;   /* micro-batches per optimizer step */
-  uint64_t seed;        /* of the random streams of training-mode ops */
+  size_t struct_size; /* set by the caller to sizeof(nnc_trainer_info_t) */
+  size_t loss_output; /* the model output the loss attaches to */
+  int32_t class_loss; /* nonzero for cross-entropy and NLL (class labels),
+                         zero for MSE */
+  int64_t accumulate; /* micro-batches per optimizer step */
+  uint64_t seed;      /* of the random streams of training-mode ops */
 } nnc_trainer_info_t;
 
 /* Fills `*out_info` (caller sets struct_size first). */

@@ -161,8 +161,7 @@ valueInfo(const char *fn, const nnc_executable_t *executable, size_t index,
 
 } // namespace
 
-nnc_status_t nnc::capi::programStats(const char *fn,
-                                     const rt::Program &program,
+nnc_status_t nnc::capi::programStats(const char *fn, const rt::Program &program,
                                      double compileSeconds, bool fromCache,
                                      nnc_executable_stats_t *out_stats) {
   if (!out_stats)

@@ -71,8 +71,8 @@ nnc_status_t checkBatch(const char *fn, const nnc_trainer_s &t, size_t count,
                                    std::to_string(count));
   if (nnc_status_t s = batchOf(fn, t, count, data, batch.refs))
     return s;
-  return convertStatus(fn, t.trainer->checkData(batch.refs, expected,
-                                                batch.key, batch.flatDims));
+  return convertStatus(fn, t.trainer->checkData(batch.refs, expected, batch.key,
+                                                batch.flatDims));
 }
 
 /// Points the parameter views at the current values: steps and checkpoint
@@ -146,8 +146,8 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
       return invalidArgument(fn, "out_info->struct_size must be "
                                  "sizeof(nnc_step_info_t)");
     Batch batch;
-    if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
-                                    trainer->data.size(), batch))
+    if (nnc_status_t s =
+            checkBatch(fn, *trainer, count, data, trainer->data.size(), batch))
       return s;
     rt::StepResult result;
     rt::Status status = trainer->trainer->step(batch.refs, batch.key, result);
@@ -199,13 +199,14 @@ nnc_status_t nnc_trainer_gradients(nnc_trainer_t *trainer, size_t count,
     if (num_gradients && !out_gradients)
       return nullArgument(fn, "out_gradients");
     Batch batch;
-    if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
-                                    trainer->data.size(), batch))
+    if (nnc_status_t s =
+            checkBatch(fn, *trainer, count, data, trainer->data.size(), batch))
       return s;
     double loss = 0;
     std::vector<rt::HostTensor> gradients;
-    if (nnc_status_t s = convertStatus(
-            fn, trainer->trainer->gradients(batch.refs, batch.key, loss, gradients)))
+    if (nnc_status_t s =
+            convertStatus(fn, trainer->trainer->gradients(batch.refs, batch.key,
+                                                          loss, gradients)))
       return s;
     if (out_loss)
       *out_loss = loss;
@@ -240,7 +241,8 @@ nnc_status_t nnc_trainer_evaluate(nnc_trainer_t *trainer, size_t count,
     if (num_outputs && !outputs)
       return nullArgument(fn, "outputs");
     std::vector<rt::HostTensor> results;
-    if (nnc_status_t s = convertStatus(fn, t.evaluate(batch.refs, batch.key, results)))
+    if (nnc_status_t s =
+            convertStatus(fn, t.evaluate(batch.refs, batch.key, results)))
       return s;
     if (results.size() != num_outputs)
       return wrongCount(results.size());
@@ -388,8 +390,8 @@ nnc_status_t nnc_trainer_prepare(nnc_trainer_t *trainer, size_t count,
     if (!trainer)
       return nullArgument(fn, "trainer");
     Batch batch;
-    if (nnc_status_t s = checkBatch(fn, *trainer, count, data,
-                                    trainer->data.size(), batch))
+    if (nnc_status_t s =
+            checkBatch(fn, *trainer, count, data, trainer->data.size(), batch))
       return s;
     bool compiled = false;
     if (nnc_status_t s = convertStatus(

@@ -410,8 +410,8 @@ static int train(const char *dir) {
       CHECK(about.class_loss && about.accumulate == 1 &&
             about.loss_output == 0 && about.seed == 0);
     about.struct_size = 1;
-    EXPECT_ERROR(nnc_trainer_info(trainer, &about),
-                 NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+    EXPECT_ERROR(nnc_trainer_info(trainer, &about), NNC_STATUS_INVALID_ARGUMENT,
+                 "struct_size");
   }
   /* It resumes where nnc-run stopped: 2 steps, the checkpoint's values. */
   CHECK(nnc_trainer_step_count(trainer) == 2);

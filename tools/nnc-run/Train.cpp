@@ -251,12 +251,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
   bool savedTrainer = endsWith(args.model, ".nncx");
   if (savedTrainer)
     for (const char *flag :
-         {"--loss", "--reduction", "--label-smoothing", "--ignore-index",
-          "--output", "--optimizer", "--lr", "--momentum", "--nesterov",
-          "--weight-decay", "--beta1", "--beta2", "--eps", "--schedule",
-          "--step-size", "--gamma", "--warmup-steps", "--min-lr",
-          "--accumulate", "--loss-scale", "--cache-dir", "--threads",
-          "--no-fuse"})
+         {"--loss",         "--reduction",    "--label-smoothing",
+          "--ignore-index", "--output",       "--optimizer",
+          "--lr",           "--momentum",     "--nesterov",
+          "--weight-decay", "--beta1",        "--beta2",
+          "--eps",          "--schedule",     "--step-size",
+          "--gamma",        "--warmup-steps", "--min-lr",
+          "--accumulate",   "--loss-scale",   "--cache-dir",
+          "--threads",      "--no-fuse"})
       if (args.has(flag))
         return fail({std::string(flag) + " is fixed by the saved trainer '" +
                          args.model + "'",
@@ -283,8 +285,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   int64_t totalSteps = 0;
   if (savedTrainer) {
     nnc_trainer_t *raw = nullptr;
-    if (nnc_status_t status =
-            nnc_trainer_load_file(args.model.c_str(), &raw))
+    if (nnc_status_t status = nnc_trainer_load_file(args.model.c_str(), &raw))
       return fail({takeMessage(status)});
     trainer.reset(raw);
     nnc_trainer_info_t info;
