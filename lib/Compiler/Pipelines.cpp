@@ -49,6 +49,8 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
   }
   // Each accumulator filled where it is used, not copied.
   pm.addNestedPass<func::FuncOp>(createUntieFillsPass());
+  // Each result its own buffer: a value returned twice is copied.
+  pm.addNestedPass<func::FuncOp>(createDistinctResultsPass());
   // Inputs and weights are the caller's: read-only (the compiler marks the
   // arguments). Results become out-parameters that the runtime allocates.
   bufferization::OneShotBufferizePassOptions bufferize;

@@ -122,6 +122,28 @@ def RematerializePass : Pass<"nnc-rematerialize", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def DistinctResultsPass : Pass<"nnc-distinct-results", "mlir::func::FuncOp"> {
+  let summary = "Give every result of a function a value of its own";
+  let description = [{
+    A function may return one value in several places (a graph output that
+    is also another output, an ONNX `Identity` of an output, an output
+    listed twice). Every result becomes a buffer of its own once results are
+    out-parameters, so each repetition after the first is replaced by a
+    copy (`linalg.copy` into a `tensor.empty` of the same, possibly dynamic,
+    shape). Run on tensors, before bufferization.
+
+    ```mlir
+    return %y, %y : tensor<2x3xf32>, tensor<2x3xf32>
+    // becomes
+    %e = tensor.empty() : tensor<2x3xf32>
+    %c = linalg.copy ins(%y : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+    return %y, %c : tensor<2x3xf32>, tensor<2x3xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def UntieFillsPass : Pass<"nnc-untie-fills", "mlir::func::FuncOp"> {
   let summary = "Give every user of a linalg.fill its own fill";
   let description = [{
