@@ -106,7 +106,8 @@ public:
 
   ~CompilingSource() override {
     // The programs first, then the modules, then the model.
-    programs_.clear();
+    for (auto &programs : programs_)
+      programs.clear();
     builds_.clear();
     module = nullptr;
   }
@@ -120,8 +121,10 @@ public:
                      bool &compiled) override;
   std::vector<Entry> programs() const override {
     std::vector<Entry> entries;
-    for (const auto &[which, made] : programs_)
-      entries.push_back({which.first, which.second, made.entry});
+    for (unsigned k = 0; k < rt::kNumTrainFunctionKinds; ++k)
+      for (const auto &[key, made] : programs_[k])
+        entries.push_back(
+            {static_cast<rt::TrainFunctionKind>(k), key, made.entry});
     return entries;
   }
 
@@ -135,7 +138,8 @@ private:
   };
   std::map<rt::Shapes, OwningOpRef<ModuleOp>> builds_;
   ModuleOp current_; // the build of the latest prepare()
-  std::map<std::pair<rt::TrainFunctionKind, rt::Shapes>, Made> programs_;
+  /// Per function kind, by data shapes.
+  std::map<rt::Shapes, Made> programs_[rt::kNumTrainFunctionKinds];
   rt::TrainLayout layout_;
   bool bound_ = false;
 };
@@ -187,8 +191,9 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
                                     const rt::Shapes &argumentShapes,
                                     rt::TrainProgram &out, bool &compiled) {
   compiled = false;
-  auto found = programs_.find({kind, key});
-  if (found != programs_.end()) {
+  std::map<rt::Shapes, Made> &made = programs_[static_cast<unsigned>(kind)];
+  auto found = made.find(key);
+  if (found != made.end()) {
     out = found->second.entry;
     return rt::Status::ok();
   }
@@ -203,10 +208,11 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
   LoadedProgram loaded;
   NNC_RUNTIME_RETURN_IF_ERROR(compileAndLoad(current_, function.name, shapes,
                                              options, *device, loaded));
-  Made &made = programs_[{kind, key}];
-  made.program = std::move(loaded.program);
-  made.entry = {made.program.get(), threads, loaded.seconds, loaded.fromCache};
-  out = made.entry;
+  Made &entry = made[key];
+  entry.program = std::move(loaded.program);
+  entry.entry = {entry.program.get(), threads, loaded.seconds,
+                 loaded.fromCache};
+  out = entry.entry;
   compiled = true;
   return rt::Status::ok();
 }

@@ -293,16 +293,16 @@ public:
   Status program(TrainFunctionKind kind, const Shapes &key, const Shapes &,
                  TrainProgram &out, bool &compiled) override {
     compiled = false;
-    auto it = programs_.find({kind, key});
-    if (it != programs_.end()) {
+    const auto &programs = programs_[static_cast<unsigned>(kind)];
+    auto it = programs.find(key);
+    if (it != programs.end()) {
       out = {it->second.get(), 0, 0.0, false};
       return Status::ok();
     }
     std::string have;
-    for (const auto &[entry, program] : programs_)
-      if (entry.first == kind)
-        have += (have.empty() ? "" : ", ") + std::string("{") +
-                keyText(entry.second) + "}";
+    for (const auto &[shapes, program] : programs)
+      have += (have.empty() ? "" : ", ") + std::string("{") +
+              keyText(shapes) + "}";
     return Status(StatusCode::NotFound,
                   "the saved trainer " + source_ + " has no " +
                       trainFunctionKindName(kind) +
@@ -313,15 +313,16 @@ public:
   }
   std::vector<Entry> programs() const override {
     std::vector<Entry> entries;
-    for (const auto &[entry, program] : programs_)
-      entries.push_back({entry.first, entry.second,
-                         TrainProgram{program.get(), 0, 0.0, false}});
+    for (unsigned k = 0; k < kNumTrainFunctionKinds; ++k)
+      for (const auto &[key, program] : programs_[k])
+        entries.push_back({static_cast<TrainFunctionKind>(k), key,
+                           TrainProgram{program.get(), 0, 0.0, false}});
     return entries;
   }
 
   Status add(TrainFunctionKind kind, Shapes key,
              std::unique_ptr<Program> program) {
-    auto &slot = programs_[{kind, std::move(key)}];
+    auto &slot = programs_[static_cast<unsigned>(kind)][std::move(key)];
     if (slot)
       return Status(StatusCode::DataLoss,
                     source_ + ": two " +
@@ -334,8 +335,8 @@ public:
 private:
   std::string source_;
   TrainLayout layout_;
-  std::map<std::pair<TrainFunctionKind, Shapes>, std::unique_ptr<Program>>
-      programs_;
+  /// Per function kind, by data shapes.
+  std::map<Shapes, std::unique_ptr<Program>> programs_[kNumTrainFunctionKinds];
 };
 
 Status loadFromReader(ExecutableReader reader, const std::string &source,
