@@ -301,8 +301,8 @@ public:
     }
     std::string have;
     for (const auto &[shapes, program] : programs)
-      have += (have.empty() ? "" : ", ") + std::string("{") +
-              keyText(shapes) + "}";
+      have +=
+          (have.empty() ? "" : ", ") + std::string("{") + keyText(shapes) + "}";
     return Status(StatusCode::NotFound,
                   "the saved trainer " + source_ + " has no " +
                       trainFunctionKindName(kind) +
