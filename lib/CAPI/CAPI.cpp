@@ -156,6 +156,26 @@ nnc_value_kind_t argumentKind(func::FuncOp func, unsigned index) {
 
 namespace nnc::capi {
 
+nnc_status_t readProtobuf(const char *fn, const char *path, const char *what,
+                          std::unique_ptr<llvm::MemoryBuffer> &out) {
+  namespace onnx = nnc::onnx_import;
+  std::string message;
+  switch (onnx::readProtobufFile(path, what, onnx::kMaxProtobufBytes, out,
+                                 message)) {
+  case onnx::FileError::None:
+    return nullptr;
+  case onnx::FileError::Missing:
+    return makeStatus(NNC_STATUS_NOT_FOUND, fn, message);
+  case onnx::FileError::Unreadable:
+    return makeStatus(NNC_STATUS_UNAVAILABLE, fn, message);
+  case onnx::FileError::NotRegular:
+    return invalidArgument(fn, message);
+  case onnx::FileError::TooLarge:
+    return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn, message);
+  }
+  return makeStatus(NNC_STATUS_INTERNAL, fn, message);
+}
+
 /// Wraps an imported module into a model, reading its signature.
 nnc_status_t makeModel(const char *fn, nnc_context_s *context,
                        OwningOpRef<ModuleOp> module, nnc_model_t **out_model) {
@@ -251,17 +271,9 @@ nnc_status_t nnc_model_import_onnx_file(nnc_context_t *context,
     nnc::onnx_import::ImportOptions importOptions;
     if (nnc_status_t status = convertImportOptions(fn, options, importOptions))
       return status;
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer) {
-      std::error_code error = buffer.getError();
-      return makeStatus(error == std::errc::no_such_file_or_directory
-                            ? NNC_STATUS_NOT_FOUND
-                            : NNC_STATUS_UNAVAILABLE,
-                        fn,
-                        std::string("cannot read ONNX model '") + path +
-                            "': " + error.message());
-    }
+    std::unique_ptr<llvm::MemoryBuffer> buffer;
+    if (nnc_status_t status = readProtobuf(fn, path, "ONNX model", buffer))
+      return status;
     // External data lives next to the model unless the caller says
     // otherwise (as importModelFile does).
     if (importOptions.modelDirectory.empty()) {
@@ -269,7 +281,7 @@ nnc_status_t nnc_model_import_onnx_file(nnc_context_t *context,
       llvm::sys::path::remove_filename(dir);
       importOptions.modelDirectory = dir.empty() ? "." : std::string(dir);
     }
-    return importBytes(fn, context, (*buffer)->getBuffer(), path, importOptions,
+    return importBytes(fn, context, buffer->getBuffer(), path, importOptions,
                        out_model);
   });
 }

@@ -150,24 +150,6 @@ void copyPayload(const onnx::TensorProto &proto, nnc_tensor_s &tensor,
   }
 }
 
-/// Reads a whole file, mapping a missing file to NOT_FOUND.
-nnc_status_t readFile(const char *fn, const char *path, const char *what,
-                      std::unique_ptr<llvm::MemoryBuffer> &out) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    std::error_code error = buffer.getError();
-    return makeStatus(error == std::errc::no_such_file_or_directory
-                          ? NNC_STATUS_NOT_FOUND
-                          : NNC_STATUS_UNAVAILABLE,
-                      fn,
-                      std::string("cannot read ") + what + " '" + path +
-                          "': " + error.message());
-  }
-  out = std::move(*buffer);
-  return nullptr;
-}
-
 } // namespace
 
 extern "C" {
@@ -181,12 +163,9 @@ nnc_status_t nnc_tensor_read_onnx(const char *path, nnc_tensor_t **out_tensor,
     if (!out_tensor)
       return nullArgument(fn, "out_tensor");
     std::unique_ptr<llvm::MemoryBuffer> buffer;
-    if (nnc_status_t status = readFile(fn, path, "ONNX tensor", buffer))
+    if (nnc_status_t status = readProtobuf(fn, path, "ONNX tensor", buffer))
       return status;
     std::string what = std::string("'") + path + "'";
-    if (buffer->getBufferSize() > static_cast<size_t>(INT_MAX))
-      return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
-                        what + " is larger than protobuf reads (2 GiB)");
     onnx::TensorProto proto;
     if (!proto.ParseFromArray(buffer->getBufferStart(),
                               static_cast<int>(buffer->getBufferSize())))

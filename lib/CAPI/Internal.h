@@ -22,6 +22,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -92,6 +93,12 @@ nnc_status_t compileFunction(const char *fn, mlir::ModuleOp module,
                              const nnc_compile_options_t *options,
                              llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
                              std::unique_ptr<nnc_executable_s> &out);
+
+/// Reads the protobuf file `path` (`what`: "ONNX model") whole, refusing
+/// what is not a regular file (NOT_FOUND, UNAVAILABLE, INVALID_ARGUMENT) or
+/// is larger than protobuf parses (OUT_OF_RANGE) before reading it.
+nnc_status_t readProtobuf(const char *fn, const char *path, const char *what,
+                          std::unique_ptr<llvm::MemoryBuffer> &out);
 
 /// Checks compile options and fills in the defaults they leave open:
 /// `out` for the compiler, `threads` for the runs.

@@ -4,7 +4,8 @@
 // retried. The temporary's name carries the process id and a per-process
 // counter, and it is created with O_EXCL, so concurrent writers of the same
 // destination (threads or processes) never share a temporary; the last
-// rename wins, whole.
+// rename wins, whole. A commit removes the temporaries of the same
+// destination that a killed writer left behind.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,11 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <dirent.h>
+#include <signal.h>
+
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -31,6 +37,48 @@ std::string folderOf(const std::string &path) {
   if (slash == std::string::npos)
     return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+
+/// Minutes a temporary of a gone process is left alone: a writer in another
+/// pid namespace sharing the folder may look gone and still be writing.
+constexpr time_t kStaleSeconds = 5 * 60;
+
+/// Removes `<leaf>.tmp.<pid>.<n>` files in `dir` whose process is gone and
+/// that have not changed for kStaleSeconds: what a writer killed before its
+/// commit left behind (a kill -9 runs no destructor). Best effort.
+void removeStaleTemporaries(const std::string &dir, const std::string &leaf) {
+  DIR *folder = ::opendir(dir.c_str());
+  if (!folder)
+    return;
+  std::string prefix = leaf + ".tmp.";
+  pid_t self = ::getpid();
+  time_t now = ::time(nullptr);
+  std::vector<std::string> stale;
+  while (dirent *entry = ::readdir(folder)) {
+    std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    // <pid>.<counter>, both decimal.
+    std::string rest = name.substr(prefix.size());
+    size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || dot + 1 == rest.size() ||
+        rest.find_first_not_of("0123456789.") != std::string::npos ||
+        rest.find('.', dot + 1) != std::string::npos || dot > 9)
+      continue;
+    pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dot)));
+    if (pid <= 0 || pid == self || ::kill(pid, 0) == 0 || errno != ESRCH)
+      continue;
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        now - st.st_mtime < kStaleSeconds)
+      continue;
+    stale.push_back(path);
+  }
+  ::closedir(folder);
+  for (const std::string &path : stale)
+    ::unlink(path.c_str());
 }
 
 } // namespace
@@ -97,8 +145,11 @@ Status AtomicFile::commit() {
                                                path_ + ": " + errnoText(err));
   }
   tempPath_.clear();
-  // Make the rename itself durable.
   std::string dir = folderOf(path_);
+  size_t slash = path_.find_last_of('/');
+  removeStaleTemporaries(
+      dir, slash == std::string::npos ? path_ : path_.substr(slash + 1));
+  // Make the rename itself durable.
   int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirFd >= 0) {
     int synced = ::fsync(dirFd);

@@ -213,7 +213,9 @@ Status parseMetadataText(const std::string &text, const std::string &source,
 }
 
 Status readWholeFile(const std::string &path, std::vector<uint8_t> &out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a FIFO waits for a writer otherwise (and it is
+  // refused below); reads of a regular file are unaffected.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
     return fail(err == ENOENT ? StatusCode::NotFound : StatusCode::Unavailable,

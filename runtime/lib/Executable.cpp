@@ -355,7 +355,9 @@ Status ExecutableReader::fromBytes(const void *data, size_t size,
 
 Status ExecutableReader::openFile(const std::string &path,
                                   ExecutableReader &out, LoadMode mode) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a FIFO waits for a writer otherwise (and it is
+  // refused below); reads of a regular file are unaffected.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
     return Status(err == ENOENT ? StatusCode::NotFound

@@ -102,7 +102,9 @@ public:
 
   Status open(const std::string &path) {
     name_ = path;
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking: opening a FIFO waits for a writer otherwise (and it is
+    // refused below); reads of a regular file are unaffected.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0)
       return fail(errno == ENOENT ? StatusCode::NotFound
                                   : StatusCode::Unavailable,

@@ -18,6 +18,10 @@
 #include <iterator>
 #include <string>
 #include <vector>
+#include <algorithm>
+#include <ctime>
+
+#include <fcntl.h>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -223,3 +227,56 @@ TEST(AtomicFile, ReadOnlyFolderFailsClearly) {
 }
 
 } // namespace
+
+namespace {
+
+/// A process id that is not in use: a child that has exited and been
+/// reaped.
+pid_t goneProcess() {
+  pid_t child = fork();
+  if (child == 0)
+    _exit(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return child;
+}
+
+void age(const std::string &path, time_t seconds) {
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = time(nullptr) - seconds;
+  times[0].tv_nsec = times[1].tv_nsec = 0;
+  utimensat(AT_FDCWD, path.c_str(), times, 0);
+}
+
+} // namespace
+
+TEST(AtomicFile, CommitRemovesWhatKilledWritersLeft) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  std::string gone = std::to_string(goneProcess());
+  std::string self = std::to_string(getpid());
+  // Left by a killed writer of this destination, old: removed.
+  writePlain(dir / ("run.ckpt.tmp." + gone + ".0"), "partial");
+  age(dir / ("run.ckpt.tmp." + gone + ".0"), 3600);
+  // Kept: a recent one (its writer may be alive in another pid namespace),
+  // one of this process, one of another destination, names of other shapes.
+  writePlain(dir / ("run.ckpt.tmp." + gone + ".1"), "recent");
+  writePlain(dir / ("run.ckpt.tmp." + self + ".99"), "ours");
+  writePlain(dir / ("other.ckpt.tmp." + gone + ".0"), "other");
+  writePlain(dir / "run.ckpt.tmp.x.0", "not a pid");
+  writePlain(dir / ("run.ckpt.tmp." + gone), "no counter");
+  // All old but the recent one, so that age is not why they are kept.
+  for (const std::string &name : dir.list())
+    if (name != "run.ckpt.tmp." + gone + ".1")
+      age(dir / name, 3600);
+  ASSERT_TRUE(writeFileAtomically(dir / "run.ckpt", "new", 3).isOk());
+  std::vector<std::string> names = dir.list();
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> expected = {
+      "other.ckpt.tmp." + gone + ".0", "run.ckpt",
+      "run.ckpt.tmp." + gone,          "run.ckpt.tmp." + gone + ".1",
+      "run.ckpt.tmp." + self + ".99",  "run.ckpt.tmp.x.0"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(contentsOf(dir / "run.ckpt"), "new");
+}

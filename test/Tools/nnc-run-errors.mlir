@@ -72,7 +72,7 @@
 
 // Models.
 // RUN: not nnc-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING-MODEL
-// MISSING-MODEL: nnc-run: error: cannot read '{{.*}}missing.mlir': No such file or directory
+// MISSING-MODEL: nnc-run: error: cannot read model '{{.*}}missing.mlir': No such file or directory
 // RUN: not nnc-run %t/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING-ONNX
 // MISSING-ONNX: nnc-run: error: nnc_model_import_onnx_file: cannot read ONNX model '{{.*}}missing.onnx'
 // RUN: not nnc-run %t/bad.mlir 2>&1 | FileCheck %s --check-prefix=BAD-MLIR

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 using namespace nnc::tools;
@@ -87,12 +88,12 @@ bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
 bool readConfig(const std::string &path, const std::set<std::string> &valued,
                 const std::set<std::string> &flags, Args &args,
                 Failure &failure) {
-  std::ifstream in(path);
-  if (!in) {
-    failure = {"cannot open config file '" + path +
-               "': " + std::strerror(errno)};
+  std::string text, error;
+  if (!readRegularFile(path, "config file", text, error)) {
+    failure = {error};
     return false;
   }
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (size_t hash = line.find('#'); hash != std::string::npos)
@@ -192,13 +193,11 @@ bool loadModel(const std::string &path, Context &context, Model &model,
       return false;
     }
   } else if (endsWith(path, ".mlir")) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      failure = {"cannot open model '" + path + "': " + std::strerror(errno)};
+    std::string text, error;
+    if (!readRegularFile(path, "model", text, error)) {
+      failure = {error};
       return false;
     }
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
     if (nnc_status_t status = compiler().nnc_model_parse_mlir(
             context.get(), text.data(), text.size(), path.c_str(), &raw)) {
       failure = {takeMessage(status)};

@@ -13,6 +13,7 @@
 #include "nnc-c/nnc.h"
 
 #include "../common/CAPIHelpers.h"
+#include "../common/FileHelpers.h"
 #include "CompilerLibrary.h"
 
 #include <cerrno>

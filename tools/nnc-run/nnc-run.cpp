@@ -11,6 +11,7 @@
 #include "nnc-c/nnc.h"
 
 #include "../common/CAPIHelpers.h"
+#include "../common/FileHelpers.h"
 #include "CompilerLibrary.h"
 #include "Train.h"
 
@@ -287,12 +288,10 @@ bool readInputs(const Options &options, GivenInputs &given, Failure &failure) {
 }
 
 std::string readFile(const std::string &path, Failure &failure) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    failure = {"cannot read '" + path + "': " + std::strerror(errno)};
-    return {};
-  }
-  return std::string(std::istreambuf_iterator<char>(file), {});
+  std::string text, error;
+  if (!readRegularFile(path, "model", text, error))
+    failure = {error};
+  return text;
 }
 
 /// Names the executable's `index`-th input or output.

@@ -21,9 +21,11 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -227,14 +229,15 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
         continue;
       SmallString<256> path(options.integerInputsDirectory);
       llvm::sys::path::append(path, "input_" + Twine(index) + ".pb");
-      auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-      if (!buffer)
-        return emitModelError()
-               << "cannot read '" << path << "' to bind input '" << input.name()
-               << "': " << buffer.getError().message();
+      std::unique_ptr<llvm::MemoryBuffer> buffer;
+      std::string message;
+      if (readProtobufFile(path, "the TensorProto of input '" + input.name() + "'",
+                           kMaxProtobufBytes, buffer,
+                           message) != FileError::None)
+        return emitModelError() << message;
       auto tensor = std::make_unique<onnx::TensorProto>();
-      if (!tensor->ParseFromArray((*buffer)->getBufferStart(),
-                                  (*buffer)->getBufferSize()))
+      if (!tensor->ParseFromArray(buffer->getBufferStart(),
+                                  static_cast<int>(buffer->getBufferSize())))
         return emitModelError()
                << "'" << path << "' is not a serialized TensorProto";
       bound[input.name()] = tensor.get();
@@ -826,14 +829,75 @@ OwningOpRef<ModuleOp> importModelText(MLIRContext &context, StringRef text,
   return importer.import(model);
 }
 
+FileError readProtobufFile(StringRef path, const Twine &what, uint64_t maxBytes,
+                           std::unique_ptr<llvm::MemoryBuffer> &out,
+                           std::string &message) {
+  auto describe = [&](const Twine &problem) {
+    message = (Twine("cannot read ") + what + " '" + path + "': " + problem)
+                  .str();
+  };
+  // The path's type first: opening a FIFO waits for a writer.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() == llvm::sys::fs::file_type::fifo_file) {
+    describe("a FIFO, not a regular file");
+    return FileError::NotRegular;
+  }
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file) {
+    std::error_code error = llvm::errorToErrorCode(file.takeError());
+    describe(error.message());
+    return error == std::errc::no_such_file_or_directory ? FileError::Missing
+                                                         : FileError::Unreadable;
+  }
+  llvm::scope_exit close([&] { llvm::sys::fs::closeFile(*file); });
+  if (std::error_code error = llvm::sys::fs::status(*file, status)) {
+    describe(error.message());
+    return FileError::Unreadable;
+  }
+  // A FIFO or a device would be read without end, a folder not at all.
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    const char *kind = "not a regular file";
+    switch (status.type()) {
+    case llvm::sys::fs::file_type::directory_file:
+      kind = "a folder, not a regular file";
+      break;
+    case llvm::sys::fs::file_type::fifo_file:
+      kind = "a FIFO, not a regular file";
+      break;
+    case llvm::sys::fs::file_type::character_file:
+    case llvm::sys::fs::file_type::block_file:
+      kind = "a device, not a regular file";
+      break;
+    default:
+      break;
+    }
+    describe(kind);
+    return FileError::NotRegular;
+  }
+  if (status.getSize() > maxBytes) {
+    describe(Twine(status.getSize()) + " bytes, more than the " +
+             Twine(maxBytes) + " a protobuf message may have");
+    return FileError::TooLarge;
+  }
+  auto buffer = llvm::MemoryBuffer::getOpenFile(
+      *file, path, status.getSize(), /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    describe(buffer.getError().message());
+    return FileError::Unreadable;
+  }
+  out = std::move(*buffer);
+  return FileError::None;
+}
+
 OwningOpRef<ModuleOp> importModelFile(MLIRContext &context, StringRef path,
                                       ImportOptions options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    mlir::emitError(UnknownLoc::get(&context))
-        << "cannot read ONNX model '" << path
-        << "': " << buffer.getError().message();
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  std::string message;
+  if (readProtobufFile(path, "ONNX model", kMaxProtobufBytes, buffer,
+                       message) != FileError::None) {
+    mlir::emitError(UnknownLoc::get(&context)) << message;
     return nullptr;
   }
   if (options.modelDirectory.empty()) {
@@ -841,7 +905,7 @@ OwningOpRef<ModuleOp> importModelFile(MLIRContext &context, StringRef path,
     llvm::sys::path::remove_filename(dir);
     options.modelDirectory = dir.empty() ? "." : std::string(dir);
   }
-  return importModel(context, (*buffer)->getBuffer(), path, options);
+  return importModel(context, buffer->getBuffer(), path, options);
 }
 
 //===----------------------------------------------------------------------===//
@@ -894,14 +958,15 @@ static FailureOr<ImportOptions> makeOptions(MLIRContext *context,
           << "--onnx-bind expects name=file.pb, got '" << binding << "'";
       return failure();
     }
-    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false);
-    if (!buffer) {
-      mlir::emitError(UnknownLoc::get(context))
-          << "cannot read '" << file << "' bound to input '" << name
-          << "': " << buffer.getError().message();
+    std::unique_ptr<llvm::MemoryBuffer> buffer;
+    std::string message;
+    if (readProtobufFile(file, "the TensorProto bound to input '" + name + "'",
+                         kMaxProtobufBytes, buffer,
+                         message) != FileError::None) {
+      mlir::emitError(UnknownLoc::get(context)) << message;
       return failure();
     }
-    options.constantInputs[name.str()] = (*buffer)->getBuffer().str();
+    options.constantInputs[name.str()] = buffer->getBuffer().str();
   }
   return options;
 }

@@ -14,7 +14,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 
 #include <map>
 #include <string>
@@ -59,6 +61,22 @@ importModelText(mlir::MLIRContext &context, llvm::StringRef text,
 mlir::OwningOpRef<mlir::ModuleOp> importModelFile(mlir::MLIRContext &context,
                                                   llvm::StringRef path,
                                                   ImportOptions options);
+
+/// What protobuf parses at most: a serialized message of 2 GiB.
+inline constexpr uint64_t kMaxProtobufBytes = 0x7fffffff;
+
+/// Why readProtobufFile failed.
+enum class FileError { None, Missing, Unreadable, NotRegular, TooLarge };
+
+/// Reads the file at `path` for parsing as a protobuf message: it must be a
+/// regular file (not a FIFO, device or folder, which would be read without
+/// end) of at most `maxBytes` bytes, which is checked before anything is
+/// read. On failure `message` says what is wrong, naming `what` ("ONNX
+/// model") and the path.
+FileError readProtobufFile(llvm::StringRef path, const llvm::Twine &what,
+                           uint64_t maxBytes,
+                           std::unique_ptr<llvm::MemoryBuffer> &out,
+                           std::string &message);
 
 /// Registers the `--import-onnx` and `--import-onnx-text` translations for
 /// nnc-translate, with their command-line options.

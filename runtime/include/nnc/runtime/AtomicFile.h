@@ -37,7 +37,9 @@ public:
   Status write(const void *data, size_t size);
 
   /// Makes the bytes durable and moves them to the destination: fsync, close,
-  /// rename over it, fsync of the folder. The file is closed afterwards,
+  /// rename over it, fsync of the folder; then removes the temporaries of the
+  /// same destination that writers killed before their commit left behind
+  /// (their process gone, unchanged for five minutes). The file is closed afterwards,
   /// whatever the outcome; on failure before the rename nothing remains of
   /// the temporary.
   Status commit();
