@@ -39,7 +39,6 @@ std::string folderOf(const std::string &path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-
 /// Minutes a temporary of a gone process is left alone: a writer in another
 /// pid namespace sharing the folder may look gone and still be writing.
 constexpr time_t kStaleSeconds = 5 * 60;

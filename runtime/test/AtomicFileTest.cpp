@@ -11,15 +11,15 @@
 
 #include "TestUtils.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
-#include <algorithm>
-#include <ctime>
 
 #include <fcntl.h>
 

@@ -40,10 +40,11 @@ inline bool readRegularFile(const std::string &path, const std::string &what,
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail(S_ISDIR(st.st_mode)                         ? "a folder, not a regular file"
-                : S_ISFIFO(st.st_mode)                      ? "a FIFO, not a regular file"
-                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, not a regular file"
-                                                             : "not a regular file");
+    return fail(S_ISDIR(st.st_mode)    ? "a folder, not a regular file"
+                : S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file"
+                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                    ? "a device, not a regular file"
+                    : "not a regular file");
   }
   out.resize(static_cast<size_t>(st.st_size));
   size_t done = 0;

@@ -231,9 +231,9 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
       llvm::sys::path::append(path, "input_" + Twine(index) + ".pb");
       std::unique_ptr<llvm::MemoryBuffer> buffer;
       std::string message;
-      if (readProtobufFile(path, "the TensorProto of input '" + input.name() + "'",
-                           kMaxProtobufBytes, buffer,
-                           message) != FileError::None)
+      if (readProtobufFile(
+              path, "the TensorProto of input '" + input.name() + "'",
+              kMaxProtobufBytes, buffer, message) != FileError::None)
         return emitModelError() << message;
       auto tensor = std::make_unique<onnx::TensorProto>();
       if (!tensor->ParseFromArray(buffer->getBufferStart(),
@@ -833,8 +833,8 @@ FileError readProtobufFile(StringRef path, const Twine &what, uint64_t maxBytes,
                            std::unique_ptr<llvm::MemoryBuffer> &out,
                            std::string &message) {
   auto describe = [&](const Twine &problem) {
-    message = (Twine("cannot read ") + what + " '" + path + "': " + problem)
-                  .str();
+    message =
+        (Twine("cannot read ") + what + " '" + path + "': " + problem).str();
   };
   // The path's type first: opening a FIFO waits for a writer.
   llvm::sys::fs::file_status status;
@@ -848,8 +848,9 @@ FileError readProtobufFile(StringRef path, const Twine &what, uint64_t maxBytes,
   if (!file) {
     std::error_code error = llvm::errorToErrorCode(file.takeError());
     describe(error.message());
-    return error == std::errc::no_such_file_or_directory ? FileError::Missing
-                                                         : FileError::Unreadable;
+    return error == std::errc::no_such_file_or_directory
+               ? FileError::Missing
+               : FileError::Unreadable;
   }
   llvm::scope_exit close([&] { llvm::sys::fs::closeFile(*file); });
   if (std::error_code error = llvm::sys::fs::status(*file, status)) {

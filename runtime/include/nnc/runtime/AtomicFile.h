@@ -39,9 +39,9 @@ public:
   /// Makes the bytes durable and moves them to the destination: fsync, close,
   /// rename over it, fsync of the folder; then removes the temporaries of the
   /// same destination that writers killed before their commit left behind
-  /// (their process gone, unchanged for five minutes). The file is closed afterwards,
-  /// whatever the outcome; on failure before the rename nothing remains of
-  /// the temporary.
+  /// (their process gone, unchanged for five minutes). The file is closed
+  /// afterwards, whatever the outcome; on failure before the rename nothing
+  /// remains of the temporary.
   Status commit();
 
   /// Closes and removes the temporary file, if there is one.
