@@ -30,6 +30,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -165,6 +166,66 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
   for (const onnx::AttributeProto &attr : node.attribute())
     if (!seen.insert(attr.name()).second)
       return nodeError() << "attribute '" << attr.name() << "' is repeated";
+  // The operator's schema at the model's opset: the number of inputs and
+  // outputs and the names of the attributes, checked before any converter
+  // reads the node. Only for opsets the ONNX library knows whole: a newer
+  // opset may have changed the operator since its latest schema.
+  static const int64_t knownOpset = [] {
+    const auto &ranges =
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = ranges.find("");
+    return it == ranges.end() ? int64_t(0) : int64_t(it->second.second);
+  }();
+  // (A deprecated operator is left to its converter, which says so.)
+  const onnx::OpSchema *schema =
+      opset <= knownOpset
+          ? onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "")
+          : nullptr;
+  if (schema && !schema->Deprecated()) {
+    auto range = [](int count, int min, int max) {
+      std::string text = std::to_string(min);
+      if (max != min)
+        text += max == std::numeric_limits<int>::max()
+                    ? " or more"
+                    : " to " + std::to_string(max);
+      return std::to_string(count) + " given, " + text + " expected";
+    };
+    if (node.input_size() < schema->min_input()) {
+      int missing = node.input_size();
+      const auto &formal = schema->inputs();
+      std::string name =
+          formal.empty() ? std::string()
+                         : formal[std::min<size_t>(missing, formal.size() - 1)]
+                               .GetName();
+      return nodeError() << "missing required input " << missing
+                         << (name.empty() ? "" : " (" + name + ")") << " ("
+                         << range(node.input_size(), schema->min_input(),
+                                  schema->max_input())
+                         << " at opset " << opset << ")";
+    }
+    if (node.input_size() > schema->max_input())
+      return nodeError() << "wrong number of inputs ("
+                         << range(node.input_size(), schema->min_input(),
+                                  schema->max_input())
+                         << " at opset " << opset << ")";
+    if (node.output_size() < schema->min_output() ||
+        node.output_size() > schema->max_output())
+      return nodeError() << "wrong number of outputs ("
+                         << range(node.output_size(), schema->min_output(),
+                                  schema->max_output())
+                         << " at opset " << opset << ")";
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (!schema->attributes().count(attr.name())) {
+        auto diag = nodeError() << "unknown attribute '" << attr.name()
+                                << "' for " << node.op_type() << " at opset "
+                                << opset << "; it takes";
+        if (schema->attributes().empty())
+          diag << " none";
+        for (const auto &[known, unused] : schema->attributes())
+          diag << " '" << known << "'";
+        return diag;
+      }
+  }
   const OpRegistry &registry = OpRegistry::get();
   if (std::optional<StringRef> category =
           registry.unsupportedCategory(node.op_type()))
