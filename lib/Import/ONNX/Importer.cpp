@@ -194,9 +194,9 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
       int missing = node.input_size();
       const auto &formal = schema->inputs();
       std::string name =
-          formal.empty() ? std::string()
-                         : formal[std::min<size_t>(missing, formal.size() - 1)]
-                               .GetName();
+          formal.empty()
+              ? std::string()
+              : formal[std::min<size_t>(missing, formal.size() - 1)].GetName();
       return nodeError() << "missing required input " << missing
                          << (name.empty() ? "" : " (" + name + ")") << " ("
                          << range(node.input_size(), schema->min_input(),
@@ -216,9 +216,9 @@ LogicalResult GraphImporter::convertNode(const onnx::NodeProto &node,
                          << " at opset " << opset << ")";
     for (const onnx::AttributeProto &attr : node.attribute())
       if (!schema->attributes().count(attr.name())) {
-        auto diag = nodeError() << "unknown attribute '" << attr.name()
-                                << "' for " << node.op_type() << " at opset "
-                                << opset << "; it takes";
+        auto diag = nodeError()
+                    << "unknown attribute '" << attr.name() << "' for "
+                    << node.op_type() << " at opset " << opset << "; it takes";
         if (schema->attributes().empty())
           diag << " none";
         for (const auto &[known, unused] : schema->attributes())
