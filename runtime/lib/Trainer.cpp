@@ -442,8 +442,10 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
               scale * static_cast<double>(accumulate), lr, appliedOutputs,
               applyCompiled);
       if (!status.isOk()) {
-        // The accumulation stays whole: the last micro-batch is dropped.
-        --microSteps_;
+        // The update did not run: the accumulation is dropped whole (its
+        // micro-batches would otherwise count twice or never apply).
+        microSteps_ = 0;
+        accumulated_.clear();
         return status;
       }
       double unused = 0;

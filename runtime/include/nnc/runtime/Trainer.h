@@ -205,8 +205,9 @@ public:
                    std::vector<int64_t> &flatDims) const;
 
   /// One micro-batch: with accumulate == 1 an optimizer step, else its
-  /// gradients are added up and every accumulate-th call applies the mean.
-  /// `batch` passed checkData with all data.
+  /// gradients are added up and every accumulate-th call applies the mean
+  /// (when that update fails, the accumulation is dropped and the next call
+  /// starts a new one). `batch` passed checkData with all data.
   Status step(const std::vector<TensorRef> &batch, const Shapes &key,
               StepResult &out);
   /// The loss and the gradients of the trainable parameters (in `trainable`
