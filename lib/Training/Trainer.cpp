@@ -450,6 +450,17 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
         if (auto name = dyn_cast<StringAttr>(names[k]);
             name && name.getValue() == pipeline.output)
           spec.lossOutput = k;
+    // Class losses take logits [N, C, ...]: labels are checked against C.
+    if (pipeline.loss != "mse") {
+      auto logits =
+          dyn_cast<RankedTensorType>(func.getResultTypes()[spec.lossOutput]);
+      if (logits && logits.getRank() >= 2 && !logits.isDynamicDim(1))
+        spec.classes = logits.getDimSize(1);
+      if (pipeline.ignoreIndex) {
+        spec.hasIgnoreIndex = true;
+        spec.ignoreIndex = *pipeline.ignoreIndex;
+      }
+    }
     auto lossTensor = cast<RankedTensorType>(trainFn.getResultTypes()[0]);
     spec.lossType =
         lossTensor.getElementType().isF64() ? rt::DType::F64 : rt::DType::F32;

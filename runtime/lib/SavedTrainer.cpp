@@ -388,6 +388,12 @@ Status loadFromReader(ExecutableReader reader, const std::string &source,
                       std::to_string(lossOutput) + " is not one of the " +
                       std::to_string(outputs) + " outputs");
   spec.lossOutput = static_cast<unsigned>(lossOutput);
+  NNC_RUNTIME_RETURN_IF_ERROR(checkpoint.getInt("trainer.classes", spec.classes));
+  if (checkpoint.metadata.count("trainer.ignore_index")) {
+    spec.hasIgnoreIndex = true;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        checkpoint.getInt("trainer.ignore_index", spec.ignoreIndex));
+  }
   std::string schedule;
   NNC_RUNTIME_RETURN_IF_ERROR(
       checkpoint.getString("trainer.schedule", schedule));
@@ -508,6 +514,9 @@ Status Trainer::save(const std::string &path) const {
   checkpoint.setString("trainer.loss_type", dtypeName(spec_.lossType));
   checkpoint.setString("trainer.loss", spec_.loss);
   checkpoint.setInt("trainer.loss_output", spec_.lossOutput);
+  checkpoint.setInt("trainer.classes", spec_.classes);
+  if (spec_.hasIgnoreIndex)
+    checkpoint.setInt("trainer.ignore_index", spec_.ignoreIndex);
   checkpoint.setString("trainer.schedule", formatLrSchedule(spec_.schedule));
   checkpoint.setDouble("trainer.learning_rate", spec_.schedule.lr);
   checkpoint.setInt("trainer.accumulate", spec_.accumulate);

@@ -213,7 +213,30 @@ Status Trainer::checkData(std::vector<TensorRef> &batch, size_t expected,
           shapeText(std::vector<int64_t>(ref.dims, ref.dims + ref.rank)));
     if (ref.rank && !flattened)
       NNC_RUNTIME_RETURN_IF_ERROR(checkSamples(value, ref.dims[0]));
+    if (isLabels && spec_.classes > 0 && ref.dtype == DType::I64 && ref.data)
+      NNC_RUNTIME_RETURN_IF_ERROR(checkLabels(value, ref));
     key.emplace_back(ref.dims, ref.dims + ref.rank);
+  }
+  return Status::ok();
+}
+
+Status Trainer::checkLabels(const TrainValue &value,
+                            const TensorRef &labels) const {
+  const int64_t *data = static_cast<const int64_t *>(labels.data);
+  size_t count = labels.byteSize / sizeof(int64_t);
+  for (size_t i = 0; i < count; ++i) {
+    int64_t label = data[i];
+    if ((label >= 0 && label < spec_.classes) ||
+        (spec_.hasIgnoreIndex && label == spec_.ignoreIndex))
+      continue;
+    return invalid(
+        "data '" + value.name + "': label " + std::to_string(label) +
+        " at position " + std::to_string(i) + " of the batch is out of range for " +
+        std::to_string(spec_.classes) + " classes" +
+        (spec_.hasIgnoreIndex
+             ? " (and is not the ignored label " +
+                   std::to_string(spec_.ignoreIndex) + ")"
+             : std::string()));
   }
   return Status::ok();
 }

@@ -124,6 +124,12 @@ struct TrainerSpec {
   /// index, it attaches to: what an evaluation of the outputs scores.
   std::string loss = "cross_entropy";
   unsigned lossOutput = 0;
+  /// Class losses: the class count (-1: not known until run time, labels
+  /// unchecked) and the label that counts for nothing, if any. Labels are
+  /// checked against them before a step runs.
+  int64_t classes = -1;
+  bool hasIgnoreIndex = false;
+  int64_t ignoreIndex = 0;
   LrSchedule schedule;
   /// Micro-batches per optimizer step.
   int64_t accumulate = 1;
@@ -197,7 +203,8 @@ public:
 
   /// Checks a batch against the data signature (its first `expected`
   /// entries: all for steps, all but the labels for evaluation) and returns
-  /// the shapes that key a specialization. Labels may come one row per
+  /// the shapes that key a specialization; class labels must name a class
+  /// (or be the ignored label). Labels may come one row per
   /// sample ([B, T]) for a model whose loss flattens them ([B * T]): the
   /// entry of `batch` is then rewritten to that view, with its dims in
   /// `flatDims`.
@@ -265,6 +272,7 @@ private:
              const Shapes &key, const std::vector<HostTensor> *gradients,
              double scale, double lr, std::vector<HostTensor> &out,
              bool &compiled);
+  Status checkLabels(const TrainValue &value, const TensorRef &labels) const;
   void takeResults(TrainFunctionKind kind, std::vector<HostTensor> &outputs,
                    bool applyUpdates, double &loss, bool &found,
                    std::vector<HostTensor> *gradients);
