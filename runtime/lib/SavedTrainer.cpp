@@ -388,7 +388,8 @@ Status loadFromReader(ExecutableReader reader, const std::string &source,
                       std::to_string(lossOutput) + " is not one of the " +
                       std::to_string(outputs) + " outputs");
   spec.lossOutput = static_cast<unsigned>(lossOutput);
-  NNC_RUNTIME_RETURN_IF_ERROR(checkpoint.getInt("trainer.classes", spec.classes));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      checkpoint.getInt("trainer.classes", spec.classes));
   if (checkpoint.metadata.count("trainer.ignore_index")) {
     spec.hasIgnoreIndex = true;
     NNC_RUNTIME_RETURN_IF_ERROR(

@@ -229,14 +229,14 @@ Status Trainer::checkLabels(const TrainValue &value,
     if ((label >= 0 && label < spec_.classes) ||
         (spec_.hasIgnoreIndex && label == spec_.ignoreIndex))
       continue;
-    return invalid(
-        "data '" + value.name + "': label " + std::to_string(label) +
-        " at position " + std::to_string(i) + " of the batch is out of range for " +
-        std::to_string(spec_.classes) + " classes" +
-        (spec_.hasIgnoreIndex
-             ? " (and is not the ignored label " +
-                   std::to_string(spec_.ignoreIndex) + ")"
-             : std::string()));
+    return invalid("data '" + value.name + "': label " + std::to_string(label) +
+                   " at position " + std::to_string(i) +
+                   " of the batch is out of range for " +
+                   std::to_string(spec_.classes) + " classes" +
+                   (spec_.hasIgnoreIndex
+                        ? " (and is not the ignored label " +
+                              std::to_string(spec_.ignoreIndex) + ")"
+                        : std::string()));
   }
   return Status::ok();
 }
