@@ -29,46 +29,9 @@
 #include <unistd.h>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::TempDir;
 
 namespace {
-
-/// A fresh folder, removed with its files on destruction.
-class TempDir {
-public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    path_ = std::string(base && *base ? base : "/tmp") + "/nnc-atomic-XXXXXX";
-    if (!mkdtemp(path_.data()))
-      path_.clear();
-  }
-  ~TempDir() {
-    chmod(path_.c_str(), 0700);
-    for (const std::string &name : list()) {
-      std::string p = path_ + "/" + name;
-      if (rmdir(p.c_str()) != 0)
-        std::remove(p.c_str());
-    }
-    rmdir(path_.c_str());
-  }
-  const std::string &path() const { return path_; }
-  std::string operator/(const std::string &leaf) const {
-    return path_ + "/" + leaf;
-  }
-  std::vector<std::string> list() const {
-    std::vector<std::string> names;
-    if (DIR *dir = opendir(path_.c_str())) {
-      while (dirent *e = readdir(dir))
-        if (std::strcmp(e->d_name, ".") != 0 &&
-            std::strcmp(e->d_name, "..") != 0)
-          names.push_back(e->d_name);
-      closedir(dir);
-    }
-    return names;
-  }
-
-private:
-  std::string path_;
-};
 
 std::string contentsOf(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -86,7 +49,7 @@ bool has(const Status &s, const std::string &text) {
 }
 
 TEST(AtomicFile, WritesANewFile) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   ASSERT_FALSE(dir.path().empty());
   std::string path = dir / "a.bin";
   std::string text("hello\0world\0", 12); // NULs are bytes like any other
@@ -109,7 +72,7 @@ TEST(AtomicFile, WritesANewFile) {
 }
 
 TEST(AtomicFile, ReplacesOnlyOnCommit) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   std::string path = dir / "state";
   writePlain(path, "old contents");
 
@@ -134,7 +97,7 @@ TEST(AtomicFile, ReplacesOnlyOnCommit) {
 }
 
 TEST(AtomicFile, AbandonedWriteLeavesTheOldFile) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   std::string path = dir / "state";
   writePlain(path, "old");
   {
@@ -155,7 +118,7 @@ TEST(AtomicFile, AbandonedWriteLeavesTheOldFile) {
 }
 
 TEST(AtomicFile, TwoWritersOfOnePathDoNotShareATemporary) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   std::string path = dir / "shared";
   AtomicFile a, b;
   ASSERT_TRUE(a.open(path).isOk());
@@ -170,7 +133,7 @@ TEST(AtomicFile, TwoWritersOfOnePathDoNotShareATemporary) {
 }
 
 TEST(AtomicFile, MissingFolderFailsClearly) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   std::string path = dir / "no/such/folder/f.bin";
   Status s = writeFileAtomically(path, "x", 1);
   EXPECT_EQ(s.code(), StatusCode::Unavailable);
@@ -180,7 +143,7 @@ TEST(AtomicFile, MissingFolderFailsClearly) {
 }
 
 TEST(AtomicFile, FolderInTheWayFailsAndLeavesNoTemporary) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   std::string path = dir / "taken";
   ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
   Status s = writeFileAtomically(path, "x", 1);
@@ -203,7 +166,7 @@ int writeIntoReadOnlyFolder(const std::string &folder) {
 }
 
 TEST(AtomicFile, ReadOnlyFolderFailsClearly) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   ASSERT_EQ(chmod(dir.path().c_str(), 0555), 0);
   if (geteuid() != 0) {
     EXPECT_EQ(writeIntoReadOnlyFolder(dir.path()), 0);
@@ -251,7 +214,7 @@ void age(const std::string &path, time_t seconds) {
 } // namespace
 
 TEST(AtomicFile, CommitRemovesWhatKilledWritersLeft) {
-  TempDir dir;
+  TempDir dir("nnc-atomic-");
   ASSERT_FALSE(dir.path().empty());
   std::string gone = std::to_string(goneProcess());
   std::string self = std::to_string(getpid());

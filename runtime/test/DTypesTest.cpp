@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::expectSame;
 
 namespace {
 
@@ -59,13 +60,6 @@ HostTensor patterned(const Row &row, std::vector<int64_t> shape) {
     p[i] = row.cls == DTypeClass::Bool ? i % 3 == 0
                                        : static_cast<uint8_t>(i * 29 + 11);
   return t;
-}
-
-void expectSame(const HostTensor &a, const HostTensor &b) {
-  EXPECT_EQ(a.dtype(), b.dtype());
-  EXPECT_EQ(a.shape(), b.shape());
-  ASSERT_EQ(a.sizeInBytes(), b.sizeInBytes());
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.sizeInBytes()), 0);
 }
 
 std::string tempPath(const std::string &leaf) {

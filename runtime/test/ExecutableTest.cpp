@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "TestUtils.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +24,7 @@
 #include <vector>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::TempDir;
 
 namespace {
 
@@ -140,37 +143,6 @@ Status load(const std::vector<uint8_t> &b) {
   ExecutableReader reader;
   return ExecutableReader::fromBytes(b.data(), b.size(), reader, "model.nncx");
 }
-
-/// A fresh temporary folder, removed with its files on destruction.
-class TempDir {
-public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    path_ = std::string(base && *base ? base : "/tmp") + "/nnc-exe-XXXXXX";
-    if (!mkdtemp(path_.data()))
-      path_.clear();
-  }
-  ~TempDir() {
-    for (const std::string &name : list())
-      std::remove((path_ + "/" + name).c_str());
-    rmdir(path_.c_str());
-  }
-  const std::string &path() const { return path_; }
-  std::vector<std::string> list() const {
-    std::vector<std::string> names;
-    if (DIR *dir = opendir(path_.c_str())) {
-      while (dirent *e = readdir(dir))
-        if (std::strcmp(e->d_name, ".") != 0 &&
-            std::strcmp(e->d_name, "..") != 0)
-          names.push_back(e->d_name);
-      closedir(dir);
-    }
-    return names;
-  }
-
-private:
-  std::string path_;
-};
 
 //===----------------------------------------------------------------------===//
 // Round trips
@@ -306,7 +278,7 @@ ExecutableWriter smallWriter(const std::string &target) {
 }
 
 TEST(Executable, AtomicWriteAndOpen) {
-  TempDir dir;
+  TempDir dir("nnc-exe-");
   ASSERT_FALSE(dir.path().empty());
   std::string path = dir.path() + "/model.nncx";
   ASSERT_TRUE(smallWriter("cpu-a").writeFile(path).isOk());
@@ -341,7 +313,7 @@ TEST(Executable, AtomicWriteAndOpen) {
 }
 
 TEST(Executable, AtomicWriteFailureLeavesNoTemporary) {
-  TempDir dir;
+  TempDir dir("nnc-exe-");
   ASSERT_FALSE(dir.path().empty());
   // The rename fails: a folder is in the way. The temporary must go.
   std::string path = dir.path() + "/model.nncx";
@@ -364,7 +336,7 @@ TEST(Executable, AtomicWriteFailureLeavesNoTemporary) {
 }
 
 TEST(Executable, OpenFileErrors) {
-  TempDir dir;
+  TempDir dir("nnc-exe-");
   ExecutableReader r;
   Status s = ExecutableReader::openFile(dir.path() + "/missing.nncx", r);
   EXPECT_EQ(s.code(), StatusCode::NotFound);
@@ -702,7 +674,7 @@ TEST(ExecutableCorruption, EveryTruncation) {
 }
 
 TEST(ExecutableCorruption, TruncatedFile) {
-  TempDir dir;
+  TempDir dir("nnc-exe-");
   std::string path = dir.path() + "/m.nncx";
   ASSERT_TRUE(smallWriter("cpu").writeFile(path).isOk());
   ASSERT_EQ(truncate(path.c_str(), 200), 0);

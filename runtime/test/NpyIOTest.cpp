@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::expectSame;
 using nnc::runtime::test::contains;
 
 namespace {
@@ -85,13 +86,6 @@ HostTensor filled(DType dtype, std::vector<int64_t> shape, int seed) {
     p[i] = dtype == DType::Bool ? (i + seed) % 2
                                 : static_cast<uint8_t>(i * 7 + seed);
   return t;
-}
-
-void expectSame(const HostTensor &a, const HostTensor &b) {
-  EXPECT_EQ(a.dtype(), b.dtype());
-  EXPECT_EQ(a.shape(), b.shape());
-  ASSERT_EQ(a.sizeInBytes(), b.sizeInBytes());
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.sizeInBytes()), 0);
 }
 
 std::string tempPath(const std::string &leaf) {
