@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 using namespace nnc::runtime;
-using nnc::runtime::test::expectSame;
 using nnc::runtime::test::contains;
+using nnc::runtime::test::expectSame;
 
 namespace {
 

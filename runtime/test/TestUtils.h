@@ -37,8 +37,8 @@ class TempDir {
 public:
   explicit TempDir(const std::string &prefix = "nnc-test-") {
     const char *base = std::getenv("TMPDIR");
-    path_ = std::string(base && *base ? base : "/tmp") + "/" + prefix +
-            "XXXXXX";
+    path_ =
+        std::string(base && *base ? base : "/tmp") + "/" + prefix + "XXXXXX";
     if (!mkdtemp(path_.data()))
       path_.clear();
   }
