@@ -49,6 +49,7 @@ for name in ["mlir_runner_utils", "mlir_c_runner_utils"]:
         ("%" + name, os.path.join(mlir_lib_dir, "lib" + name + ".so")))
 config.substitutions.append(
     ("%cpu_pipeline",
+     "--nnc-lower-checks=abort=1 "
      "--one-shot-bufferize=bufferize-function-boundaries "
      "--buffer-deallocation-pipeline --convert-bufferization-to-memref "
      "--convert-linalg-to-loops "

@@ -46,8 +46,8 @@ Operation *NNCDialect::materializeConstant(OpBuilder &builder, Attribute value,
 }
 
 /// Annotations the CPU backend's passes put on the ops and functions they
-/// produce (see --nnc-gemm-to-blas, --nnc-plan-memory and
-/// --nnc-outline-kernels), with the kind of value each holds.
+/// produce (see --nnc-gemm-to-blas, --nnc-plan-memory, --nnc-lower-checks
+/// and --nnc-outline-kernels), with the kind of value each holds.
 static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
                                              bool &known) {
   StringRef name = attr.getName().getValue();
@@ -68,6 +68,9 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
   else if (name == "nnc.bytes_read" || name == "nnc.bytes_written" ||
            name == "nnc.arena_size" || name == "nnc.kernels")
     ok = isa<IntegerAttr>(value);
+  else if (name == "nnc.checks")
+    ok = isa<ArrayAttr>(value) &&
+         llvm::all_of(cast<ArrayAttr>(value), llvm::IsaPred<StringAttr>);
   else
     return known = false, success();
   if (!ok)
@@ -103,10 +106,12 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
-  if (attr.getName() == "nnc.arena") {
+  // The buffers memory planning and the run-time checks add.
+  if (attr.getName() == "nnc.arena" || attr.getName() == "nnc.checks") {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'nnc.arena' on argument " << argIndex
-                             << " must be a unit attribute";
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' on argument " << argIndex
+             << " must be a unit attribute";
     return success();
   }
   bool isParam = attr.getName() == getParamAttrName();

@@ -20,6 +20,13 @@
 
 #include "nnc/NNCInterfaces.h.inc"
 
+namespace nnc {
+/// The resource run-time checks (nnc.check_index) write: the checks buffer.
+struct CheckResource : public mlir::SideEffects::Resource::Base<CheckResource> {
+  llvm::StringRef getName() final { return "nnc::CheckResource"; }
+};
+} // namespace nnc
+
 #define GET_OP_CLASSES
 #include "nnc/NNCElementwiseOps.h.inc"
 #define GET_OP_CLASSES

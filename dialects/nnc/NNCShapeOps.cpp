@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -1039,6 +1040,84 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *,
   shape.insert(shape.begin() + axis, depth);
   types.push_back(RankedTensorType::get(shape, elementType.getValue()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constant indices
+//===----------------------------------------------------------------------===//
+
+/// Refuses constant `indices` with an element outside [-n, n) for the
+/// static size n of the data axis it indexes (`axisOf(k)` for element k;
+/// -1: no axis). Indices that are not constant are checked at run time, by
+/// the kernels (nnc.check_index).
+static LogicalResult
+checkConstantIndices(Operation *op, Value indices, RankedTensorType data,
+                     llvm::function_ref<int64_t(int64_t)> axisOf) {
+  DenseIntElementsAttr values;
+  if (!matchPattern(indices, m_Constant(&values)))
+    return success();
+  // A splat is one value at every position: the first positions cover
+  // every axis an element can index.
+  int64_t count = values.getNumElements();
+  if (values.isSplat())
+    count = std::min<int64_t>(count, 64);
+  auto it = values.value_begin<APInt>();
+  for (int64_t k = 0; k < count; ++k, ++it) {
+    int64_t axis = axisOf(k);
+    if (axis < 0 || axis >= data.getRank() || data.isDynamicDim(axis))
+      continue;
+    int64_t size = data.getDimSize(axis);
+    int64_t index = (*it).getSExtValue();
+    if (index >= -size && index < size)
+      continue;
+    return op->emitOpError()
+           << "constant index " << index << " (element " << k
+           << " of the indices) is out of range [" << -size << ", " << size
+           << ") for axis " << axis << " of the data";
+  }
+  return success();
+}
+
+/// The data axis an op's `axis` attribute names, or -1 when out of range
+/// (type inference reports it).
+static int64_t dataAxis(int64_t axis, RankedTensorType data) {
+  int64_t rank = data.getRank();
+  if (axis < -rank || axis >= rank)
+    return -1;
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult GatherOp::verify() {
+  auto data = cast<RankedTensorType>(getData().getType());
+  int64_t axis = dataAxis(getAxis(), data);
+  return checkConstantIndices(*this, getIndices(), data,
+                              [&](int64_t) { return axis; });
+}
+
+LogicalResult GatherElementsOp::verify() {
+  auto data = cast<RankedTensorType>(getData().getType());
+  int64_t axis = dataAxis(getAxis(), data);
+  return checkConstantIndices(*this, getIndices(), data,
+                              [&](int64_t) { return axis; });
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto data = cast<RankedTensorType>(getData().getType());
+  int64_t axis = dataAxis(getAxis(), data);
+  return checkConstantIndices(*this, getIndices(), data,
+                              [&](int64_t) { return axis; });
+}
+
+LogicalResult ScatterNDOp::verify() {
+  auto data = cast<RankedTensorType>(getData().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  // Element k of the row-major indices is coordinate k % K of its tuple.
+  int64_t k =
+      indices.getRank() == 0 ? ShapedType::kDynamic : indices.getShape().back();
+  if (ShapedType::isDynamic(k) || k == 0)
+    return success();
+  return checkConstantIndices(*this, getIndices(), data,
+                              [&](int64_t element) { return element % k; });
 }
 
 LogicalResult OneHotOp::verify() {

@@ -363,6 +363,7 @@ def NNC_GatherOp : NNC_Op<"gather", [Pure, InferTypeOpAdaptor]> {
     $data `,` $indices (`axis` `=` $axis^)? attr-dict `:` type($data) `,`
     type($indices)
   }];
+  let hasVerifier = 1;
 }
 
 def NNC_GatherElementsOp : NNC_Op<"gather_elements",
@@ -385,6 +386,7 @@ def NNC_GatherElementsOp : NNC_Op<"gather_elements",
     $data `,` $indices (`axis` `=` $axis^)? attr-dict `:` type($data) `,`
     type($indices)
   }];
+  let hasVerifier = 1;
 }
 
 def NNC_ScatterElementsOp : NNC_Op<"scatter_elements",
@@ -412,6 +414,7 @@ def NNC_ScatterElementsOp : NNC_Op<"scatter_elements",
     (`reduction` `=` $reduction^)? attr-dict `:` type($data) `,`
     type($indices) `,` type($updates)
   }];
+  let hasVerifier = 1;
 }
 
 def NNC_ScatterNDOp : NNC_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
@@ -439,6 +442,7 @@ def NNC_ScatterNDOp : NNC_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
     $data `,` $indices `,` $updates (`reduction` `=` $reduction^)? attr-dict
     `:` type($data) `,` type($indices) `,` type($updates)
   }];
+  let hasVerifier = 1;
 }
 
 def NNC_OneHotOp : NNC_Op<"one_hot", [Pure, InferTypeOpAdaptor]> {
@@ -469,6 +473,47 @@ def NNC_OneHotOp : NNC_Op<"one_hot", [Pure, InferTypeOpAdaptor]> {
     `:` type($indices) `->` $element_type
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+/// What run-time checks write: the checks buffer of the executable, which
+/// the runtime reads after each kernel that takes it.
+def NNC_CheckResource : Resource<"::nnc::CheckResource">;
+
+def NNC_CheckIndexOp
+    : NNC_Op<"check_index", [MemoryEffects<[MemWrite<NNC_CheckResource>]>]> {
+  let summary = "checks at run time that an index lies in a range";
+  let description = [{
+    A scalar op of the kernels that the ops taking indices and labels
+    (gathers, scatters, class losses) lower to: `in_range` is whether
+    `lower <= index < upper`, and `result` is `index` when it is and 0
+    otherwise, so that the kernel reads and writes only inside its buffers
+    whatever the data. An index out of range is recorded by
+    `--nnc-lower-checks` in a slot of the executable's checks buffer, and
+    the runtime fails the run after the kernel with `what`, the index and
+    the range. `what` names the op and the index, e.g.
+    "gather '/embed/Gather' index into axis 0 of f32[100x16]". Lies inside
+    `linalg.generic` bodies and loops until the checks are lowered.
+
+    ```mlir
+    %safe, %ok = nnc.check_index %i in [%lo, %hi) "gather 'g' index"
+    ```
+  }];
+  let arguments = (ins Index:$index, Index:$lower, Index:$upper, StrAttr:$what);
+  let results = (outs Index:$result, I1:$in_range);
+  let assemblyFormat = [{
+    $index `in` `[` $lower `,` $upper `)` $what attr-dict
+  }];
+  let builders = [OpBuilder<(ins "::mlir::Value":$index, "::mlir::Value":$lower,
+                                "::mlir::Value":$upper,
+                                "::llvm::StringRef":$what),
+                            [{
+      build($_builder, $_state, $_builder.getIndexType(),
+            $_builder.getI1Type(), index, lower, upper, what);
+    }]>];
 }
 
 #endif // NNC_SHAPE_OPS_TD

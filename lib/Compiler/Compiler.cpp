@@ -254,6 +254,8 @@ struct Compilation {
   std::vector<nnc::KernelEntry> kernels;
   std::vector<std::pair<uint32_t, uint32_t>> donations;
   uint64_t arenaBytes = 0;
+  std::vector<rt::PlanCheck> checks;
+  uint32_t checksValue = rt::Plan::kNoValue;
   uint64_t kernelAllocBytes = 0;
   uint32_t libraryCalls = 0;
   uint32_t unfusedKernels = 0;
@@ -538,6 +540,22 @@ LogicalResult readPlan(Compilation &c) {
     c.kernelArgs.push_back(c.values.size());
     c.values.push_back(std::move(arena));
   }
+  // The checks buffer (--nnc-lower-checks) is the last argument, after the
+  // arena.
+  if (auto whats = func->getAttrOfType<ArrayAttr>("nnc.checks")) {
+    for (Attribute what : whats)
+      c.checks.push_back({cast<StringAttr>(what).str()});
+    rt::PlanValue checks;
+    checks.role = rt::ValueRole::Scratch;
+    checks.kind = rt::ValueKind::Buffer;
+    checks.name = "checks";
+    checks.dtype = rt::DType::U8;
+    checks.shape = {
+        static_cast<int64_t>(rt::Plan::kCheckSlotBytes * c.checks.size())};
+    c.checksValue = c.values.size();
+    c.kernelArgs.push_back(c.values.size());
+    c.values.push_back(std::move(checks));
+  }
   if (c.kernelArgs.size() != func.getNumArguments())
     return emitError(func.getLoc())
            << "the lowered function has " << func.getNumArguments()
@@ -670,6 +688,8 @@ LogicalResult generateAndPackage(Compilation &c, nnc::CompileResult &result) {
   plan.unfusedKernels = c.unfusedKernels;
   plan.unfusedBytesMoved = c.unfusedBytes;
   plan.donations = std::move(c.donations);
+  plan.checks = std::move(c.checks);
+  plan.checksValue = c.checksValue;
 
   rt::ExecutableWriter writer(c.target.executableTarget());
   std::vector<uint8_t> planBytes = rt::serializePlan(plan);

@@ -74,6 +74,8 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
   // Temporaries into one arena; whatever is left (dynamic or nested
   // allocations) is freed where it dies.
   pm.addNestedPass<func::FuncOp>(createPlanMemoryPass());
+  // Index and label checks: a checks buffer after the arena.
+  pm.addNestedPass<func::FuncOp>(createLowerChecksPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());

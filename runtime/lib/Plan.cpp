@@ -27,6 +27,7 @@ constexpr uint32_t kMaxString = 4096;
 constexpr uint32_t kMaxDetail = 1u << 16;
 constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxFeatures = 256;
+constexpr uint32_t kMaxChecks = 1u << 16;
 // Bits of the runtime-libraries byte (once a 0/1 OpenMP flag, which stays
 // valid).
 constexpr uint8_t kLibraryOpenMP = 1;
@@ -198,6 +199,10 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
     w.u32(output);
     w.u32(input);
   }
+  w.u32(plan.checksValue);
+  w.u32(static_cast<uint32_t>(plan.checks.size()));
+  for (const PlanCheck &check : plan.checks)
+    w.str(check.what);
   return out;
 }
 
@@ -366,6 +371,29 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
                       describeType(o.dtype, o.shape) + " into " +
                       describeType(i.dtype, i.shape));
       plan.donations.push_back({output, input});
+    }
+  }
+  if (version >= 3) {
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.checksValue, "the checks value"));
+    uint32_t numChecks = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.count(numChecks, kMaxChecks, "check count"));
+    plan.checks.resize(numChecks);
+    for (PlanCheck &check : plan.checks)
+      NNC_RUNTIME_RETURN_IF_ERROR(r.str(check.what, "a check"));
+    if (numChecks == 0 && plan.checksValue != Plan::kNoValue)
+      return r.fail("the plan names a checks value but makes no checks");
+    if (numChecks != 0) {
+      if (plan.checksValue >= numValues ||
+          plan.values[plan.checksValue].role != ValueRole::Scratch)
+        return r.fail("the checks value " + std::to_string(plan.checksValue) +
+                      " is not a scratch value");
+      const PlanValue &v = plan.values[plan.checksValue];
+      uint64_t bytes = Plan::kCheckSlotBytes * numChecks;
+      if (static_cast<uint64_t>(v.shape[0]) != bytes)
+        return r.fail("the checks value '" + v.name + "' has " +
+                      std::to_string(v.shape[0]) + " bytes, not " +
+                      std::to_string(bytes) + " for " +
+                      std::to_string(numChecks) + " checks");
     }
   }
   if (!r.atEnd())

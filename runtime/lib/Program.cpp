@@ -85,8 +85,13 @@ Status Program::load(ExecutableReader executable, Device &device,
     program->scratchBytes_ += bytes;
   }
   program->freeScratch_.resize(program->scratch_.size());
-  for (const PlanStep &step : plan.steps)
+  for (const PlanStep &step : plan.steps) {
     program->maxArgs_ = std::max(program->maxArgs_, step.args.size());
+    program->stepChecks_.push_back(
+        plan.checksValue != Plan::kNoValue &&
+        std::find(step.args.begin(), step.args.end(), plan.checksValue) !=
+            step.args.end());
+  }
   program->nameEvents();
   program->codeBytes_ = code->size;
   program->device_ = &device;
@@ -252,6 +257,13 @@ Status Program::run(const std::vector<TensorRef> &inputs,
 
   ScratchLease scratch(*this, buffers);
   NNC_RUNTIME_RETURN_IF_ERROR(scratch.acquire());
+  void *checks = nullptr;
+  if (plan_.checksValue != Plan::kNoValue) {
+    checks = buffers[plan_.checksValue];
+    std::vector<uint8_t> zeros(plan_.checks.size() * Plan::kCheckSlotBytes);
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        device_->copyHostToDevice(checks, zeros.data(), zeros.size()));
+  }
 
   LaunchConfig config;
   config.threads = threads;
@@ -270,10 +282,34 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                       eventNames_[s], start, profiler.now() - start,
                       step.detail.empty() ? detail_ : step.detail,
                       step.bytesRead, step.bytesWritten);
+    if (stepChecks_[s])
+      NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, s));
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
   if (!reuse)
     outputs = std::move(results);
+  return Status::ok();
+}
+
+Status Program::readChecks(const void *checks, size_t step) const {
+  NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
+  std::vector<int64_t> slots(plan_.checks.size() * 4);
+  NNC_RUNTIME_RETURN_IF_ERROR(device_->copyDeviceToHost(
+      slots.data(), checks, plan_.checks.size() * Plan::kCheckSlotBytes));
+  for (size_t k = 0; k < plan_.checks.size(); ++k) {
+    const int64_t *slot = &slots[4 * k];
+    if (slot[0] == 0)
+      continue;
+    const PlanStep &planStep = plan_.steps[step];
+    const std::string &kernel =
+        planStep.name.empty() ? planStep.kernel : planStep.name;
+    return Status(StatusCode::OutOfRange,
+                  source_ + ": " + plan_.checks[k].what + ": " +
+                      std::to_string(slot[1]) + " is out of range [" +
+                      std::to_string(slot[2]) + ", " + std::to_string(slot[3]) +
+                      ") (found by step " + std::to_string(step) + ", '" +
+                      kernel + "')");
+  }
   return Status::ok();
 }
 

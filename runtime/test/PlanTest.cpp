@@ -122,7 +122,7 @@ TEST(PlanTest, RoundTrip) {
   Plan plan = samplePlan();
   Plan parsed;
   std::vector<uint8_t> bytes = serializePlan(plan);
-  ASSERT_EQ(bytes[4], 2); // the version
+  ASSERT_EQ(bytes[4], 3); // the version
   ASSERT_TRUE(parse(bytes, parsed).isOk());
   ASSERT_EQ(parsed.values.size(), 4u);
   EXPECT_EQ(parsed.values[1].role, ValueRole::Weight);
@@ -260,15 +260,16 @@ TEST(PlanTest, Errors) {
   EXPECT_NE(parse(badMagic, parsed).message().find("bad magic"),
             std::string::npos);
   std::vector<uint8_t> newer = bytes;
-  newer[4] = 3;
-  EXPECT_NE(parse(newer, parsed).message().find("plan version 3"),
+  newer[4] = 4;
+  EXPECT_NE(parse(newer, parsed).message().find("plan version 4"),
             std::string::npos);
   // The runtime-libraries byte sits before the library calls (u32), the
   // temporary bytes (u64), the unfused kernels (u32), the unfused bytes
-  // moved and the kernel allocation bytes (u64 each) and the donation count
-  // (u32, here 0). Bits other than OpenMP and BLAS are refused; a plain 1
-  // (the OpenMP flag of earlier plans) still reads as OpenMP alone.
-  size_t libraries = bytes.size() - 37;
+  // moved and the kernel allocation bytes (u64 each), the donation count
+  // (u32, here 0), the checks value and the check count (u32 each). Bits
+  // other than OpenMP and BLAS are refused; a plain 1 (the OpenMP flag of
+  // earlier plans) still reads as OpenMP alone.
+  size_t libraries = bytes.size() - 45;
   ASSERT_EQ(bytes[libraries], 3);
   std::vector<uint8_t> unknown = bytes;
   unknown[libraries] = 4;
@@ -320,6 +321,65 @@ TEST(PlanTest, Donations) {
       << error({{2, 0}});
   EXPECT_NE(error({{2, 4}, {2, 4}}).find("repeats a value"), std::string::npos);
   EXPECT_NE(error({{2, 99}}).find("does not pair"), std::string::npos);
+}
+
+/// Run-time checks round-trip with their buffer, a scratch value of 32
+/// bytes per check; a version 2 plan reads without checks.
+TEST(PlanTest, Checks) {
+  Plan plan = samplePlan();
+  PlanValue checks;
+  checks.role = ValueRole::Scratch;
+  checks.kind = ValueKind::Buffer;
+  checks.name = "checks";
+  checks.dtype = DType::U8;
+  checks.shape = {64};
+  plan.values.push_back(checks); // value 4
+  plan.checksValue = 4;
+  plan.checks = {{"gather 'g' index into axis 0 of f32[5x3]"},
+                 {"cross_entropy 'loss' label"}};
+  plan.steps[0].args.push_back(4);
+  Plan parsed;
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  Status status = parse(bytes, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(parsed.checksValue, 4u);
+  ASSERT_EQ(parsed.checks.size(), 2u);
+  EXPECT_EQ(parsed.checks[1].what, "cross_entropy 'loss' label");
+
+  auto error = [&](void (*mutate)(Plan &)) {
+    Plan bad = plan;
+    mutate(bad);
+    return parse(serializePlan(bad), parsed).message();
+  };
+  EXPECT_NE(error([](Plan &p) {
+              p.checksValue = 2;
+            }).find("the checks value 2 is not a scratch value"),
+            std::string::npos);
+  EXPECT_NE(error([](Plan &p) {
+              p.checksValue = 99;
+            }).find("the checks value 99 is not a scratch value"),
+            std::string::npos);
+  EXPECT_NE(error([](Plan &p) { p.values[4].shape = {32}; })
+                .find("the checks value 'checks' has 32 bytes, not 64 for 2 "
+                      "checks"),
+            std::string::npos);
+  EXPECT_NE(error([](Plan &p) {
+              p.checks.clear();
+            }).find("names a checks value but makes no checks"),
+            std::string::npos);
+  EXPECT_NE(error([](Plan &p) {
+              p.checks[0].what = "a\nb";
+            }).find("a check holds a control character"),
+            std::string::npos);
+
+  // Version 2: no checks fields at the end.
+  std::vector<uint8_t> v2 = serializePlan(samplePlan());
+  v2[4] = 2;
+  v2.resize(v2.size() - 8);
+  status = parse(v2, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_TRUE(parsed.checks.empty());
+  EXPECT_EQ(parsed.checksValue, Plan::kNoValue);
 }
 
 TEST(PlanTest, EveryCorruptionIsAStatus) {

@@ -14,6 +14,12 @@
 
 namespace mlir {
 class ModuleOp;
+namespace arith {
+class ArithDialect;
+} // namespace arith
+namespace cf {
+class ControlFlowDialect;
+} // namespace cf
 namespace affine {
 class AffineDialect;
 } // namespace affine
@@ -23,6 +29,9 @@ class FuncOp;
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
+namespace memref {
+class MemRefDialect;
+} // namespace memref
 namespace scf {
 class SCFDialect;
 } // namespace scf

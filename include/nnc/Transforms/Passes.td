@@ -144,6 +144,43 @@ def DistinctResultsPass : Pass<"nnc-distinct-results", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def LowerChecksPass : Pass<"nnc-lower-checks", "mlir::func::FuncOp"> {
+  let summary = "Lower run-time index checks to records in a checks buffer";
+  let description = [{
+    Every `nnc.check_index` of the function (inside kernels' bodies and
+    loops, on buffers) becomes a compare, a record of a value out of range
+    in the check's slot of a checks buffer, and a select of an index in
+    range. The buffer is a new last argument, `memref<N x 4 x i64>` marked
+    `nnc.checks`, one row per check in walk order: a flag, the value and the
+    bounds, written with atomic exchanges on the rare path (any one
+    violation of a parallel loop is kept). The function's `nnc.checks`
+    attribute lists what each check is, for the runtime's errors; the
+    runtime zeroes the buffer before a run and reads it after each kernel
+    taking it. A function without checks is left as it is. Run after memory
+    planning, before the kernels are outlined.
+
+    ```mlir
+    %i, %ok = nnc.check_index %x in [%lo, %n) "gather 'g' index"
+    // becomes, with %checks: memref<1x4xi64> {nnc.checks}
+    %ok = arith.andi (%x >= %lo), (%x < %n)
+    scf.if (not %ok) { memref.atomic_rmw assign ... %checks[0, 0..3] }
+    %i = arith.select %ok, %x, %c0 : index
+    ```
+
+    With `abort=1`, for code run without the nnc runtime (mlir-runner
+    tests), a check is a `cf.assert` with its description instead, and the
+    function keeps its signature.
+  }];
+  let options = [Option<
+      "abort", "abort", "bool", /*default=*/"false",
+      "Abort with the check's description (cf.assert) instead of "
+      "recording into a checks buffer">];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def UntieFillsPass : Pass<"nnc-untie-fills", "mlir::func::FuncOp"> {
   let summary = "Give every user of a linalg.fill its own fill";
   let description = [{

@@ -13,6 +13,7 @@
 #include "nnc/NNCOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -33,10 +34,12 @@ namespace {
 /// ignored): loss = -(1 - s) * w[t] * logp[t] + s / C * smooth, where
 /// `smooth` ([N, d...], only with s != 0) is sum_c -w[c] * logp[c]. The
 /// weighted mean divides by the sum of w[t] over the elements not ignored.
+/// Labels that are not ignored are checked at run time to lie in [0, C)
+/// (`what` names the check).
 Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
                 Value weight, std::optional<int64_t> ignoreIndex,
                 double smoothing, LossReduction reduction,
-                RankedTensorType resultType) {
+                RankedTensorType resultType, StringRef what) {
   MLIRContext *ctx = b.getContext();
   auto logpType = cast<RankedTensorType>(logp.getType());
   Type ct = logpType.getElementType();
@@ -63,6 +66,8 @@ Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
   }
 
   SmallVector<OpFoldResult> dims = getDims(b, loc, labels);
+  Value classes = getValueOrCreateConstantIndexOp(
+      b, loc, tensor::getMixedSize(b, loc, logp, 1));
   auto elemType = RankedTensorType::get(labelsType.getShape(), ct);
   Value lossInit = createEmpty(b, loc, elemType, dims);
   Value weightInit = createEmpty(b, loc, elemType, dims);
@@ -88,6 +93,9 @@ Value classLoss(OpBuilder &b, Location loc, Value logp, Value labels,
           Value c0 = arith::ConstantIndexOp::create(nb, l, 0);
           index = arith::SelectOp::create(nb, l, keep, index, c0);
         }
+        index =
+            checkIndex(nb, l, index, classes, /*negativeCounts=*/false, what)
+                .first;
         SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0), index};
         for (int64_t i = 1; i < rank; ++i)
           at.push_back(linalg::IndexOp::create(nb, l, i));
@@ -164,7 +172,8 @@ struct NllLossConversion : public OpConversionPattern<NllLossOp> {
     rewriter.replaceOp(op, classLoss(rewriter, loc, logp, adaptor.getLabels(),
                                      adaptor.getWeight(),
                                      signedOptional(op.getIgnoreIndexAttr()),
-                                     0.0, op.getReduction(), op.getType()));
+                                     0.0, op.getReduction(), op.getType(),
+                                     describeForCheck(op) + " label"));
     return success();
   }
 };
@@ -185,7 +194,8 @@ struct CrossEntropyConversion : public OpConversionPattern<CrossEntropyOp> {
                                      adaptor.getWeight(),
                                      signedOptional(op.getIgnoreIndexAttr()),
                                      op.getLabelSmoothing().convertToDouble(),
-                                     op.getReduction(), op.getType()));
+                                     op.getReduction(), op.getType(),
+                                     describeForCheck(op) + " label"));
     return success();
   }
 };

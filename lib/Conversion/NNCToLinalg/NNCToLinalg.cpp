@@ -10,6 +10,7 @@
 
 #include "Patterns.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/NNCOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -83,6 +84,9 @@ struct ConvertNNCToLinalgPass
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
     target.addLegalOp<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>();
+    // The run-time checks the index-taking ops lower to stay until
+    // --nnc-lower-checks.
+    target.addLegalOp<nnc::CheckIndexOp>();
 
     RewritePatternSet patterns(ctx);
     nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions);

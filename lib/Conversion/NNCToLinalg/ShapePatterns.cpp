@@ -42,17 +42,6 @@ Value dimValue(OpBuilder &b, Location loc, Value v, int64_t i) {
                                          tensor::getMixedSize(b, loc, v, i));
 }
 
-/// An integer index element as `index`; a negative one counts back from
-/// `size` (ONNX's convention for gathers and scatters).
-Value wrapIndex(OpBuilder &b, Location loc, Value idx, Value size) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), idx);
-  Value zero = indexConst(b, loc, 0);
-  Value negative =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  Value shifted = arith::AddIOp::create(b, loc, i, size);
-  return arith::SelectOp::create(b, loc, negative, shifted, i);
-}
-
 OpFoldResult divIndex(OpBuilder &b, Location loc, OpFoldResult x, int64_t y) {
   if (std::optional<int64_t> cx = getConstantIntValue(x))
     return b.getIndexAttr(*cx / y);
@@ -67,6 +56,13 @@ SmallVector<int64_t> staticSizes(ArrayRef<OpFoldResult> dims) {
   for (OpFoldResult d : dims)
     shape.push_back(getConstantIntValue(d).value_or(ShapedType::kDynamic));
   return shape;
+}
+
+/// The description of the run-time check of `op`'s indices into `axis` of
+/// `data`, e.g. "gather '/embed/Gather' index into axis 0 of f32[100x16]".
+std::string indexCheckName(Operation *op, Value data, int64_t axis) {
+  return describeForCheck(op) + " index into axis " + std::to_string(axis) +
+         " of " + describeTensorType(data.getType());
 }
 
 /// Combines an existing element with a scattered update. Booleans combine
@@ -117,14 +113,21 @@ Value copyOf(OpBuilder &b, Location loc, Value v) {
       .getResult(0);
 }
 
+/// Where a scatter writes: the coordinates, and whether its indices were
+/// in range (an i1, null when there are none; out of range, the element
+/// keeps its value).
+struct ScatterTarget {
+  SmallVector<Value> coords;
+  Value inRange;
+};
+
 /// Scatters `updates` into a copy of `data` with a loop nest over every
 /// dimension of `loopOver`, in row-major order: the update at the loop
-/// indices goes to (or is combined with) the element at `coordsOf(ivs)`.
+/// indices goes to (or is combined with) the element at `targetOf(ivs)`.
 Value buildScatter(
     OpBuilder &b, Location loc, Value data, Value updates, Value loopOver,
     ScatterReduction kind,
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
-        coordsOf) {
+    function_ref<ScatterTarget(OpBuilder &, Location, ValueRange)> targetOf) {
   SmallVector<Value> lbs, ubs, steps;
   for (int64_t i = 0; i < cast<RankedTensorType>(loopOver.getType()).getRank();
        ++i) {
@@ -136,11 +139,16 @@ Value buildScatter(
       b, loc, lbs, ubs, steps, ValueRange{copyOf(b, loc, data)},
       [&](OpBuilder &nb, Location l, ValueRange ivs,
           ValueRange iter) -> scf::ValueVector {
-        SmallVector<Value> coords = coordsOf(nb, l, ivs);
+        ScatterTarget target = targetOf(nb, l, ivs);
+        SmallVector<Value> &coords = target.coords;
         Value update = tensor::ExtractOp::create(nb, l, updates, ivs);
-        if (kind != ScatterReduction::none) {
+        if (kind != ScatterReduction::none || target.inRange) {
           Value old = tensor::ExtractOp::create(nb, l, iter[0], coords);
-          update = combineScatter(nb, l, kind, old, update);
+          if (kind != ScatterReduction::none)
+            update = combineScatter(nb, l, kind, old, update);
+          if (target.inRange)
+            update =
+                arith::SelectOp::create(nb, l, target.inRange, update, old);
         }
         return {tensor::InsertOp::create(nb, l, update, iter[0], coords)};
       });
@@ -466,13 +474,16 @@ struct GatherConversion : public OpConversionPattern<GatherOp> {
     AffineMap indexMap = AffineMap::get(rank, 0, exprs, rewriter.getContext());
     Value axisSize =
         getValueOrCreateConstantIndexOp(rewriter, loc, dataDims[axis]);
+    std::string what = indexCheckName(op, op.getData(), axis);
     Value result = buildParallelGeneric(
         rewriter, loc, init, {indices}, {indexMap},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           SmallVector<Value> coords;
           for (int64_t i = 0; i < axis; ++i)
             coords.push_back(linalg::IndexOp::create(b, l, i));
-          coords.push_back(wrapIndex(b, l, a[0], axisSize));
+          coords.push_back(
+              checkIndex(b, l, a[0], axisSize, /*negativeCounts=*/true, what)
+                  .first);
           for (int64_t i = axis + q; i < rank; ++i)
             coords.push_back(linalg::IndexOp::create(b, l, i));
           return tensor::ExtractOp::create(b, l, data, coords);
@@ -494,13 +505,17 @@ struct GatherElementsConversion : public OpConversionPattern<GatherElementsOp> {
     Value init = createEmpty(rewriter, loc, op.getType(),
                              getDims(rewriter, loc, indices));
     Value axisSize = dimValue(rewriter, loc, data, axis);
+    std::string what = indexCheckName(op, op.getData(), axis);
     Value result = buildParallelGeneric(
         rewriter, loc, init, {indices}, {rewriter.getMultiDimIdentityMap(rank)},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           SmallVector<Value> coords;
           for (int64_t i = 0; i < rank; ++i)
-            coords.push_back(i == axis ? wrapIndex(b, l, a[0], axisSize)
-                                       : linalg::IndexOp::create(b, l, i));
+            coords.push_back(
+                i == axis ? checkIndex(b, l, a[0], axisSize,
+                                       /*negativeCounts=*/true, what)
+                                .first
+                          : linalg::IndexOp::create(b, l, i).getResult());
           return tensor::ExtractOp::create(b, l, data, coords);
         });
     rewriter.replaceOp(op, result);
@@ -670,15 +685,17 @@ struct ScatterElementsConversion
     int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
     int64_t axis = wrapAxis(static_cast<int64_t>(op.getAxis()), rank);
     Value axisSize = dimValue(rewriter, loc, data, axis);
-    Value result =
-        buildScatter(rewriter, loc, data, updates, indices, op.getReduction(),
-                     [&](OpBuilder &b, Location l, ValueRange ivs) {
-                       Value idx =
-                           tensor::ExtractOp::create(b, l, indices, ivs);
-                       SmallVector<Value> coords(ivs);
-                       coords[axis] = wrapIndex(b, l, idx, axisSize);
-                       return coords;
-                     });
+    std::string what = indexCheckName(op, op.getData(), axis);
+    Value result = buildScatter(
+        rewriter, loc, data, updates, indices, op.getReduction(),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value idx = tensor::ExtractOp::create(b, l, indices, ivs);
+          ScatterTarget target;
+          target.coords.assign(ivs.begin(), ivs.end());
+          std::tie(target.coords[axis], target.inRange) =
+              checkIndex(b, l, idx, axisSize, /*negativeCounts=*/true, what);
+          return target;
+        });
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
   }
@@ -709,23 +726,32 @@ struct ScatterNDConversion : public OpConversionPattern<ScatterNDOp> {
       return rewriter.notifyMatchFailure(op, *reason);
     int64_t k = indicesType.getDimSize(q - 1);
     SmallVector<Value> sizes;
-    for (int64_t j = 0; j < k; ++j)
+    SmallVector<std::string> whats;
+    for (int64_t j = 0; j < k; ++j) {
       sizes.push_back(dimValue(rewriter, loc, data, j));
-    Value result =
-        buildScatter(rewriter, loc, data, updates, updates, op.getReduction(),
-                     [&](OpBuilder &b, Location l, ValueRange ivs) {
-                       SmallVector<Value> at(ivs.take_front(q - 1));
-                       at.push_back(Value());
-                       SmallVector<Value> coords;
-                       for (int64_t j = 0; j < k; ++j) {
-                         at.back() = indexConst(b, l, j);
-                         Value idx =
-                             tensor::ExtractOp::create(b, l, indices, at);
-                         coords.push_back(wrapIndex(b, l, idx, sizes[j]));
-                       }
-                       coords.append(ivs.begin() + (q - 1), ivs.end());
-                       return coords;
-                     });
+      whats.push_back(indexCheckName(op, op.getData(), j));
+    }
+    Value result = buildScatter(
+        rewriter, loc, data, updates, updates, op.getReduction(),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          SmallVector<Value> at(ivs.take_front(q - 1));
+          at.push_back(Value());
+          ScatterTarget target;
+          for (int64_t j = 0; j < k; ++j) {
+            at.back() = indexConst(b, l, j);
+            Value idx = tensor::ExtractOp::create(b, l, indices, at);
+            auto [coord, inRange] = checkIndex(
+                b, l, idx, sizes[j], /*negativeCounts=*/true, whats[j]);
+            target.coords.push_back(coord);
+            target.inRange =
+                target.inRange
+                    ? arith::AndIOp::create(b, l, target.inRange, inRange)
+                          .getResult()
+                    : inRange;
+          }
+          target.coords.append(ivs.begin() + (q - 1), ivs.end());
+          return target;
+        });
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
   }

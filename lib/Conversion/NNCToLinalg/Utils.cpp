@@ -7,6 +7,8 @@
 
 #include "Utils.h"
 
+#include "nnc/NNCOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,6 +20,66 @@
 using namespace mlir;
 
 namespace nnc::detail {
+
+std::string describeForCheck(Operation *op) {
+  StringRef kind = op->getName().getStringRef();
+  std::string text = kind.substr(kind.find('.') + 1).str();
+  SmallVector<Location> worklist = {op->getLoc()};
+  while (!worklist.empty()) {
+    Location loc = worklist.pop_back_val();
+    if (auto name = dyn_cast<NameLoc>(loc))
+      return text + " '" + name.getName().str() + "'";
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      worklist.append(fused.getLocations().rbegin(),
+                      fused.getLocations().rend());
+    else if (auto site = dyn_cast<CallSiteLoc>(loc))
+      worklist.push_back(site.getCallee());
+  }
+  return text;
+}
+
+std::string describeTensorType(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  if (!shaped) {
+    os << type;
+    return text;
+  }
+  os << shaped.getElementType() << "[";
+  for (auto [i, d] : llvm::enumerate(shaped.getShape())) {
+    if (i)
+      os << "x";
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  }
+  os << "]";
+  return text;
+}
+
+std::pair<Value, Value> checkIndex(OpBuilder &b, Location loc, Value idx,
+                                   Value size, bool negativeCounts,
+                                   StringRef what) {
+  Value i = idx.getType().isIndex()
+                ? idx
+                : arith::IndexCastOp::create(b, loc, b.getIndexType(), idx)
+                      .getResult();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value lower = negativeCounts
+                    ? arith::SubIOp::create(b, loc, zero, size).getResult()
+                    : zero;
+  auto check = CheckIndexOp::create(b, loc, i, lower, size, what);
+  Value checked = check.getResult();
+  if (negativeCounts) {
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, checked, zero);
+    Value shifted = arith::AddIOp::create(b, loc, checked, size);
+    checked = arith::SelectOp::create(b, loc, negative, shifted, checked);
+  }
+  return {checked, check.getInRange()};
+}
 
 SmallVector<OpFoldResult> getDims(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());

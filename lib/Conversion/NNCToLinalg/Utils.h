@@ -145,6 +145,28 @@ mlir::Value logSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 mlir::Value reshapeOpaque(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           llvm::ArrayRef<int64_t> shape);
 
+//===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+/// How a run-time check names `op` in its error: the op without its dialect
+/// and its name in the model, e.g. "gather '/embed/Gather'" (the first
+/// NameLoc of its location; the op alone without one).
+std::string describeForCheck(mlir::Operation *op);
+
+/// "f32[100x16]"-style text of a tensor type, for checks' descriptions.
+std::string describeTensorType(mlir::Type type);
+
+/// The integer index element `idx` as an `index` checked at run time to lie
+/// in [-size, size) when `negativeCounts` (a negative index then counts back
+/// from `size`, ONNX's convention for gathers and scatters), else in
+/// [0, size). Out of range, the check (nnc.check_index, named by `what`)
+/// records it and the index is 0. Returns the index and whether it was in
+/// range (an i1).
+std::pair<mlir::Value, mlir::Value>
+checkIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value idx,
+           mlir::Value size, bool negativeCounts, llvm::StringRef what);
+
 /// Scalar helpers.
 bool isFloat(mlir::Type t);
 mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,

@@ -241,15 +241,16 @@ func.func @dropout(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xi1>) {
 // -----
 
 // nll_loss over [N, C, d1] with weight and ignore_index: per element the
-// label (class 0 when ignored, as it may lie outside [0, C)) gathers the
-// log-probability and the weight; the weighted mean divides the loss sum by
-// the weight sum.
+// label (class 0 when ignored, as it may lie outside [0, C)), checked at
+// run time to lie in [0, C), gathers the log-probability and the weight;
+// the weighted mean divides the loss sum by the weight sum.
 // CHECK-LABEL: func @nll_loss
 // CHECK-SAME: (%[[P:.+]]: tensor<2x3x2xf32>, %[[T:.+]]: tensor<2x2xi64>, %[[W:.+]]: tensor<3xf32>)
 // CHECK: %[[E:.+]]:2 = linalg.generic {{.*}} ins(%[[T]] : tensor<2x2xi64>)
 // CHECK: %[[IDX:.+]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK: %[[KEEP:.+]] = arith.cmpi ne, %{{.*}}, %{{.*}} : i64
-// CHECK: %[[SAFE:.+]] = arith.select %[[KEEP]], %[[IDX]], %{{.*}} : index
+// CHECK: %[[LABEL:.+]] = arith.select %[[KEEP]], %[[IDX]], %{{.*}} : index
+// CHECK: %[[SAFE:.+]], %{{.*}} = nnc.check_index %[[LABEL]] in[%{{.*}}, %{{.*}}) "nll_loss label"
 // CHECK: %[[N:.+]] = linalg.index 0
 // CHECK: %[[D:.+]] = linalg.index 1
 // CHECK: %[[LP:.+]] = tensor.extract %[[P]][%[[N]], %[[SAFE]], %[[D]]]

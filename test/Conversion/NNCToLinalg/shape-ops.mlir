@@ -127,14 +127,17 @@ func.func @space_to_depth(%x: tensor<1x3x4x8xf32>) -> tensor<1x12x2x4xf32> {
 
 // -----
 
-// gather reads the indices on the axis's loop dimensions and extracts from
-// the data with a negative index shifted by the axis size.
+// gather reads the indices on the axis's loop dimensions, checks each
+// against [-n, n) for the axis size n at run time and extracts from the
+// data with a negative index shifted by n.
 // CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
 // CHECK-LABEL: func @gather
 // CHECK: %[[N:.*]] = tensor.dim %[[DATA:.*]], %{{.*}} : tensor<4x?x8xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[IDX]], {{.*}}]{{.*}} ins(%{{.*}} : tensor<2x3xi32>) outs(%{{.*}} : tensor<4x2x3x8xf32>)
 // CHECK: %[[I0:.*]] = linalg.index 0 : index
-// CHECK: %[[I:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[X:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[LO:.*]] = arith.subi %{{.*}}, %[[N]] : index
+// CHECK: %[[I:.*]], %{{.*}} = nnc.check_index %[[X]] in[%[[LO]], %[[N]]) "gather index into axis 1 of f32[4x?x8]"
 // CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[I]]
 // CHECK: %[[SH:.*]] = arith.addi %[[I]], %[[N]] : index
 // CHECK: %[[W:.*]] = arith.select %[[NEG]], %[[SH]], %[[I]] : index
@@ -231,11 +234,14 @@ func.func @cumsum(%x: tensor<4x?xf16>) -> tensor<4x?xf16> {
 // CHECK: scf.for %[[B:.*]] = {{.*}} iter_args(%[[T:.*]] = %[[T0]])
 // CHECK: %[[IDX:.*]] = tensor.extract %[[I]][%[[A]], %[[B]]] : tensor<3x2xi32>
 // CHECK: arith.index_cast %[[IDX]] : i32 to index
+// CHECK: %{{.*}}, %[[OK:.*]] = nnc.check_index
 // CHECK: %[[W:.*]] = arith.select
 // CHECK: %[[UPD:.*]] = tensor.extract %[[U]][%[[A]], %[[B]]]
 // CHECK: %[[OLD:.*]] = tensor.extract %[[T]][%[[A]], %[[W]]]
 // CHECK: %[[M:.*]] = arith.maxsi %[[OLD]], %[[UPD]] : i64
-// CHECK: %[[NEW:.*]] = tensor.insert %[[M]] into %[[T]][%[[A]], %[[W]]]
+// An index out of range leaves the element as it was.
+// CHECK: %[[K:.*]] = arith.select %[[OK]], %[[M]], %[[OLD]] : i64
+// CHECK: %[[NEW:.*]] = tensor.insert %[[K]] into %[[T]][%[[A]], %[[W]]]
 // CHECK: scf.yield %[[NEW]]
 func.func @scatter_elements(%d: tensor<3x5xi64>, %i: tensor<3x2xi32>, %u: tensor<3x2xi64>) -> tensor<3x5xi64> {
   %0 = nnc.scatter_elements %d, %i, %u axis = 1 reduction = max : tensor<3x5xi64>, tensor<3x2xi32>, tensor<3x2xi64>
@@ -244,10 +250,13 @@ func.func @scatter_elements(%d: tensor<3x5xi64>, %i: tensor<3x2xi32>, %u: tensor
 
 // -----
 
-// scatter_elements without reduction just inserts (here booleans).
+// scatter_elements without reduction inserts the update (here booleans),
+// or the old element when the index is out of range.
 // CHECK-LABEL: func @scatter_elements_none
-// CHECK: tensor.extract %{{.*}} : tensor<4xi1>
-// CHECK-NEXT: tensor.insert
+// CHECK: %[[UPD:.*]] = tensor.extract %{{.*}} : tensor<4xi1>
+// CHECK-NEXT: %[[OLD:.*]] = tensor.extract %{{.*}} : tensor<6xi1>
+// CHECK-NEXT: %[[V:.*]] = arith.select %{{.*}}, %[[UPD]], %[[OLD]] : i1
+// CHECK-NEXT: tensor.insert %[[V]]
 func.func @scatter_elements_none(%d: tensor<6xi1>, %i: tensor<4xi64>, %u: tensor<4xi1>) -> tensor<6xi1> {
   %0 = nnc.scatter_elements %d, %i, %u : tensor<6xi1>, tensor<4xi64>, tensor<4xi1>
   return %0 : tensor<6xi1>
@@ -264,13 +273,17 @@ func.func @scatter_elements_none(%d: tensor<6xi1>, %i: tensor<4xi64>, %u: tensor
 // CHECK: scf.for %[[A:.*]] = %{{.*}} to %[[N]] {{.*}} iter_args(%{{.*}} = %[[CP]])
 // CHECK: scf.for %[[B:.*]] = {{.*}} iter_args(%[[T:.*]] = %{{.*}})
 // CHECK: tensor.extract %[[I]][%[[A]], %{{.*}}] : tensor<?x2xi64>
+// CHECK: %{{.*}}, %[[OK0:.*]] = nnc.check_index {{.*}} "scatter_nd index into axis 0 of f32[4x5x6]"
 // CHECK: %[[W0:.*]] = arith.select
 // CHECK: tensor.extract %[[I]][%[[A]], %{{.*}}] : tensor<?x2xi64>
+// CHECK: %{{.*}}, %[[OK1:.*]] = nnc.check_index {{.*}} "scatter_nd index into axis 1 of f32[4x5x6]"
 // CHECK: %[[W1:.*]] = arith.select
+// CHECK: %[[OK:.*]] = arith.andi %[[OK0]], %[[OK1]] : i1
 // CHECK: %[[UPD:.*]] = tensor.extract %[[U]][%[[A]], %[[B]]]
 // CHECK: %[[OLD:.*]] = tensor.extract %[[T]][%[[W0]], %[[W1]], %[[B]]]
 // CHECK: %[[M:.*]] = arith.mulf %[[OLD]], %[[UPD]] : f32
-// CHECK: tensor.insert %[[M]] into %[[T]][%[[W0]], %[[W1]], %[[B]]]
+// CHECK: %[[K:.*]] = arith.select %[[OK]], %[[M]], %[[OLD]] : f32
+// CHECK: tensor.insert %[[K]] into %[[T]][%[[W0]], %[[W1]], %[[B]]]
 func.func @scatter_nd(%d: tensor<4x5x6xf32>, %i: tensor<?x2xi64>, %u: tensor<?x6xf32>) -> tensor<4x5x6xf32> {
   %0 = nnc.scatter_nd %d, %i, %u reduction = mul : tensor<4x5x6xf32>, tensor<?x2xi64>, tensor<?x6xf32>
   return %0 : tensor<4x5x6xf32>

@@ -1024,3 +1024,62 @@ func.func @one_hot_index_type(%i: tensor<4xf32>) {
   %0 = nnc.one_hot %i depth = 3 : tensor<4xf32> -> f32
   return
 }
+
+// -----
+
+// Constant indices out of range for a static axis are refused (others are
+// checked at run time by the kernels).
+func.func @gather_constant_index(%x: tensor<4x3xf32>) {
+  %i = nnc.constant dense<[0, 3, -4]> : tensor<3xi64>
+  // expected-error @+1 {{constant index 3 (element 1 of the indices) is out of range [-3, 3) for axis 1 of the data}}
+  %0 = nnc.gather %x, %i axis = -1 : tensor<4x3xf32>, tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @gather_constant_negative(%x: tensor<4x3xf32>) {
+  %i = nnc.constant dense<-5> : tensor<2xi32>
+  // expected-error @+1 {{constant index -5 (element 0 of the indices) is out of range [-4, 4) for axis 0 of the data}}
+  %0 = nnc.gather %x, %i : tensor<4x3xf32>, tensor<2xi32>
+  return
+}
+
+// -----
+
+// In range, or along a dynamic axis: nothing to refuse at compile time.
+func.func @gather_constant_ok(%x: tensor<4x3xf32>, %d: tensor<?x3xf32>) {
+  %i = nnc.constant dense<[0, 3, -4]> : tensor<3xi64>
+  %0 = nnc.gather %x, %i : tensor<4x3xf32>, tensor<3xi64>
+  %j = nnc.constant dense<[100]> : tensor<1xi64>
+  %1 = nnc.gather %d, %j : tensor<?x3xf32>, tensor<1xi64>
+  return
+}
+
+// -----
+
+func.func @gather_elements_constant_index(%x: tensor<2x3xf32>) {
+  %i = nnc.constant dense<[[0, 1], [2, 7]]> : tensor<2x2xi64>
+  // expected-error @+1 {{constant index 7 (element 3 of the indices) is out of range [-3, 3) for axis 1 of the data}}
+  %0 = nnc.gather_elements %x, %i axis = 1 : tensor<2x3xf32>, tensor<2x2xi64>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_constant_index(%x: tensor<2x3xf32>, %u: tensor<1x2xf32>) {
+  %i = nnc.constant dense<[[0, -3]]> : tensor<1x2xi64>
+  // expected-error @+1 {{constant index -3 (element 1 of the indices) is out of range [-2, 2) for axis 0 of the data}}
+  %0 = nnc.scatter_elements %x, %i, %u : tensor<2x3xf32>, tensor<1x2xi64>, tensor<1x2xf32>
+  return
+}
+
+// -----
+
+// scatter_nd: each coordinate of a tuple against its own axis.
+func.func @scatter_nd_constant_index(%x: tensor<4x3xf32>, %u: tensor<2xf32>) {
+  %i = nnc.constant dense<[[3, 2], [1, 3]]> : tensor<2x2xi64>
+  // expected-error @+1 {{constant index 3 (element 3 of the indices) is out of range [-3, 3) for axis 1 of the data}}
+  %0 = nnc.scatter_nd %x, %i, %u : tensor<4x3xf32>, tensor<2x2xi64>, tensor<2xf32>
+  return
+}

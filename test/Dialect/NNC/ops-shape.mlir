@@ -309,3 +309,14 @@ func.func @one_hot(%i: tensor<?x3xi64>, %j: tensor<4xi32>)
   %3 = nnc.one_hot %j depth = 2 axis = -2 on_value = 7.0 : tensor<4xi32> -> i64
   return %0, %1, %2, %3 : tensor<?x3x10xf32>, tensor<10x?x3xf16>, tensor<4x2xi1>, tensor<2x4xi64>
 }
+
+// -----
+
+// check_index: a scalar check inside kernels, with what it checks.
+// CHECK-LABEL: func @check_index
+func.func @check_index(%i: index, %n: index) -> (index, i1) {
+  %c0 = arith.constant 0 : index
+  // CHECK: %{{.*}}, %{{.*}} = nnc.check_index %{{.*}} in[%{{.*}}, %{{.*}}) "gather 'g' index into axis 0 of f32[4x3]"
+  %r, %ok = nnc.check_index %i in [%c0, %n) "gather 'g' index into axis 0 of f32[4x3]"
+  return %r, %ok : index, i1
+}

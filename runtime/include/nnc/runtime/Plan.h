@@ -76,11 +76,30 @@ struct PlanStep {
   uint64_t bytesWritten = 0;
 };
 
+/// A run-time check the kernels make (version 3): an index or a label that
+/// must lie in a range. Check k owns bytes [32k, 32k + 32) of the checks
+/// buffer (Plan::checksValue) as four i64: a flag (non-zero: violated),
+/// the offending value, and the range's lower and (exclusive) upper bound.
+/// A kernel that sees a value out of range writes them (atomically; any
+/// one violation is kept) and carries on with a value in range; the runtime
+/// zeroes the buffer before a run and reads it after every step that takes
+/// it, failing the run with the first check set.
+struct PlanCheck {
+  /// What is checked, for the error, e.g.
+  /// "gather '/embed/Gather' index into axis 0 of f32[100x16]".
+  std::string what;
+};
+
 struct Plan {
   /// The newest plan encoding this runtime reads.
   /// 2 added the scratch role, the step descriptions and the unfused and
-  /// kernel-allocation figures; version 1 plans still parse.
-  static constexpr uint32_t kVersion = 2;
+  /// kernel-allocation figures; 3 the run-time checks. Older plans still
+  /// parse.
+  static constexpr uint32_t kVersion = 3;
+  /// The bytes of one check's slot in the checks buffer.
+  static constexpr uint64_t kCheckSlotBytes = 32;
+  /// Plan::checksValue when the plan makes no checks.
+  static constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 
   std::vector<PlanValue> values;
   std::vector<PlanStep> steps;
@@ -110,6 +129,10 @@ struct Plan {
   std::vector<std::pair<uint32_t, uint32_t>> donations;
   /// The compiler that wrote the plan, e.g. "nnc 0.1.0 (LLVM 22.1.8)".
   std::string producer;
+  /// The run-time checks and the scratch value holding their slots
+  /// (kCheckSlotBytes each; kNoValue without checks). Version 3.
+  std::vector<PlanCheck> checks;
+  uint32_t checksValue = kNoValue;
 
   /// Indices of the values with `role`, in plan order.
   std::vector<uint32_t> indicesOf(ValueRole role) const;
@@ -121,7 +144,8 @@ std::vector<uint8_t> serializePlan(const Plan &plan);
 /// Decodes and checks a plan: every length, count, enum, dtype and shape;
 /// weights inside a section of `weightsSize` bytes with the size their dtype
 /// and shape give; scratch values u8 of rank 1; step arguments in range; at
-/// least one output. Reads versions 1 and 2. `source`
+/// least one output; the checks buffer a scratch value of one slot per
+/// check. Reads versions 1 to 3. `source`
 /// names the plan in errors (e.g. "model.nncx: plan").
 Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
                  const std::string &source, Plan &out);

@@ -100,6 +100,9 @@ private:
   void nameEvents();
   Status checkNoOverlap(const std::vector<TensorRef> &inputs,
                         const std::vector<HostTensor> &outputs) const;
+  /// The error of the first run-time check set in `checks` (the checks
+  /// buffer, after step `step`), or ok.
+  Status readChecks(const void *checks, size_t step) const;
 
   ExecutableReader executable_;
   Plan plan_;
@@ -118,6 +121,9 @@ private:
   std::string detail_;
   std::vector<std::string> eventNames_; // per plan step, for the profiler
   size_t maxArgs_ = 0;                  // of any step
+  /// Per plan step: it takes the checks buffer (whose slots are read
+  /// after it).
+  std::vector<bool> stepChecks_;
 
   std::vector<uint32_t> scratch_;    // indices into plan().values
   std::vector<size_t> scratchSizes_; // bytes, per entry of scratch_
