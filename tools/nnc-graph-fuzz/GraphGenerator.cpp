@@ -171,7 +171,10 @@ private:
     std::string name = fresh("in");
     setType(graph->add_input(), dt, shape);
     graph->mutable_input(graph->input_size() - 1)->set_name(name);
-    return add({name, dt, shape, dt == DT::Bool ? 1.0 : isInt(dt) ? 5.0 : 3.0,
+    return add({name, dt, shape,
+                dt == DT::Bool ? 1.0
+                : isInt(dt)    ? 5.0
+                               : 3.0,
                 true});
   }
   /// An initializer: floating point ones become the model's weights,
@@ -206,7 +209,10 @@ private:
         break;
       }
     }
-    return add({name, dt, shape, dt == DT::Bool ? 1.0 : isInt(dt) ? 5.0 : 3.0,
+    return add({name, dt, shape,
+                dt == DT::Bool ? 1.0
+                : isInt(dt)    ? 5.0
+                               : 3.0,
                 true});
   }
   /// A new input or weight (half each) of `dt` and `shape`.
@@ -307,7 +313,8 @@ private:
       if (!fits.empty())
         return values[fits[rng.below(static_cast<int64_t>(fits.size()))]];
     }
-    Shape s = rng.chance(0.5) ? broadcastShapeOf(x.shape) : widerShapeOf(x.shape);
+    Shape s =
+        rng.chance(0.5) ? broadcastShapeOf(x.shape) : widerShapeOf(x.shape);
     return newLeaf(dt, s);
   }
 
@@ -359,18 +366,17 @@ bool Generator::unary(const Value &x) {
     int bound;       // 0: |x|, 1: at most 1, 2: needs |x| <= 10 (exp)
   };
   static const U ops[] = {
-      {"Relu", true, false, 0},     {"Neg", true, false, 0},
-      {"Abs", true, false, 0},      {"Identity", true, false, 0},
-      {"Floor", true, true, 0},     {"Ceil", true, true, 0},
-      {"Sign", true, true, 1},      {"Tanh", false, false, 1},
-      {"Sigmoid", false, false, 1}, {"Sin", false, false, 1},
-      {"Cos", false, false, 1},     {"Erf", false, false, 1},
-      {"Exp", false, false, 2},     {"Softplus", false, false, 2},
-      {"Elu", false, false, 0},     {"LeakyRelu", false, false, 0},
-      {"HardSigmoid", false, false, 1},
-      {"Sqrt", false, false, 3},    {"Reciprocal", false, true, 4},
-      {"Round", true, true, 0},     {"Selu", false, false, 0},
-      {"Log", false, true, 5},
+      {"Relu", true, false, 0},         {"Neg", true, false, 0},
+      {"Abs", true, false, 0},          {"Identity", true, false, 0},
+      {"Floor", true, true, 0},         {"Ceil", true, true, 0},
+      {"Sign", true, true, 1},          {"Tanh", false, false, 1},
+      {"Sigmoid", false, false, 1},     {"Sin", false, false, 1},
+      {"Cos", false, false, 1},         {"Erf", false, false, 1},
+      {"Exp", false, false, 2},         {"Softplus", false, false, 2},
+      {"Elu", false, false, 0},         {"LeakyRelu", false, false, 0},
+      {"HardSigmoid", false, false, 1}, {"Sqrt", false, false, 3},
+      {"Reciprocal", false, true, 4},   {"Round", true, true, 0},
+      {"Selu", false, false, 0},        {"Log", false, true, 5},
   };
   const U &u = ops[rng.below(sizeof(ops) / sizeof(ops[0]))];
   if (u.needsExact && !x.exact)
@@ -426,12 +432,12 @@ bool Generator::binary(const Value &x) {
   Shape out;
   if (!broadcast(x.shape, y.shape, out) || numel(out) > kMaxElements)
     return false;
-  double mag = op == "Mul"   ? x.mag * y.mag
-               : op == "Div" ? x.mag * 2
+  double mag = op == "Mul"                  ? x.mag * y.mag
+               : op == "Div"                ? x.mag * 2
                : op == "Max" || op == "Min" ? std::max(x.mag, y.mag)
                                             : x.mag + y.mag;
-  bool exact = x.exact && y.exact && op != "Mul" && op != "Div" &&
-               mag < (1 << 20);
+  bool exact =
+      x.exact && y.exact && op != "Mul" && op != "Div" && mag < (1 << 20);
   if (isInt(x.dt))
     exact = true;
   // Integer products may wrap, which both compiles must do alike; keep
@@ -439,8 +445,9 @@ bool Generator::binary(const Value &x) {
   if (isInt(x.dt) && op == "Mul" && mag > 1e6)
     return false;
   bool swap = rng.chance(0.3) && op != "Div";
-  emit(op, swap ? std::vector<std::string>{y.name, x.name}
-                : std::vector<std::string>{x.name, y.name},
+  emit(op,
+       swap ? std::vector<std::string>{y.name, x.name}
+            : std::vector<std::string>{x.name, y.name},
        x.dt, out, mag, exact);
   return true;
 }
@@ -514,8 +521,8 @@ bool Generator::matmul(const Value &x) {
   if (a.size() == 2 && b.size() == 2 && rng.chance(0.25)) {
     // x times its own transpose: one value used twice.
     onnx::NodeProto *t;
-    Value xt = emit("Transpose", {x.name}, x.dt, {a[1], a[0]}, x.mag, x.exact,
-                    &t);
+    Value xt =
+        emit("Transpose", {x.name}, x.dt, {a[1], a[0]}, x.mag, x.exact, &t);
     bName = xt.name;
     b = {a[1], a[0]};
     bMag = x.mag;
@@ -570,9 +577,10 @@ bool Generator::gemm(const Value &x) {
 bool Generator::reduce(const Value &x) {
   if (x.dt == DT::Bool || x.shape.empty())
     return false;
-  static const char *ops[] = {"ReduceSum", "ReduceMax",       "ReduceMin",
-                              "ReduceMean", "ReduceProd",     "ReduceL1",
-                              "ReduceL2",   "ReduceSumSquare", "ReduceLogSumExp"};
+  static const char *ops[] = {
+      "ReduceSum",  "ReduceMax",       "ReduceMin",
+      "ReduceMean", "ReduceProd",      "ReduceL1",
+      "ReduceL2",   "ReduceSumSquare", "ReduceLogSumExp"};
   std::string op = ops[rng.below(isFloat(x.dt) ? 9 : 3)];
   size_t rank = x.shape.size();
   std::vector<int64_t> axes;
@@ -581,9 +589,9 @@ bool Generator::reduce(const Value &x) {
   for (size_t i = 0; i < rank; ++i)
     if (all || rng.chance(0.4)) {
       reduced[i] = true;
-      axes.push_back(rng.chance(0.3) ? static_cast<int64_t>(i) -
-                                           static_cast<int64_t>(rank)
-                                     : static_cast<int64_t>(i));
+      axes.push_back(rng.chance(0.3)
+                         ? static_cast<int64_t>(i) - static_cast<int64_t>(rank)
+                         : static_cast<int64_t>(i));
     }
   if (axes.empty() && !all) {
     int64_t a = rng.below(static_cast<int64_t>(rank));
@@ -603,7 +611,8 @@ bool Generator::reduce(const Value &x) {
     }
   }
   double mag = x.mag;
-  bool exact = isInt(x.dt) || ((op == "ReduceMax" || op == "ReduceMin") && x.exact);
+  bool exact =
+      isInt(x.dt) || ((op == "ReduceMax" || op == "ReduceMin") && x.exact);
   if (op == "ReduceSum" || op == "ReduceL1")
     mag = x.mag * count;
   else if (op == "ReduceSumSquare" || op == "ReduceL2")
@@ -690,9 +699,9 @@ bool Generator::batchNorm(const Value &x) {
         mean = newWeight(x.dt, c), var = newWeight(x.dt, c, true);
   // Variances must be positive: square them.
   Value var2 = emit("Mul", {var.name, var.name}, x.dt, c, 9, true);
-  emit("BatchNormalization", {x.name, scale.name, bias.name, mean.name,
-                              var2.name},
-       x.dt, x.shape, (x.mag + 3) * 4 * 3 + 3, false);
+  emit("BatchNormalization",
+       {x.name, scale.name, bias.name, mean.name, var2.name}, x.dt, x.shape,
+       (x.mag + 3) * 4 * 3 + 3, false);
   return true;
 }
 
@@ -824,9 +833,9 @@ bool Generator::slice(const Value &x) {
     out[i] = len;
     starts.push_back(start);
     ends.push_back(end);
-    axes.push_back(rng.chance(0.3) ? static_cast<int64_t>(i) -
-                                         static_cast<int64_t>(r)
-                                   : static_cast<int64_t>(i));
+    axes.push_back(rng.chance(0.3)
+                       ? static_cast<int64_t>(i) - static_cast<int64_t>(r)
+                       : static_cast<int64_t>(i));
     steps.push_back(step);
     anyStep |= step != 1;
   }
@@ -940,8 +949,8 @@ bool Generator::expand(const Value &x) {
   // Expand's shape may itself hold 1s where the input is larger.
   for (size_t i = 0; i < given.size(); ++i) {
     size_t back = given.size() - i;
-    if (back <= x.shape.size() &&
-        x.shape[x.shape.size() - back] == given[i] && rng.chance(0.3))
+    if (back <= x.shape.size() && x.shape[x.shape.size() - back] == given[i] &&
+        rng.chance(0.3))
       given[i] = 1;
   }
   Shape out;
@@ -997,8 +1006,8 @@ bool Generator::conv(const Value &x) {
   size_t spatial = x.shape.size() - 2;
   int64_t c = x.shape[1];
   int64_t group = (c > 1 && c % 2 == 0 && rng.chance(0.3)) ? 2
-                  : (c > 1 && rng.chance(0.2))              ? c
-                                                            : 1;
+                  : (c > 1 && rng.chance(0.2))             ? c
+                                                           : 1;
   int64_t m = group * rng.range(1, 3);
   Shape w = {m, c / group};
   std::vector<int64_t> kernel, strides, dil, pads(2 * spatial);
@@ -1045,8 +1054,8 @@ bool Generator::pool(const Value &x) {
   if (kind >= 2) {
     Shape out = {x.shape[0], x.shape[1]};
     out.resize(x.shape.size(), 1);
-    emit(kind == 2 ? "GlobalAveragePool" : "GlobalMaxPool", {x.name}, x.dt,
-         out, x.mag, kind == 3 && x.exact);
+    emit(kind == 2 ? "GlobalAveragePool" : "GlobalMaxPool", {x.name}, x.dt, out,
+         x.mag, kind == 3 && x.exact);
     return true;
   }
   bool maxPool = kind == 0;
@@ -1121,19 +1130,19 @@ onnx::ModelProto Generator::run(uint64_t seed) {
     int weight;
   };
   static const Weighted ops[] = {
-      {&Generator::unary, 12},     {&Generator::binary, 14},
-      {&Generator::compare, 3},    {&Generator::where, 3},
-      {&Generator::cast, 4},       {&Generator::matmul, 5},
-      {&Generator::gemm, 3},       {&Generator::reduce, 6},
-      {&Generator::argmax, 2},     {&Generator::softmax, 3},
-      {&Generator::layerNorm, 2},  {&Generator::batchNorm, 1},
-      {&Generator::reshape, 4},    {&Generator::flatten, 1},
-      {&Generator::transpose, 4},  {&Generator::concat, 3},
-      {&Generator::slice, 4},      {&Generator::split, 2},
-      {&Generator::gather, 3},     {&Generator::squeeze, 2},
-      {&Generator::unsqueeze, 2},  {&Generator::expand, 2},
-      {&Generator::tile, 1},       {&Generator::pad, 2},
-      {&Generator::conv, 3},       {&Generator::pool, 2},
+      {&Generator::unary, 12},    {&Generator::binary, 14},
+      {&Generator::compare, 3},   {&Generator::where, 3},
+      {&Generator::cast, 4},      {&Generator::matmul, 5},
+      {&Generator::gemm, 3},      {&Generator::reduce, 6},
+      {&Generator::argmax, 2},    {&Generator::softmax, 3},
+      {&Generator::layerNorm, 2}, {&Generator::batchNorm, 1},
+      {&Generator::reshape, 4},   {&Generator::flatten, 1},
+      {&Generator::transpose, 4}, {&Generator::concat, 3},
+      {&Generator::slice, 4},     {&Generator::split, 2},
+      {&Generator::gather, 3},    {&Generator::squeeze, 2},
+      {&Generator::unsqueeze, 2}, {&Generator::expand, 2},
+      {&Generator::tile, 1},      {&Generator::pad, 2},
+      {&Generator::conv, 3},      {&Generator::pool, 2},
       {&Generator::clip, 1},
   };
   int total = 0;
@@ -1156,10 +1165,11 @@ onnx::ModelProto Generator::run(uint64_t seed) {
   std::vector<size_t> outputs = {values.size() - 1};
   int64_t extra = rng.range(0, 2);
   for (int64_t i = 0; i < extra; ++i) {
-    size_t v = values.size() > firstComputed && !rng.chance(0.1)
-                   ? firstComputed + rng.below(static_cast<int64_t>(
-                                         values.size() - firstComputed))
-                   : rng.below(static_cast<int64_t>(values.size()));
+    size_t v =
+        values.size() > firstComputed && !rng.chance(0.1)
+            ? firstComputed +
+                  rng.below(static_cast<int64_t>(values.size() - firstComputed))
+            : rng.below(static_cast<int64_t>(values.size()));
     outputs.push_back(v);
   }
   for (size_t v : outputs) {

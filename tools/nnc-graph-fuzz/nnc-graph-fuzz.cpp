@@ -202,8 +202,8 @@ std::string compareOutputs(size_t index, const nnc_tensor_t *got,
     else if (std::isinf(a) || std::isinf(b))
       same = a == b;
     else
-      same = std::fabs(a - b) <=
-             rtol * std::fabs(b) + atol * std::max(1.0, scale);
+      same =
+          std::fabs(a - b) <= rtol * std::fabs(b) + atol * std::max(1.0, scale);
     if (!same) {
       std::ostringstream os;
       os.precision(9);
@@ -271,9 +271,8 @@ Outcome compileAndRun(nnc_model_t *model, bool optimized,
 Outcome check(nnc_context_t *context, const std::string &bytes,
               const std::string &name, const std::vector<InputData> &inputs) {
   nnc_model_t *raw = nullptr;
-  if (Status s = nnc_model_import_onnx_memory(context, bytes.data(),
-                                              bytes.size(), name.c_str(),
-                                              nullptr, &raw))
+  if (Status s = nnc_model_import_onnx_memory(
+          context, bytes.data(), bytes.size(), name.c_str(), nullptr, &raw))
     return {Outcome::ImportError, "import: " + s.message()};
   Model model(raw);
   for (const InputData &in : inputs)
@@ -287,12 +286,12 @@ Outcome check(nnc_context_t *context, const std::string &bytes,
   if (o.kind != Outcome::Pass)
     return o;
   if (optimized.size() != reference.size())
-    return {Outcome::Mismatch, std::to_string(optimized.size()) +
-                                   " outputs optimized, " +
-                                   std::to_string(reference.size()) +
-                                   " reference"};
+    return {Outcome::Mismatch,
+            std::to_string(optimized.size()) + " outputs optimized, " +
+                std::to_string(reference.size()) + " reference"};
   for (size_t i = 0; i < reference.size(); ++i) {
-    std::string diff = compareOutputs(i, optimized[i].get(), reference[i].get());
+    std::string diff =
+        compareOutputs(i, optimized[i].get(), reference[i].get());
     if (!diff.empty())
       return {Outcome::Mismatch, diff};
   }
@@ -361,9 +360,9 @@ int fuzz(nnc_context_t *context, const Options &options) {
   for (uint64_t seed = options.seed;; ++seed) {
     if (options.count && tried >= options.count)
       break;
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (options.seconds > 0 && elapsed >= options.seconds)
       break;
     onnx::ModelProto model = generateModel(seed);
@@ -413,6 +412,8 @@ int fuzz(nnc_context_t *context, const Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Progress and failures show as they happen in CI logs.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options options;
   bool replayMode = false;
   for (int i = 1; i < argc; ++i) {
