@@ -7,8 +7,10 @@
 # the runtime unit tests) on the build made by utils/setup.sh and checks that
 # runtime/ configures and builds on its own, without MLIR. Then builds one
 # more tree, build-asan (ASan and UBSan, with the ONNX importer fuzzer), runs
-# the same suite under the sanitizers and replays the fuzzer's seed corpus
-# (every ONNX test model) once. --no-sanitizers skips build-asan.
+# the same suite under the sanitizers, replays the fuzzer's seed corpus
+# (every ONNX test model) once and runs the graph fuzzer (random valid
+# graphs, optimized against unoptimized) for 60 seconds. --no-sanitizers
+# skips build-asan.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -18,7 +20,7 @@ sanitizers=1
 for arg in "$@"; do
   case "$arg" in
     --no-sanitizers) sanitizers=0 ;;
-    -h|--help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +52,8 @@ if ((sanitizers)); then
   NNC_BUILD_DIR=$root/build-asan "$root/utils/setup.sh" --sanitize
   echo "== ONNX importer fuzzer: replay of the seed corpus under ASan and UBSan"
   "$root/utils/fuzz.sh" 0 -runs=0
+  echo "== graph fuzzer: 60 s of random graphs under ASan and UBSan"
+  "$root/utils/graph-fuzz.sh" 60 --seed 1
   echo "== test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
   ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"
 fi

@@ -263,6 +263,9 @@ typedef struct nnc_compile_options_t {
   /* Nonzero: also count the kernels and bytes moved of the same function
    * compiled without fusion (the stats' unfused figures; default 0). */
   int32_t measure_unfused;
+  /* Plan temporaries into one arena reused across the run (default 1); 0
+   * leaves each temporary to its own allocation by its kernel, to compare. */
+  int32_t plan_memory;
 } nnc_compile_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -280,6 +283,7 @@ nnc_compile_options_initialize(nnc_compile_options_t *options) {
   options->num_threads = 0;
   options->fuse = 1;
   options->measure_unfused = 0;
+  options->plan_memory = 1;
 }
 
 /* A concrete shape for one input. */

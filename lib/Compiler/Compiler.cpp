@@ -229,6 +229,7 @@ struct Compilation {
     targetOptions.optLevel = options.optLevel;
     targetOptions.parallel = options.parallel;
     targetOptions.fuse = options.fuse;
+    targetOptions.planMemory = options.planMemory;
   }
 
   MLIRContext *context;
@@ -434,6 +435,7 @@ void cacheLookup(Compilation &c, nnc::CompileResult &result) {
        << c.target.fingerprint() << '\n'
        << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
        << (c.options.fuse ? " fuse" : "")
+       << (c.options.planMemory ? " plan-memory" : "")
        << (c.options.measureUnfused ? " unfused-figures" : "");
     for (auto [output, input] : c.options.donations)
       os << " donate " << output << "->" << input;

@@ -72,8 +72,9 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
     pm.addPass(createCSEPass());
   }
   // Temporaries into one arena; whatever is left (dynamic or nested
-  // allocations) is freed where it dies.
-  pm.addNestedPass<func::FuncOp>(createPlanMemoryPass());
+  // allocations, or all of them without planning) is freed where it dies.
+  if (options.planMemory)
+    pm.addNestedPass<func::FuncOp>(createPlanMemoryPass());
   // Index and label checks: a checks buffer after the arena.
   pm.addNestedPass<func::FuncOp>(createLowerChecksPass());
   bufferization::buildBufferDeallocationPipeline(pm);
@@ -109,6 +110,11 @@ struct InferencePipelineOptions
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse ops into kernels (off: one per op)"),
                     llvm::cl::init(true)};
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Plan temporaries into one arena (off: each allocated "
+                     "by its kernel)"),
+      llvm::cl::init(true)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Lower the kernels for the target (off: "
                                     "stop at the fused, planned kernels)"),
@@ -125,6 +131,7 @@ buildRegisteredInference(OpPassManager &pm, const InferencePipelineOptions &o,
   nnc::TargetOptions options;
   options.parallel = o.parallel;
   options.fuse = o.fuse;
+  options.planMemory = o.planMemory;
   if (o.lower)
     nnc::buildInferencePipeline(pm, *target, options);
   else

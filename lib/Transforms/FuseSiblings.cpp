@@ -215,6 +215,22 @@ struct FuseSiblingsPass
       collectRoots(init.get(), firstWrites);
     for (OpOperand *input : first.getDpsInputOperands())
       collectRoots(input->get(), firstReads);
+    // A body that reads a buffer by address (a gather) may read any element
+    // of it: never one the other op writes in the same loop nest.
+    auto bodyReads = [](linalg::GenericOp op) {
+      llvm::SetVector<Value> roots;
+      op.getRegion().walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          collectRoots(v, roots);
+      });
+      return roots;
+    };
+    llvm::SetVector<Value> secondWrites;
+    for (OpOperand &init : second.getDpsInitsMutable())
+      collectRoots(init.get(), secondWrites);
+    if (intersects(bodyReads(second), firstWrites) ||
+        intersects(bodyReads(first), secondWrites))
+      return false;
     // The same element through the same value and map, or nothing.
     auto sameElement = [](linalg::GenericOp a, OpOperand &x,
                           linalg::GenericOp b, OpOperand &y) {

@@ -363,13 +363,14 @@ struct OutlineKernelsPass
         Operation *def = v.getDefiningOp();
         if (def && work.count(def) && kernelOf.count(def)) {
           size_t from = kernelOf[def];
-          while (kernels.size() > from + 1) {
-            Kernel tail = kernels.pop_back_val();
-            for (Operation *t : tail.ops) {
+          // In body order: the kernels since may write the same buffers.
+          for (size_t k = from + 1; k < kernels.size(); ++k) {
+            for (Operation *t : kernels[k].ops) {
               kernels[from].ops.push_back(t);
               kernelOf[t] = from;
             }
           }
+          kernels.truncate(from + 1);
           joinPrevious = true;
         }
       }

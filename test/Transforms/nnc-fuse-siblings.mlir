@@ -458,3 +458,41 @@ func.func @dead_output(%m: memref<64xf32>, %skip: memref<i1>, %out: memref<64xf3
   memref.dealloc %t : memref<64xf32>
   return
 }
+
+// -----
+
+// A gather that reads by address (memref.load) the buffer its sibling
+// writes may read any element of it, not only the one written in the same
+// iteration: the two stay apart (found by nnc-graph-fuzz: a Gather of a
+// Gather read the first one's output before it was written).
+// CHECK-LABEL: func.func @gather_of_sibling
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[T:.*]] : memref<5x2xf64>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : memref<5x2xf64>)
+// CHECK: memref.load %[[T]]
+// WIN-LABEL: func.func @gather_of_sibling
+func.func @gather_of_sibling(%x: memref<5x2x3xf64>, %out: memref<5x2xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = memref.alloc() : memref<5x2xf64>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%t : memref<5x2xf64>) {
+  ^bb0(%o: f64):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = memref.load %x[%i, %j, %c1] : memref<5x2x3xf64>
+    linalg.yield %v : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%out : memref<5x2xf64>) {
+  ^bb0(%o: f64):
+    %i = linalg.index 0 : index
+    %v = memref.load %t[%i, %c0] : memref<5x2xf64>
+    linalg.yield %v : f64
+  }
+  memref.dealloc %t : memref<5x2xf64>
+  return
+}

@@ -391,3 +391,36 @@ func.func @gather(%x: memref<6x5xf32>, %labels: memref<6xindex>, %logp: memref<6
   }
   return
 }
+
+// -----
+
+// An op that uses a value from an earlier kernel (%t, an allocation that
+// memory planning did not take) joins that kernel and every kernel since,
+// which keep their order: the zeros written to %out stay before the copy into
+// its middle (found by nnc-graph-fuzz: a Pad returned beside an ArgMin,
+// compiled without memory planning, came out all zeros).
+// CHECK-LABEL: func.func @joined_in_order_k0
+// CHECK: memref.alloc
+// CHECK: linalg.fill {{.*}} outs(%[[T:.*]] : memref<2xf32>)
+// CHECK: linalg.map outs(%{{.*}} : memref<4xf32>)
+// CHECK: memref.copy
+// CHECK: linalg.copy ins(%[[T]]
+// CHECK: memref.dealloc
+// CHECK-LABEL: func.func @joined_in_order(
+// CHECK-NEXT: call @joined_in_order_k0
+// CHECK-NEXT: return
+func.func @joined_in_order(%b: memref<2xf32>, %out: memref<4xf32>,
+                           %r: memref<2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<2xf32>
+  linalg.fill ins(%one : f32) outs(%t : memref<2xf32>)
+  linalg.map outs(%out : memref<4xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %mid = memref.subview %out[1] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 1>>
+  memref.copy %b, %mid : memref<2xf32> to memref<2xf32, strided<[1], offset: 1>>
+  linalg.copy ins(%t : memref<2xf32>) outs(%r : memref<2xf32>)
+  memref.dealloc %t : memref<2xf32>
+  return
+}

@@ -53,6 +53,8 @@ options:
                            calls, memory, bytes moved, and the kernels and
                            bytes moved the same model would take unfused)
   --no-fuse                compile one kernel per op (to compare)
+  --no-plan-memory         leave each temporary to its own allocation, not
+                           one planned arena (to compare)
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -81,6 +83,7 @@ struct Options {
   std::string saveCompiled;
   bool report = false;
   bool noFuse = false;
+  bool noPlanMemory = false;
   long bench = 0;
   bool hasCacheDir = false;
   std::string cacheDir;
@@ -137,10 +140,10 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       (name == "--report" ? options.report : options.profile) = true;
       continue;
     }
-    if (name == "--no-fuse") {
+    if (name == "--no-fuse" || name == "--no-plan-memory") {
       if (!noValue())
         return false;
-      options.noFuse = true;
+      (name == "--no-fuse" ? options.noFuse : options.noPlanMemory) = true;
       continue;
     }
     static const std::set<std::string> valued = {"--input",
@@ -398,6 +401,7 @@ bool compileModel(const Options &options, const GivenInputs &given,
     compileOptions.num_threads = static_cast<int32_t>(options.threads);
   compileOptions.fuse = options.noFuse ? 0 : 1;
   compileOptions.measure_unfused = options.report && !options.noFuse;
+  compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
   nnc_executable_t *rawExecutable = nullptr;
   if (nnc_status_t status = compiler().nnc_model_compile(
           model.get(), &compileOptions, shapes.size(), shapes.data(),

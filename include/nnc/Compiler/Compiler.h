@@ -38,6 +38,9 @@ struct CompileOptions {
   /// Fusion (elementwise producers into consumers, sibling and horizontal
   /// fusion); off gives one kernel per op, for comparison.
   bool fuse = true;
+  /// Memory planning (temporaries at offsets in one arena, reused as they
+  /// die); off leaves each temporary to its own allocation, for comparison.
+  bool planMemory = true;
   /// Also count the kernels and bytes moved of the same function compiled
   /// without fusion (the plan's unfused figures; costs the MLIR passes once
   /// more, no code generation).

@@ -40,6 +40,9 @@ struct TargetOptions {
   bool parallel = true;
   /// Ops are fused into kernels (off: one kernel per op, for comparison).
   bool fuse = true;
+  /// Temporaries are planned into one arena (off: each is allocated and
+  /// freed by its kernel, for comparison).
+  bool planMemory = true;
 };
 
 /// Choices the shared lowering leaves to the target.

@@ -147,7 +147,9 @@ Value scalarOf(NegOp, const Scalar &s, ValueRange a) {
 Value scalarOf(AbsOp, const Scalar &s, ValueRange a) {
   if (isFloat(s.type))
     return s.op<math::AbsFOp>(a[0]);
-  return s.op<math::AbsIOp>(a[0]);
+  // max(x, 0 - x), as math.absi computes it, which the CPU lowering has no
+  // pattern for (math-to-libm refuses it).
+  return s.op<arith::MaxSIOp>(a[0], s.op<arith::SubIOp>(s.i(0), a[0]));
 }
 Value scalarOf(SignOp, const Scalar &s, ValueRange a) {
   Value one = isFloat(s.type) ? s.f(1) : s.i(1);

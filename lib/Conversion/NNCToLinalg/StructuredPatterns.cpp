@@ -111,8 +111,14 @@ struct ReduceConversion : public OpConversionPattern<ReduceOp> {
       reduced = buildReduction(
           b, loc, input, axes, zeroOf(b, loc, t),
           [&](OpBuilder &nb, Location l, ValueRange a) {
-            Value abs = fl ? math::AbsFOp::create(nb, l, a[0]).getResult()
-                           : math::AbsIOp::create(nb, l, a[0]).getResult();
+            // Integers as max(x, 0 - x): the CPU lowering has no pattern
+            // for math.absi.
+            Value abs =
+                fl ? math::AbsFOp::create(nb, l, a[0]).getResult()
+                   : arith::MaxSIOp::create(
+                         nb, l, a[0],
+                         arith::SubIOp::create(nb, l, zeroOf(nb, l, t), a[0]))
+                         .getResult();
             return addValues(nb, l, abs, a[1]);
           });
       break;

@@ -71,6 +71,17 @@ func.func @main() {
   %rem = nnc.rem %a, %b : tensor<5xi32>, tensor<5xi32>
   %remf = nnc.cast %rem : tensor<5xi32> to tensor<5xf32>
   call @print(%remf) : (tensor<5xf32>) -> ()
+  // Integer abs lowers to arith, which the CPU pipeline compiles
+  // (math.absi it could not; found by nnc-graph-fuzz).
+  // CHECK: [7, 7, 7, 7, 6]
+  %abs = nnc.abs %a : tensor<5xi32>
+  %absf = nnc.cast %abs : tensor<5xi32> to tensor<5xf32>
+  call @print(%absf) : (tensor<5xf32>) -> ()
+  // CHECK: [2, 3, 4, 3, 2]
+  %ai = nnc.constant dense<[[1, -1], [-2, 1], [3, -1], [-1, 2], [0, 2]]> : tensor<5x2xi32>
+  %l1 = nnc.reduce l1 %ai axes = [1] keepdims = false : tensor<5x2xi32>
+  %l1f = nnc.cast %l1 : tensor<5xi32> to tensor<5xf32>
+  call @print(%l1f) : (tensor<5xf32>) -> ()
   return
 }
 
