@@ -16,7 +16,8 @@
 # corpora start from valid files that nnc-fuzz-seeds writes with the
 # runtime's own writers, plus the regression inputs of
 # test/Fuzz/corpus/NAME/ (inputs that once crashed a reader: commit each
-# new finding there once it is fixed). What a run learns is kept in
+# new finding there once it is fixed), with the tokens of
+# test/Fuzz/NAME.dict. What a run learns is kept in
 # build-asan/fuzz/NAME/corpus; crashes land in build-asan/fuzz/NAME/crashes/.
 # Exits non-zero if any fuzzer found one. `utils/fuzz.sh 0 -runs=0` replays
 # every fuzzer's corpus once, as utils/test.sh does before it fuzzes each
@@ -28,7 +29,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runtime_fuzzers=(npy checkpoint executable trainer)
 all_fuzzers=(onnx-import "${runtime_fuzzers[@]}")
-usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
 fuzzers=("${all_fuzzers[@]}")
 if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
@@ -62,6 +63,12 @@ if [[ -n "${1:-}" && ! "$1" =~ ^[0-9]+$ ]]; then
 fi
 seconds=${1:-600}
 shift || true
+for arg in "$@"; do
+  if [[ "$arg" == --fuzzer* ]]; then
+    echo "fuzz.sh: --fuzzer goes before SECONDS" >&2
+    exit 2
+  fi
+done
 build_dir=$root/build-asan
 
 # Configures build-asan (nothing is rebuilt that is up to date), then builds
@@ -110,7 +117,8 @@ for name in "${fuzzers[@]}"; do
     # A reader validates sizes before it allocates, so an input of a few KB
     # that makes it allocate 256 MB at once is a bug, and so is one that
     # takes seconds.
-    limits=(-rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10)
+    limits=(-rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10
+            "-dict=$root/test/Fuzz/$name.dict")
   fi
   echo "== fuzz.sh: $name, ${seconds}s, $(find "${dirs[@]}" -type f | wc -l) inputs to start from"
   if ! "$build_dir/bin/nnc-$name-fuzzer" "${dirs[@]}" \

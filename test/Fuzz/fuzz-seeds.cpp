@@ -17,6 +17,7 @@
 #include "nnc/runtime/Program.h"
 #include "nnc/runtime/Schedule.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
