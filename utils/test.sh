@@ -6,11 +6,13 @@
 # Runs every test through CTest (the lit suite, the compiler unit tests and
 # the runtime unit tests) on the build made by utils/setup.sh and checks that
 # runtime/ configures and builds on its own, without MLIR. Then builds one
-# more tree, build-asan (ASan and UBSan, with the ONNX importer fuzzer), runs
-# the same suite under the sanitizers, replays the fuzzer's seed corpus
-# (every ONNX test model) once and runs the graph fuzzer (random valid
-# graphs, optimized against unoptimized) for 60 seconds. --no-sanitizers
-# skips build-asan.
+# more tree, build-asan (ASan and UBSan, with the fuzzers), replays every
+# fuzzer's corpus once (every ONNX test model; valid and once-crashing
+# .npy/.npz files, checkpoints, executables, saved trainers), fuzzes each
+# runtime reader for $NNC_FUZZ_SECONDS (default 25) seconds, runs the graph
+# fuzzer (random valid graphs, optimized against unoptimized) for 60 seconds
+# and runs the same suite under the sanitizers. --no-sanitizers skips
+# build-asan.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -20,7 +22,7 @@ sanitizers=1
 for arg in "$@"; do
   case "$arg" in
     --no-sanitizers) sanitizers=0 ;;
-    -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -50,8 +52,12 @@ if ((sanitizers)); then
   # One tree for both: the sanitizer build also holds the fuzzer.
   echo "== build-asan: AddressSanitizer, UndefinedBehaviorSanitizer, fuzzer"
   NNC_BUILD_DIR=$root/build-asan "$root/utils/setup.sh" --sanitize
-  echo "== ONNX importer fuzzer: replay of the seed corpus under ASan and UBSan"
+  echo "== fuzzers: replay of every corpus under ASan and UBSan"
   "$root/utils/fuzz.sh" 0 -runs=0
+  # A short, bounded run of each runtime reader's fuzzer (about 2 minutes
+  # in all); utils/fuzz.sh runs them for longer.
+  echo "== runtime reader fuzzers, ${NNC_FUZZ_SECONDS:-25}s each"
+  "$root/utils/fuzz.sh" --fuzzer runtime "${NNC_FUZZ_SECONDS:-25}"
   echo "== graph fuzzer: 60 s of random graphs under ASan and UBSan"
   "$root/utils/graph-fuzz.sh" 60 --seed 1
   echo "== test suite under AddressSanitizer and UndefinedBehaviorSanitizer"

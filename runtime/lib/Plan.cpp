@@ -28,6 +28,11 @@ constexpr uint32_t kMaxDetail = 1u << 16;
 constexpr uint32_t kMaxRank = 32;
 constexpr uint32_t kMaxFeatures = 256;
 constexpr uint32_t kMaxChecks = 1u << 16;
+// The fewest bytes a value and a step take (empty strings, rank 0, no
+// arguments; a version 1 step): role, kind, dtype, name length, rank,
+// weight offset and size; kernel name length, argument count.
+constexpr size_t kMinValueBytes = 3 + 4 + 4 + 8 + 8;
+constexpr size_t kMinStepBytes = 4 + 4;
 // Bits of the runtime-libraries byte (once a 0/1 OpenMP flag, which stays
 // valid).
 constexpr uint8_t kLibraryOpenMP = 1;
@@ -88,11 +93,20 @@ public:
       v |= static_cast<uint64_t>(data[pos++]) << (8 * i);
     return Status::ok();
   }
-  Status count(uint32_t &v, uint32_t max, const char *what) {
+  /// A count of at most `max` records of at least `minBytes` bytes each,
+  /// which must fit in what is left: a corrupt count is refused before it
+  /// sizes a vector.
+  Status count(uint32_t &v, uint32_t max, const char *what,
+               size_t minBytes = 0) {
     NNC_RUNTIME_RETURN_IF_ERROR(u32(v, what));
     if (v > max)
       return fail(std::string(what) + " is " + std::to_string(v) +
                   ", more than the limit " + std::to_string(max));
+    if (minBytes && v > (size - pos) / minBytes)
+      return fail(std::string(what) + " is " + std::to_string(v) +
+                  ", more than the " + std::to_string(size - pos) +
+                  " bytes left can hold (" +
+                  std::to_string((size - pos) / minBytes) + ")");
     return Status::ok();
   }
   /// A string of at most `max` bytes without control characters (but tabs
@@ -227,7 +241,8 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
   NNC_RUNTIME_RETURN_IF_ERROR(r.str(plan.producer, "the producer"));
 
   uint32_t numValues = 0;
-  NNC_RUNTIME_RETURN_IF_ERROR(r.count(numValues, kMaxValues, "value count"));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.count(numValues, kMaxValues, "value count", kMinValueBytes));
   plan.values.resize(numValues);
   for (uint32_t i = 0; i < numValues; ++i) {
     PlanValue &v = plan.values[i];
@@ -291,7 +306,8 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
   }
 
   uint32_t numSteps = 0;
-  NNC_RUNTIME_RETURN_IF_ERROR(r.count(numSteps, kMaxSteps, "step count"));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.count(numSteps, kMaxSteps, "step count", kMinStepBytes));
   plan.steps.resize(numSteps);
   for (uint32_t i = 0; i < numSteps; ++i) {
     PlanStep &s = plan.steps[i];
@@ -299,7 +315,8 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
     if (s.kernel.empty())
       return r.fail("step " + std::to_string(i) + " names no kernel");
     uint32_t numArgs = 0;
-    NNC_RUNTIME_RETURN_IF_ERROR(r.count(numArgs, kMaxArgs, "argument count"));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.count(numArgs, kMaxArgs, "argument count", 4));
     s.args.resize(numArgs);
     for (uint32_t a = 0; a < numArgs; ++a) {
       NNC_RUNTIME_RETURN_IF_ERROR(r.u32(s.args[a], "a step argument"));
@@ -327,7 +344,7 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
 
   uint32_t numFeatures = 0;
   NNC_RUNTIME_RETURN_IF_ERROR(
-      r.count(numFeatures, kMaxFeatures, "CPU feature count"));
+      r.count(numFeatures, kMaxFeatures, "CPU feature count", 4));
   plan.cpuFeatures.resize(numFeatures);
   for (std::string &f : plan.cpuFeatures)
     NNC_RUNTIME_RETURN_IF_ERROR(r.str(f, "a CPU feature"));

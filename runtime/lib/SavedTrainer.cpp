@@ -424,8 +424,13 @@ Status loadFromReader(ExecutableReader reader, const std::string &source,
                   source + ": nnc.seed '" + seed + "' is not a seed");
 
   // The state: zeros of the right shapes, then the checkpoint's values.
+  // Each slot's value must be in the checkpoint, of the layout's dtype and
+  // shape, before any memory is sized from the layout: a damaged layout
+  // must not allocate more than the file holds.
   std::vector<HostTensor> slots, state;
   for (const TrainValue &v : spec.slots) {
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        checkCheckpointTensor(checkpoint, v.name, v.dtype, v.dims));
     HostTensor tensor;
     NNC_RUNTIME_RETURN_IF_ERROR(HostTensor::create(v.dtype, v.dims, tensor));
     slots.push_back(std::move(tensor));

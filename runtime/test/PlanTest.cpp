@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "TestUtils.h"
+
 using namespace nnc::runtime;
 
 namespace {
@@ -398,6 +400,28 @@ TEST(PlanTest, EveryCorruptionIsAStatus) {
       (void)parse(flipped, parsed);
     }
   }
+}
+
+// Found by test/Fuzz/executable-fuzzer.cpp: a count within its limit but
+// beyond what the rest of the plan can hold sized a vector of up to 2^20
+// values or steps (some 90 MB) from a plan of a few bytes.
+TEST(PlanTest, CountsMustFitTheBytesLeft) {
+  auto header = [](uint32_t values, uint32_t steps) {
+    std::vector<uint8_t> bytes = {'N', 'N', 'C', 'P'};
+    for (uint32_t v : {2u, 0u, values, steps})
+      for (int i = 0; i < 4; ++i)
+        bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    return bytes;
+  };
+  Plan parsed;
+  std::vector<uint8_t> bytes = header(1u << 20, 0);
+  bytes.resize(bytes.size() + 100);
+  EXPECT_ERROR(parse(bytes, parsed),
+               "plan: value count is 1048576, more than the 104 bytes left "
+               "can hold (3)");
+  EXPECT_ERROR(parse(header(0, 1u << 20), parsed),
+               "plan: step count is 1048576, more than the 0 bytes left can "
+               "hold (0)");
 }
 
 std::vector<uint8_t> executableWith(const std::string &target,
