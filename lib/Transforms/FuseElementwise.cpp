@@ -108,8 +108,7 @@ struct FoldTransposeIntoContraction : OpRewritePattern<ContractionOp> {
 /// fusing one op at a time gives.
 bool mayRewriteAlone(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 ||
-      op.getBody()->getOperations().size() < 2 ||
+      op->getNumResults() != 1 || op.getBody()->getOperations().size() < 2 ||
       !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
     return true;
   llvm::SmallPtrSet<Value, 8> inputs;
@@ -118,8 +117,9 @@ bool mayRewriteAlone(linalg::GenericOp op) {
     if (!inputs.insert(input).second)
       return true;
     Operation *def = input.getDefiningOp();
-    if (def && isa<linalg::FillOp, tensor::ExpandShapeOp,
-                   tensor::CollapseShapeOp>(def))
+    if (def &&
+        isa<linalg::FillOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            def))
       return true;
     Attribute value;
     if (!def || !matchPattern(def, m_Constant(&value))) {
