@@ -101,6 +101,15 @@ struct FoldTransposeIntoContraction : OpRewritePattern<ContractionOp> {
   }
 };
 
+/// The operations of a linalg op's body, its terminator not counted; 0 for
+/// anything else.
+size_t bodyOps(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return 0;
+  return linalgOp.getBlock()->getOperations().size() - 1;
+}
+
 /// Whether the greedy patterns may rewrite `op` on its own before fusing it
 /// (fold a fill or a splat or scalar constant into it, fold it away as an
 /// identity or as a constant, deduplicate its inputs, move a reshape
@@ -150,7 +159,8 @@ bool mayRewriteAlone(linalg::GenericOp op) {
 /// fused operand, so the grouping does not change the result. A chain link
 /// is a consumer's first fusable operand, the one the pattern fuses first,
 /// and the greedy driver still does all else (other operands, reshapes,
-/// constants, canonicalization) afterwards.
+/// constants, canonicalization) afterwards. A pair that `control` refuses
+/// (the body-size cap) breaks the chain there.
 void fuseChains(Operation *root, const linalg::ControlFusionFn &control) {
   auto firstFusable = [&](Operation *consumer) -> OpOperand * {
     for (OpOperand &operand : consumer->getOpOperands())
@@ -232,10 +242,15 @@ struct FuseElementwisePass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    linalg::ControlFusionFn control = [](OpOperand *fused) {
+    // The body-size cap bounds the code generation time of each kernel:
+    // both the chain step and the greedy patterns ask this function.
+    size_t cap = maxBodyOps;
+    linalg::ControlFusionFn control = [cap](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() &&
-             !isLibraryOp(fused->getOwner()) && !isLibraryOp(producer);
+      Operation *consumer = fused->getOwner();
+      return producer && producer->hasOneUse() && !isLibraryOp(consumer) &&
+             !isLibraryOp(producer) &&
+             (cap == 0 || bodyOps(producer) + bodyOps(consumer) <= cap);
     };
     fuseChains(getOperation(), control);
     RewritePatternSet patterns(context);

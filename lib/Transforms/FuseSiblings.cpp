@@ -198,7 +198,8 @@ struct FuseSiblingsPass
       ++seen;
       auto second = dyn_cast<linalg::GenericOp>(op);
       if (second && isCandidate(second) &&
-          second.getStaticLoopRanges() == ranges && canFuse(first, second))
+          second.getStaticLoopRanges() == ranges && withinCap(first, second) &&
+          canFuse(first, second))
         return second;
       // `first` moves below `op`: `op` must not write what `first` touches
       // nor read what it writes.
@@ -209,6 +210,15 @@ struct FuseSiblingsPass
         return nullptr;
     }
     return nullptr;
+  }
+
+  /// Whether the two bodies together stay within `max-body-ops`.
+  bool withinCap(linalg::GenericOp first, linalg::GenericOp second) {
+    size_t cap = maxBodyOps;
+    auto ops = [](linalg::GenericOp op) {
+      return op.getBody()->getOperations().size() - 1;
+    };
+    return cap == 0 || ops(first) + ops(second) <= cap;
   }
 
   /// Whether `second` may run in the same iteration as `first`: whatever it

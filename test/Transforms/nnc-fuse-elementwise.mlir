@@ -1,4 +1,5 @@
 // RUN: nnc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(nnc-fuse-elementwise))' | FileCheck %s
+// RUN: nnc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(nnc-fuse-elementwise{max-body-ops=2}))' | FileCheck %s --check-prefix=CAP
 
 // A pointwise chain (add, then relu) becomes one generic reading both
 // inputs once.
@@ -307,4 +308,66 @@ func.func @balanced_chain(%x: tensor<4x8xf32>, %a: tensor<8xf32>, %b: tensor<8xf
     linalg.yield %r : f32
   } -> tensor<4x8xf32>
   return %4 : tensor<4x8xf32>
+}
+
+// -----
+
+// A chain of five one-op bodies: one generic by default; under
+// max-body-ops=2, no body holds more than two ops (three generics).
+// CHECK-LABEL: func.func @capped_chain
+// CHECK: linalg.generic
+// CHECK-COUNT-5: {{math.tanh|arith.negf|math.exp}}
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CAP-LABEL: func.func @capped_chain
+// CAP: %[[G1:.*]] = linalg.generic
+// CAP-SAME: ins(%{{.*}} : tensor<16xf32>)
+// CAP: math.tanh
+// CAP-NEXT: arith.negf
+// CAP-NEXT: linalg.yield
+// CAP: %[[G2:.*]] = linalg.generic
+// CAP-SAME: ins(%[[G1]] : tensor<16xf32>)
+// CAP: math.exp
+// CAP-NEXT: math.tanh
+// CAP-NEXT: linalg.yield
+// CAP: %[[G3:.*]] = linalg.generic
+// CAP-SAME: ins(%[[G2]] : tensor<16xf32>)
+// CAP: arith.negf
+// CAP-NEXT: linalg.yield
+// CAP-NOT: linalg.generic
+// CAP: return %[[G3]]
+#id = affine_map<(d0) -> (d0)>
+func.func @capped_chain(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %a1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a1 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.negf %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a2 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.exp %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a3 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a5 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a4 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.negf %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %a5 : tensor<16xf32>
 }
