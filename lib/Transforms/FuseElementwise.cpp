@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nnc {
@@ -100,17 +101,158 @@ struct FoldTransposeIntoContraction : OpRewritePattern<ContractionOp> {
   }
 };
 
+/// The operations of a linalg op's body, its terminator not counted; 0 for
+/// anything else.
+size_t bodyOps(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return 0;
+  return linalgOp.getBlock()->getOperations().size() - 1;
+}
+
+/// Whether the greedy patterns may rewrite `op` on its own before fusing it
+/// (fold a fill or a splat or scalar constant into it, fold it away as an
+/// identity or as a constant, deduplicate its inputs, move a reshape
+/// through it): such ops are left to them, so that the result stays what
+/// fusing one op at a time gives.
+bool mayRewriteAlone(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || op.getBody()->getOperations().size() < 2 ||
+      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return true;
+  llvm::SmallPtrSet<Value, 8> inputs;
+  bool allConstant = true;
+  for (Value input : op.getDpsInputs()) {
+    if (!inputs.insert(input).second)
+      return true;
+    Operation *def = input.getDefiningOp();
+    if (def &&
+        isa<linalg::FillOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            def))
+      return true;
+    Attribute value;
+    if (!def || !matchPattern(def, m_Constant(&value))) {
+      allConstant = false;
+      continue;
+    }
+    auto elements = dyn_cast<ElementsAttr>(value);
+    auto type = dyn_cast<ShapedType>(input.getType());
+    if (!elements || elements.isSplat() || !type || type.getNumElements() == 1)
+      return true;
+  }
+  if (allConstant)
+    return true;
+  return llvm::any_of(op->getUsers(), [](Operation *user) {
+    return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user);
+  });
+}
+
+/// Fuses the chains of producers that the greedy patterns would fold into
+/// their consumers one at a time, in balanced rounds instead.
+///
+/// Each fusion copies the bodies of both ops into a new one, so folding a
+/// chain of n ops one at a time into the kernel grown so far copies
+/// O(n^2) ops (a 10k-op chain took minutes). Each round here fuses the
+/// chain's groups pairwise, first into second, third into fourth: log2(n)
+/// rounds, each copying every op once. Fusion puts the producer's body
+/// before the consumer's and substitutes the producer's inputs for the
+/// fused operand, so the grouping does not change the result. A chain link
+/// is a consumer's first fusable operand, the one the pattern fuses first,
+/// and the greedy driver still does all else (other operands, reshapes,
+/// constants, canonicalization) afterwards. A pair that `control` refuses
+/// (the body-size cap) breaks the chain there.
+void fuseChains(Operation *root, const linalg::ControlFusionFn &control) {
+  auto firstFusable = [&](Operation *consumer) -> OpOperand * {
+    for (OpOperand &operand : consumer->getOpOperands())
+      if (linalg::areElementwiseOpsFusable(&operand) && control(&operand))
+        return &operand;
+    return nullptr;
+  };
+  auto isLink = [&](Operation *producer, Operation *consumer) {
+    auto generic = dyn_cast<linalg::GenericOp>(consumer);
+    if (!generic || mayRewriteAlone(generic))
+      return false;
+    OpOperand *operand = firstFusable(consumer);
+    return operand && operand->get().getDefiningOp() == producer &&
+           producer->getBlock() == consumer->getBlock() &&
+           !mayRewriteAlone(cast<linalg::GenericOp>(producer));
+  };
+  // Each producer has one use, so the links form disjoint chains.
+  llvm::DenseMap<Operation *, Operation *> next;
+  llvm::SmallPtrSet<Operation *, 16> linked;
+  root->walk([&](linalg::GenericOp consumer) {
+    if (OpOperand *operand = firstFusable(consumer)) {
+      Operation *producer = operand->get().getDefiningOp();
+      if (isLink(producer, consumer)) {
+        next[producer] = consumer;
+        linked.insert(consumer);
+      }
+    }
+  });
+  SmallVector<SmallVector<Operation *>> chains;
+  root->walk([&](linalg::GenericOp op) {
+    if (linked.contains(op) || !next.count(op))
+      return;
+    SmallVector<Operation *> &chain = chains.emplace_back();
+    for (Operation *link = op; link; link = next.lookup(link))
+      chain.push_back(link);
+  });
+
+  IRRewriter rewriter(root->getContext());
+  while (!chains.empty()) {
+    SmallVector<Operation *> chain = chains.pop_back_val();
+    if (chain.size() < 2)
+      continue;
+    SmallVector<Operation *> fused;
+    for (size_t i = 0; i < chain.size(); i += 2) {
+      if (i + 1 == chain.size()) {
+        fused.push_back(chain[i]);
+        break;
+      }
+      Operation *producer = chain[i], *consumer = chain[i + 1];
+      OpOperand *operand = firstFusable(consumer);
+      FailureOr<linalg::ElementwiseOpFusionResult> result = failure();
+      if (operand && operand->get().getDefiningOp() == producer) {
+        rewriter.setInsertionPoint(consumer);
+        result = linalg::fuseElementwiseOps(rewriter, operand);
+      }
+      if (failed(result)) {
+        // The chain breaks here: each side goes on on its own.
+        fused.push_back(producer);
+        chains.push_back(std::move(fused));
+        fused.clear();
+        fused.push_back(consumer);
+        continue;
+      }
+      for (auto [original, replacement] : result->replacements)
+        if (original.getDefiningOp() == consumer)
+          rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+      fused.push_back(result->fusedOp);
+    }
+    chains.push_back(std::move(fused));
+  }
+}
+
 struct FuseElementwisePass
     : public nnc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   using FuseElementwisePassBase::FuseElementwisePassBase;
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    linalg::ControlFusionFn control = [](OpOperand *fused) {
+    // The body-size cap bounds the code generation time of each kernel:
+    // both the chain step and the greedy patterns ask this function.
+    size_t cap = maxBodyOps;
+    linalg::ControlFusionFn control = [cap](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() &&
-             !isLibraryOp(fused->getOwner()) && !isLibraryOp(producer);
+      Operation *consumer = fused->getOwner();
+      return producer && producer->hasOneUse() && !isLibraryOp(consumer) &&
+             !isLibraryOp(producer) &&
+             (cap == 0 || bodyOps(producer) + bodyOps(consumer) <= cap);
     };
+    fuseChains(getOperation(), control);
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);

@@ -37,6 +37,12 @@ namespace {
 /// buffer it touches, both ways).
 struct Access {
   llvm::SetVector<Value> reads, writes;
+  /// The values already walked for `reads` and for `writes`: a body's ops
+  /// share their operands' chains, walked once per set.
+  llvm::DenseSet<Value> readsSeen, writesSeen;
+
+  void read(Value v) { collectRoots(v, reads, readsSeen); }
+  void write(Value v) { collectRoots(v, writes, writesSeen); }
 };
 
 Access accessOf(Operation *op) {
@@ -44,10 +50,10 @@ Access accessOf(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
       linalgOp && linalgOp.hasPureBufferSemantics()) {
     for (OpOperand *input : linalgOp.getDpsInputOperands())
-      collectRoots(input->get(), access.reads);
+      access.read(input->get());
     for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
-      collectRoots(init.get(), access.writes);
-      collectRoots(init.get(), access.reads);
+      access.write(init.get());
+      access.read(init.get());
     }
     // Buffers its body reads by address (a gather: memref.load of another
     // buffer) or touches otherwise.
@@ -56,22 +62,22 @@ Access accessOf(Operation *op) {
         return;
       bool load = isa<memref::LoadOp>(inner);
       for (Value v : inner->getOperands()) {
-        collectRoots(v, access.reads);
+        access.read(v);
         if (!load)
-          collectRoots(v, access.writes);
+          access.write(v);
       }
     });
     return access;
   }
   if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-    collectRoots(copy.getSource(), access.reads);
-    collectRoots(copy.getTarget(), access.writes);
+    access.read(copy.getSource());
+    access.write(copy.getTarget());
     return access;
   }
   op->walk([&](Operation *inner) {
     for (Value v : inner->getOperands()) {
-      collectRoots(v, access.reads);
-      collectRoots(v, access.writes);
+      access.read(v);
+      access.write(v);
     }
   });
   return access;
@@ -192,7 +198,8 @@ struct FuseSiblingsPass
       ++seen;
       auto second = dyn_cast<linalg::GenericOp>(op);
       if (second && isCandidate(second) &&
-          second.getStaticLoopRanges() == ranges && canFuse(first, second))
+          second.getStaticLoopRanges() == ranges && withinCap(first, second) &&
+          canFuse(first, second))
         return second;
       // `first` moves below `op`: `op` must not write what `first` touches
       // nor read what it writes.
@@ -203,6 +210,15 @@ struct FuseSiblingsPass
         return nullptr;
     }
     return nullptr;
+  }
+
+  /// Whether the two bodies together stay within `max-body-ops`.
+  bool withinCap(linalg::GenericOp first, linalg::GenericOp second) {
+    size_t cap = maxBodyOps;
+    auto ops = [](linalg::GenericOp op) {
+      return op.getBody()->getOperations().size() - 1;
+    };
+    return cap == 0 || ops(first) + ops(second) <= cap;
   }
 
   /// Whether `second` may run in the same iteration as `first`: whatever it

@@ -1,4 +1,5 @@
 // RUN: nnc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(nnc-fuse-elementwise))' | FileCheck %s
+// RUN: nnc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(nnc-fuse-elementwise{max-body-ops=2}))' | FileCheck %s --check-prefix=CAP
 
 // A pointwise chain (add, then relu) becomes one generic reading both
 // inputs once.
@@ -257,4 +258,116 @@ func.func @transpose_unsigned(%x: tensor<32x64xi8>, %w: tensor<16x64xi8>, %acc: 
   %t = linalg.transpose ins(%w : tensor<16x64xi8>) outs(%e : tensor<64x16xi8>) permutation = [1, 0]
   %y = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%x, %t : tensor<32x64xi8>, tensor<64x16xi8>) outs(%acc : tensor<32x16xi32>) -> tensor<32x16xi32>
   return %y : tensor<32x16xi32>
+}
+
+// -----
+
+// A chain of five pointwise ops fuses in balanced rounds (pairs, then pairs
+// of pairs) and comes out as fusing one op at a time makes it: the inputs
+// in chain order, the bodies in chain order.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @balanced_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[A:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>, %[[C:.*]]: tensor<8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[A]], %[[B]], %[[C]] :
+// CHECK: ^bb0(%[[IX:.*]]: f32, %[[IA:.*]]: f32, %[[IB:.*]]: f32, %[[IC:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[T0:.*]] = arith.addf %[[IX]], %[[IA]]
+// CHECK-NEXT: %[[T1:.*]] = arith.mulf %[[T0]], %[[IB]]
+// CHECK-NEXT: %[[T2:.*]] = math.tanh %[[T1]]
+// CHECK-NEXT: %[[T3:.*]] = arith.subf %[[T2]], %[[IC]]
+// CHECK-NEXT: %[[T4:.*]] = math.exp %[[T3]]
+// CHECK-NEXT: linalg.yield %[[T4]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @balanced_chain(%x: tensor<4x8xf32>, %a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %a : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %r = arith.addf %in, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%0, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %r = arith.mulf %in, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%1 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.tanh %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %3 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%2, %c : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %r = arith.subf %in, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%3 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
+}
+
+// -----
+
+// A chain of five one-op bodies: one generic by default; under
+// max-body-ops=2, no body holds more than two ops (three generics).
+// CHECK-LABEL: func.func @capped_chain
+// CHECK: linalg.generic
+// CHECK-COUNT-5: {{math.tanh|arith.negf|math.exp}}
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CAP-LABEL: func.func @capped_chain
+// CAP: %[[G1:.*]] = linalg.generic
+// CAP-SAME: ins(%{{.*}} : tensor<16xf32>)
+// CAP: math.tanh
+// CAP-NEXT: arith.negf
+// CAP-NEXT: linalg.yield
+// CAP: %[[G2:.*]] = linalg.generic
+// CAP-SAME: ins(%[[G1]] : tensor<16xf32>)
+// CAP: math.exp
+// CAP-NEXT: math.tanh
+// CAP-NEXT: linalg.yield
+// CAP: %[[G3:.*]] = linalg.generic
+// CAP-SAME: ins(%[[G2]] : tensor<16xf32>)
+// CAP: arith.negf
+// CAP-NEXT: linalg.yield
+// CAP-NOT: linalg.generic
+// CAP: return %[[G3]]
+#id = affine_map<(d0) -> (d0)>
+func.func @capped_chain(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %a1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a1 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.negf %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a2 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.exp %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a3 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %a5 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a4 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.negf %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %a5 : tensor<16xf32>
 }

@@ -51,11 +51,13 @@ inline bool derivesFrom(mlir::Value value, mlir::Value buffer) {
 }
 
 /// The buffers `value` may point into: memref roots reached backwards
-/// through views and address arithmetic.
-inline void collectRoots(mlir::Value value,
-                         llvm::SetVector<mlir::Value> &roots) {
+/// through views and address arithmetic. `seen` holds the values already
+/// walked for `roots`: their roots are in it, and they are not walked again,
+/// so that the operands of a long chain of scalar ops (a fused body) are
+/// collected in time linear in the chain rather than quadratic.
+inline void collectRoots(mlir::Value value, llvm::SetVector<mlir::Value> &roots,
+                         llvm::DenseSet<mlir::Value> &seen) {
   llvm::SmallVector<mlir::Value> worklist = {value};
-  llvm::DenseSet<mlir::Value> seen;
   while (!worklist.empty()) {
     mlir::Value v = worklist.pop_back_val();
     if (!seen.insert(v).second)
@@ -71,6 +73,13 @@ inline void collectRoots(mlir::Value value,
     if (mlir::Operation *def = v.getDefiningOp(); def && isInert(def))
       worklist.append(def->operand_begin(), def->operand_end());
   }
+}
+
+/// The buffers `value` may point into (see above), walked afresh.
+inline void collectRoots(mlir::Value value,
+                         llvm::SetVector<mlir::Value> &roots) {
+  llvm::DenseSet<mlir::Value> seen;
+  collectRoots(value, roots, seen);
 }
 
 } // namespace nnc::buffers

@@ -72,6 +72,14 @@ def FuseElementwisePass : Pass<"nnc-fuse-elementwise", "mlir::func::FuncOp"> {
     runs as loops, where unfused it is a BLAS call that reads a transposed
     operand in place (`--nnc-gemm-to-blas`).
 
+    No fusion makes a body of more than `max-body-ops` operations (the
+    yield not counted): the chain of a 10k-node graph becomes kernels of a
+    few hundred operations each rather than one kernel of 10k, whose LLVM
+    code generation (vectorizer, register allocation) grows faster than
+    linearly with the size of one function. A kernel of a few hundred
+    scalar operations already amortizes its loads and stores; 0 means no
+    cap.
+
     ```mlir
     %t = linalg.transpose ins(%w : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
     %y = linalg.matmul ins(%x, %t : ...) outs(%acc : ...)   // stays a matmul
@@ -79,6 +87,11 @@ def FuseElementwisePass : Pass<"nnc-fuse-elementwise", "mlir::func::FuncOp"> {
     %b = linalg.generic ins(%a ...) { arith.maximumf }
     ```
   }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "unsigned", /*default=*/"256",
+           "The most operations (yield not counted) a fused body may hold; "
+           "0: no cap">
+  ];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
@@ -221,7 +234,10 @@ def FuseSiblingsPass : Pass<"nnc-fuse-siblings", "mlir::func::FuncOp"> {
     yields, from a register) and may write a buffer the first reads only at
     the element the first reads in the same iteration. Siblings that read
     the same tensors (Adam's moment and parameter updates) then read them
-    once, and every kernel they were is one. A body that loads from a buffer
+    once, and every kernel they were is one. Two bodies of more than
+    `max-body-ops` operations together are not fused (the cap that
+    `--nnc-fuse-elementwise` applies, so that this pass does not merge the
+    kernels that one split). A body that loads from a buffer
     by address (a gather) counts as reading all of it. Afterwards, an output
     written into a temporary that no other op uses (the second now takes
     the value from a register) is dropped with its allocation.
@@ -235,7 +251,10 @@ def FuseSiblingsPass : Pass<"nnc-fuse-siblings", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"window", "window", "int64_t", /*default=*/"96",
-           "How many ops that touch memory to look past for a sibling">
+           "How many ops that touch memory to look past for a sibling">,
+    Option<"maxBodyOps", "max-body-ops", "unsigned", /*default=*/"256",
+           "The most operations (yields not counted) the two bodies may "
+           "hold together, as in --nnc-fuse-elementwise; 0: no cap">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
