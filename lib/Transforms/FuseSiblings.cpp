@@ -235,9 +235,10 @@ struct FuseSiblingsPass
     // of it: never one the other op writes in the same loop nest.
     auto bodyReads = [](linalg::GenericOp op) {
       llvm::SetVector<Value> roots;
+      llvm::DenseSet<Value> seen; // each operand chain walked once
       op.getRegion().walk([&](Operation *inner) {
         for (Value v : inner->getOperands())
-          collectRoots(v, roots);
+          collectRoots(v, roots, seen);
       });
       return roots;
     };
