@@ -505,6 +505,15 @@ Status readNpyHeader(const ByteSource &source, uint64_t base, uint64_t size,
   if (preambleLen == 12)
     NNC_RUNTIME_RETURN_IF_ERROR(source.read(base + 10, 2, preamble + 10));
   uint64_t headerLen = major == 1 ? load16(preamble + 8) : load32(preamble + 8);
+  // Parsing a header takes memory in proportion to its length: a valid file
+  // with a huge one must not take gigabytes. 1 MiB holds the header of a
+  // rank-30000 array (numpy itself refuses more than 10000 bytes by default).
+  constexpr uint64_t kMaxHeaderBytes = 1u << 20;
+  if (headerLen > kMaxHeaderBytes)
+    return fail(StatusCode::InvalidArgument, name,
+                "header of " + std::to_string(headerLen) +
+                    " bytes is larger than the limit " +
+                    std::to_string(kMaxHeaderBytes));
   if (headerLen > size - preambleLen)
     return fail(StatusCode::InvalidArgument, name,
                 "truncated header: it claims " + std::to_string(headerLen) +

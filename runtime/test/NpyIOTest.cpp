@@ -245,6 +245,23 @@ TEST(Npy, WritesVersion2ForHugeHeaders) {
   EXPECT_EQ(back.rank(), 30000);
 }
 
+TEST(Npy, RefusesHeadersAboveTheLimit) {
+  // A version 2 header of 2 MiB (spaces after a valid dict): refused by its
+  // length, before it is read or parsed.
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
+  size_t length = (2u << 20) - 12;
+  Bytes image = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0};
+  for (int i = 0; i < 4; ++i)
+    image.push_back(static_cast<uint8_t>(length >> (8 * i)));
+  image.insert(image.end(), dict.begin(), dict.end());
+  image.resize(12 + length, ' ');
+  image.back() = '\n';
+  image.insert(image.end(), 4, 0);
+  HostTensor t;
+  EXPECT_ERROR(parse(image, t),
+               "header of 2097140 bytes is larger than the limit 1048576");
+}
+
 TEST(Npy, FortranOrderIsTransposedToC) {
   HostTensor t;
   // np.asfortranarray(np.arange(6).reshape(2, 3)) stores columns first.
