@@ -248,7 +248,8 @@ TEST(Npy, WritesVersion2ForHugeHeaders) {
 TEST(Npy, RefusesHeadersAboveTheLimit) {
   // A version 2 header of 2 MiB (spaces after a valid dict): refused by its
   // length, before it is read or parsed.
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
+  std::string dict =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
   size_t length = (2u << 20) - 12;
   Bytes image = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0};
   for (int i = 0; i < 4; ++i)
