@@ -1087,25 +1087,23 @@ static int64_t dataAxis(int64_t axis, RankedTensorType data) {
   return axis < 0 ? axis + rank : axis;
 }
 
-LogicalResult GatherOp::verify() {
-  auto data = cast<RankedTensorType>(getData().getType());
-  int64_t axis = dataAxis(getAxis(), data);
-  return checkConstantIndices(*this, getIndices(), data,
+/// The constant indices of an op whose every index is into its `axis`.
+template <typename OpT>
+static LogicalResult checkConstantAxisIndices(OpT op) {
+  auto data = cast<RankedTensorType>(op.getData().getType());
+  int64_t axis = dataAxis(op.getAxis(), data);
+  return checkConstantIndices(op, op.getIndices(), data,
                               [&](int64_t) { return axis; });
 }
 
+LogicalResult GatherOp::verify() { return checkConstantAxisIndices(*this); }
+
 LogicalResult GatherElementsOp::verify() {
-  auto data = cast<RankedTensorType>(getData().getType());
-  int64_t axis = dataAxis(getAxis(), data);
-  return checkConstantIndices(*this, getIndices(), data,
-                              [&](int64_t) { return axis; });
+  return checkConstantAxisIndices(*this);
 }
 
 LogicalResult ScatterElementsOp::verify() {
-  auto data = cast<RankedTensorType>(getData().getType());
-  int64_t axis = dataAxis(getAxis(), data);
-  return checkConstantIndices(*this, getIndices(), data,
-                              [&](int64_t) { return axis; });
+  return checkConstantAxisIndices(*this);
 }
 
 LogicalResult ScatterNDOp::verify() {
