@@ -1088,8 +1088,7 @@ static int64_t dataAxis(int64_t axis, RankedTensorType data) {
 }
 
 /// The constant indices of an op whose every index is into its `axis`.
-template <typename OpT>
-static LogicalResult checkConstantAxisIndices(OpT op) {
+template <typename OpT> static LogicalResult checkConstantAxisIndices(OpT op) {
   auto data = cast<RankedTensorType>(op.getData().getType());
   int64_t axis = dataAxis(op.getAxis(), data);
   return checkConstantIndices(op, op.getIndices(), data,
