@@ -7,6 +7,17 @@
 // RUN: mkfifo %t/m.onnx %t/m.mlir %t/x.pb %t/x.npy %t/c.cfg %t/c.ckpt %t/e.nncx %t/d.npz %t/d.csv
 // RUN: ln -s /dev/zero %t/zero.onnx && ln -s /dev/zero %t/zero.mlir
 // RUN: %npy write %t/b.npy f4 3 10,20,30
+// The MLIR drivers, nnc-opt and nnc-translate, too; stdin stays stdin.
+// RUN: not timeout 60 nnc-opt %t/m.mlir 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: nnc-opt: error: cannot read input '{{.*}}m.mlir': a FIFO, not a regular file
+// RUN: not timeout 60 nnc-opt %t/zero.mlir -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=OPTDEV
+// OPTDEV: nnc-opt: error: cannot read input '{{.*}}zero.mlir': a device, not a regular file
+// RUN: nnc-opt < %S/Inputs/add.mlir | FileCheck %s --check-prefix=STDIN
+// STDIN: nnc.add
+// RUN: not timeout 60 nnc-translate --import-onnx %t/m.onnx 2>&1 | FileCheck %s --check-prefix=TRANSLATE
+// TRANSLATE: nnc-translate: error: cannot read input '{{.*}}m.onnx': a FIFO, not a regular file
+// RUN: not timeout 60 nnc-translate --import-onnx -o %t/out.mlir %t/zero.onnx 2>&1 | FileCheck %s --check-prefix=TRANSLATEDEV
+// TRANSLATEDEV: nnc-translate: error: cannot read input '{{.*}}zero.onnx': a device, not a regular file
 // RUN: not timeout 60 nnc-run %t/m.onnx 2>&1 | FileCheck %s --check-prefix=ONNX
 // ONNX: cannot read ONNX model '{{.*}}m.onnx': a FIFO, not a regular file
 // RUN: not timeout 60 nnc-run %t/zero.onnx 2>&1 | FileCheck %s --check-prefix=DEV

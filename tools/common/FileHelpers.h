@@ -19,6 +19,29 @@
 
 namespace nnc::tools {
 
+/// What `mode` is when it is not a regular file, for messages.
+inline const char *notRegularReason(mode_t mode) {
+  return S_ISDIR(mode)    ? "a folder, not a regular file"
+         : S_ISFIFO(mode) ? "a FIFO, not a regular file"
+         : S_ISCHR(mode) || S_ISBLK(mode) ? "a device, not a regular file"
+                                          : "not a regular file";
+}
+
+/// Whether `path` may be read to its end: false, with `error` naming
+/// `what` and the path, when it is a FIFO, a device or a socket (read
+/// without end, or blocking); without opening it. A path that does not
+/// exist or a folder is left to the reader, which reports those at once.
+inline bool checkReadableToEnd(const std::string &path, const std::string &what,
+                               std::string &error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) ||
+      S_ISDIR(st.st_mode))
+    return true;
+  error = "cannot read " + what + " '" + path +
+          "': " + notRegularReason(st.st_mode);
+  return false;
+}
+
 /// Reads all of `path` into `out`; on failure `error` says what is wrong,
 /// naming `what` ("model") and the path.
 inline bool readRegularFile(const std::string &path, const std::string &what,
@@ -40,11 +63,7 @@ inline bool readRegularFile(const std::string &path, const std::string &what,
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail(S_ISDIR(st.st_mode)    ? "a folder, not a regular file"
-                : S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file"
-                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
-                    ? "a device, not a regular file"
-                    : "not a regular file");
+    return fail(notRegularReason(st.st_mode));
   }
   out.resize(static_cast<size_t>(st.st_size));
   size_t done = 0;
