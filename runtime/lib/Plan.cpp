@@ -393,7 +393,7 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
   if (version >= 3) {
     NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.checksValue, "the checks value"));
     uint32_t numChecks = 0;
-    NNC_RUNTIME_RETURN_IF_ERROR(r.count(numChecks, kMaxChecks, "check count"));
+    NNC_RUNTIME_RETURN_IF_ERROR(r.count(numChecks, kMaxChecks, "check count", 4));
     plan.checks.resize(numChecks);
     for (PlanCheck &check : plan.checks)
       NNC_RUNTIME_RETURN_IF_ERROR(r.str(check.what, "a check"));

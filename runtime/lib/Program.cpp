@@ -257,12 +257,15 @@ Status Program::run(const std::vector<TensorRef> &inputs,
 
   ScratchLease scratch(*this, buffers);
   NNC_RUNTIME_RETURN_IF_ERROR(scratch.acquire());
+  // The checks buffer starts zeroed; `slots` is the host copy each read
+  // goes into (all zero until a check is set, which ends the run).
   void *checks = nullptr;
+  std::vector<int64_t> slots;
   if (plan_.checksValue != Plan::kNoValue) {
     checks = buffers[plan_.checksValue];
-    std::vector<uint8_t> zeros(plan_.checks.size() * Plan::kCheckSlotBytes);
-    NNC_RUNTIME_RETURN_IF_ERROR(
-        device_->copyHostToDevice(checks, zeros.data(), zeros.size()));
+    slots.assign(plan_.checks.size() * 4, 0);
+    NNC_RUNTIME_RETURN_IF_ERROR(device_->copyHostToDevice(
+        checks, slots.data(), plan_.checks.size() * Plan::kCheckSlotBytes));
   }
 
   LaunchConfig config;
@@ -283,7 +286,7 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                       step.detail.empty() ? detail_ : step.detail,
                       step.bytesRead, step.bytesWritten);
     if (stepChecks_[s])
-      NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, s));
+      NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, s, slots));
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
   if (!reuse)
@@ -291,9 +294,9 @@ Status Program::run(const std::vector<TensorRef> &inputs,
   return Status::ok();
 }
 
-Status Program::readChecks(const void *checks, size_t step) const {
+Status Program::readChecks(const void *checks, size_t step,
+                           std::vector<int64_t> &slots) const {
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
-  std::vector<int64_t> slots(plan_.checks.size() * 4);
   NNC_RUNTIME_RETURN_IF_ERROR(device_->copyDeviceToHost(
       slots.data(), checks, plan_.checks.size() * Plan::kCheckSlotBytes));
   for (size_t k = 0; k < plan_.checks.size(); ++k) {

@@ -422,6 +422,15 @@ TEST(PlanTest, CountsMustFitTheBytesLeft) {
   EXPECT_ERROR(parse(header(0, 1u << 20), parsed),
                "plan: step count is 1048576, more than the 0 bytes left can "
                "hold (0)");
+  // The check count at the end of a valid plan: its strings take 4 bytes
+  // at the least.
+  std::vector<uint8_t> checks = serializePlan(samplePlan());
+  for (int i = 0; i < 4; ++i)
+    checks[checks.size() - 4 + i] = static_cast<uint8_t>(60000u >> (8 * i));
+  checks.resize(checks.size() + 16);
+  EXPECT_ERROR(parse(checks, parsed),
+               "plan: check count is 60000, more than the 16 bytes left can "
+               "hold (4)");
 }
 
 std::vector<uint8_t> executableWith(const std::string &target,

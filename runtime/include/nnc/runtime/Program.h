@@ -101,8 +101,10 @@ private:
   Status checkNoOverlap(const std::vector<TensorRef> &inputs,
                         const std::vector<HostTensor> &outputs) const;
   /// The error of the first run-time check set in `checks` (the checks
-  /// buffer, after step `step`), or ok.
-  Status readChecks(const void *checks, size_t step) const;
+  /// buffer, after step `step`), or ok; `slots` (4 words per check) holds
+  /// the copy read.
+  Status readChecks(const void *checks, size_t step,
+                    std::vector<int64_t> &slots) const;
 
   ExecutableReader executable_;
   Plan plan_;
