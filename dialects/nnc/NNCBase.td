@@ -67,6 +67,20 @@ def NNC_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getResultNamesAttrName() {
       return ::llvm::StringLiteral("nnc.result_names");
     }
+    /// The unit argument attribute that marks an integer input whose values
+    /// feed only shapes (a Reshape's target, a Range's limit): compilation
+    /// specializes on its values as on the inputs' shapes, and the runtime
+    /// checks that a run passes the values the executable was compiled for.
+    static constexpr ::llvm::StringLiteral getShapeInputAttrName() {
+      return ::llvm::StringLiteral("nnc.shape_input");
+    }
+    /// The argument attribute naming an input's dimensions (an array of
+    /// strings, one per dimension; "" for an unnamed one), e.g. ONNX's
+    /// `dim_param`s. Dimensions of the same name must agree when a run binds
+    /// its shapes.
+    static constexpr ::llvm::StringLiteral getDimNamesAttrName() {
+      return ::llvm::StringLiteral("nnc.dim_names");
+    }
 
   private:
     // Each op family registers its ops from its own translation unit.
@@ -76,6 +90,7 @@ def NNC_Dialect : Dialect {
     void registerNNOps();
     void registerReductionOps();
     void registerShapeOps();
+    void registerDynamicShapeOps();
   }];
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -102,6 +103,47 @@ LogicalResult NNCDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+/// `nnc.shape_input` (a unit attribute on a static integer tensor argument
+/// of at most kMaxShapeInputElements elements) and `nnc.dim_names` (one
+/// string per dimension of a ranked tensor argument).
+static LogicalResult verifyInputAttribute(Operation *op, unsigned regionIndex,
+                                          unsigned argIndex,
+                                          NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Type argType;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    argType = function.getArgumentTypes()[argIndex];
+  else if (!op->getRegion(regionIndex).empty())
+    argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  auto type = dyn_cast_if_present<RankedTensorType>(argType);
+  if (argType && !type)
+    return op->emitError() << "'" << name << "' on argument " << argIndex
+                           << " needs a ranked tensor, got " << argType;
+  if (name == NNCDialect::getShapeInputAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must be a unit attribute";
+    if (type && (!isa<IntegerType>(type.getElementType()) ||
+                 !type.hasStaticShape() ||
+                 type.getNumElements() > kMaxShapeInputElements))
+      return op->emitError()
+             << "'" << name << "' on argument " << argIndex
+             << " needs a static integer tensor of at most "
+             << kMaxShapeInputElements << " elements, got " << type;
+    return success();
+  }
+  auto names = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+    return op->emitError() << "'" << name << "' on argument " << argIndex
+                           << " must be an array of strings";
+  if (type && static_cast<int64_t>(names.size()) != type.getRank())
+    return op->emitError() << "'" << name << "' on argument " << argIndex
+                           << " has " << names.size()
+                           << " names but the argument has rank "
+                           << type.getRank();
+  return success();
+}
+
 LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
@@ -114,6 +156,9 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
              << " must be a unit attribute";
     return success();
   }
+  if (attr.getName() == getShapeInputAttrName() ||
+      attr.getName() == getDimNamesAttrName())
+    return verifyInputAttribute(op, regionIndex, argIndex, attr);
   bool isParam = attr.getName() == getParamAttrName();
   bool isValue = attr.getName() == getValueAttrName();
   if (!isParam && !isValue)
