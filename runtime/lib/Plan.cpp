@@ -217,6 +217,19 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
   w.u32(static_cast<uint32_t>(plan.checks.size()));
   for (const PlanCheck &check : plan.checks)
     w.str(check.what);
+  uint32_t numSpecialized = 0;
+  for (const PlanValue &v : plan.values)
+    numSpecialized += v.specializedValues.empty() ? 0 : 1;
+  w.u32(numSpecialized);
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    const std::vector<int64_t> &values = plan.values[i].specializedValues;
+    if (values.empty())
+      continue;
+    w.u32(static_cast<uint32_t>(i));
+    w.u32(static_cast<uint32_t>(values.size()));
+    for (int64_t v : values)
+      w.u64(static_cast<uint64_t>(v));
+  }
   return out;
 }
 
@@ -411,6 +424,42 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
                       std::to_string(v.shape[0]) + " bytes, not " +
                       std::to_string(bytes) + " for " +
                       std::to_string(numChecks) + " checks");
+    }
+  }
+  if (version >= 4) {
+    uint32_t numSpecialized = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.count(numSpecialized, numValues, "specialized input count", 8));
+    for (uint32_t k = 0; k < numSpecialized; ++k) {
+      uint32_t index = 0, count = 0;
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u32(index, "a specialized input"));
+      if (index >= numValues)
+        return r.fail("specialized input " + std::to_string(index) +
+                      " is not a value of the plan");
+      PlanValue &v = plan.values[index];
+      DTypeClass type = dtypeClass(v.dtype);
+      if (v.role != ValueRole::Input ||
+          (type != DTypeClass::SignedInt && type != DTypeClass::UnsignedInt &&
+           type != DTypeClass::Bool))
+        return r.fail("specialized input " + std::to_string(index) + " '" +
+                      v.name + "' is not an integer input");
+      if (!v.specializedValues.empty())
+        return r.fail("input '" + v.name + "' is specialized twice");
+      NNC_RUNTIME_RETURN_IF_ERROR(r.count(count, Plan::kMaxSpecializedElements,
+                                          "a specialized value count", 8));
+      int64_t elements = 1;
+      for (int64_t d : v.shape)
+        elements *= d; // Ranks and dimensions were checked above.
+      if (count == 0 || static_cast<int64_t>(count) != elements)
+        return r.fail("input '" + v.name + "' of type " +
+                      describeType(v.dtype, v.shape) + " is specialized on " +
+                      std::to_string(count) + " values");
+      v.specializedValues.resize(count);
+      for (int64_t &value : v.specializedValues) {
+        uint64_t bits = 0;
+        NNC_RUNTIME_RETURN_IF_ERROR(r.u64(bits, "a specialized value"));
+        value = static_cast<int64_t>(bits);
+      }
     }
   }
   if (!r.atEnd())

@@ -194,6 +194,42 @@ bool reusable(const Plan &plan, const std::vector<uint32_t> &indices,
   return true;
 }
 
+/// An integer input the code was specialized on must hold those values.
+Status checkSpecializedValues(const std::string &source, size_t index,
+                              const PlanValue &value, const TensorRef &given) {
+  size_t width = dtypeSize(value.dtype);
+  bool isSigned = dtypeClass(value.dtype) == DTypeClass::SignedInt;
+  auto element = [&](size_t k) -> int64_t {
+    const uint8_t *p = static_cast<const uint8_t *>(given.data) + k * width;
+    uint64_t bits = 0;
+    std::memcpy(&bits, p, width); // Little-endian hosts only, as the format.
+    if (isSigned && width < 8 && (bits >> (8 * width - 1)) & 1)
+      bits |= ~uint64_t(0) << (8 * width);
+    return static_cast<int64_t>(bits);
+  };
+  auto list = [](const std::vector<int64_t> &values) {
+    std::string text = "[";
+    for (size_t k = 0; k < values.size(); ++k)
+      text += (k ? ", " : "") + std::to_string(values[k]);
+    return text + "]";
+  };
+  const std::vector<int64_t> &want = value.specializedValues;
+  for (size_t k = 0; k < want.size(); ++k) {
+    if (element(k) == want[k])
+      continue;
+    std::vector<int64_t> got(want.size());
+    for (size_t j = 0; j < want.size(); ++j)
+      got[j] = element(j);
+    return Status(StatusCode::InvalidArgument,
+                  source + ": input " + std::to_string(index) + " '" +
+                      value.name + "' holds " + list(got) +
+                      ", but this executable was specialized on its value " +
+                      list(want) +
+                      " (compile it for the new value; a session does)");
+  }
+  return Status::ok();
+}
+
 } // namespace
 
 Status Program::run(const std::vector<TensorRef> &inputs,
@@ -226,6 +262,9 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                     source_ + ": input " + std::to_string(i) + " '" +
                         value.name + "' has " + std::to_string(given.byteSize) +
                         " bytes of data, not " + std::to_string(bytes));
+    if (!value.specializedValues.empty())
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          checkSpecializedValues(source_, i, value, given));
     // Kernels never write their inputs (the compiler marks them read-only),
     // except those the plan donates to an output.
     buffers[inputs_[i]] = const_cast<void *>(given.data);

@@ -124,7 +124,7 @@ TEST(PlanTest, RoundTrip) {
   Plan plan = samplePlan();
   Plan parsed;
   std::vector<uint8_t> bytes = serializePlan(plan);
-  ASSERT_EQ(bytes[4], 3); // the version
+  ASSERT_EQ(bytes[4], 4); // the version
   ASSERT_TRUE(parse(bytes, parsed).isOk());
   ASSERT_EQ(parsed.values.size(), 4u);
   EXPECT_EQ(parsed.values[1].role, ValueRole::Weight);
@@ -262,16 +262,16 @@ TEST(PlanTest, Errors) {
   EXPECT_NE(parse(badMagic, parsed).message().find("bad magic"),
             std::string::npos);
   std::vector<uint8_t> newer = bytes;
-  newer[4] = 4;
-  EXPECT_NE(parse(newer, parsed).message().find("plan version 4"),
+  newer[4] = 5;
+  EXPECT_NE(parse(newer, parsed).message().find("plan version 5"),
             std::string::npos);
   // The runtime-libraries byte sits before the library calls (u32), the
   // temporary bytes (u64), the unfused kernels (u32), the unfused bytes
   // moved and the kernel allocation bytes (u64 each), the donation count
-  // (u32, here 0), the checks value and the check count (u32 each). Bits
-  // other than OpenMP and BLAS are refused; a plain 1 (the OpenMP flag of
-  // earlier plans) still reads as OpenMP alone.
-  size_t libraries = bytes.size() - 45;
+  // (u32, here 0), the checks value, the check count and the specialized
+  // input count (u32 each). Bits other than OpenMP and BLAS are refused; a
+  // plain 1 (the OpenMP flag of earlier plans) still reads as OpenMP alone.
+  size_t libraries = bytes.size() - 49;
   ASSERT_EQ(bytes[libraries], 3);
   std::vector<uint8_t> unknown = bytes;
   unknown[libraries] = 4;
@@ -374,14 +374,70 @@ TEST(PlanTest, Checks) {
             }).find("a check holds a control character"),
             std::string::npos);
 
-  // Version 2: no checks fields at the end.
+  // Version 2: no checks (nor specialized inputs) fields at the end.
   std::vector<uint8_t> v2 = serializePlan(samplePlan());
   v2[4] = 2;
-  v2.resize(v2.size() - 8);
+  v2.resize(v2.size() - 12);
   status = parse(v2, parsed);
   ASSERT_TRUE(status.isOk()) << status.message();
   EXPECT_TRUE(parsed.checks.empty());
   EXPECT_EQ(parsed.checksValue, Plan::kNoValue);
+}
+
+// Version 4: inputs specialized on their values (shape inputs).
+TEST(PlanTest, SpecializedValues) {
+  Plan plan = samplePlan();
+  PlanValue shape;
+  shape.name = "shape";
+  shape.dtype = DType::I32;
+  shape.shape = {3};
+  shape.specializedValues = {4, -1, 3};
+  plan.values.push_back(shape);
+  Plan parsed;
+  Status status = parse(serializePlan(plan), parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(parsed.values[4].specializedValues,
+            (std::vector<int64_t>{4, -1, 3}));
+  EXPECT_TRUE(parsed.values[0].specializedValues.empty());
+
+  auto error = [&](void (*mutate)(Plan &)) {
+    Plan bad = plan;
+    mutate(bad);
+    return parse(serializePlan(bad), parsed).message();
+  };
+  EXPECT_NE(error([](Plan &p) {
+              p.values[0].specializedValues = {1, 2, 3, 4, 5, 6};
+            }).find("specialized input 0 'x' is not an integer input"),
+            std::string::npos);
+  EXPECT_NE(error([](Plan &p) {
+              p.values[2].specializedValues = {1, 2};
+            }).find("specialized input 2 'y' is not an integer input"),
+            std::string::npos);
+  EXPECT_NE(error([](Plan &p) {
+              p.values[4].specializedValues = {1, 2};
+            }).find("input 'shape' of type i32[3] is specialized on 2 values"),
+            std::string::npos);
+  // An index past the values, and a record repeated.
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  size_t record = bytes.size() - (4 + 4 + 3 * 8);
+  std::vector<uint8_t> outside = bytes;
+  outside[record] = 9;
+  EXPECT_NE(parse(outside, parsed)
+                .message()
+                .find("specialized input 9 is not a value of the plan"),
+            std::string::npos);
+  std::vector<uint8_t> twice = bytes;
+  twice[record - 4] = 2; // the count
+  twice.insert(twice.end(), bytes.begin() + record, bytes.end());
+  EXPECT_NE(
+      parse(twice, parsed).message().find("input 'shape' is specialized twice"),
+      std::string::npos);
+  // Version 3 plans have no such record.
+  std::vector<uint8_t> v3 = serializePlan(samplePlan());
+  v3[4] = 3;
+  v3.resize(v3.size() - 4);
+  status = parse(v3, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
 }
 
 TEST(PlanTest, EveryCorruptionIsAStatus) {
@@ -425,6 +481,8 @@ TEST(PlanTest, CountsMustFitTheBytesLeft) {
   // The check count at the end of a valid plan: its strings take 4 bytes
   // at the least.
   std::vector<uint8_t> checks = serializePlan(samplePlan());
+  checks[4] = 3; // Without the specialized inputs of version 4.
+  checks.resize(checks.size() - 4);
   for (int i = 0; i < 4; ++i)
     checks[checks.size() - 4 + i] = static_cast<uint8_t>(60000u >> (8 * i));
   checks.resize(checks.size() + 16);

@@ -52,6 +52,10 @@ struct PlanValue {
   /// For weights: where the value lies in the weights section.
   uint64_t weightOffset = 0;
   uint64_t weightSize = 0;
+  /// For an integer input the code was specialized on (a shape input: a
+  /// Reshape's target, a Range's limit): the values, row-major, every run
+  /// must pass; empty for the others. Version 4.
+  std::vector<int64_t> specializedValues;
 };
 
 /// What a step's time is, for the profiler. Part of the format.
@@ -93,9 +97,11 @@ struct PlanCheck {
 struct Plan {
   /// The newest plan encoding this runtime reads.
   /// 2 added the scratch role, the step descriptions and the unfused and
-  /// kernel-allocation figures; 3 the run-time checks. Older plans still
-  /// parse.
-  static constexpr uint32_t kVersion = 3;
+  /// kernel-allocation figures; 3 the run-time checks; 4 the values of
+  /// inputs specialized on their values. Older plans still parse.
+  static constexpr uint32_t kVersion = 4;
+  /// The most elements an input specialized on its values holds.
+  static constexpr uint32_t kMaxSpecializedElements = 1024;
   /// The bytes of one check's slot in the checks buffer.
   static constexpr uint64_t kCheckSlotBytes = 32;
   /// Plan::checksValue when the plan makes no checks.
