@@ -26,7 +26,8 @@ u[i] = h((i + s) mod 2**32) / 2**32 is uniform in [0, 1), s = h((K * 0x9E3779B9
 xorshift-multiply rounds). Everything is exact integer arithmetic, one float64
 multiply and add and one rounding to float32, so the bytes do not depend on the
 numpy version or the machine. "kind" and "fan_in" only say how the exporter
-chose A and B. Gaps between tensors (none at present) are zero bytes.
+chose A and B. Each tensor starts at a multiple of 64 bytes; the gaps between
+tensors are zero bytes.
 
 utils/export_dynamic_models.py sets the PyTorch models' parameters with
 values() below before exporting them, and checks that this script reproduces
