@@ -47,6 +47,8 @@ def NNC_Dialect : Dialect {
     }
     ```
   }];
+  // Resolving a dynamic shape op keeps its declared type with tensor.cast.
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;

@@ -8,6 +8,7 @@
 #include "nnc/NNCOps.h"
 #include "nnc/ShapeValues.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -29,6 +30,7 @@ void NNCDialect::initialize() {
   registerNNOps();
   registerReductionOps();
   registerShapeOps();
+  registerDynamicShapeOps();
 }
 
 void NNCDialect::registerAttributes() {
@@ -115,10 +117,15 @@ static LogicalResult verifyInputAttribute(Operation *op, unsigned regionIndex,
     argType = function.getArgumentTypes()[argIndex];
   else if (!op->getRegion(regionIndex).empty())
     argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
-  auto type = dyn_cast_if_present<RankedTensorType>(argType);
-  if (argType && !type)
-    return op->emitError() << "'" << name << "' on argument " << argIndex
-                           << " needs a ranked tensor, got " << argType;
+  // Ranked tensors, and the memrefs bufferization makes of them; the
+  // attributes stay on the arguments as code generation lowers them further.
+  ShapedType type;
+  if (argType && isa<TensorType, BaseMemRefType>(argType)) {
+    type = cast<ShapedType>(argType);
+    if (!type.hasRank())
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " needs a ranked tensor, got " << argType;
+  }
   if (name == NNCDialect::getShapeInputAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' on argument " << argIndex

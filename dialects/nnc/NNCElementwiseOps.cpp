@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Builders.h"
@@ -445,10 +446,26 @@ LogicalResult CastOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   return success();
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
+  // Integer constants to floating point (a dimension that scales data).
+  auto input = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+  auto floatType = dyn_cast<FloatType>(getType().getElementType());
+  if (!input || !floatType || !isa<IntegerType>(input.getElementType()) ||
+      input.getNumElements() > kMaxShapeInputElements)
+    return {};
+  bool isBool = input.getElementType().isInteger(1);
+  SmallVector<APFloat> values;
+  for (const APInt &v : input.getValues<APInt>()) {
+    APFloat f(floatType.getFloatSemantics());
+    (void)f.convertFromAPInt(v, /*IsSigned=*/!isBool,
+                             APFloat::rmNearestTiesToEven);
+    values.push_back(f);
+  }
+  return DenseElementsAttr::get(getType(), values);
 }
 
 LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,

@@ -29,4 +29,28 @@ def NNC_ShapeRefinementOpInterface
   ];
 }
 
+def NNC_ResolvableOpInterface : OpInterface<"ResolvableOpInterface"> {
+  let cppNamespace = "::nnc";
+  let description = [{
+    Implemented by the dynamic shape ops (`nnc.dynamic_reshape`, ...), which
+    take as operands what their static forms take as attributes. Once those
+    operands are known (constants, or shape computations on static
+    dimensions), the op builds its static form.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the static form at the builder's insertion point and returns
+        its result, possibly more refined than the op's; null when the shape
+        operands are not known yet. Fails, with an error at the op, when
+        they are known but invalid (a reshape whose element counts differ).
+      }],
+      "::mlir::FailureOr<::mlir::Value>", "resolve",
+      (ins "::mlir::OpBuilder &":$builder)>,
+    InterfaceMethod<[{
+        The operands that hold shapes, indices or bounds (not data).
+      }],
+      "::mlir::OperandRange", "getShapeOperands", (ins)>
+  ];
+}
+
 #endif // NNC_INTERFACES_TD

@@ -37,5 +37,7 @@ struct CheckResource : public mlir::SideEffects::Resource::Base<CheckResource> {
 #include "nnc/NNCReductionOps.h.inc"
 #define GET_OP_CLASSES
 #include "nnc/NNCShapeOps.h.inc"
+#define GET_OP_CLASSES
+#include "nnc/NNCDynamicShapeOps.h.inc"
 
 #endif // NNC_DIALECT_NNCOPS_H

@@ -12,5 +12,6 @@ include "nnc/NNCLinalgOps.td"
 include "nnc/NNCNNOps.td"
 include "nnc/NNCReductionOps.td"
 include "nnc/NNCShapeOps.td"
+include "nnc/NNCDynamicShapeOps.td"
 
 #endif // NNC_OPS_TD

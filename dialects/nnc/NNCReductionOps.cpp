@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -100,6 +101,8 @@ SmallVector<int64_t> ReduceOp::getReducedAxes() {
 }
 
 OpFoldResult ReduceOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   if (getInput().getType() != getType())
     return {};
   if (getAxes().empty() && getNoopWithEmptyAxes())

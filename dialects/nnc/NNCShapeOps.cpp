@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -36,20 +37,17 @@ void NNCDialect::registerShapeOps() {
 
 static constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-/// Formats an integer list as "[1, 2]" for diagnostics.
-static std::string formatList(ArrayRef<int64_t> values) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << '[';
-  llvm::interleaveComma(values, os);
-  os << ']';
-  return s;
-}
-
 /// The values of an array attribute, empty when it is absent. Inference runs
 /// before ODS verification, so required attributes may still be missing.
 static ArrayRef<int64_t> arrayOrEmpty(DenseI64ArrayAttr attr) {
   return attr ? attr.asArrayRef() : ArrayRef<int64_t>();
+}
+
+/// The entries of an optional array attribute, when it is present.
+static std::optional<ArrayRef<int64_t>> optionalArray(DenseI64ArrayAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  return attr.asArrayRef();
 }
 
 /// The value of an integer attribute, or `defaultValue` when it is absent.
@@ -166,6 +164,8 @@ LogicalResult ReshapeOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   RankedTensorType type = getType();
   // With two or more '?' the same type may still be a different shape.
   if (getInput().getType() == type && type.getNumDynamicDims() <= 1)
@@ -214,6 +214,8 @@ LogicalResult ExpandOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   // A '?' input dimension might be a 1 that is broadcast.
   if (getInput().getType() == getType() && getType().hasStaticShape())
     return getInput();
@@ -331,6 +333,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   if (getInputs().size() == 1 && getInputs().front().getType() == getType())
     return getInputs().front();
   return {};
@@ -386,72 +390,16 @@ LogicalResult SplitOp::fold(FoldAdaptor,
 }
 
 //===----------------------------------------------------------------------===//
-// SliceOp
+// GatherOp
 //===----------------------------------------------------------------------===//
 
-/// The number of elements ONNX Slice selects from a dimension of static size
-/// `dim` (see the op description for the clamping rules).
-static int64_t sliceSize(int64_t start, int64_t end, int64_t step,
-                         int64_t dim) {
-  if (dim == 0)
-    return 0;
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    return end > start ? (end - start - 1) / step + 1 : 0;
-  }
-  start = std::clamp<int64_t>(start, 0, dim - 1);
-  end = std::clamp<int64_t>(end, -1, dim - 1);
-  if (start <= end)
-    return 0;
-  // -step may not be representable (INT64_MIN): divide as unsigned.
-  uint64_t magnitude = 0 - static_cast<uint64_t>(step);
-  return static_cast<int64_t>(
-      static_cast<uint64_t>(start - end - 1) / magnitude + 1);
+OpFoldResult GatherOp::fold(FoldAdaptor) {
+  return foldKnownShapeValue(getResult());
 }
 
-/// Normalized axes and steps of a slice; emits an error at `loc` if the
-/// attributes are inconsistent.
-static LogicalResult getSliceParams(std::optional<Location> loc,
-                                    ArrayRef<int64_t> starts,
-                                    ArrayRef<int64_t> ends,
-                                    DenseI64ArrayAttr axesAttr,
-                                    DenseI64ArrayAttr stepsAttr, int64_t rank,
-                                    SmallVectorImpl<int64_t> &axes,
-                                    SmallVectorImpl<int64_t> &steps) {
-  size_t n = starts.size();
-  if (ends.size() != n)
-    return emitOptionalError(loc, "starts has ", n, " entries but ends has ",
-                             ends.size());
-  SmallVector<int64_t> rawAxes;
-  if (axesAttr) {
-    if (axesAttr.size() != static_cast<int64_t>(n))
-      return emitOptionalError(loc, "axes has ", axesAttr.size(),
-                               " entries but starts has ", n);
-    rawAxes.assign(axesAttr.asArrayRef().begin(), axesAttr.asArrayRef().end());
-  } else {
-    for (size_t i = 0; i < n; ++i)
-      rawAxes.push_back(i);
-  }
-  if (failed(normalizeAxes(loc, "slice", rawAxes, rank, axes)))
-    return failure();
-  if (stepsAttr) {
-    if (stepsAttr.size() != static_cast<int64_t>(n))
-      return emitOptionalError(loc, "steps has ", stepsAttr.size(),
-                               " entries but starts has ", n);
-    steps.assign(stepsAttr.asArrayRef().begin(), stepsAttr.asArrayRef().end());
-    if (llvm::is_contained(steps, 0))
-      return emitOptionalError(loc, "steps ", formatList(steps),
-                               " contain a 0 step");
-  } else {
-    steps.assign(n, 1);
-  }
-  return success();
-}
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
@@ -464,9 +412,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> starts = arrayOrEmpty(adaptor.getStartsAttr());
   ArrayRef<int64_t> ends = arrayOrEmpty(adaptor.getEndsAttr());
   SmallVector<int64_t> axes, steps;
-  if (failed(getSliceParams(loc, starts, ends, adaptor.getAxesAttr(),
-                            adaptor.getStepsAttr(), in->getRank(), axes,
-                            steps)))
+  if (failed(getSliceParams(
+          loc, starts, ends, optionalArray(adaptor.getAxesAttr()),
+          optionalArray(adaptor.getStepsAttr()), in->getRank(), axes, steps)))
     return failure();
   SmallVector<int64_t> shape(in->getShape());
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -479,12 +427,14 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   RankedTensorType in = getInput().getType();
   if (in != getType())
     return {};
   SmallVector<int64_t> axes, steps;
-  if (failed(getSliceParams(std::nullopt, getStarts(), getEnds(), getAxesAttr(),
-                            getStepsAttr(), in.getRank(), axes, steps)))
+  if (failed(getSliceParams(std::nullopt, getStarts(), getEnds(), getAxes(),
+                            getSteps(), in.getRank(), axes, steps)))
     return {};
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t dim = in.getDimSize(axes[i]);
@@ -642,6 +592,8 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   if (getInput().getType() == getType())
     return getInput();
   auto unsqueeze = getInput().getDefiningOp<UnsqueezeOp>();
@@ -692,6 +644,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult UnsqueezeOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   if (getAxes().empty() && getInput().getType() == getType())
     return getInput();
   return {};
@@ -725,6 +679,8 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult FlattenOp::fold(FoldAdaptor) {
+  if (Attribute known = foldKnownShapeValue(getResult()))
+    return known;
   if (getInput().getType() == getType())
     return getInput();
   return {};

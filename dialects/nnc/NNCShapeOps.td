@@ -364,6 +364,7 @@ def NNC_GatherOp : NNC_Op<"gather", [Pure, InferTypeOpAdaptor]> {
     type($indices)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def NNC_GatherElementsOp : NNC_Op<"gather_elements",

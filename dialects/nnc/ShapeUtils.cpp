@@ -10,7 +10,11 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <string>
+
 using namespace mlir;
+using namespace nnc;
 
 namespace nnc {
 
@@ -148,4 +152,176 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
+std::string formatList(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(values, os);
+  os << ']';
+  return s;
+}
+
 } // namespace nnc
+
+/// The number of elements ONNX Slice selects from a dimension of static size
+/// `dim` (see the op description for the clamping rules).
+int64_t nnc::sliceSize(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  if (dim == 0)
+    return 0;
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return end > start ? (end - start - 1) / step + 1 : 0;
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  if (start <= end)
+    return 0;
+  // -step may not be representable (INT64_MIN): divide as unsigned.
+  uint64_t magnitude = 0 - static_cast<uint64_t>(step);
+  return static_cast<int64_t>(
+      static_cast<uint64_t>(start - end - 1) / magnitude + 1);
+}
+
+LogicalResult nnc::getSliceParams(std::optional<Location> loc,
+                                  ArrayRef<int64_t> starts,
+                                  ArrayRef<int64_t> ends,
+                                  std::optional<ArrayRef<int64_t>> rawAxes,
+                                  std::optional<ArrayRef<int64_t>> rawSteps,
+                                  int64_t rank, SmallVectorImpl<int64_t> &axes,
+                                  SmallVectorImpl<int64_t> &steps) {
+  size_t n = starts.size();
+  if (ends.size() != n)
+    return emitOptionalError(loc, "starts has ", n, " entries but ends has ",
+                             ends.size());
+  SmallVector<int64_t> given;
+  if (rawAxes) {
+    if (rawAxes->size() != n)
+      return emitOptionalError(loc, "axes has ", rawAxes->size(),
+                               " entries but starts has ", n);
+    given.assign(rawAxes->begin(), rawAxes->end());
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      given.push_back(i);
+  }
+  if (failed(normalizeAxes(loc, "slice", given, rank, axes)))
+    return failure();
+  if (rawSteps) {
+    if (rawSteps->size() != n)
+      return emitOptionalError(loc, "steps has ", rawSteps->size(),
+                               " entries but starts has ", n);
+    steps.assign(rawSteps->begin(), rawSteps->end());
+    if (llvm::is_contained(steps, 0))
+      return emitOptionalError(loc, "steps ", formatList(steps),
+                               " contain a 0 step");
+  } else {
+    steps.assign(n, 1);
+  }
+  return success();
+}
+
+/// The first index ONNX Slice reads from a dimension of static size `dim`.
+static int64_t sliceStart(int64_t start, int64_t step, int64_t dim) {
+  if (start < 0)
+    start += dim;
+  if (step > 0)
+    return std::clamp<int64_t>(start, 0, dim);
+  return std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - 1, 0));
+}
+
+FailureOr<SmallVector<SliceBounds>>
+nnc::resolveSliceBounds(std::optional<Location> loc, ArrayRef<int64_t> shape,
+                        ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
+                        std::optional<ArrayRef<int64_t>> axesArg,
+                        std::optional<ArrayRef<int64_t>> stepsArg) {
+  SmallVector<int64_t> axes, steps;
+  if (failed(getSliceParams(loc, starts, ends, axesArg, stepsArg, shape.size(),
+                            axes, steps)))
+    return failure();
+  SmallVector<SliceBounds> bounds;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t dim = shape[axes[i]];
+    if (isDynamicDim(dim))
+      return emitOptionalError(loc, "slice of the dynamic dimension ", axes[i]);
+    bounds.push_back({axes[i], sliceStart(starts[i], steps[i], dim), steps[i],
+                      sliceSize(starts[i], ends[i], steps[i], dim)});
+  }
+  return bounds;
+}
+
+FailureOr<SmallVector<int64_t>>
+nnc::computeReshapeDims(ArrayRef<int64_t> inShape, ArrayRef<int64_t> shape,
+                        bool allowZero, std::string &error) {
+  SmallVector<int64_t> dims(shape.size());
+  SmallVector<bool> copied(inShape.size(), false);
+  std::optional<size_t> inferred;
+  bool hasZero = false;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (d == -1) {
+      if (inferred) {
+        error = "shape " + formatList(shape) + " has more than one -1";
+        return failure();
+      }
+      inferred = i;
+      dims[i] = ShapedType::kDynamic;
+    } else if (d < -1) {
+      error = "shape " + formatList(shape) + " has the invalid entry " +
+              std::to_string(d);
+      return failure();
+    } else if (d == 0 && !allowZero) {
+      if (i >= inShape.size()) {
+        error = "shape entry " + std::to_string(i) +
+                " is 0 (copy the input dimension) but the input has rank " +
+                std::to_string(inShape.size());
+        return failure();
+      }
+      dims[i] = inShape[i];
+      copied[i] = true;
+    } else {
+      hasZero |= d == 0;
+      dims[i] = d;
+    }
+  }
+  if (inferred && hasZero) {
+    error = "shape " + formatList(shape) +
+            " has both 0 (with allowzero = 1) and -1";
+    return failure();
+  }
+  // Dims copied by 0 appear on both sides and cancel out; when the rest of
+  // the input is static, the -1 is inferred and the counts are checked.
+  int64_t inCount = 1, outCount = 1;
+  bool known = true, overflow = false;
+  for (auto [i, d] : llvm::enumerate(inShape)) {
+    if (copied[i])
+      continue;
+    if (isDynamicDim(d)) {
+      known = false;
+      break;
+    }
+    overflow |= llvm::MulOverflow(inCount, d, inCount);
+  }
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (i != inferred && !(i < copied.size() && copied[i]))
+      overflow |= llvm::MulOverflow(outCount, d, outCount);
+  if (overflow) {
+    error = "shape " + formatList(shape) + " has too many elements";
+    return failure();
+  }
+  if (known && inferred) {
+    if (outCount == 0 || inCount % outCount != 0) {
+      error = "cannot reshape " + formatShape(inShape) + " to " +
+              formatList(shape) + ": the element counts do not divide";
+      return failure();
+    }
+    dims[*inferred] = inCount / outCount;
+  } else if (known && inCount != outCount) {
+    error = "cannot reshape " + formatShape(inShape) + " to " +
+            formatList(shape) + ": the element counts differ";
+    return failure();
+  }
+  return dims;
+}

@@ -72,8 +72,50 @@ inferBroadcastBinary(std::optional<mlir::Location> loc, mlir::Type lhs,
                      mlir::Type rhs, mlir::Type resultElementType,
                      llvm::SmallVectorImpl<mlir::Type> &inferred);
 
+/// The number of elements ONNX Slice selects from a dimension of static size
+/// `dim` (negative bounds count from the back, then are clamped).
+int64_t sliceSize(int64_t start, int64_t end, int64_t step, int64_t dim);
+
+/// Normalized axes (default [0, n)) and steps (default 1) of a slice of rank
+/// `rank`; emits an error at `loc` if they are inconsistent.
+mlir::LogicalResult getSliceParams(std::optional<mlir::Location> loc,
+                                   llvm::ArrayRef<int64_t> starts,
+                                   llvm::ArrayRef<int64_t> ends,
+                                   std::optional<llvm::ArrayRef<int64_t>> axes,
+                                   std::optional<llvm::ArrayRef<int64_t>> steps,
+                                   int64_t rank,
+                                   llvm::SmallVectorImpl<int64_t> &outAxes,
+                                   llvm::SmallVectorImpl<int64_t> &outSteps);
+
+/// One sliced axis of an ONNX Slice of a static dimension: the clamped first
+/// index, the step and the number of elements.
+struct SliceBounds {
+  int64_t axis, start, step, count;
+};
+
+/// The sliced axes of a slice of `shape` (static along them); emits an
+/// error at `loc` when the parameters are inconsistent.
+mlir::FailureOr<llvm::SmallVector<SliceBounds>>
+resolveSliceBounds(std::optional<mlir::Location> loc,
+                   llvm::ArrayRef<int64_t> shape,
+                   llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> ends,
+                   std::optional<llvm::ArrayRef<int64_t>> axes,
+                   std::optional<llvm::ArrayRef<int64_t>> steps);
+
+/// The dimensions of ONNX Reshape of `inShape` to `shape` (0 copies the
+/// input dimension unless `allowZero`, one -1 is inferred when the rest of
+/// the input is static; '?' where unknown); fails setting `error` when the
+/// shape is malformed or the element counts cannot agree.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+computeReshapeDims(llvm::ArrayRef<int64_t> inShape,
+                   llvm::ArrayRef<int64_t> shape, bool allowZero,
+                   std::string &error);
+
 /// Formats a shape as "2x?x4" for diagnostics.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// Formats an integer list as "[1, 2]" for diagnostics.
+std::string formatList(llvm::ArrayRef<int64_t> values);
 
 } // namespace nnc
 

@@ -57,6 +57,19 @@ mlir::DenseElementsAttr getIntsAttr(mlir::RankedTensorType type,
 /// constant attribute, else null.
 mlir::Attribute foldKnownShapeValue(mlir::Value result);
 
+/// Whether `value` (an integer input) reaches the shape operands of dynamic
+/// shape ops and nothing else: only through the integer computations
+/// getShapeValue evaluates, never as data. Such an input is specialized on
+/// its values (`nnc.shape_input`).
+bool feedsOnlyShapes(mlir::Value value);
+
+/// Where the unknown elements of `value` come from: the function arguments
+/// (data inputs, parameters, `nnc.shape_input`s without a value) and the
+/// tensors with dynamic dimensions (read by `shape_of`) that its
+/// computation reads, and results of ops without operands. Empty when
+/// `value` is known.
+llvm::SmallVector<mlir::Value> findUnknownSources(mlir::Value value);
+
 } // namespace nnc
 
 #endif // NNC_DIALECT_SHAPEVALUES_H

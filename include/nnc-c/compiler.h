@@ -304,13 +304,26 @@ NNC_API_EXPORT nnc_status_t nnc_model_compile(
     size_t num_shapes, const nnc_shape_t *shapes,
     nnc_executable_t **out_executable);
 
+/* Compiles `model` for the inputs it will run with: the shapes of `inputs`
+ * (borrowed; one per input, in order, as nnc_executable_run takes them) and
+ * the values of its shape inputs, integer inputs whose values only
+ * determine shapes (a Reshape's target, a Range's limit): the executable
+ * is specialized on those values and refuses a run with others
+ * (INVALID_ARGUMENT naming the input and both values). Otherwise as
+ * nnc_model_compile. Context threading rule. */
+NNC_API_EXPORT nnc_status_t nnc_model_compile_inputs(
+    nnc_model_t *model, const nnc_compile_options_t *options, size_t num_inputs,
+    const nnc_tensor_t *const *inputs, nnc_executable_t **out_executable);
+
 /*===----------------------------------------------------------------------===*
  * Sessions: shape specialization at run time
  *===----------------------------------------------------------------------===*/
 
 /* A model plus compile options that compiles on first use for each set of
- * input shapes it is run with and keeps every specialization (and the disk
- * cache) for later runs. Follows its model's context threading rule. */
+ * input shapes (and values of shape inputs, see nnc_model_compile_inputs)
+ * it is run with and keeps the specializations in memory (all, or the most
+ * recently used up to nnc_session_set_capacity) and in the disk cache for
+ * later runs. Follows its model's context threading rule. */
 typedef struct nnc_session_s nnc_session_t;
 
 /* Creates a session over `model` (borrowed; must outlive the session) with
@@ -319,17 +332,24 @@ NNC_API_EXPORT nnc_status_t nnc_session_create(
     nnc_model_t *model, const nnc_compile_options_t *options,
     nnc_session_t **out_session);
 
-/* Finds or compiles the executable for the shapes of `inputs`, then runs it
- * as nnc_executable_run does. `out_executable` (optional, borrowed from the
- * session, valid until it is destroyed) receives the executable used. */
+/* Finds or compiles the executable for the shapes of `inputs` (and the
+ * values of the shape inputs), then runs it as nnc_executable_run does.
+ * `out_executable` (optional, borrowed from the session, valid until the
+ * session is destroyed or evicts it) receives the executable used. */
 NNC_API_EXPORT nnc_status_t nnc_session_run(
     nnc_session_t *session, size_t num_inputs,
     const nnc_tensor_t *const *inputs, size_t num_outputs,
     nnc_tensor_t **outputs, nnc_executable_t **out_executable);
 
-/* The number of specializations compiled or loaded so far. */
+/* The number of specializations the session holds in memory. */
 NNC_API_EXPORT size_t nnc_session_specialization_count(
     const nnc_session_t *session);
+
+/* Keeps at most `capacity` specializations in memory (0, the default: no
+ * bound); when a new one would exceed it, the least recently run goes (the
+ * disk cache still holds it). Evicts at once down to `capacity`. */
+NNC_API_EXPORT nnc_status_t nnc_session_set_capacity(nnc_session_t *session,
+                                                     size_t capacity);
 
 /* Releases `session` (owned; NULL is a no-op) and its executables. */
 NNC_API_EXPORT void nnc_session_destroy(nnc_session_t *session);

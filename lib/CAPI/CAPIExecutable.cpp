@@ -15,6 +15,7 @@
 #include "nnc/Compiler/Compiler.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 #include "nnc/Target/Target.h"
 #include "nnc/runtime/Device.h"
 #include "nnc/runtime/Executable.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 using namespace mlir;
@@ -35,8 +37,32 @@ struct nnc_session_s {
   std::string target;
   std::string cacheDir;
   bool hasCacheDir = false;
-  std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<nnc_executable_s>>
-      executables;
+  struct Specialization {
+    std::unique_ptr<nnc_executable_s> executable;
+    /// When it last ran, in runs of the session: the least recent goes
+    /// first when the session is over capacity.
+    uint64_t lastRun = 0;
+  };
+  /// Keyed by the inputs' shapes, then the values of the shape inputs.
+  std::map<std::vector<std::vector<int64_t>>, Specialization> executables;
+  size_t capacity = 0; // 0: no bound
+  uint64_t runs = 0;
+
+  /// Evicts the least recently run specializations, but `keep`, down to
+  /// `capacity`.
+  void evict(const nnc_executable_s *keep) {
+    while (capacity && executables.size() > capacity) {
+      auto victim = executables.end();
+      for (auto it = executables.begin(); it != executables.end(); ++it)
+        if (it->second.executable.get() != keep &&
+            (victim == executables.end() ||
+             it->second.lastRun < victim->second.lastRun))
+          victim = it;
+      if (victim == executables.end())
+        return;
+      executables.erase(victim);
+    }
+  }
 };
 
 /// Checks compile options and fills in the defaults they leave open.
@@ -92,12 +118,12 @@ func::FuncOp modelFunction(nnc_model_t *model) {
 
 } // namespace
 
-nnc_status_t
-nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
-                           llvm::StringRef name,
-                           const nnc_compile_options_t *options,
-                           llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                           std::unique_ptr<nnc_executable_s> &out) {
+nnc_status_t nnc::capi::compileFunction(
+    const char *fn, mlir::ModuleOp module, llvm::StringRef name,
+    const nnc_compile_options_t *options,
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    std::unique_ptr<nnc_executable_s> &out,
+    const std::map<unsigned, std::vector<int64_t>> &inputValues) {
   nnc_compile_options_t defaults;
   nnc_compile_options_initialize(&defaults);
   if (!options)
@@ -107,6 +133,7 @@ nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
   if (nnc_status_t status =
           checkCompileOptions(fn, options, compileOptions, threads))
     return status;
+  compileOptions.inputValues = inputValues;
   nnc::LoadedProgram loaded;
   if (nnc_status_t s = convertStatus(
           fn, nnc::compileAndLoad(module, name, shapes, compileOptions,
@@ -121,15 +148,66 @@ nnc::capi::compileFunction(const char *fn, mlir::ModuleOp module,
 
 namespace {
 
-nnc_status_t compileModel(const char *fn, nnc_model_t *model,
-                          const nnc_compile_options_t *options,
-                          llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                          std::unique_ptr<nnc_executable_s> &out) {
+nnc_status_t
+compileModel(const char *fn, nnc_model_t *model,
+             const nnc_compile_options_t *options,
+             llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+             std::unique_ptr<nnc_executable_s> &out,
+             const std::map<unsigned, std::vector<int64_t>> &inputValues = {}) {
   func::FuncOp func = modelFunction(model);
   if (!func)
     return makeStatus(NNC_STATUS_INTERNAL, fn, "the model holds no function");
   return compileFunction(fn, *model->module, func.getSymName(), options, shapes,
-                         out);
+                         out, inputValues);
+}
+
+/// The shapes of `inputs` and the values of those that are the model's
+/// shape inputs (`nnc.shape_input`), by input index.
+nnc_status_t
+readInputs(const char *fn, nnc_model_t *model, size_t numInputs,
+           const nnc_tensor_t *const *inputs,
+           llvm::SmallVectorImpl<llvm::SmallVector<int64_t>> &shapes,
+           std::map<unsigned, std::vector<int64_t>> &values) {
+  if (nnc_status_t s = checkTensors(fn, "inputs", numInputs, inputs))
+    return s;
+  func::FuncOp func = modelFunction(model);
+  if (!func)
+    return makeStatus(NNC_STATUS_INTERNAL, fn, "the model holds no function");
+  for (size_t i = 0; i < numInputs; ++i) {
+    if (!inputs[i])
+      return invalidArgument(fn, "input " + std::to_string(i) + " is NULL");
+    shapes.emplace_back(inputs[i]->dims.begin(), inputs[i]->dims.end());
+  }
+  unsigned index = 0;
+  for (unsigned a = 0; a < func.getNumArguments(); ++a) {
+    if (func.getArgAttr(a, nnc::NNCDialect::getValueAttrName()))
+      continue;
+    unsigned i = index++;
+    if (i >= numInputs ||
+        !func.getArgAttr(a, nnc::NNCDialect::getShapeInputAttrName()))
+      continue;
+    const nnc_tensor_t *tensor = inputs[i];
+    rt::DType dtype = toRuntime(tensor->dtype);
+    rt::DTypeClass type = rt::dtypeClass(dtype);
+    if (type != rt::DTypeClass::SignedInt &&
+        type != rt::DTypeClass::UnsignedInt && type != rt::DTypeClass::Bool)
+      continue; // The compile reports the type mismatch.
+    size_t width = rt::dtypeSize(dtype);
+    size_t count = width ? tensor->byteSize / width : 0;
+    if (count > nnc::kMaxShapeInputElements)
+      continue; // Not the input's shape: the compile reports it.
+    std::vector<int64_t> &out = values[i];
+    for (size_t k = 0; k < count; ++k) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, static_cast<const uint8_t *>(tensor->data) + k * width,
+                  width);
+      if (type == rt::DTypeClass::SignedInt && width < 8 &&
+          ((bits >> (8 * width - 1)) & 1))
+        bits |= ~uint64_t(0) << (8 * width);
+      out.push_back(static_cast<int64_t>(bits));
+    }
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -162,6 +240,31 @@ nnc_status_t nnc_model_compile(nnc_model_t *model,
     std::unique_ptr<nnc_executable_s> executable;
     if (nnc_status_t s =
             compileModel(fn, model, options, converted, executable))
+      return s;
+    *out_executable = executable.release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_model_compile_inputs(nnc_model_t *model,
+                                      const nnc_compile_options_t *options,
+                                      size_t num_inputs,
+                                      const nnc_tensor_t *const *inputs,
+                                      nnc_executable_t **out_executable) {
+  static const char *fn = "nnc_model_compile_inputs";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!model)
+      return nullArgument(fn, "model");
+    if (!out_executable)
+      return nullArgument(fn, "out_executable");
+    llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
+    std::map<unsigned, std::vector<int64_t>> values;
+    if (nnc_status_t s =
+            readInputs(fn, model, num_inputs, inputs, shapes, values))
+      return s;
+    std::unique_ptr<nnc_executable_s> executable;
+    if (nnc_status_t s =
+            compileModel(fn, model, options, shapes, executable, values))
       return s;
     *out_executable = executable.release();
     return nullptr;
@@ -209,35 +312,53 @@ nnc_status_t nnc_session_run(nnc_session_t *session, size_t num_inputs,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!session)
       return nullArgument(fn, "session");
-    if (nnc_status_t s = checkTensors(fn, "inputs", num_inputs, inputs))
+    llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
+    std::map<unsigned, std::vector<int64_t>> values;
+    if (nnc_status_t s =
+            readInputs(fn, session->model, num_inputs, inputs, shapes, values))
       return s;
     std::vector<std::vector<int64_t>> key;
-    llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
-    for (size_t i = 0; i < num_inputs; ++i) {
-      if (!inputs[i])
-        return invalidArgument(fn, "input " + std::to_string(i) + " is NULL");
-      key.push_back(inputs[i]->dims);
-      shapes.emplace_back(inputs[i]->dims.begin(), inputs[i]->dims.end());
+    for (const llvm::SmallVector<int64_t> &shape : shapes)
+      key.emplace_back(shape.begin(), shape.end());
+    for (const auto &[index, given] : values) {
+      key.push_back({static_cast<int64_t>(index)});
+      key.push_back(given);
     }
     auto it = session->executables.find(key);
     if (it == session->executables.end()) {
       std::unique_ptr<nnc_executable_s> executable;
       if (nnc_status_t s = compileModel(fn, session->model, &session->options,
-                                        shapes, executable))
+                                        shapes, executable, values))
         return s;
-      it = session->executables.emplace(key, std::move(executable)).first;
+      it = session->executables.emplace(key, nnc_session_s::Specialization{})
+               .first;
+      it->second.executable = std::move(executable);
     }
-    if (nnc_status_t s = runExecutable(fn, it->second.get(), num_inputs, inputs,
+    it->second.lastRun = ++session->runs;
+    nnc_executable_s *executable = it->second.executable.get();
+    session->evict(executable);
+    if (nnc_status_t s = runExecutable(fn, executable, num_inputs, inputs,
                                        num_outputs, outputs))
       return s;
     if (out_executable)
-      *out_executable = it->second.get();
+      *out_executable = executable;
     return nullptr;
   });
 }
 
 size_t nnc_session_specialization_count(const nnc_session_t *session) {
   return session ? session->executables.size() : 0;
+}
+
+nnc_status_t nnc_session_set_capacity(nnc_session_t *session, size_t capacity) {
+  static const char *fn = "nnc_session_set_capacity";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!session)
+      return nullArgument(fn, "session");
+    session->capacity = capacity;
+    session->evict(nullptr);
+    return nullptr;
+  });
 }
 
 void nnc_session_destroy(nnc_session_t *session) { delete session; }

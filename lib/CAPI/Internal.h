@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -87,12 +88,15 @@ inline std::string memorySourceName(const char *name) {
 }
 
 /// Compiles function `name` of `module` for the host CPU with `options`
-/// (NULL: the defaults) and loads it; diagnostics become the status.
-nnc_status_t compileFunction(const char *fn, mlir::ModuleOp module,
-                             llvm::StringRef name,
-                             const nnc_compile_options_t *options,
-                             llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                             std::unique_ptr<nnc_executable_s> &out);
+/// (NULL: the defaults) and loads it, specialized on `inputValues` (integer
+/// inputs by input index; CompileOptions::inputValues); diagnostics become
+/// the status.
+nnc_status_t compileFunction(
+    const char *fn, mlir::ModuleOp module, llvm::StringRef name,
+    const nnc_compile_options_t *options,
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    std::unique_ptr<nnc_executable_s> &out,
+    const std::map<unsigned, std::vector<int64_t>> &inputValues = {});
 
 /// Reads the protobuf file `path` (`what`: "ONNX model") whole, refusing
 /// what is not a regular file (NOT_FOUND, UNAVAILABLE, INVALID_ARGUMENT) or

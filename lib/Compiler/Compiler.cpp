@@ -14,6 +14,8 @@
 #include "nnc/Compiler/ElementTypes.h"
 #include "nnc/Compiler/Pipelines.h"
 #include "nnc/NNCDialect.h"
+#include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 #include "nnc/Target/Target.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Plan.h"
@@ -285,6 +287,41 @@ LogicalResult copyFunction(Compilation &c, nnc::CompileFailure &failure) {
   return success();
 }
 
+/// Replaces integer input `arg` (input `index`, of concrete `shape`) by a
+/// constant of `values` in the function: the code is specialized on them.
+LogicalResult specializeOnValues(Compilation &c, BlockArgument arg,
+                                 size_t index, StringRef name,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> values) {
+  func::FuncOp func = c.function();
+  auto type = cast<RankedTensorType>(arg.getType());
+  auto describe = [&]() {
+    return "input " + std::to_string(index) + " ('" + name.str() + "')";
+  };
+  if (!isa<IntegerType>(type.getElementType()))
+    return emitError(func.getLoc())
+           << describe() << " has element type " << type.getElementType()
+           << "; only integer inputs are specialized on their values";
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  if (elements != static_cast<int64_t>(values.size()) ||
+      elements > nnc::kMaxShapeInputElements)
+    return emitError(func.getLoc())
+           << describe() << " of shape " << formatShape(shape) << " is given "
+           << values.size() << " values to specialize on (at most "
+           << nnc::kMaxShapeInputElements << ")";
+  OpBuilder builder(c.context);
+  builder.setInsertionPointToStart(&func.front());
+  auto constantType = RankedTensorType::get(shape, type.getElementType());
+  Value constant = nnc::ConstantOp::create(
+      builder, arg.getLoc(), nnc::getIntsAttr(constantType, values));
+  if (constantType != type)
+    constant = tensor::CastOp::create(builder, arg.getLoc(), type, constant);
+  arg.replaceAllUsesWith(constant);
+  return success();
+}
+
 /// Stage "extract weights": arguments with values become the weights blob,
 /// the others the inputs, each given its concrete shape. Every argument is
 /// then read-only for the kernels.
@@ -297,6 +334,12 @@ LogicalResult extractWeights(Compilation &c,
     if (!func.getArgAttr(i, nnc::NNCDialect::getValueAttrName()))
       ++numInputs;
   failure = nnc::CompileFailure::InvalidInput;
+  if (!c.options.inputValues.empty() &&
+      c.options.inputValues.rbegin()->first >= numInputs)
+    return emitError(func.getLoc())
+           << "values are given for input "
+           << c.options.inputValues.rbegin()->first << ", but there are "
+           << numInputs << " inputs";
   if (!shapes.empty() && shapes.size() != numInputs) {
     return emitError(func.getLoc())
            << "expected " << numInputs
@@ -305,6 +348,14 @@ LogicalResult extractWeights(Compilation &c,
            << shapes.size();
   }
   size_t inputIndex = 0;
+  // The first input dimension bound to each dimension name (dim_param):
+  // every dimension of that name must have its size.
+  struct NamedDim {
+    std::string input;
+    size_t dim;
+    int64_t size;
+  };
+  llvm::StringMap<NamedDim> namedDims;
   for (unsigned i = 0; i < c.numArgs; ++i) {
     BlockArgument arg = func.getArgument(i);
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -356,6 +407,31 @@ LogicalResult extractWeights(Compilation &c,
         return emitError(func.getLoc()) << "input " << inputIndex << " ('"
                                         << value.name << "') has dynamic shape "
                                         << type << "; give its concrete shape";
+      if (auto names = func.getArgAttrOfType<ArrayAttr>(
+              i, nnc::NNCDialect::getDimNamesAttrName())) {
+        for (auto [d, attr] : llvm::enumerate(names)) {
+          StringRef dimName = cast<StringAttr>(attr).getValue();
+          if (dimName.empty() || d >= shape.size())
+            continue;
+          auto [it, inserted] =
+              namedDims.try_emplace(dimName, NamedDim{value.name, d, shape[d]});
+          if (!inserted && it->second.size != shape[d])
+            return emitError(func.getLoc())
+                   << "input " << inputIndex << " ('" << value.name << "') has "
+                   << shape[d] << " in dimension " << d << " ('" << dimName
+                   << "'), but input '" << it->second.input << "' has "
+                   << it->second.size << " in its dimension " << it->second.dim
+                   << " of that name: dimensions named '" << dimName
+                   << "' must agree";
+        }
+      }
+      if (auto it = c.options.inputValues.find(inputIndex);
+          it != c.options.inputValues.end()) {
+        if (mlir::failed(specializeOnValues(c, arg, inputIndex, value.name,
+                                            shape, it->second)))
+          return mlir::failure();
+        value.specializedValues = it->second;
+      }
       c.inputShapes.push_back(std::to_string(i) + ":" + formatShape(shape));
       value.shape.assign(shape.begin(), shape.end());
       ++inputIndex;
@@ -364,10 +440,52 @@ LogicalResult extractWeights(Compilation &c,
     // Inputs and weights belong to the caller: kernels must not write them.
     func.removeArgAttr(i, nnc::NNCDialect::getValueAttrName());
     func.removeArgAttr(i, nnc::NNCDialect::getParamAttrName());
+    func.removeArgAttr(i, nnc::NNCDialect::getDimNamesAttrName());
     func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                     BoolAttr::get(c.context, false));
   }
   return success();
+}
+
+/// Reports a dynamic shape op whose shape operands the input shapes do not
+/// determine, naming what they depend on.
+void reportDataDependentShape(func::FuncOp func,
+                              nnc::ResolvableOpInterface op) {
+  std::string what;
+  for (Value shape : op.getShapeOperands()) {
+    for (Value source : nnc::findUnknownSources(shape)) {
+      auto arg = dyn_cast<BlockArgument>(source);
+      if (arg && arg.getOwner()->getParentOp() == func) {
+        std::string name = argumentName(arg);
+        unsigned i = arg.getArgNumber();
+        std::string label = "argument " + std::to_string(i);
+        if (!name.empty())
+          label = "'" + name + "' (" + label + ")";
+        if (func.getArgAttr(i, nnc::NNCDialect::getShapeInputAttrName()))
+          what = "the value of the shape input " + label +
+                 ", which was not given at compile time";
+        else if (func.getArgAttr(i, nnc::NNCDialect::getParamAttrName()))
+          what = "the values of the parameter " + label;
+        else
+          what = "the values of the input " + label;
+      } else if (Operation *def = source.getDefiningOp()) {
+        what = "values computed at run time by '" +
+               def->getName().getStringRef().str() + "'";
+      }
+      if (!what.empty())
+        break;
+    }
+    if (!what.empty())
+      break;
+  }
+  if (what.empty())
+    what = "values computed at run time";
+  op->emitError() << "the shape of '" << op->getName()
+                  << "' is not known after shape specialization: it depends "
+                     "on "
+                  << what
+                  << ", not only on the input shapes; code is generated for "
+                     "static shapes only";
 }
 
 /// Stage "specialize shapes": the inputs' concrete shapes propagated
@@ -378,12 +496,26 @@ LogicalResult specializeShapes(Compilation &c, nnc::CompileFailure &failure) {
   {
     PassManager pm(c.context);
     nnc::buildSpecializationPipeline(pm, c.functionName, c.inputShapes);
-    if (mlir::failed(pm.run(*c.work)))
+    if (mlir::failed(pm.run(*c.work))) {
+      // Which shapes the function was specialized on, input by input.
+      std::string shapes;
+      for (const rt::PlanValue &value : c.values)
+        if (value.role == rt::ValueRole::Input)
+          shapes += (shapes.empty() ? "" : ", ") +
+                    (value.name.empty() ? std::string("?") : value.name) + " " +
+                    formatShape(value.shape);
+      emitError(c.function().getLoc())
+          << "shape specialization failed for the input shapes " << shapes;
       return mlir::failure();
+    }
   }
   func::FuncOp func = c.function();
   failure = nnc::CompileFailure::Unsupported;
   WalkResult walk = func.walk([&](Operation *op) {
+    if (auto resolvable = dyn_cast<nnc::ResolvableOpInterface>(op)) {
+      reportDataDependentShape(func, resolvable);
+      return WalkResult::interrupt();
+    }
     for (Type type : op->getResultTypes()) {
       auto shaped = dyn_cast<RankedTensorType>(type);
       if ((shaped && !shaped.hasStaticShape()) ||

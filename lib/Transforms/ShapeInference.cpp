@@ -8,6 +8,7 @@
 #include "nnc/Transforms/Passes.h"
 
 #include "nnc/NNCOps.h"
+#include "nnc/ShapeValues.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -89,7 +90,13 @@ private:
   LogicalResult specializeArguments(func::FuncOp func,
                                     ArrayRef<ArgShape> shapes);
   LogicalResult refineOp(Operation *op);
+  LogicalResult resolveOp(Operation *op);
   void setType(Value value, Type type);
+  void replaceRefined(Value value, Value replacement);
+
+  /// Ops that resolveOp replaced, erased after the walk (with whatever
+  /// computed only their shape operands, by the canonicalizer).
+  SmallVector<Operation *> replaced;
 };
 
 /// Changes `value`'s type and casts it back to the old type for every user
@@ -134,6 +141,53 @@ LogicalResult ShapeInferencePass::refineOp(Operation *op) {
       return op->emitOpError("refined operand types give result type ")
              << type << ", which contradicts the declared " << result.getType();
     setType(result, type);
+  }
+  return success();
+}
+
+/// Replaces `value` by `replacement`, whose type is at least as refined:
+/// users that will be revisited take it as it is, the others a cast back.
+void ShapeInferencePass::replaceRefined(Value value, Value replacement) {
+  Type oldType = value.getType();
+  for (OpOperand &use : llvm::make_early_inc_range(value.getUses())) {
+    Operation *user = use.getOwner();
+    if (replacement.getType() == oldType || isa<func::ReturnOp>(user) ||
+        (isa<NNCDialect>(user->getDialect()) &&
+         (isa<InferTypeOpInterface>(user) ||
+          isa<ShapeRefinementOpInterface>(user)))) {
+      use.set(replacement);
+      continue;
+    }
+    OpBuilder builder(user);
+    use.set(
+        tensor::CastOp::create(builder, user->getLoc(), oldType, replacement));
+  }
+}
+
+/// With its operands refined, a dynamic shape op whose shape operands are
+/// now known becomes its static form, and an integer shape computation
+/// whose value is known becomes a constant, so that the ops after it (in
+/// program order) see static types and known shapes.
+LogicalResult ShapeInferencePass::resolveOp(Operation *op) {
+  if (op->use_empty() || isa<ConstantOp>(op))
+    return success();
+  OpBuilder builder(op);
+  if (auto resolvable = dyn_cast<ResolvableOpInterface>(op)) {
+    FailureOr<Value> resolved = resolvable.resolve(builder);
+    if (failed(resolved))
+      return failure();
+    if (*resolved) {
+      replaceRefined(op->getResult(0), *resolved);
+      replaced.push_back(op);
+    }
+    return success();
+  }
+  if (op->getNumResults() != 1)
+    return success();
+  if (Attribute known = foldKnownShapeValue(op->getResult(0))) {
+    op->getResult(0).replaceAllUsesWith(
+        ConstantOp::create(builder, op->getLoc(), cast<ElementsAttr>(known)));
+    replaced.push_back(op);
   }
   return success();
 }
@@ -206,11 +260,16 @@ void ShapeInferencePass::runOnOperation() {
     WalkResult walk = func.walk([&](Operation *op) {
       if (!isa<NNCDialect>(op->getDialect()))
         return WalkResult::advance();
-      return failed(refineOp(op)) ? WalkResult::interrupt()
-                                  : WalkResult::advance();
+      return failed(refineOp(op)) || failed(resolveOp(op))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    for (Operation *op : llvm::reverse(replaced))
+      if (op->use_empty())
+        op->erase();
+    replaced.clear();
 
     // Results follow the returned values unless callers pin the signature
     // or the function's returns disagree on a refined type.

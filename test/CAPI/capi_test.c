@@ -311,6 +311,89 @@ static void test_model_file(const char *dir) {
   remove(path);
 }
 
+/* A model whose Reshape target is its integer input 1 ("shape"): compiled
+ * for the inputs it runs with, the executable is specialized on that value
+ * and refuses another; a session compiles one executable per value and
+ * keeps at most its capacity. */
+static void test_shape_input(nnc_context_t *context, const char *path,
+                             const char *data_dir) {
+  char file[4096];
+  nnc_model_t *model = NULL;
+  nnc_tensor_t *inputs[2] = {NULL, NULL};
+  nnc_tensor_t *expected = NULL;
+  nnc_tensor_t *other_shape = NULL;
+  nnc_tensor_t *output = NULL;
+  nnc_executable_t *executable = NULL;
+  nnc_session_t *session = NULL;
+  const nnc_tensor_t *run_inputs[2];
+  int64_t dims0[3] = {2, 3, 4};
+  int64_t dims1[1] = {3};
+  nnc_shape_t shapes[2] = {{3, dims0}, {1, dims1}};
+  int64_t other_values[3] = {3, 4, 2};
+  nnc_compile_options_t options;
+  size_t i;
+
+  EXPECT_OK(nnc_model_import_onnx_file(context, path, NULL, &model));
+  CHECK(nnc_model_input_count(model) == 2);
+  for (i = 0; i < 2; ++i) {
+    snprintf(file, sizeof(file), "%s/input_%zu.pb", data_dir, i);
+    EXPECT_OK(nnc_tensor_read_onnx(file, &inputs[i], NULL));
+    run_inputs[i] = inputs[i];
+  }
+  snprintf(file, sizeof(file), "%s/output_0.pb", data_dir);
+  EXPECT_OK(nnc_tensor_read_onnx(file, &expected, NULL));
+  nnc_compile_options_initialize(&options);
+  options.cache_dir = "";
+  /* Compiled for the shapes alone, the target shape is not known. */
+  EXPECT_ERROR(nnc_model_compile(model, &options, 2, shapes, &executable),
+               NNC_STATUS_UNIMPLEMENTED,
+               "the value of the shape input 'shape'");
+  EXPECT_OK(
+      nnc_model_compile_inputs(model, &options, 2, run_inputs, &executable));
+  EXPECT_OK(nnc_executable_run(executable, 2, run_inputs, 1, &output));
+  CHECK(nnc_tensor_byte_size(output) == nnc_tensor_byte_size(expected) &&
+        memcmp(nnc_tensor_data(output), nnc_tensor_data(expected),
+               nnc_tensor_byte_size(expected)) == 0);
+  nnc_tensor_destroy(output);
+  output = NULL;
+  /* Another value of the shape input: refused, both values named. */
+  EXPECT_OK(nnc_tensor_create(NNC_DTYPE_I64, 1, dims1, &other_shape));
+  memcpy(nnc_tensor_data(other_shape), other_values, sizeof(other_values));
+  run_inputs[1] = other_shape;
+  EXPECT_ERROR(nnc_executable_run(executable, 2, run_inputs, 1, &output),
+               NNC_STATUS_INVALID_ARGUMENT,
+               "'shape' holds [3, 4, 2], but this executable was specialized "
+               "on its value [4, 2, 3]");
+  CHECK(output == NULL);
+  nnc_executable_destroy(executable);
+  /* A session: one specialization per value, the least recent evicted. */
+  EXPECT_OK(nnc_session_create(model, &options, &session));
+  EXPECT_OK(nnc_session_run(session, 2, run_inputs, 1, &output, NULL));
+  CHECK(nnc_tensor_dims(output)[0] == 3 && nnc_tensor_dims(output)[1] == 4 &&
+        nnc_tensor_dims(output)[2] == 2);
+  nnc_tensor_destroy(output);
+  run_inputs[1] = inputs[1];
+  EXPECT_OK(nnc_session_run(session, 2, run_inputs, 1, &output, NULL));
+  CHECK(nnc_tensor_dims(output)[0] == 4 && nnc_tensor_dims(output)[1] == 2 &&
+        nnc_tensor_dims(output)[2] == 3);
+  nnc_tensor_destroy(output);
+  CHECK(nnc_session_specialization_count(session) == 2);
+  EXPECT_OK(nnc_session_set_capacity(session, 1));
+  CHECK(nnc_session_specialization_count(session) == 1);
+  run_inputs[1] = other_shape;
+  EXPECT_OK(nnc_session_run(session, 2, run_inputs, 1, &output, NULL));
+  nnc_tensor_destroy(output);
+  CHECK(nnc_session_specialization_count(session) == 1);
+  EXPECT_ERROR(nnc_session_set_capacity(NULL, 1), NNC_STATUS_INVALID_ARGUMENT,
+               "'session'");
+  nnc_session_destroy(session);
+  nnc_tensor_destroy(other_shape);
+  nnc_tensor_destroy(expected);
+  for (i = 0; i < 2; ++i)
+    nnc_tensor_destroy(inputs[i]);
+  nnc_model_destroy(model);
+}
+
 /* integer_inputs_directory, on the ONNX test data when it is installed
  * (Debian's libonnx-testdata, which utils/setup.sh installs). */
 static void test_integer_inputs(void) {
@@ -333,10 +416,10 @@ static void test_integer_inputs(void) {
   }
   fclose(probe);
   EXPECT_OK(nnc_context_create(NULL, &context));
-  /* Reshape's shape is graph input 1: unknown at compile time... */
-  EXPECT_ERROR(nnc_model_import_onnx_file(context, path, NULL, &model),
-               NNC_STATUS_INVALID_ARGUMENT, "must be known at compile time");
-  /* ...until bound to test_data_set_0/input_1.pb, leaving one input. */
+  /* Reshape's shape is graph input 1, a shape input: the plain import keeps
+   * it, and compiling for the inputs specializes on its value. */
+  test_shape_input(context, path, data_dir);
+  /* Bound to test_data_set_0/input_1.pb at import, it leaves one input. */
   nnc_import_options_initialize(&options);
   options.integer_inputs_directory = data_dir;
   EXPECT_OK(nnc_model_import_onnx_file(context, path, &options, &model));

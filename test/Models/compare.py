@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Compares an nnc-run output archive with PyTorch's reference outputs.
 
-Usage: compare.py OUT.npz NAME=EXPECTED.npy [...] [--rtol R] [--atol A]
+Usage: compare.py OUT.npz NAME=EXPECTED.npy|NAME=EXPECTED.npz [...]
+                   [--rtol R] [--atol A]
+
+An .npz reference holds the expected output under NAME.
 
 Each NAME in OUT.npz must have the reference's dtype and shape and satisfy
 |got - expected| <= atol + rtol * |expected| everywhere. Prints the largest
@@ -25,6 +28,8 @@ def main():
     for spec in args.expected:
         name, path = spec.split("=", 1)
         want = np.load(path)
+        if path.endswith(".npz"):
+            want = want[name]
         if name not in got:
             print(f"{name}: missing from {args.output} (has {sorted(got)})")
             ok = False

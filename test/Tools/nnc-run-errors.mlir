@@ -67,7 +67,7 @@
 
 // A parameter without a value that is not given: the compile error says so.
 // RUN: not nnc-run %S/Inputs/scale.mlir --input x=%t/b.npy --cache-dir= 2>&1 | FileCheck %s --check-prefix=PARAM
-// PARAM: nnc-run: error: nnc_model_compile: {{.*}}expected 2 input shapes (one per argument without a value), got 1
+// PARAM: nnc-run: error: nnc_model_compile_inputs: {{.*}}expected 2 input shapes (one per argument without a value), got 1
 // PARAM: (parameters without an initial value must be given as inputs; not given: s)
 
 // Models.
@@ -99,12 +99,18 @@
 // RUN: not nnc-run %t/add.nncx --input x=%t/x.npy --input b=%t/b.npy --save-compiled %t/no/such/dir/a.nncx 2>&1 | FileCheck %s --check-prefix=SAVE
 // SAVE: nnc-run: error: nnc_executable_save: {{.*}}a.nncx
 
-// A shape given as an input names the option that binds it.
+// A shape given as an input is a shape input: without it the run names it;
+// given, the executable is specialized on its value (no binding needed).
 // RUN: not nnc-run %onnx_data/node/test_reshape_reordered_all_dims/model.onnx \
 // RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
-// RUN:   2>&1 | FileCheck %s --check-prefix=BIND-HINT
-// BIND-HINT: nnc-run: error: nnc_model_import_onnx_file: {{.*}}input 1 (shape) must be known at compile time
-// BIND-HINT-NEXT: (--bind-integer-inputs DIR binds integer inputs to DIR/input_<k>.pb at compile time)
+// RUN:   2>&1 | FileCheck %s --check-prefix=SHAPE-MISSING
+// SHAPE-MISSING: nnc-run: error: missing input 'shape' (i64 [3])
+// RUN: nnc-run %onnx_data/node/test_reshape_reordered_all_dims/model.onnx \
+// RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
+// RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_1.pb \
+// RUN:   --report --output %t/reshaped.npz --cache-dir= | FileCheck %s --check-prefix=SHAPE-INPUT
+// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3]
+// RUN: %python -c "import numpy as np; y = np.load('%t/reshaped.npz')['reshaped']; assert y.shape == (4, 2, 3), y.shape"
 
 // A .pb input of an element type nnc has no dtype for.
 // RUN: not nnc-run %onnx_data/node/test_add/model.onnx \

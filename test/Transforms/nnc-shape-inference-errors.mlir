@@ -22,3 +22,18 @@ func.func @broadcast_conflict(%x: tensor<?x4xf32>, %y: tensor<3x4xf32>) -> tenso
   %0 = nnc.add %x, %y : tensor<?x4xf32>, tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// A reshape computed from the shapes that cannot divide evenly is reported
+// when the shapes are bound: 8x4 elements into rows of 3 * 4.
+func.func @bad_dynamic_reshape(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = nnc.shape_of %x start = 1 end = 2 : tensor<?x?xf32>
+  %three = nnc.constant dense<3> : tensor<1xi64>
+  %s3 = nnc.mul %s, %three : tensor<1xi64>, tensor<1xi64>
+  %m = nnc.constant dense<-1> : tensor<1xi64>
+  %shape = nnc.concat %m, %s3 axis = 0 : tensor<1xi64>, tensor<1xi64>
+  // expected-error @+1 {{cannot reshape 8x4 to [-1, 12]: the element counts do not divide}}
+  %0 = nnc.dynamic_reshape %x, %shape : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

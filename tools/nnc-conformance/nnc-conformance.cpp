@@ -259,17 +259,35 @@ std::string compare(const std::string &name, nnc_tensor_t *got,
          " of " + std::to_string(count) + " elements differ)";
 }
 
-bool sameShapes(const std::vector<NamedTensor> &a,
-                const std::vector<const nnc_tensor_t *> &b) {
+/// An integer tensor small enough to be a shape input.
+bool isSmallInteger(const nnc_tensor_t *t) {
+  nnc_dtype_t d = nnc_tensor_dtype(t);
+  bool integer = d == NNC_DTYPE_I64 || d == NNC_DTYPE_I32 ||
+                 d == NNC_DTYPE_I8 || d == NNC_DTYPE_U8 || d == NNC_DTYPE_BOOL;
+  return integer && nnc_tensor_byte_size(t) <= 8 * 1024;
+}
+
+/// Whether an executable compiled for inputs `a` serves inputs `b`: the same
+/// shapes, and the same values of the small integer inputs (the shape inputs
+/// among them are specialized on their values).
+bool sameSpecialization(const std::vector<NamedTensor> &a,
+                        const std::vector<const nnc_tensor_t *> &b) {
   if (a.size() != b.size())
     return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (nnc_tensor_dtype(a[i].tensor.get()) != nnc_tensor_dtype(b[i]) ||
-        nnc_tensor_rank(a[i].tensor.get()) != nnc_tensor_rank(b[i]) ||
-        !std::equal(nnc_tensor_dims(a[i].tensor.get()),
-                    nnc_tensor_dims(a[i].tensor.get()) + nnc_tensor_rank(b[i]),
+  for (size_t i = 0; i < a.size(); ++i) {
+    nnc_tensor_t *x = a[i].tensor.get();
+    if (nnc_tensor_dtype(x) != nnc_tensor_dtype(b[i]) ||
+        nnc_tensor_rank(x) != nnc_tensor_rank(b[i]) ||
+        !std::equal(nnc_tensor_dims(x),
+                    nnc_tensor_dims(x) + nnc_tensor_rank(b[i]),
                     nnc_tensor_dims(b[i])))
       return false;
+    if (isSmallInteger(b[i]) &&
+        std::memcmp(nnc_tensor_data(x),
+                    nnc_tensor_data(const_cast<nnc_tensor_t *>(b[i])),
+                    nnc_tensor_byte_size(x)) != 0)
+      return false;
+  }
   return true;
 }
 
@@ -375,14 +393,12 @@ Result runTest(const Test &test, const Options &options) {
       ordered.push_back(found);
     }
 
-    if (!executable || !sameShapes(compiledFor, ordered)) {
-      std::vector<nnc_shape_t> shapes;
-      for (const nnc_tensor_t *tensor : ordered)
-        shapes.push_back({nnc_tensor_rank(tensor), nnc_tensor_dims(tensor)});
+    if (!executable || !sameSpecialization(compiledFor, ordered)) {
+      // Specialized on the shapes and on the values of the shape inputs.
       nnc_executable_t *raw = nullptr;
       if (nnc_status_t s =
-              nnc_model_compile(model.get(), &compileOptions, shapes.size(),
-                                shapes.data(), &raw)) {
+              nnc_model_compile_inputs(model.get(), &compileOptions,
+                                       ordered.size(), ordered.data(), &raw)) {
         bool unimplemented = nnc_status_code(s) == NNC_STATUS_UNIMPLEMENTED;
         std::string message = firstLine(withoutPath(takeMessage(s), modelPath));
         if (unimplemented)
@@ -397,6 +413,10 @@ Result runTest(const Test &test, const Options &options) {
                                                nnc_tensor_rank(tensor),
                                                nnc_tensor_dims(tensor), &copy))
           return {Outcome::Fail, firstLine(takeMessage(s))};
+        if (isSmallInteger(tensor))
+          std::memcpy(nnc_tensor_data(copy),
+                      nnc_tensor_data(const_cast<nnc_tensor_t *>(tensor)),
+                      nnc_tensor_byte_size(tensor));
         compiledFor.push_back({"", Tensor(copy)});
       }
     }

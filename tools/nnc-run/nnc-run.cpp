@@ -356,7 +356,7 @@ bool compileModel(const Options &options, const GivenInputs &given,
   // inputs must all be given, parameters may be (those without a value).
   std::vector<std::string> argumentNames;
   std::set<std::string> known;
-  std::vector<nnc_shape_t> shapes;
+  std::vector<const nnc_tensor_t *> compileInputs;
   std::vector<std::string> skippedParams;
   for (size_t i = 0; i < compiler().nnc_model_input_count(model.get()); ++i) {
     const nnc_value_info_t *info = nullptr;
@@ -383,7 +383,7 @@ bool compileModel(const Options &options, const GivenInputs &given,
                  given.sources.at(name) + " holds " + describe(tensor)};
       return false;
     }
-    shapes.push_back({nnc_tensor_rank(tensor), nnc_tensor_dims(tensor)});
+    compileInputs.push_back(tensor);
   }
   for (const std::string &name : given.names)
     if (!known.count(name)) {
@@ -403,12 +403,16 @@ bool compileModel(const Options &options, const GivenInputs &given,
   compileOptions.measure_unfused = options.report && !options.noFuse;
   compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
   nnc_executable_t *rawExecutable = nullptr;
-  if (nnc_status_t status = compiler().nnc_model_compile(
-          model.get(), &compileOptions, shapes.size(), shapes.data(),
-          &rawExecutable)) {
-    bool mismatch = nnc_status_code(status) == NNC_STATUS_INVALID_ARGUMENT &&
-                    !skippedParams.empty();
+  // Specialized on the inputs' shapes and the values of the shape inputs.
+  if (nnc_status_t status = compiler().nnc_model_compile_inputs(
+          model.get(), &compileOptions, compileInputs.size(),
+          compileInputs.data(), &rawExecutable)) {
+    bool invalid = nnc_status_code(status) == NNC_STATUS_INVALID_ARGUMENT;
     failure = {takeMessage(status)};
+    // Parameters without a value are inputs of the executable.
+    bool mismatch = invalid && !skippedParams.empty() &&
+                    failure.message.find("one per argument without a value") !=
+                        std::string::npos;
     if (mismatch)
       failure.message += "\n(parameters without an initial value must be "
                          "given as inputs; not given: " +
@@ -482,6 +486,16 @@ void printReport(nnc_executable_t *executable) {
     return;
   }
   printStats("report", stats, /*executable=*/true);
+  // The specialization that ran: the shapes of the executable's inputs.
+  std::string signature;
+  for (size_t i = 0; i < nnc_executable_input_count(executable); ++i) {
+    const nnc_value_info_t *info = nullptr;
+    if (nnc_executable_input_info(executable, i, &info) || !info)
+      continue;
+    signature += (signature.empty() ? "" : ", ") +
+                 valueName(*info, "input_", i) + " " + describe(*info);
+  }
+  std::printf("  specialization: %s\n", signature.c_str());
 }
 
 bool bench(nnc_executable_t *executable,

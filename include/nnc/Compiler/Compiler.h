@@ -19,6 +19,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,12 @@ struct CompileOptions {
   /// update). The compiler applies those it proves safe; the plan lists
   /// them (Plan::donations).
   std::vector<std::pair<unsigned, unsigned>> donations;
+  /// Integer inputs to specialize on their values, by input index (the
+  /// position among the arguments without a value): each is replaced by a
+  /// constant of those values (row-major, one per element), so that shapes
+  /// computed from it (`nnc.shape_input`) become static, and every run must
+  /// pass the same values (Plan's specialized values).
+  std::map<unsigned, std::vector<int64_t>> inputValues;
 };
 
 /// Why a compile failed; the diagnostics say what and where.

@@ -55,7 +55,12 @@ private:
     if (!text.empty())
       os << "\n";
     printLocation(os, diag.getLocation());
-    os << diag;
+    // An op imported from a named node: name it, unless the message does.
+    std::string message = diag.str();
+    if (auto name = llvm::dyn_cast<mlir::NameLoc>(diag.getLocation()))
+      if (llvm::StringRef(message).find("node '") == llvm::StringRef::npos)
+        os << "node '" << name.getName().getValue() << "': ";
+    os << message;
     for (mlir::Diagnostic &note : diag.getNotes())
       os << "\n  note: " << note;
   }

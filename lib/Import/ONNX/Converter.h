@@ -81,6 +81,13 @@ public:
   /// fails naming `what` otherwise.
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   constantInts(unsigned i, llvm::StringRef what);
+  /// Input `i` as a 1-D i64 shape operand of a dynamic shape op (cast from
+  /// another integer type), for a value not known at import time; fails
+  /// naming `what` unless it is a 1-D integer tensor of static length (of
+  /// `length` when given). A rank-0 input becomes a 1-element vector.
+  mlir::FailureOr<mlir::Value>
+  shapeOperand(unsigned i, llvm::StringRef what,
+               std::optional<int64_t> length = std::nullopt);
   /// The floating-point values of input `i`, known at import time.
   mlir::FailureOr<llvm::SmallVector<double>>
   constantFloats(unsigned i, llvm::StringRef what);
@@ -154,6 +161,32 @@ public:
     state.addTypes(types);
     mlir::Operation *op = capture.finish(state);
     return op ? llvm::cast<OpTy>(op) : OpTy();
+  }
+
+  /// Creates a dynamic shape op (nnc.dynamic_reshape, ...) with a result of
+  /// rank `rank` and element type `elementType`, typed with what its shape
+  /// operands make known; null after an error at the node.
+  template <typename OpTy>
+  mlir::Value createDynamic(mlir::ValueRange operands, int64_t rank,
+                            mlir::Type elementType,
+                            llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+    auto unknown = mlir::RankedTensorType::get(
+        llvm::SmallVector<int64_t>(rank, mlir::ShapedType::kDynamic),
+        elementType);
+    OpTy op = create<OpTy>(operands, attrs, mlir::TypeRange{unknown});
+    if (!op)
+      return nullptr;
+    llvm::SmallVector<mlir::Type> refined;
+    if (mlir::failed(op.refineResultTypes(refined)))
+      return nullptr;
+    op.getResult().setType(llvm::cast<mlir::RankedTensorType>(refined[0]));
+    return op.getResult();
+  }
+  /// Whether every listed input that is present is known at import time.
+  bool inputsKnown(llvm::ArrayRef<unsigned> indices) const {
+    return llvm::all_of(indices, [&](unsigned i) {
+      return !hasInput(i) || constantInput(i).has_value();
+    });
   }
 
   /// A constant tensor.

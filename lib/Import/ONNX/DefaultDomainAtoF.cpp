@@ -11,6 +11,7 @@
 #include "DefaultDomainAtoF.h"
 
 #include "nnc/ShapeUtils.h"
+#include "nnc/ShapeValues.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -48,19 +49,6 @@ SmallVector<int64_t> intValues(DenseElementsAttr attr) {
   for (const APInt &v : attr.getValues<APInt>())
     result.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
   return result;
-}
-
-/// An integer (or i1) constant of `type` from int64 values, truncated to the
-/// element width (i1: non-zero is true).
-DenseElementsAttr intAttr(RankedTensorType type, ArrayRef<int64_t> values) {
-  unsigned width = type.getElementType().getIntOrFloatBitWidth();
-  SmallVector<APInt> bits;
-  bits.reserve(values.size());
-  for (int64_t v : values)
-    bits.push_back(width == 1 ? APInt(1, v != 0)
-                              : APInt(width, v, /*isSigned=*/true,
-                                      /*implicitTrunc=*/true));
-  return DenseElementsAttr::get(type, bits);
 }
 
 /// Input `i` when it is a known integer (or i1) constant small enough to
@@ -277,7 +265,7 @@ DenseElementsAttr castIntConstant(DenseElementsAttr value, Type element) {
   auto type = RankedTensorType::get(value.getType().getShape(), element);
   SmallVector<int64_t> ints = intValues(value);
   if (isa<IntegerType>(element))
-    return intAttr(type, ints);
+    return getIntsAttr(type, ints);
   auto floatType = cast<FloatType>(element);
   SmallVector<APFloat> floats;
   for (int64_t v : ints) {
@@ -369,7 +357,36 @@ LogicalResult convertConstant(NodeContext &ctx) {
                             "value_floats, value_int or value_ints)";
 }
 
+/// The `value` attribute of ConstantOfShape (one element; default f32 0).
+static FailureOr<DenseElementsAttr> fillValue(NodeContext &ctx) {
+  if (!ctx.hasAttr("value"))
+    return DenseElementsAttr::get(
+        RankedTensorType::get({}, Float32Type::get(ctx.context())), 0.0f);
+  FailureOr<DenseElementsAttr> attr = ctx.getTensor("value");
+  if (failed(attr))
+    return failure();
+  if (attr->getNumElements() != 1)
+    return ctx.emitError() << "attribute 'value' must hold one element, got "
+                           << attr->getNumElements();
+  return *attr;
+}
+
 LogicalResult convertConstantOfShape(NodeContext &ctx) {
+  if (!ctx.inputsKnown({0})) {
+    // A shape computed from shapes: the broadcast of the value.
+    FailureOr<Value> shape = ctx.shapeOperand(0, "shape");
+    FailureOr<DenseElementsAttr> value = fillValue(ctx);
+    if (failed(shape) || failed(value))
+      return failure();
+    auto scalarType = RankedTensorType::get({}, value->getElementType());
+    Value scalar = ctx.constant(
+        DenseElementsAttr::get(scalarType, value->getValues<Attribute>()[0]));
+    Value result = ctx.createDynamic<DynamicExpandOp>(
+        ValueRange{scalar, *shape},
+        cast<RankedTensorType>(shape->getType()).getDimSize(0),
+        value->getElementType());
+    return result ? ctx.setResult(result) : failure();
+  }
   FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(0, "shape");
   if (failed(shape))
     return failure();
@@ -380,22 +397,12 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
   if (!getNumElements(*shape))
     return ctx.emitError() << "shape " << formatShape(*shape)
                            << " has too many elements";
-  DenseElementsAttr value;
-  if (ctx.hasAttr("value")) {
-    FailureOr<DenseElementsAttr> attr = ctx.getTensor("value");
-    if (failed(attr))
-      return failure();
-    if (attr->getNumElements() != 1)
-      return ctx.emitError() << "attribute 'value' must hold one element, got "
-                             << attr->getNumElements();
-    value = *attr;
-  } else {
-    value = DenseElementsAttr::get(
-        RankedTensorType::get({}, Float32Type::get(ctx.context())), 0.0f);
-  }
-  auto type = RankedTensorType::get(*shape, value.getElementType());
+  FailureOr<DenseElementsAttr> value = fillValue(ctx);
+  if (failed(value))
+    return failure();
+  auto type = RankedTensorType::get(*shape, value->getElementType());
   return ctx.setResult(ctx.constant(
-      DenseElementsAttr::get(type, value.getValues<Attribute>()[0])));
+      DenseElementsAttr::get(type, value->getValues<Attribute>()[0])));
 }
 
 LogicalResult convertEyeLike(NodeContext &ctx) {
@@ -437,7 +444,7 @@ LogicalResult convertEyeLike(NodeContext &ctx) {
   SmallVector<int64_t> values(*count, 0);
   for (int64_t n = 0; n < *count; ++n)
     values[n] = isOne(n);
-  return ctx.setResult(ctx.constant(intAttr(resultType, values)));
+  return ctx.setResult(ctx.constant(getIntsAttr(resultType, values)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -500,7 +507,7 @@ LogicalResult convertConcat(NodeContext &ctx) {
         for (size_t i = 0; i < pieces.size(); ++i)
           llvm::append_range(result,
                              ArrayRef(values[i]).slice(o * chunk[i], chunk[i]));
-      return ctx.setResult(ctx.constant(intAttr(
+      return ctx.setResult(ctx.constant(getIntsAttr(
           RankedTensorType::get(shape, first.getElementType()), result)));
     }
   }
@@ -512,6 +519,18 @@ LogicalResult convertExpand(NodeContext &ctx) {
   auto x = rankedInput(ctx, 0, "input");
   if (failed(x))
     return failure();
+  if (!ctx.inputsKnown({1})) {
+    // expand(B, -1, -1) and the like: resolved when the run binds shapes.
+    FailureOr<Value> target = ctx.shapeOperand(1, "shape");
+    if (failed(target))
+      return failure();
+    int64_t rank = std::max<int64_t>(
+        x->second.getRank(),
+        cast<RankedTensorType>(target->getType()).getDimSize(0));
+    Value result = ctx.createDynamic<DynamicExpandOp>(
+        ValueRange{x->first, *target}, rank, x->second.getElementType());
+    return result ? ctx.setResult(result) : failure();
+  }
   FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(1, "shape");
   if (failed(shape))
     return failure();
@@ -531,7 +550,7 @@ LogicalResult convertExpand(NodeContext &ctx) {
       SmallVector<int64_t> in = intValues(*value), out;
       for (int64_t i : broadcastIndices(value->getType().getShape(), result))
         out.push_back(in[i]);
-      return ctx.setResult(ctx.constant(intAttr(type, out)));
+      return ctx.setResult(ctx.constant(getIntsAttr(type, out)));
     }
   }
   return ctx.setResultOf(ctx.create<ExpandOp>(x->first, {}, TypeRange{type}));

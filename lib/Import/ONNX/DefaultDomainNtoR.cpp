@@ -65,15 +65,6 @@ static std::string formatNumber(double value) {
   return os.str();
 }
 
-/// "[1, -1, 0]", for messages about ONNX integer lists.
-static std::string formatList(ArrayRef<int64_t> values) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleaveComma(values, os);
-  os << "]";
-  return s;
-}
-
 /// Casts `value` to `elementType` (same shape) unless it already has it.
 static Value castTo(NodeContext &ctx, Value value, Type elementType) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -232,75 +223,35 @@ static LogicalResult convertReshape(NodeContext &ctx) {
   } else {
     if (!ctx.hasInput(1))
       return ctx.emitError() << "missing required input 1 (shape)";
+    if (!ctx.inputsKnown({1})) {
+      // A target computed from shapes (view(B, T, H, D)): resolved when the
+      // run binds the input shapes.
+      FailureOr<Value> target = ctx.shapeOperand(1, "shape");
+      if (failed(target))
+        return failure();
+      bool allowZero = ctx.opset() >= 14 && ctx.getInt("allowzero", 0) != 0;
+      AttrList attrs(ctx);
+      if (allowZero)
+        attrs.attr("allowzero", UnitAttr::get(ctx.context()));
+      Value result = ctx.createDynamic<DynamicReshapeOp>(
+          ValueRange{*data, *target},
+          cast<RankedTensorType>(target->getType()).getDimSize(0),
+          inType.getElementType(), attrs);
+      return result ? ctx.setResult(result) : failure();
+    }
     shape = ctx.constantInts(1, "shape");
     if (failed(shape))
       return failure();
   }
   bool allowZero = ctx.opset() >= 14 && ctx.getInt("allowzero", 0) != 0;
 
-  ArrayRef<int64_t> inShape = inType.getShape();
-  SmallVector<int64_t> dims(shape->size());
-  SmallVector<bool> copied(inShape.size(), false);
-  std::optional<size_t> inferred;
-  bool hasZero = false;
-  for (auto [i, d] : llvm::enumerate(*shape)) {
-    if (d == -1) {
-      if (inferred)
-        return ctx.emitError()
-               << "shape " << formatList(*shape) << " has more than one -1";
-      inferred = i;
-      dims[i] = ShapedType::kDynamic;
-    } else if (d < -1) {
-      return ctx.emitError() << "shape " << formatList(*shape)
-                             << " has the invalid entry " << d;
-    } else if (d == 0 && !allowZero) {
-      if (i >= inShape.size())
-        return ctx.emitError()
-               << "shape entry " << i << " is 0 (copy the input dimension) "
-               << "but the input has rank " << inShape.size();
-      dims[i] = inShape[i];
-      copied[i] = true;
-    } else {
-      hasZero |= d == 0;
-      dims[i] = d;
-    }
-  }
-  if (inferred && hasZero)
-    return ctx.emitError() << "shape " << formatList(*shape)
-                           << " has both 0 (with allowzero = 1) and -1";
+  std::string error;
+  FailureOr<SmallVector<int64_t>> dims =
+      computeReshapeDims(inType.getShape(), *shape, allowZero, error);
+  if (failed(dims))
+    return ctx.emitError() << error;
 
-  // Dims copied by 0 appear on both sides and cancel out; when the rest of
-  // the input is static, the -1 is inferred and the counts are checked.
-  int64_t inCount = 1, outCount = 1;
-  bool known = true, overflow = false;
-  for (auto [i, d] : llvm::enumerate(inShape)) {
-    if (copied[i])
-      continue;
-    if (isDynamicDim(d)) {
-      known = false;
-      break;
-    }
-    overflow |= llvm::MulOverflow(inCount, d, inCount);
-  }
-  for (auto [i, d] : llvm::enumerate(dims))
-    if (i != inferred && !(i < copied.size() && copied[i]))
-      overflow |= llvm::MulOverflow(outCount, d, outCount);
-  if (overflow)
-    return ctx.emitError() << "shape " << formatList(*shape)
-                           << " has too many elements";
-  if (known && inferred) {
-    if (outCount == 0 || inCount % outCount != 0)
-      return ctx.emitError()
-             << "cannot reshape " << formatShape(inShape) << " to "
-             << formatList(*shape) << ": the element counts do not divide";
-    dims[*inferred] = inCount / outCount;
-  } else if (known && inCount != outCount) {
-    return ctx.emitError() << "cannot reshape " << formatShape(inShape)
-                           << " to " << formatList(*shape)
-                           << ": the element counts differ";
-  }
-
-  auto resultType = RankedTensorType::get(dims, inType.getElementType());
+  auto resultType = RankedTensorType::get(*dims, inType.getElementType());
   // Fold reshapes of integer constants (shape computations).
   if (std::optional<DenseElementsAttr> value = ctx.constantInput(0))
     if (isa<IntegerType>(value->getElementType()) &&
@@ -419,6 +370,33 @@ static LogicalResult convertRange(NodeContext &ctx) {
   RankedTensorType type = ctx.inputType(0);
   if (!type)
     return ctx.emitError() << "input 0 (start) is not a ranked tensor";
+  if (!ctx.inputsKnown({0, 1, 2}) || !isa<IntegerType>(type.getElementType())) {
+    // Bounds from shapes (the positions 0 .. T-1), or a floating-point
+    // range: a constant once the bounds are known.
+    for (unsigned i = 1; i < 3; ++i)
+      if (ctx.inputType(i) != type)
+        return ctx.emitError()
+               << "start, limit and delta must have one type, "
+               << "got " << type << " and " << ctx.input(i).getType();
+    if (type.getRank() != 0)
+      return ctx.emitError()
+             << "start, limit and delta must be scalars, got " << type;
+    Value result = ctx.createDynamic<DynamicRangeOp>(
+        ValueRange{ctx.input(0), ctx.input(1), ctx.input(2)}, 1,
+        type.getElementType());
+    if (!result)
+      return failure();
+    // Known bounds resolve now.
+    auto op = result.getDefiningOp<DynamicRangeOp>();
+    FailureOr<Value> resolved = op.resolve(ctx.builder());
+    if (failed(resolved))
+      return failure();
+    if (*resolved) {
+      op.erase();
+      result = *resolved;
+    }
+    return ctx.setResult(result);
+  }
   if (!isa<IntegerType>(type.getElementType()))
     return ctx.unsupported("Range of " +
                            Twine(typeString(type.getElementType())) +

@@ -229,24 +229,30 @@ static LogicalResult convertShape(NodeContext &ctx) {
     start = std::min(start, rank);
     end = std::min(end, rank);
   }
-  SmallVector<int64_t> dims;
-  for (int64_t d = start; d < end; ++d) {
-    if (ShapedType::isDynamic(type->getDimSize(d)))
-      return ctx.unsupported("Shape of a dynamic dimension (dimension " +
-                             Twine(d) + " of " + formatShape(type->getShape()) +
-                             ")");
-    dims.push_back(type->getDimSize(d));
-  }
-  return ctx.setResult(ctx.intConstant(dims));
+  // A shape_of of static dimensions folds to a constant.
+  start = std::min(start, end);
+  Builder b(ctx.context());
+  return ctx.setResultOf(ctx.create<ShapeOfOp>(
+      ctx.input(0), AttrList(ctx)
+                        .attr("start", b.getI64IntegerAttr(start))
+                        .attr("end", b.getI64IntegerAttr(end))));
 }
 
 static LogicalResult convertSize(NodeContext &ctx) {
   FailureOr<RankedTensorType> type = requireType(ctx, 0, "data");
   if (failed(type))
     return failure();
-  if (!type->hasStaticShape())
-    return ctx.unsupported("Size of a tensor with a dynamic dimension (" +
-                           formatShape(type->getShape()) + ")");
+  if (!type->hasStaticShape()) {
+    // The product of the dimensions, known when the run binds them.
+    ShapeOfOp shape = ctx.create<ShapeOfOp>(ctx.input(0));
+    if (!shape)
+      return failure();
+    return ctx.setResultOf(ctx.create<ReduceOp>(
+        shape.getResult(),
+        AttrList(ctx)
+            .attr("kind", ReduceKindAttr::get(ctx.context(), ReduceKind::prod))
+            .boolean("keepdims", false)));
+  }
   std::optional<int64_t> count = getNumElements(type->getShape());
   if (!count)
     return ctx.emitError() << "element count of "
@@ -323,10 +329,38 @@ static LogicalResult foldSlice(NodeContext &ctx, const IntConstant &input,
       ctx, RankedTensorType::get(size, input.type.getElementType()), values);
 }
 
+/// Slice-10/13 with starts, ends, axes or steps not known at import time
+/// (a sequence length from a Shape): nnc.dynamic_slice.
+static LogicalResult convertDynamicSlice(NodeContext &ctx,
+                                         RankedTensorType type) {
+  FailureOr<Value> starts = ctx.shapeOperand(1, "starts");
+  if (failed(starts))
+    return failure();
+  int64_t n = cast<RankedTensorType>(starts->getType()).getDimSize(0);
+  FailureOr<Value> ends = ctx.shapeOperand(2, "ends", n);
+  if (failed(ends))
+    return failure();
+  SmallVector<int64_t> defaultAxes, ones(n, 1);
+  for (int64_t i = 0; i < n; ++i)
+    defaultAxes.push_back(i);
+  FailureOr<Value> axes = ctx.hasInput(3) ? ctx.shapeOperand(3, "axes", n)
+                                          : ctx.intConstant(defaultAxes);
+  FailureOr<Value> steps =
+      ctx.hasInput(4) ? ctx.shapeOperand(4, "steps", n) : ctx.intConstant(ones);
+  if (failed(axes) || failed(steps))
+    return failure();
+  Value result = ctx.createDynamic<DynamicSliceOp>(
+      ValueRange{ctx.input(0), *starts, *ends, *axes, *steps}, type.getRank(),
+      type.getElementType());
+  return result ? ctx.setResult(result) : failure();
+}
+
 static LogicalResult convertSlice(NodeContext &ctx) {
   FailureOr<RankedTensorType> type = requireType(ctx, 0, "data");
   if (failed(type))
     return failure();
+  if (ctx.opset() >= 10 && !ctx.inputsKnown({1, 2, 3, 4}))
+    return convertDynamicSlice(ctx, *type);
   SmallVector<int64_t> starts, ends;
   std::optional<SmallVector<int64_t>> axes, steps;
   if (ctx.opset() < 10) {
@@ -509,6 +543,17 @@ static LogicalResult convertTile(NodeContext &ctx) {
   FailureOr<Value> input = ctx.requireInput(0, "input");
   if (failed(input))
     return failure();
+  if (!ctx.inputsKnown({1})) {
+    RankedTensorType type = ctx.inputType(0);
+    if (!type)
+      return ctx.emitError() << "input 0 (input) is not a ranked tensor";
+    FailureOr<Value> repeats = ctx.shapeOperand(1, "repeats", type.getRank());
+    if (failed(repeats))
+      return failure();
+    Value result = ctx.createDynamic<DynamicTileOp>(
+        ValueRange{*input, *repeats}, type.getRank(), type.getElementType());
+    return result ? ctx.setResult(result) : failure();
+  }
   FailureOr<SmallVector<int64_t>> repeats = ctx.constantInts(1, "repeats");
   if (failed(repeats))
     return failure();

@@ -13,6 +13,7 @@
 
 #include "nnc/InitAll.h"
 #include "nnc/ShapeUtils.h"
+#include "nnc/ShapeValues.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -309,6 +310,7 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
   SmallVector<bool> argIsParam;
+  llvm::StringMap<SmallVector<StringRef>> dimNames;
   llvm::StringSet<> inputNames;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (!inputNames.insert(input.name()).second)
@@ -320,6 +322,13 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     FailureOr<RankedTensorType> type = convertValueInfo(input, "graph input");
     if (failed(type))
       return failure();
+    SmallVector<StringRef> names;
+    for (const onnx::TensorShapeProto::Dimension &dim :
+         input.type().tensor_type().shape().dim())
+      names.push_back(dim.has_dim_param() ? StringRef(dim.dim_param())
+                                          : StringRef());
+    if (llvm::any_of(names, [](StringRef n) { return !n.empty(); }))
+      dimNames[input.name()] = names;
     argTypes.push_back(*type);
     argNames.push_back(input.name());
     argIsParam.push_back(false);
@@ -423,6 +432,36 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     results.push_back(value);
   }
   func::ReturnOp::create(builder, modelLoc(), results);
+  // Integer inputs that only feed shapes (a Reshape's target, a Range's
+  // limit) are specialized on their values, as the others on their shapes.
+  for (auto [i, isParam] : llvm::enumerate(argIsParam)) {
+    auto type = cast<RankedTensorType>(argTypes[i]);
+    if (!isParam && isa<IntegerType>(type.getElementType()) &&
+        type.hasStaticShape() &&
+        type.getNumElements() <= kMaxShapeInputElements &&
+        feedsOnlyShapes(entry->getArgument(i)))
+      func.setArgAttr(i, NNCDialect::getShapeInputAttrName(),
+                      UnitAttr::get(&context));
+  }
+  // Dimensions that share a name (dim_param) must agree at run time; the
+  // names that occur once constrain nothing and are left out.
+  llvm::StringMap<unsigned> uses;
+  for (auto [i, name] : llvm::enumerate(argNames))
+    if (auto it = dimNames.find(name); !argIsParam[i] && it != dimNames.end())
+      for (StringRef dim : it->second)
+        if (!dim.empty())
+          ++uses[dim];
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    auto it = dimNames.find(name);
+    if (argIsParam[i] || it == dimNames.end())
+      continue;
+    SmallVector<StringRef> shared;
+    for (StringRef dim : it->second)
+      shared.push_back(!dim.empty() && uses[dim] > 1 ? dim : StringRef());
+    if (llvm::any_of(shared, [](StringRef n) { return !n.empty(); }))
+      func.setArgAttr(i, NNCDialect::getDimNamesAttrName(),
+                      builder.getStrArrayAttr(shared));
+  }
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   // Results carry the graph's output names, as arguments carry the inputs'.
@@ -535,6 +574,41 @@ FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,
     result.push_back(value->getElementType().isInteger(1) ? v.getZExtValue()
                                                           : v.getSExtValue());
   return result;
+}
+
+FailureOr<Value> NodeContext::shapeOperand(unsigned i, StringRef what,
+                                           std::optional<int64_t> length) {
+  FailureOr<Value> value = requireInput(i, what);
+  if (failed(value))
+    return failure();
+  auto type = dyn_cast<RankedTensorType>(value->getType());
+  if (!type || !isa<IntegerType>(type.getElementType()) ||
+      type.getElementType().isInteger(1) || type.getRank() > 1 ||
+      !type.hasStaticShape())
+    return emitError() << "input " << i << " (" << what
+                       << ") must be a 1-D integer tensor of static length, "
+                          "got "
+                       << value->getType();
+  int64_t n = type.getRank() == 0 ? 1 : type.getDimSize(0);
+  if (length && n != *length)
+    return emitError() << "input " << i << " (" << what << ") has " << n
+                       << " entries, expected " << *length;
+  Value v = *value;
+  auto i64 = RankedTensorType::get({n}, builder().getI64Type());
+  if (type.getRank() == 0) {
+    ReshapeOp reshape = create<ReshapeOp>(
+        v, {}, TypeRange{RankedTensorType::get({n}, type.getElementType())});
+    if (!reshape)
+      return failure();
+    v = reshape.getResult();
+  }
+  if (!type.getElementType().isInteger(64)) {
+    CastOp cast = create<CastOp>(v, {}, TypeRange{i64});
+    if (!cast)
+      return failure();
+    v = cast.getResult();
+  }
+  return v;
 }
 
 FailureOr<SmallVector<double>> NodeContext::constantFloats(unsigned i,
@@ -701,6 +775,13 @@ static SmallVector<Value> foldConstantOperands(OpBuilder &builder,
 
 LogicalResult NodeContext::setResults(ValueRange rawValues) {
   SmallVector<Value> values = foldConstantOperands(builder(), rawValues);
+  // Shape computations on static dimensions of dynamic tensors (a Gather of
+  // a shape_of) are known though their operands are not constants.
+  for (Value &v : values)
+    if (v && !matchPattern(v, m_Constant()) && v.getDefiningOp() &&
+        isa<NNCDialect>(v.getDefiningOp()->getDialect()))
+      if (Attribute known = foldKnownShapeValue(v))
+        v = ConstantOp::create(builder(), loc_, cast<ElementsAttr>(known));
   for (unsigned i = 0, e = numOutputs(); i < e; ++i) {
     if (!hasOutput(i))
       continue;
