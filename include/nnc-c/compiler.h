@@ -341,6 +341,11 @@ NNC_API_EXPORT nnc_status_t nnc_session_run(
     const nnc_tensor_t *const *inputs, size_t num_outputs,
     nnc_tensor_t **outputs, nnc_executable_t **out_executable);
 
+/* Where the last successful nnc_session_run of `session` found its
+ * executable: 0 in memory (from an earlier run), 1 compiled by that run, 2
+ * read from the disk cache by that run; -1 before any (or for NULL). */
+NNC_API_EXPORT int nnc_session_last_run_source(const nnc_session_t *session);
+
 /* The number of specializations the session holds in memory. */
 NNC_API_EXPORT size_t nnc_session_specialization_count(
     const nnc_session_t *session);

@@ -47,6 +47,7 @@ struct nnc_session_s {
   std::map<std::vector<std::vector<int64_t>>, Specialization> executables;
   size_t capacity = 0; // 0: no bound
   uint64_t runs = 0;
+  int lastRunSource = -1; // nnc_session_last_run_source
 
   /// Evicts the least recently run specializations, but `keep`, down to
   /// `capacity`.
@@ -325,6 +326,7 @@ nnc_status_t nnc_session_run(nnc_session_t *session, size_t num_inputs,
       key.push_back(given);
     }
     auto it = session->executables.find(key);
+    int source = 0;
     if (it == session->executables.end()) {
       std::unique_ptr<nnc_executable_s> executable;
       if (nnc_status_t s = compileModel(fn, session->model, &session->options,
@@ -332,6 +334,7 @@ nnc_status_t nnc_session_run(nnc_session_t *session, size_t num_inputs,
         return s;
       it = session->executables.emplace(key, nnc_session_s::Specialization{})
                .first;
+      source = executable->fromCache ? 2 : 1;
       it->second.executable = std::move(executable);
     }
     it->second.lastRun = ++session->runs;
@@ -340,10 +343,15 @@ nnc_status_t nnc_session_run(nnc_session_t *session, size_t num_inputs,
     if (nnc_status_t s = runExecutable(fn, executable, num_inputs, inputs,
                                        num_outputs, outputs))
       return s;
+    session->lastRunSource = source;
     if (out_executable)
       *out_executable = executable;
     return nullptr;
   });
+}
+
+int nnc_session_last_run_source(const nnc_session_t *session) {
+  return session ? session->lastRunSource : -1;
 }
 
 size_t nnc_session_specialization_count(const nnc_session_t *session) {

@@ -67,7 +67,7 @@
 
 // A parameter without a value that is not given: the compile error says so.
 // RUN: not nnc-run %S/Inputs/scale.mlir --input x=%t/b.npy --cache-dir= 2>&1 | FileCheck %s --check-prefix=PARAM
-// PARAM: nnc-run: error: nnc_model_compile_inputs: {{.*}}expected 2 input shapes (one per argument without a value), got 1
+// PARAM: nnc-run: error: nnc_session_run: {{.*}}expected 2 input shapes (one per argument without a value), got 1
 // PARAM: (parameters without an initial value must be given as inputs; not given: s)
 
 // Models.
@@ -105,15 +105,31 @@
 // RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
 // RUN:   2>&1 | FileCheck %s --check-prefix=SHAPE-MISSING
 // SHAPE-MISSING: nnc-run: error: missing input 'shape' (i64 [3])
+// A second run with another value of the shape is another specialization.
+// RUN: %python -c "import numpy as np; np.save('%t/shape342.npy', np.array([3, 4, 2], np.int64))"
 // RUN: nnc-run %onnx_data/node/test_reshape_reordered_all_dims/model.onnx \
 // RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
 // RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_1.pb \
-// RUN:   --report --output %t/reshaped.npz --cache-dir= | FileCheck %s --check-prefix=SHAPE-INPUT
-// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3]
-// RUN: %python -c "import numpy as np; y = np.load('%t/reshaped.npz')['reshaped']; assert y.shape == (4, 2, 3), y.shape"
+// RUN:   --output %t/reshaped.npz --then \
+// RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
+// RUN:   --input shape=%t/shape342.npy --output %t/reshaped342.npz \
+// RUN:   --report --cache-dir= | FileCheck %s --check-prefix=SHAPE-INPUT
+// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3] (compiled)
+// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3] (compiled)
+// RUN: %python -c "import numpy as np; y = np.load('%t/reshaped.npz')['reshaped']; z = np.load('%t/reshaped342.npz')['reshaped']; assert y.shape == (4, 2, 3) and z.shape == (3, 4, 2) and (y.ravel() == z.ravel()).all(), (y.shape, z.shape)"
 
 // A .pb input of an element type nnc has no dtype for.
 // RUN: not nnc-run %onnx_data/node/test_add/model.onnx \
 // RUN:   --input x=%onnx_data/node/test_cast_FLOAT_to_BFLOAT16/test_data_set_0/output_0.pb \
 // RUN:   2>&1 | FileCheck %s --check-prefix=PB-TYPE
 // PB-TYPE: nnc-run: error: input 'x': nnc_tensor_read_onnx: {{.*}}output_0.pb' has element type UINT16, which has no nnc_dtype_t
+
+// Dimensions that share a name must agree when a run binds the shapes.
+// RUN: %npy write %t/y22.npy f4 2x2 0:4
+// RUN: %npy write %t/y42.npy f4 4x2 0:8
+// RUN: nnc-run %S/Inputs/dim-names.mlir --input x=%t/x.npy --input y=%t/y22.npy --cache-dir= \
+// RUN:   | FileCheck %s --check-prefix=NAMES-AGREE
+// NAMES-AGREE: output_0: f32 [2, 3]
+// RUN: not nnc-run %S/Inputs/dim-names.mlir --input x=%t/x.npy --input y=%t/y42.npy --cache-dir= \
+// RUN:   2>&1 | FileCheck %s --check-prefix=NAMES
+// NAMES: nnc-run: error: nnc_session_run: {{.*}}input 1 ('y') has 4 in dimension 0 ('batch'), but input 'x' has 2 in its dimension 0 of that name: dimensions named 'batch' must agree

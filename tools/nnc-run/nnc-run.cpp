@@ -37,8 +37,9 @@ const char *kUsage = R"(usage: nnc-run MODEL [options]
        nnc-run train MODEL --data FILE.npz [options]   (see train --help)
        nnc-run grad MODEL --inputs FILE.npz --save FILE.npz
 
-Compiles MODEL (.onnx or .mlir) for the shapes of the given inputs, or loads
-a compiled .nncx, runs it once and writes or prints its outputs.
+Compiles MODEL (.onnx or .mlir) for the shapes of the given inputs (and the
+values of its shape inputs), or loads a compiled .nncx, runs it once per run
+(--then separates runs) and writes or prints the outputs.
 
 options:
   --input NAME=FILE        an input from a .npy file or an ONNX TensorProto
@@ -48,7 +49,14 @@ options:
   --output FILE.npz        write the outputs there (named after the model's
                            outputs, else output_<k>) instead of printing a
                            summary
-  --save-compiled FILE     save the executable (.nncx)
+  --then                   end this run's --input/--inputs/--output: the
+                           next ones are another run of the same model in
+                           the same session (another batch size, sequence
+                           length or shape-input value: each new one is
+                           compiled once and kept in memory)
+  --max-specializations N  keep at most N compiled specializations in
+                           memory (least recently run go; default: all)
+  --save-compiled FILE     save the executable (.nncx) of the last run
   --report                 print the executable's figures (kernels, library
                            calls, memory, bytes moved, and the kernels and
                            bytes moved the same model would take unfused)
@@ -75,11 +83,17 @@ struct Failure {
   int exitCode = 1;
 };
 
-struct Options {
-  std::string model;
+/// One run: its inputs and where its outputs go.
+struct RunSpec {
   std::vector<std::string> inputs; // NAME=FILE or FILE.pb
   std::vector<std::string> inputArchives;
   std::string output;
+};
+
+struct Options {
+  std::string model;
+  std::vector<RunSpec> runs{1};
+  long maxSpecializations = 0;
   std::string saveCompiled;
   bool report = false;
   bool noFuse = false;
@@ -140,6 +154,12 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       (name == "--report" ? options.report : options.profile) = true;
       continue;
     }
+    if (name == "--then") {
+      if (!noValue())
+        return false;
+      options.runs.emplace_back();
+      continue;
+    }
     if (name == "--no-fuse" || name == "--no-plan-memory") {
       if (!noValue())
         return false;
@@ -154,17 +174,26 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
                                                  "--cache-dir",
                                                  "--bind-integer-inputs",
                                                  "--threads",
-                                                 "--trace"};
+                                                 "--trace",
+                                                 "--max-specializations"};
     if (!valued.count(name))
       return fail("unknown option '" + name + "'");
     if (!takeValue())
       return fail("option '" + name + "' needs a value");
     if (name == "--input") {
-      options.inputs.push_back(value);
+      options.runs.back().inputs.push_back(value);
     } else if (name == "--inputs") {
-      options.inputArchives.push_back(value);
+      options.runs.back().inputArchives.push_back(value);
     } else if (name == "--output") {
-      options.output = value;
+      if (!options.runs.back().output.empty())
+        return fail("--output is given twice for one run (separate runs "
+                    "with --then)");
+      options.runs.back().output = value;
+    } else if (name == "--max-specializations") {
+      if (!parseCount(value, options.maxSpecializations) ||
+          options.maxSpecializations == 0)
+        return fail("--max-specializations expects a positive number, got '" +
+                    value + "'");
     } else if (name == "--save-compiled") {
       options.saveCompiled = value;
     } else if (name == "--bench") {
@@ -210,7 +239,7 @@ bool addInput(GivenInputs &given, const std::string &name, Tensor tensor,
   return true;
 }
 
-bool readInputs(const Options &options, GivenInputs &given, Failure &failure) {
+bool readInputs(const RunSpec &options, GivenInputs &given, Failure &failure) {
   for (const std::string &spec : options.inputs) {
     std::string name, file;
     size_t eq = spec.find('=');
@@ -310,9 +339,22 @@ std::string listNames(const std::vector<std::string> &names) {
   return text.empty() ? "(none)" : text;
 }
 
-/// Imports or parses the model and compiles it for the given inputs.
-bool compileModel(const Options &options, const GivenInputs &given,
-                  Executable &executable, Failure &failure) {
+struct SessionDeleter {
+  void operator()(nnc_session_t *s) const { compiler().nnc_session_destroy(s); }
+};
+using Session = std::unique_ptr<nnc_session_t, SessionDeleter>;
+
+/// The model, imported or parsed once, and the session that compiles it for
+/// the inputs of each run (one specialization per shape signature and
+/// shape-input value, kept in memory).
+struct Prepared {
+  Context context;
+  Model model;
+  Session session;
+};
+
+/// Imports or parses the model and opens its session.
+bool loadModel(const Options &options, Prepared &prepared, Failure &failure) {
   if (!openCompiler("compiling " + options.model, failure.message))
     return false;
   nnc_context_t *rawContext = nullptr;
@@ -321,7 +363,8 @@ bool compileModel(const Options &options, const GivenInputs &given,
     failure = {takeMessage(status)};
     return false;
   }
-  Context context(rawContext);
+  prepared.context.reset(rawContext);
+  nnc_context_t *context = rawContext;
   nnc_model_t *rawModel = nullptr;
   if (endsWith(options.model, ".onnx")) {
     nnc_import_options_t importOptions;
@@ -330,7 +373,7 @@ bool compileModel(const Options &options, const GivenInputs &given,
       importOptions.integer_inputs_directory =
           options.bindIntegerInputs.c_str();
     if (nnc_status_t status = compiler().nnc_model_import_onnx_file(
-            context.get(), options.model.c_str(), &importOptions, &rawModel)) {
+            context, options.model.c_str(), &importOptions, &rawModel)) {
       failure = {takeMessage(status)};
       if (options.bindIntegerInputs.empty() &&
           failure.message.find("must be known at compile time") !=
@@ -343,25 +386,52 @@ bool compileModel(const Options &options, const GivenInputs &given,
     std::string text = readFile(options.model, failure);
     if (!failure.message.empty())
       return false;
-    if (nnc_status_t status = compiler().nnc_model_parse_mlir(
-            context.get(), text.data(), text.size(), options.model.c_str(),
-            &rawModel)) {
+    if (nnc_status_t status =
+            compiler().nnc_model_parse_mlir(context, text.data(), text.size(),
+                                            options.model.c_str(), &rawModel)) {
       failure = {takeMessage(status)};
       return false;
     }
   }
-  Model model(rawModel);
+  prepared.model.reset(rawModel);
 
-  // Check the given inputs against the signature before compiling: graph
-  // inputs must all be given, parameters may be (those without a value).
+  nnc_compile_options_t compileOptions;
+  nnc_compile_options_initialize(&compileOptions);
+  if (options.hasCacheDir)
+    compileOptions.cache_dir = options.cacheDir.c_str();
+  if (options.hasThreads)
+    compileOptions.num_threads = static_cast<int32_t>(options.threads);
+  compileOptions.fuse = options.noFuse ? 0 : 1;
+  compileOptions.measure_unfused = options.report && !options.noFuse;
+  compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
+  nnc_session_t *rawSession = nullptr;
+  if (nnc_status_t status = compiler().nnc_session_create(
+          rawModel, &compileOptions, &rawSession)) {
+    failure = {takeMessage(status)};
+    return false;
+  }
+  prepared.session.reset(rawSession);
+  if (options.maxSpecializations)
+    if (nnc_status_t status = compiler().nnc_session_set_capacity(
+            rawSession, static_cast<size_t>(options.maxSpecializations))) {
+      failure = {takeMessage(status)};
+      return false;
+    }
+  return true;
+}
+
+/// Checks a run's inputs against the model's signature and orders them as
+/// the executable takes them: graph inputs must all be given, parameters
+/// may be (those without a value); `skippedParams` lists the others.
+bool orderInputs(nnc_model_t *model, const GivenInputs &given,
+                 std::vector<const nnc_tensor_t *> &ordered,
+                 std::vector<std::string> &skippedParams, Failure &failure) {
   std::vector<std::string> argumentNames;
   std::set<std::string> known;
-  std::vector<const nnc_tensor_t *> compileInputs;
-  std::vector<std::string> skippedParams;
-  for (size_t i = 0; i < compiler().nnc_model_input_count(model.get()); ++i) {
+  for (size_t i = 0; i < compiler().nnc_model_input_count(model); ++i) {
     const nnc_value_info_t *info = nullptr;
     if (nnc_status_t status =
-            compiler().nnc_model_input_info(model.get(), i, &info)) {
+            compiler().nnc_model_input_info(model, i, &info)) {
       failure = {takeMessage(status)};
       return false;
     }
@@ -383,7 +453,7 @@ bool compileModel(const Options &options, const GivenInputs &given,
                  given.sources.at(name) + " holds " + describe(tensor)};
       return false;
     }
-    compileInputs.push_back(tensor);
+    ordered.push_back(tensor);
   }
   for (const std::string &name : given.names)
     if (!known.count(name)) {
@@ -392,21 +462,21 @@ bool compileModel(const Options &options, const GivenInputs &given,
                  listNames(argumentNames)};
       return false;
     }
+  return true;
+}
 
-  nnc_compile_options_t compileOptions;
-  nnc_compile_options_initialize(&compileOptions);
-  if (options.hasCacheDir)
-    compileOptions.cache_dir = options.cacheDir.c_str();
-  if (options.hasThreads)
-    compileOptions.num_threads = static_cast<int32_t>(options.threads);
-  compileOptions.fuse = options.noFuse ? 0 : 1;
-  compileOptions.measure_unfused = options.report && !options.noFuse;
-  compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
-  nnc_executable_t *rawExecutable = nullptr;
-  // Specialized on the inputs' shapes and the values of the shape inputs.
-  if (nnc_status_t status = compiler().nnc_model_compile_inputs(
-          model.get(), &compileOptions, compileInputs.size(),
-          compileInputs.data(), &rawExecutable)) {
+/// Runs the session on `inputs`: the specialization for them is found in
+/// memory or compiled (or read from the disk cache) first.
+bool runSession(Prepared &prepared,
+                const std::vector<const nnc_tensor_t *> &inputs,
+                const std::vector<std::string> &skippedParams,
+                nnc_executable_t *&executable, std::vector<Tensor> &outputs,
+                Failure &failure) {
+  size_t count = compiler().nnc_model_output_count(prepared.model.get());
+  std::vector<nnc_tensor_t *> raw(count, nullptr);
+  if (nnc_status_t status = compiler().nnc_session_run(
+          prepared.session.get(), inputs.size(), inputs.data(), count,
+          raw.data(), &executable)) {
     bool invalid = nnc_status_code(status) == NNC_STATUS_INVALID_ARGUMENT;
     failure = {takeMessage(status)};
     // Parameters without a value are inputs of the executable.
@@ -419,7 +489,9 @@ bool compileModel(const Options &options, const GivenInputs &given,
                          listNames(skippedParams) + ")";
     return false;
   }
-  executable.reset(rawExecutable);
+  outputs.clear();
+  for (nnc_tensor_t *tensor : raw)
+    outputs.emplace_back(tensor);
   return true;
 }
 
@@ -476,7 +548,9 @@ bool run(nnc_executable_t *executable,
   return true;
 }
 
-void printReport(nnc_executable_t *executable) {
+/// The executable's figures and the specialization that ran; `source` says
+/// where the run found it ("compiled", "disk cache", "in memory", ...).
+void printReport(nnc_executable_t *executable, const char *source) {
   nnc_executable_stats_t stats;
   std::memset(&stats, 0, sizeof(stats));
   stats.struct_size = sizeof(stats);
@@ -495,7 +569,7 @@ void printReport(nnc_executable_t *executable) {
     signature += (signature.empty() ? "" : ", ") +
                  valueName(*info, "input_", i) + " " + describe(*info);
   }
-  std::printf("  specialization: %s\n", signature.c_str());
+  std::printf("  specialization: %s (%s)\n", signature.c_str(), source);
 }
 
 bool bench(nnc_executable_t *executable,
@@ -592,14 +666,20 @@ int runTool(int argc, char **argv) {
     return report();
   }
 
-  GivenInputs given;
-  if (!readInputs(options, given, failure))
+  if (compiled && options.maxSpecializations) {
+    failure = {"--max-specializations applies when compiling, not to a "
+               "compiled .nncx",
+               2};
     return report();
+  }
   bool profiling = options.profile || !options.trace.empty();
   if (profiling)
     nnc_profiler_start();
 
-  Executable executable;
+  // A compiled .nncx runs as it is; a model runs through one session, which
+  // compiles each new specialization once.
+  Executable loaded;
+  Prepared prepared;
   if (compiled) {
     nnc_executable_t *raw = nullptr;
     if (nnc_status_t status =
@@ -607,44 +687,67 @@ int runTool(int argc, char **argv) {
       failure = {takeMessage(status)};
       return report();
     }
-    executable.reset(raw);
-  } else if (!compileModel(options, given, executable, failure)) {
+    loaded.reset(raw);
+  } else if (!loadModel(options, prepared, failure)) {
     return report();
   }
 
+  nnc_executable_t *executable = nullptr;
+  GivenInputs given;
   std::vector<const nnc_tensor_t *> inputs;
-  if (!bindInputs(executable.get(), given, inputs, failure))
-    return report();
-  if (!options.saveCompiled.empty())
-    if (nnc_status_t status = nnc_executable_save(
-            executable.get(), options.saveCompiled.c_str())) {
-      failure = {takeMessage(status)};
+  for (size_t r = 0; r < options.runs.size(); ++r) {
+    const RunSpec &spec = options.runs[r];
+    given = GivenInputs();
+    inputs.clear();
+    if (!readInputs(spec, given, failure))
       return report();
+    std::vector<Tensor> outputs;
+    const char *source = "loaded";
+    if (compiled) {
+      executable = loaded.get();
+      if (!bindInputs(executable, given, inputs, failure) ||
+          !run(executable, inputs, outputs, failure))
+        return report();
+    } else {
+      std::vector<std::string> skippedParams;
+      if (!orderInputs(prepared.model.get(), given, inputs, skippedParams,
+                       failure) ||
+          !runSession(prepared, inputs, skippedParams, executable, outputs,
+                      failure))
+        return report();
+      static const char *kSources[] = {"in memory", "compiled", "disk cache"};
+      int where =
+          compiler().nnc_session_last_run_source(prepared.session.get());
+      source = where >= 0 && where <= 2 ? kSources[where] : "unknown";
     }
-
-  std::vector<Tensor> outputs;
-  if (!run(executable.get(), inputs, outputs, failure))
-    return report();
-  std::vector<std::string> names = outputNames(executable.get());
-  if (!options.output.empty()) {
-    std::vector<const char *> cnames;
-    std::vector<const nnc_tensor_t *> tensors;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      cnames.push_back(names[i].c_str());
-      tensors.push_back(outputs[i].get());
+    std::vector<std::string> names = outputNames(executable);
+    if (!spec.output.empty()) {
+      std::vector<const char *> cnames;
+      std::vector<const nnc_tensor_t *> tensors;
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        cnames.push_back(names[i].c_str());
+        tensors.push_back(outputs[i].get());
+      }
+      if (nnc_status_t status =
+              nnc_npz_write(spec.output.c_str(), outputs.size(), cnames.data(),
+                            tensors.data())) {
+        failure = {takeMessage(status)};
+        return report();
+      }
+    } else {
+      printSummary(names, outputs);
     }
-    if (nnc_status_t status =
-            nnc_npz_write(options.output.c_str(), outputs.size(), cnames.data(),
-                          tensors.data())) {
-      failure = {takeMessage(status)};
-      return report();
-    }
-  } else {
-    printSummary(names, outputs);
+    if (options.report)
+      printReport(executable, source);
   }
-  if (options.report)
-    printReport(executable.get());
-  if (options.bench && !bench(executable.get(), inputs, options.bench, failure))
+  // The last run's executable is the one saved and benchmarked.
+  if (!options.saveCompiled.empty())
+    if (nnc_status_t status =
+            nnc_executable_save(executable, options.saveCompiled.c_str())) {
+      failure = {takeMessage(status)};
+      return report();
+    }
+  if (options.bench && !bench(executable, inputs, options.bench, failure))
     return report();
   if (profiling) {
     failure.message = finishProfile(options.profile, options.trace);
