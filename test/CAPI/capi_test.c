@@ -368,10 +368,15 @@ static void test_shape_input(nnc_context_t *context, const char *path,
   nnc_executable_destroy(executable);
   /* A session: one specialization per value, the least recent evicted. */
   EXPECT_OK(nnc_session_create(model, &options, &session));
+  CHECK(nnc_session_last_run_source(session) == -1);
   EXPECT_OK(nnc_session_run(session, 2, run_inputs, 1, &output, NULL));
   CHECK(nnc_tensor_dims(output)[0] == 3 && nnc_tensor_dims(output)[1] == 4 &&
         nnc_tensor_dims(output)[2] == 2);
   nnc_tensor_destroy(output);
+  CHECK(nnc_session_last_run_source(session) == 1); /* compiled */
+  EXPECT_OK(nnc_session_run(session, 2, run_inputs, 1, &output, NULL));
+  nnc_tensor_destroy(output);
+  CHECK(nnc_session_last_run_source(session) == 0); /* in memory */
   run_inputs[1] = inputs[1];
   EXPECT_OK(nnc_session_run(session, 2, run_inputs, 1, &output, NULL));
   CHECK(nnc_tensor_dims(output)[0] == 4 && nnc_tensor_dims(output)[1] == 2 &&
