@@ -112,6 +112,18 @@ static LogicalResult verifySameElementType(Operation *op) {
   return success();
 }
 
+/// The checks of the ops whose result keeps the input's rank: the ranks
+/// agree, and what the shape operands give agrees with the result type.
+static LogicalResult verifySameRankRefined(Operation *op) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  if (in.getRank() != out.getRank())
+    return op->emitOpError("result rank ")
+           << out.getRank() << " differs from the input rank " << in.getRank();
+  SmallVector<Type> refined;
+  return cast<ShapeRefinementOpInterface>(op).refineResultTypes(refined);
+}
+
 /// The resolved value typed as precisely as `declared` allows: the static
 /// op's result, refined by the declared result type where the static op's
 /// inference leaves a '?'.
@@ -338,12 +350,7 @@ LogicalResult DynamicSliceOp::verify() {
       failed(verifyShapeOperand(*this, getAxes(), "axes", n)) ||
       failed(verifyShapeOperand(*this, getSteps(), "steps", n)))
     return failure();
-  if (getType().getRank() != getInput().getType().getRank())
-    return emitOpError("result rank ")
-           << getType().getRank() << " differs from the input rank "
-           << getInput().getType().getRank();
-  SmallVector<Type> refined;
-  return refineResultTypes(refined);
+  return verifySameRankRefined(*this);
 }
 
 LogicalResult
@@ -404,12 +411,7 @@ LogicalResult DynamicTileOp::verify() {
       failed(verifyShapeOperand(*this, getRepeats(), "repeats",
                                 getInput().getType().getRank())))
     return failure();
-  if (getType().getRank() != getInput().getType().getRank())
-    return emitOpError("result rank ")
-           << getType().getRank() << " differs from the input rank "
-           << getInput().getType().getRank();
-  SmallVector<Type> refined;
-  return refineResultTypes(refined);
+  return verifySameRankRefined(*this);
 }
 
 LogicalResult DynamicTileOp::refineResultTypes(SmallVectorImpl<Type> &refined) {

@@ -224,8 +224,7 @@ LogicalResult nnc::getSliceParams(std::optional<Location> loc,
   return success();
 }
 
-/// The first index ONNX Slice reads from a dimension of static size `dim`.
-static int64_t sliceStart(int64_t start, int64_t step, int64_t dim) {
+int64_t nnc::sliceStart(int64_t start, int64_t step, int64_t dim) {
   if (start < 0)
     start += dim;
   if (step > 0)

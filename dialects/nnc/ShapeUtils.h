@@ -76,6 +76,9 @@ inferBroadcastBinary(std::optional<mlir::Location> loc, mlir::Type lhs,
 /// `dim` (negative bounds count from the back, then are clamped).
 int64_t sliceSize(int64_t start, int64_t end, int64_t step, int64_t dim);
 
+/// The first index ONNX Slice reads from a dimension of static size `dim`.
+int64_t sliceStart(int64_t start, int64_t step, int64_t dim);
+
 /// Normalized axes (default [0, n)) and steps (default 1) of a slice of rank
 /// `rank`; emits an error at `loc` if they are inconsistent.
 mlir::LogicalResult getSliceParams(std::optional<mlir::Location> loc,

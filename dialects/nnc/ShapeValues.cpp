@@ -170,6 +170,14 @@ std::optional<int64_t> checked(int64_t a, int64_t b, char op) {
   return r;
 }
 
+/// The ops besides constants and shape_of that compute() evaluates (keep
+/// the two together): integer computations on shape values.
+static bool isEvaluatedComputation(Operation *op) {
+  return isa<GatherOp, ConcatOp, SliceOp, SqueezeOp, UnsqueezeOp, ReshapeOp,
+             FlattenOp, ExpandOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
+             MinOp, NegOp, AbsOp, CmpOp, WhereOp, ReduceOp>(op);
+}
+
 std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
                                              unsigned depth) {
   ArrayRef<int64_t> shape = type.getShape();
@@ -489,10 +497,7 @@ bool nnc::feedsOnlyShapes(Value value) {
         continue; // Reads the shape, not the values.
       // Integer computations that ShapeValues evaluates carry the values on.
       bool computes =
-          isa<GatherOp, ConcatOp, SliceOp, SqueezeOp, UnsqueezeOp, ReshapeOp,
-              FlattenOp, ExpandOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-              MinOp, NegOp, AbsOp, CmpOp, WhereOp, ReduceOp>(user) &&
-          user->getNumResults() == 1;
+          isEvaluatedComputation(user) && user->getNumResults() == 1;
       if (!computes)
         return false;
       auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());

@@ -25,7 +25,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 using namespace mlir;
@@ -189,24 +188,14 @@ readInputs(const char *fn, nnc_model_t *model, size_t numInputs,
       continue;
     const nnc_tensor_t *tensor = inputs[i];
     rt::DType dtype = toRuntime(tensor->dtype);
-    rt::DTypeClass type = rt::dtypeClass(dtype);
-    if (type != rt::DTypeClass::SignedInt &&
-        type != rt::DTypeClass::UnsignedInt && type != rt::DTypeClass::Bool)
+    if (!rt::isIntegerDType(dtype))
       continue; // The compile reports the type mismatch.
-    size_t width = rt::dtypeSize(dtype);
-    size_t count = width ? tensor->byteSize / width : 0;
+    size_t count = tensor->byteSize / rt::dtypeSize(dtype);
     if (count > nnc::kMaxShapeInputElements)
       continue; // Not the input's shape: the compile reports it.
     std::vector<int64_t> &out = values[i];
-    for (size_t k = 0; k < count; ++k) {
-      uint64_t bits = 0;
-      std::memcpy(&bits, static_cast<const uint8_t *>(tensor->data) + k * width,
-                  width);
-      if (type == rt::DTypeClass::SignedInt && width < 8 &&
-          ((bits >> (8 * width - 1)) & 1))
-        bits |= ~uint64_t(0) << (8 * width);
-      out.push_back(static_cast<int64_t>(bits));
-    }
+    for (size_t k = 0; k < count; ++k)
+      out.push_back(rt::readIntegerElement(dtype, tensor->data, k));
   }
   return nullptr;
 }

@@ -302,9 +302,7 @@ LogicalResult specializeOnValues(Compilation &c, BlockArgument arg,
     return emitError(func.getLoc())
            << describe() << " has element type " << type.getElementType()
            << "; only integer inputs are specialized on their values";
-  int64_t elements = 1;
-  for (int64_t d : shape)
-    elements *= d;
+  int64_t elements = ShapedType::getNumElements(shape);
   if (elements != static_cast<int64_t>(values.size()) ||
       elements > nnc::kMaxShapeInputElements)
     return emitError(func.getLoc())

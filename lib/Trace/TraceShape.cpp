@@ -13,14 +13,6 @@ using namespace mlir;
 using namespace nnc;
 using namespace nnc::trace_impl;
 
-/// Formats a user-written shape list, e.g. "[-1, 16, 4]".
-static std::string formatList(ArrayRef<int64_t> values) {
-  std::string text = "[";
-  for (auto [i, v] : llvm::enumerate(values))
-    text += (i ? ", " : "") + std::to_string(v);
-  return text + "]";
-}
-
 TValue nnc::reshape(TValue x, ArrayRef<int64_t> shape, Site site) {
   StringRef opName = ReshapeOp::getOperationName();
   Tracer *t = resolve(site, opName, {x});

@@ -99,9 +99,18 @@ private:
   SmallVector<Operation *> replaced;
 };
 
+/// Whether `user` takes a more refined operand type as it is: func.return
+/// (the signature follows it) and the nnc ops the walk refines after it.
+/// The others, ops outside the nnc dialect and nnc ops that can neither infer
+/// nor refine, keep the old type through a cast.
+static bool takesRefinedOperands(Operation *user) {
+  return isa<func::ReturnOp>(user) || (isa<NNCDialect>(user->getDialect()) &&
+                                       (isa<InferTypeOpInterface>(user) ||
+                                        isa<ShapeRefinementOpInterface>(user)));
+}
+
 /// Changes `value`'s type and casts it back to the old type for every user
-/// that will not be revisited: ops outside the nnc dialect other than
-/// func.return, and nnc ops that can neither infer nor refine.
+/// that does not take refined operands.
 void ShapeInferencePass::setType(Value value, Type type) {
   Type oldType = value.getType();
   if (oldType == type)
@@ -109,11 +118,7 @@ void ShapeInferencePass::setType(Value value, Type type) {
   value.setType(type);
   for (OpOperand &use : llvm::make_early_inc_range(value.getUses())) {
     Operation *user = use.getOwner();
-    if (isa<func::ReturnOp>(user))
-      continue;
-    if (isa<NNCDialect>(user->getDialect()) &&
-        (isa<InferTypeOpInterface>(user) ||
-         isa<ShapeRefinementOpInterface>(user)))
+    if (takesRefinedOperands(user))
       continue;
     OpBuilder builder(user);
     Value cast =
@@ -146,15 +151,12 @@ LogicalResult ShapeInferencePass::refineOp(Operation *op) {
 }
 
 /// Replaces `value` by `replacement`, whose type is at least as refined:
-/// users that will be revisited take it as it is, the others a cast back.
+/// users that take refined operands take it as it is, the others a cast back.
 void ShapeInferencePass::replaceRefined(Value value, Value replacement) {
   Type oldType = value.getType();
   for (OpOperand &use : llvm::make_early_inc_range(value.getUses())) {
     Operation *user = use.getOwner();
-    if (replacement.getType() == oldType || isa<func::ReturnOp>(user) ||
-        (isa<NNCDialect>(user->getDialect()) &&
-         (isa<InferTypeOpInterface>(user) ||
-          isa<ShapeRefinementOpInterface>(user)))) {
+    if (replacement.getType() == oldType || takesRefinedOperands(user)) {
       use.set(replacement);
       continue;
     }

@@ -52,6 +52,22 @@ bool isGraphDType(DType dtype) {
   return false;
 }
 
+bool isIntegerDType(DType dtype) {
+  DTypeClass c = dtypeClass(dtype);
+  return c == DTypeClass::SignedInt || c == DTypeClass::UnsignedInt ||
+         c == DTypeClass::Bool;
+}
+
+int64_t readIntegerElement(DType dtype, const void *data, size_t index) {
+  size_t width = dtypeSize(dtype);
+  uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const uint8_t *>(data) + index * width, width);
+  if (dtypeClass(dtype) == DTypeClass::SignedInt && width < 8 &&
+      ((bits >> (8 * width - 1)) & 1))
+    bits |= ~uint64_t(0) << (8 * width);
+  return static_cast<int64_t>(bits);
+}
+
 Status checkedShapeSize(const std::vector<int64_t> &shape, size_t elementSize,
                         int64_t &outElements, size_t &outBytes) {
   // A zero dimension makes the product zero however large the others are,

@@ -437,10 +437,7 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
         return r.fail("specialized input " + std::to_string(index) +
                       " is not a value of the plan");
       PlanValue &v = plan.values[index];
-      DTypeClass type = dtypeClass(v.dtype);
-      if (v.role != ValueRole::Input ||
-          (type != DTypeClass::SignedInt && type != DTypeClass::UnsignedInt &&
-           type != DTypeClass::Bool))
+      if (v.role != ValueRole::Input || !isIntegerDType(v.dtype))
         return r.fail("specialized input " + std::to_string(index) + " '" +
                       v.name + "' is not an integer input");
       if (!v.specializedValues.empty())

@@ -197,15 +197,8 @@ bool reusable(const Plan &plan, const std::vector<uint32_t> &indices,
 /// An integer input the code was specialized on must hold those values.
 Status checkSpecializedValues(const std::string &source, size_t index,
                               const PlanValue &value, const TensorRef &given) {
-  size_t width = dtypeSize(value.dtype);
-  bool isSigned = dtypeClass(value.dtype) == DTypeClass::SignedInt;
-  auto element = [&](size_t k) -> int64_t {
-    const uint8_t *p = static_cast<const uint8_t *>(given.data) + k * width;
-    uint64_t bits = 0;
-    std::memcpy(&bits, p, width); // Little-endian hosts only, as the format.
-    if (isSigned && width < 8 && (bits >> (8 * width - 1)) & 1)
-      bits |= ~uint64_t(0) << (8 * width);
-    return static_cast<int64_t>(bits);
+  auto element = [&](size_t k) {
+    return readIntegerElement(value.dtype, given.data, k);
   };
   auto list = [](const std::vector<int64_t> &values) {
     std::string text = "[";

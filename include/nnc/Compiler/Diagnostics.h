@@ -55,10 +55,11 @@ private:
     if (!text.empty())
       os << "\n";
     printLocation(os, diag.getLocation());
-    // An op imported from a named node: name it, unless the message does.
+    // An op imported from a named node: name it, unless the message starts
+    // with the name (the importer's own errors).
     std::string message = diag.str();
     if (auto name = llvm::dyn_cast<mlir::NameLoc>(diag.getLocation()))
-      if (llvm::StringRef(message).find("node '") == llvm::StringRef::npos)
+      if (!llvm::StringRef(message).starts_with("node '"))
         os << "node '" << name.getName().getValue() << "': ";
     os << message;
     for (mlir::Diagnostic &note : diag.getNotes())

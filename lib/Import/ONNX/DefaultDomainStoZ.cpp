@@ -282,34 +282,12 @@ static LogicalResult foldSlice(NodeContext &ctx, const IntConstant &input,
     if (llvm::is_contained(seen, *a))
       return ctx.emitError() << "axis " << axis << " is repeated";
     seen.push_back(*a);
-    int64_t dim = shape[*a], s = starts[i], e = ends[i], st = steps[i];
+    int64_t dim = shape[*a], st = steps[i];
     if (st == 0)
       return ctx.emitError() << "steps must not be 0";
-    if (s < 0)
-      s += dim;
-    if (e < 0)
-      e += dim;
-    if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-    } else {
-      s = std::clamp<int64_t>(s, 0, std::max<int64_t>(dim - 1, 0));
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-    }
-    // (e - s) and (s - e) are at most dim + 1; |st| may be huge.
-    int64_t count = 0;
-    if (st > 0 && e > s)
-      count = (e - s - 1) / st + 1;
-    else if (st < 0 && s > e)
-      count =
-          (s - e - 1) /
-              (st == std::numeric_limits<int64_t>::min() ? -(st + 1) : -st) +
-          1;
-    if (dim == 0)
-      count = 0;
-    begin[*a] = s;
+    begin[*a] = sliceStart(starts[i], st, dim);
     step[*a] = st;
-    size[*a] = count;
+    size[*a] = sliceSize(starts[i], ends[i], st, dim);
   }
   SmallVector<int64_t> strides = getStrides(shape);
   std::optional<int64_t> total = getNumElements(size);

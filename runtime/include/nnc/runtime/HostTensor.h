@@ -55,6 +55,13 @@ DTypeClass dtypeClass(DType dtype);
 /// in host tensors and plans.
 bool isGraphDType(DType dtype);
 
+/// Whether `dtype` holds integers: signed, unsigned or bool.
+bool isIntegerDType(DType dtype);
+
+/// Element `index` of little-endian data of the integer `dtype`, widened to
+/// int64 (sign-extended for signed types).
+int64_t readIntegerElement(DType dtype, const void *data, size_t index);
+
 /// Alignment, in bytes, of every HostTensor's data.
 inline constexpr size_t kHostTensorAlignment = 64;
 
