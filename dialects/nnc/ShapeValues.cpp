@@ -72,7 +72,7 @@ int64_t broadcastIndex(int64_t n, ArrayRef<int64_t> to,
 
 class Evaluator {
 public:
-  std::optional<ShapeValue> get(Value value, unsigned depth = 0);
+  std::optional<ShapeValue> evaluate(Value value, unsigned depth = 0);
 
 private:
   std::optional<ShapeValue> compute(Value value, RankedTensorType type,
@@ -90,7 +90,7 @@ private:
 /// on adversarial IR.
 constexpr unsigned kMaxDepth = 256;
 
-std::optional<ShapeValue> Evaluator::get(Value value, unsigned depth) {
+std::optional<ShapeValue> Evaluator::evaluate(Value value, unsigned depth) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape() ||
       !isa<IntegerType>(type.getElementType()) ||
@@ -112,7 +112,7 @@ std::optional<ShapeValue> Evaluator::elementwise(
     llvm::function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
   SmallVector<ShapeValue> inputs;
   for (Value operand : operands) {
-    std::optional<ShapeValue> v = get(operand, depth + 1);
+    std::optional<ShapeValue> v = evaluate(operand, depth + 1);
     if (!v)
       return std::nullopt;
     inputs.push_back(std::move(*v));
@@ -193,13 +193,13 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
   if (!op)
     return std::nullopt;
   auto sameElements = [&](Value input) -> std::optional<ShapeValue> {
-    std::optional<ShapeValue> in = get(input, depth + 1);
+    std::optional<ShapeValue> in = evaluate(input, depth + 1);
     if (!in)
       return std::nullopt;
     in->shape.assign(shape.begin(), shape.end());
     return in;
   };
-  auto binary = [&](char opcode) {
+  auto arithmetic = [&](char opcode) {
     return elementwise(
         type, {op->getOperand(0), op->getOperand(1)}, depth,
         [&](ArrayRef<int64_t> a) { return checked(a[0], a[1], opcode); });
@@ -221,7 +221,7 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
           return std::nullopt;
         SmallVector<ShapeValue> inputs;
         for (Value input : concat.getInputs()) {
-          std::optional<ShapeValue> v = get(input, depth + 1);
+          std::optional<ShapeValue> v = evaluate(input, depth + 1);
           if (!v)
             return std::nullopt;
           inputs.push_back(std::move(*v));
@@ -237,8 +237,9 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
         return result;
       })
       .Case([&](GatherOp gather) -> std::optional<ShapeValue> {
-        std::optional<ShapeValue> data = get(gather.getData(), depth + 1);
-        std::optional<ShapeValue> indices = get(gather.getIndices(), depth + 1);
+        std::optional<ShapeValue> data = evaluate(gather.getData(), depth + 1);
+        std::optional<ShapeValue> indices =
+            evaluate(gather.getIndices(), depth + 1);
         if (!data || !indices || !indices->isKnown())
           return std::nullopt;
         int64_t rank = data->shape.size();
@@ -262,7 +263,7 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
         return result;
       })
       .Case([&](SliceOp slice) -> std::optional<ShapeValue> {
-        std::optional<ShapeValue> in = get(slice.getInput(), depth + 1);
+        std::optional<ShapeValue> in = evaluate(slice.getInput(), depth + 1);
         if (!in)
           return std::nullopt;
         int64_t rank = in->shape.size();
@@ -308,10 +309,10 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
         return elementwise(type, {cast.getInput()}, depth,
                            [](ArrayRef<int64_t> a) { return a[0]; });
       })
-      .Case([&](AddOp) { return binary('+'); })
-      .Case([&](SubOp) { return binary('-'); })
-      .Case([&](MulOp) { return binary('*'); })
-      .Case([&](DivOp) { return binary('/'); })
+      .Case([&](AddOp) { return arithmetic('+'); })
+      .Case([&](SubOp) { return arithmetic('-'); })
+      .Case([&](MulOp) { return arithmetic('*'); })
+      .Case([&](DivOp) { return arithmetic('/'); })
       .Case([&](MaxOp max) {
         return elementwise(
             type, {max.getLhs(), max.getRhs()}, depth,
@@ -368,7 +369,7 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
         if (kind != ReduceKind::sum && kind != ReduceKind::prod &&
             kind != ReduceKind::max && kind != ReduceKind::min)
           return std::nullopt;
-        std::optional<ShapeValue> in = get(reduce.getInput(), depth + 1);
+        std::optional<ShapeValue> in = evaluate(reduce.getInput(), depth + 1);
         if (!in)
           return std::nullopt;
         int64_t rank = in->shape.size();
@@ -443,7 +444,7 @@ std::optional<ShapeValue> Evaluator::compute(Value value, RankedTensorType type,
 
 std::optional<ShapeValue> nnc::getShapeValue(Value value) {
   Evaluator evaluator;
-  return evaluator.get(value);
+  return evaluator.evaluate(value);
 }
 
 std::optional<SmallVector<int64_t>> nnc::getKnownInts(Value value) {
