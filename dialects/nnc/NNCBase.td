@@ -70,7 +70,7 @@ def NNC_Dialect : Dialect {
       return ::llvm::StringLiteral("nnc.result_names");
     }
     /// The unit argument attribute that marks an integer input whose values
-    /// feed only shapes (a Reshape's target, a Range's limit): compilation
+    /// shape results (a Reshape's target, a Range's limit): compilation
     /// specializes on its values as on the inputs' shapes, and the runtime
     /// checks that a run passes the values the executable was compiled for.
     static constexpr ::llvm::StringLiteral getShapeInputAttrName() {

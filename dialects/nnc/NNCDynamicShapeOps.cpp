@@ -12,8 +12,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
 
@@ -141,7 +144,9 @@ static Value withDeclaredType(OpBuilder &builder, Location loc, Value value,
 
 namespace {
 /// Replaces a dynamic shape op by its static form once that is known; the
-/// value keeps the op's type through a cast when it is more refined.
+/// value keeps the op's type through a cast when it is more refined. Shape
+/// operands that are known but invalid leave the op as it is, without a
+/// diagnostic: shape inference, which every compile runs, reports them.
 struct ResolvePattern : public RewritePattern {
   ResolvePattern(StringRef name, MLIRContext *context)
       : RewritePattern(name, /*benefit=*/1, context) {}
@@ -150,14 +155,24 @@ struct ResolvePattern : public RewritePattern {
     auto resolvable = cast<ResolvableOpInterface>(op);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(op);
-    FailureOr<Value> resolved = resolvable.resolve(rewriter);
-    if (failed(resolved) || !*resolved)
+    SmallVector<Value> values;
+    LogicalResult resolved = failure();
+    {
+      ScopedDiagnosticHandler quiet(op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      resolved = resolvable.resolve(rewriter, values);
+    }
+    if (failed(resolved))
+      return rewriter.notifyMatchFailure(op, "invalid shape operands");
+    if (values.empty())
       return rewriter.notifyMatchFailure(op, "shape operands not known");
-    Value value = *resolved;
-    Type declared = op->getResult(0).getType();
-    if (value.getType() != declared)
-      value = tensor::CastOp::create(rewriter, op->getLoc(), declared, value);
-    rewriter.replaceOp(op, value);
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+      Type declared = op->getResult(i).getType();
+      if (values[i].getType() != declared)
+        values[i] =
+            tensor::CastOp::create(rewriter, op->getLoc(), declared, values[i]);
+    }
+    rewriter.replaceOp(op, values);
     return success();
   }
 };
@@ -250,10 +265,11 @@ DynamicReshapeOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
                   refined);
 }
 
-FailureOr<Value> DynamicReshapeOp::resolve(OpBuilder &builder) {
+LogicalResult DynamicReshapeOp::resolve(OpBuilder &builder,
+                                        SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> shape = getKnownInts(getShape());
   if (!shape)
-    return Value();
+    return success();
   std::string error;
   FailureOr<SmallVector<int64_t>> dims = computeReshapeDims(
       getInput().getType().getShape(), *shape, getAllowzero(), error);
@@ -265,10 +281,11 @@ FailureOr<Value> DynamicReshapeOp::resolve(OpBuilder &builder) {
            << formatShape(*dims) << " contradicts the result type "
            << getType();
   if (llvm::count_if(*refined, isDynamicDim) > 1)
-    return Value(); // nnc.reshape infers at most one '?'.
-  return ReshapeOp::create(builder, getLoc(), getType().clone(*refined),
-                           getInput())
-      .getResult();
+    return success(); // nnc.reshape infers at most one '?'.
+  results.push_back(ReshapeOp::create(builder, getLoc(),
+                                      getType().clone(*refined), getInput())
+                        .getResult());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,10 +329,11 @@ DynamicExpandOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   return refineTo(*this, dims, refined);
 }
 
-FailureOr<Value> DynamicExpandOp::resolve(OpBuilder &builder) {
+LogicalResult DynamicExpandOp::resolve(OpBuilder &builder,
+                                       SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> shape = getKnownInts(getShape());
   if (!shape)
-    return Value();
+    return success();
   for (int64_t d : *shape)
     if (d < 0)
       return emitOpError("shape ")
@@ -333,8 +351,10 @@ FailureOr<Value> DynamicExpandOp::resolve(OpBuilder &builder) {
   if (failed(result))
     return emitOpError("broadcast shape ")
            << formatShape(dims) << " contradicts the result type " << type;
-  return ExpandOp::create(builder, getLoc(), type.clone(*result), getInput())
-      .getResult();
+  results.push_back(
+      ExpandOp::create(builder, getLoc(), type.clone(*result), getInput())
+          .getResult());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -381,13 +401,14 @@ DynamicSliceOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   return refineTo(*this, dims, refined);
 }
 
-FailureOr<Value> DynamicSliceOp::resolve(OpBuilder &builder) {
+LogicalResult DynamicSliceOp::resolve(OpBuilder &builder,
+                                      SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> starts = getKnownInts(getStarts());
   std::optional<SmallVector<int64_t>> ends = getKnownInts(getEnds());
   std::optional<SmallVector<int64_t>> axes = getKnownInts(getAxes());
   std::optional<SmallVector<int64_t>> steps = getKnownInts(getSteps());
   if (!starts || !ends || !axes || !steps)
-    return Value();
+    return success();
   SmallVector<int64_t> normalizedAxes, normalizedSteps;
   if (failed(getSliceParams(getLoc(), *starts, *ends, ArrayRef(*axes),
                             ArrayRef(*steps), getInput().getType().getRank(),
@@ -399,7 +420,8 @@ FailureOr<Value> DynamicSliceOp::resolve(OpBuilder &builder) {
                                 builder.getDenseI64ArrayAttr(*axes),
                                 builder.getDenseI64ArrayAttr(*steps))
                     .getResult();
-  return withDeclaredType(builder, getLoc(), slice, getType());
+  results.push_back(withDeclaredType(builder, getLoc(), slice, getType()));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -426,17 +448,19 @@ LogicalResult DynamicTileOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   return refineTo(*this, dims, refined);
 }
 
-FailureOr<Value> DynamicTileOp::resolve(OpBuilder &builder) {
+LogicalResult DynamicTileOp::resolve(OpBuilder &builder,
+                                     SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> repeats = getKnownInts(getRepeats());
   if (!repeats)
-    return Value();
+    return success();
   SmallVector<Type> refined;
   if (failed(refineResultTypes(refined)))
     return failure();
   Value tile = TileOp::create(builder, getLoc(), getInput(),
                               builder.getDenseI64ArrayAttr(*repeats))
                    .getResult();
-  return withDeclaredType(builder, getLoc(), tile, getType());
+  results.push_back(withDeclaredType(builder, getLoc(), tile, getType()));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -500,12 +524,13 @@ DynamicRangeOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   return success();
 }
 
-FailureOr<Value> DynamicRangeOp::resolve(OpBuilder &builder) {
+LogicalResult DynamicRangeOp::resolve(OpBuilder &builder,
+                                      SmallVectorImpl<Value> &results) {
   std::optional<double> start = knownScalar(getStart());
   std::optional<double> limit = knownScalar(getLimit());
   std::optional<double> delta = knownScalar(getDelta());
   if (!start || !limit || !delta)
-    return Value();
+    return success();
   Type element = getType().getElementType();
   std::optional<int64_t> istart, ilimit, idelta;
   if (isa<IntegerType>(element)) {
@@ -543,5 +568,170 @@ FailureOr<Value> DynamicRangeOp::resolve(OpBuilder &builder) {
     }
     value = DenseElementsAttr::get(type, values);
   }
-  return ConstantOp::create(builder, getLoc(), value).getResult();
+  results.push_back(ConstantOp::create(builder, getLoc(), value).getResult());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DynamicAttrsOp
+//===----------------------------------------------------------------------===//
+
+/// The attribute kinds of `nnc.dynamic_attrs`.
+static constexpr StringLiteral kI64Kind = "i64", kI64sKind = "i64s";
+
+/// The registered op `op` stands for, unless it names no nnc op or one of
+/// the ops that resolve (which would never become static).
+static std::optional<RegisteredOperationName> getTargetOp(DynamicAttrsOp op) {
+  std::optional<RegisteredOperationName> name =
+      RegisteredOperationName::lookup(op.getOpName(), op.getContext());
+  if (!name || &name->getDialect() != op->getDialect() ||
+      name->hasInterface<ResolvableOpInterface>())
+    return std::nullopt;
+  return name;
+}
+
+OperandRange DynamicAttrsOp::getShapeOperands() { return getValues(); }
+
+void DynamicAttrsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *context) {
+  nnc::detail::addResolvePattern(results, context, getOperationName());
+}
+
+LogicalResult DynamicAttrsOp::verify() {
+  std::optional<RegisteredOperationName> target = getTargetOp(*this);
+  if (!target)
+    return emitOpError("'")
+           << getOpName() << "' is not an nnc op with a static form";
+  size_t n = getValues().size();
+  if (getNames().size() != n || getKinds().size() != n)
+    return emitOpError("has ")
+           << n << " values but " << getNames().size() << " names and "
+           << getKinds().size() << " kinds";
+  ArrayRef<StringAttr> inherent = target->getAttributeNames();
+  auto checkName = [&](StringAttr name) -> LogicalResult {
+    if (!llvm::is_contained(inherent, name))
+      return emitOpError("'")
+             << getOpName() << "' has no attribute '" << name.getValue() << "'";
+    return success();
+  };
+  for (NamedAttribute attr : getStaticAttrs())
+    if (failed(checkName(attr.getName())))
+      return failure();
+  llvm::SmallDenseSet<StringAttr> seen;
+  for (auto [value, nameAttr, kindAttr] :
+       llvm::zip_equal(getValues(), getNames(), getKinds())) {
+    auto name = cast<StringAttr>(nameAttr);
+    StringRef kind = cast<StringAttr>(kindAttr).getValue();
+    if (failed(checkName(name)))
+      return failure();
+    if (getStaticAttrs().contains(name) || !seen.insert(name).second)
+      return emitOpError("attribute '")
+             << name.getValue() << "' is given twice";
+    if (kind != kI64Kind && kind != kI64sKind)
+      return emitOpError("kind '") << kind << "' of attribute '"
+                                   << name.getValue() << "' is not i64 or i64s";
+    std::optional<int64_t> length;
+    if (kind != kI64sKind)
+      length = 1;
+    if (failed(verifyShapeOperand(*this, value, name.getValue(), length)))
+      return failure();
+  }
+  return success();
+}
+
+void DynamicAttrsOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // The static op's effects depend on its attributes (a dropout draws
+  // random numbers only while training); until they are known, an op that
+  // is not always speculatable is taken to read and write memory.
+  std::optional<RegisteredOperationName> target = getTargetOp(*this);
+  if (target && target->hasTrait<OpTrait::AlwaysSpeculatableImplTrait>())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
+LogicalResult
+DynamicAttrsOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
+  // What the attributes give is known once they are; until then the
+  // declared types hold what the importer knew.
+  llvm::append_range(refined, getResultTypes());
+  return success();
+}
+
+LogicalResult DynamicAttrsOp::resolve(OpBuilder &builder,
+                                      SmallVectorImpl<Value> &results) {
+  SmallVector<NamedAttribute> attrs(getStaticAttrs().getValue());
+  for (auto [value, nameAttr, kindAttr] :
+       llvm::zip_equal(getValues(), getNames(), getKinds())) {
+    std::optional<SmallVector<int64_t>> known = getKnownInts(value);
+    if (!known)
+      return success();
+    auto name = cast<StringAttr>(nameAttr);
+    StringRef kind = cast<StringAttr>(kindAttr).getValue();
+    Attribute attr;
+    if (kind == kI64sKind)
+      attr = builder.getDenseI64ArrayAttr(*known);
+    else
+      attr = builder.getI64IntegerAttr(known->front());
+    attrs.emplace_back(name, attr);
+  }
+
+  // The static op, with the declared types until it infers its own; built
+  // detached and inserted once it verifies, so that a rewriter driving the
+  // resolution only ever sees a valid op.
+  OperationState state(getLoc(), getOpName());
+  state.addOperands(getInputs());
+  state.addTypes(getResultTypes());
+  Operation *op = Operation::create(state);
+  auto fail = [&] {
+    op->destroy();
+    return failure();
+  };
+  if (failed(
+          op->setPropertiesFromAttribute(builder.getDictionaryAttr(attrs), [&] {
+            return emitOpError("attributes of '") << getOpName() << "': ";
+          })))
+    return fail();
+  SmallVector<Type> types;
+  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+    if (failed(infer.inferReturnTypes(getContext(), getLoc(), op->getOperands(),
+                                      op->getRawDictionaryAttrs(),
+                                      op->getPropertiesStorage(),
+                                      op->getRegions(), types)))
+      return fail();
+  } else if (auto refine = dyn_cast<ShapeRefinementOpInterface>(op)) {
+    if (failed(refine.refineResultTypes(types)))
+      return fail();
+  } else {
+    llvm::append_range(types, getResultTypes());
+  }
+  if (types.size() != getNumResults()) {
+    emitOpError("'") << getOpName() << "' gives " << types.size()
+                     << " results, the op declares " << getNumResults();
+    return fail();
+  }
+  for (auto [result, type, declared] :
+       llvm::zip_equal(op->getResults(), types, getResultTypes())) {
+    auto inferred = cast<RankedTensorType>(type);
+    auto expected = cast<RankedTensorType>(declared);
+    if (inferred.getElementType() != expected.getElementType() ||
+        failed(meet(inferred.getShape(), expected.getShape()))) {
+      emitOpError("'") << getOpName() << "' with the attributes "
+                       << builder.getDictionaryAttr(attrs) << " gives "
+                       << inferred << ", which contradicts the result type "
+                       << expected;
+      return fail();
+    }
+    result.setType(inferred);
+  }
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    return fail();
+  builder.insert(op);
+  for (auto [result, declared] :
+       llvm::zip_equal(op->getResults(), getResultTypes()))
+    results.push_back(withDeclaredType(builder, getLoc(), result,
+                                       cast<RankedTensorType>(declared)));
+  return success();
 }

@@ -185,4 +185,42 @@ def NNC_DynamicRangeOp : NNC_DynamicShapeOp<"dynamic_range", 0> {
   }];
 }
 
+def NNC_DynamicAttrsOp : NNC_Op<"dynamic_attrs", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<NNC_ShapeRefinementOpInterface>,
+    DeclareOpInterfaceMethods<NNC_ResolvableOpInterface>]> {
+  let summary = "an op whose attributes are computed at run time";
+  let description = [{
+    The nnc op `op_name` applied to `inputs`, with the attributes
+    `static_attrs` and, for each of `values`, the attribute `names[i]` built
+    from that shape operand's entries as `kinds[i]` says: `i64` (one entry,
+    an i64 integer attribute) or `i64s` (a dense i64 array). It stands for
+    ONNX ops whose integer attribute-like inputs (Trilu's `k`, the axes of
+    the reductions, Unsqueeze and Squeeze, CumSum's `axis`, Split's sizes,
+    Pad's pads) are not known at import time but follow from the input
+    shapes or from integer inputs given at run time. The results are typed
+    with what is known; once `values` are known the op resolves to
+    `op_name` with those attributes, which infers and verifies as usual (an
+    invalid attribute is reported then).
+
+    ```mlir
+    %y = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k"] kinds ["i64"]
+        static {upper = true}
+        : (tensor<4x5xf32>), (tensor<1xi64>) -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<NNC_Tensor>:$inputs,
+                       Variadic<NNC_ShapeVector>:$values,
+                       StrAttr:$op_name, DictionaryAttr:$static_attrs,
+                       StrArrayAttr:$names, StrArrayAttr:$kinds);
+  let results = (outs Variadic<NNC_Tensor>:$results);
+  let assemblyFormat = [{
+    $op_name `(` $inputs `)` `[` $values `]` `names` $names `kinds` $kinds
+    `static` $static_attrs attr-dict `:` `(` type($inputs) `)` `,` `(`
+    type($values) `)` `->` type($results)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
 #endif // NNC_DYNAMIC_SHAPE_OPS_TD

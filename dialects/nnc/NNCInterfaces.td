@@ -32,20 +32,22 @@ def NNC_ShapeRefinementOpInterface
 def NNC_ResolvableOpInterface : OpInterface<"ResolvableOpInterface"> {
   let cppNamespace = "::nnc";
   let description = [{
-    Implemented by the dynamic shape ops (`nnc.dynamic_reshape`, ...), which
-    take as operands what their static forms take as attributes. Once those
-    operands are known (constants, or shape computations on static
-    dimensions), the op builds its static form.
+    Implemented by the dynamic shape ops (`nnc.dynamic_reshape`, ...,
+    `nnc.dynamic_attrs`), which take as operands what their static forms
+    take as attributes. Once those operands are known (constants, or shape
+    computations on static dimensions), the op builds its static form.
   }];
   let methods = [
     InterfaceMethod<[{
-        Builds the static form at the builder's insertion point and returns
-        its result, possibly more refined than the op's; null when the shape
-        operands are not known yet. Fails, with an error at the op, when
-        they are known but invalid (a reshape whose element counts differ).
+        Builds the static form at the builder's insertion point and appends
+        its results to `results`, one per result of the op, each possibly
+        more refined than the op's; appends nothing when the shape operands
+        are not known yet. Fails, with an error at the op, when they are
+        known but invalid (a reshape whose element counts differ).
       }],
-      "::mlir::FailureOr<::mlir::Value>", "resolve",
-      (ins "::mlir::OpBuilder &":$builder)>,
+      "::llvm::LogicalResult", "resolve",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results)>,
     InterfaceMethod<[{
         The operands that hold shapes, indices or bounds (not data).
       }],

@@ -477,10 +477,9 @@ Attribute nnc::foldKnownShapeValue(Value result) {
   return getIntsAttr(type, *values);
 }
 
-bool nnc::feedsOnlyShapes(Value value) {
+bool nnc::feedsShapes(Value value) {
   SmallVector<Value> worklist{value};
   llvm::SmallPtrSet<Operation *, 16> visited;
-  bool reachesShape = false;
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (OpOperand &use : v.getUses()) {
@@ -489,28 +488,24 @@ bool nnc::feedsOnlyShapes(Value value) {
         OperandRange shapes = resolvable.getShapeOperands();
         unsigned first = shapes.getBeginOperandIndex();
         unsigned index = use.getOperandNumber();
-        if (index < first || index >= first + shapes.size())
-          return false; // The data of a dynamic shape op.
-        reachesShape = true;
-        continue;
+        if (index >= first && index < first + shapes.size())
+          return true;
+        continue; // The data of a dynamic shape op.
       }
-      if (isa<ShapeOfOp>(user))
-        continue; // Reads the shape, not the values.
-      // Integer computations that ShapeValues evaluates carry the values on.
-      bool computes =
-          isEvaluatedComputation(user) && user->getNumResults() == 1;
-      if (!computes)
-        return false;
+      // Integer computations that ShapeValues evaluates carry the values
+      // on; other uses (shape_of, which reads the shape, and data) do not.
+      if (!isEvaluatedComputation(user) || user->getNumResults() != 1)
+        continue;
       auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
       if (!type || !type.hasStaticShape() ||
           !isa<IntegerType>(type.getElementType()) ||
           type.getNumElements() > kMaxShapeInputElements)
-        return false;
+        continue;
       if (visited.insert(user).second)
         worklist.push_back(user->getResult(0));
     }
   }
-  return reachesShape;
+  return false;
 }
 
 SmallVector<Value> nnc::findUnknownSources(Value value) {

@@ -57,11 +57,12 @@ mlir::DenseElementsAttr getIntsAttr(mlir::RankedTensorType type,
 /// constant attribute, else null.
 mlir::Attribute foldKnownShapeValue(mlir::Value result);
 
-/// Whether `value` (an integer input) reaches the shape operands of dynamic
-/// shape ops and nothing else: only through the integer computations
-/// getShapeValue evaluates, never as data. Such an input is specialized on
-/// its values (`nnc.shape_input`).
-bool feedsOnlyShapes(mlir::Value value);
+/// Whether `value` (an integer input) reaches a shape operand of a dynamic
+/// shape op through the integer computations getShapeValue evaluates: code
+/// for static shapes needs its values, so the input is specialized on them
+/// (`nnc.shape_input`), and its uses as data see the same values (Resize's
+/// sizes both shape the result and scale the source coordinates).
+bool feedsShapes(mlir::Value value);
 
 /// Where the unknown elements of `value` come from: the function arguments
 /// (data inputs, parameters, `nnc.shape_input`s without a value) and the

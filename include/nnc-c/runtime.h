@@ -178,6 +178,11 @@ typedef struct nnc_value_info_t {
   size_t rank;
   /* `rank` dimensions; -1 for a dynamic one. NULL when rank is 0. */
   const int64_t *dims;
+  /* For an input an executable is specialized on by value (a shape input,
+   * see nnc_model_compile_inputs): the `specialized_count` values, in
+   * row-major order, that every run must pass. NULL and 0 otherwise. */
+  const int64_t *specialized_values;
+  size_t specialized_count;
 } nnc_value_info_t;
 
 

@@ -478,9 +478,22 @@ void reportDataDependentShape(func::FuncOp func,
   }
   if (what.empty())
     what = "values computed at run time";
-  op->emitError() << "the shape of '" << op->getName()
-                  << "' is not known after shape specialization: it depends "
-                     "on "
+  // An op whose attributes come from operands is named by what it stands
+  // for ("the attribute k of 'nnc.trilu'").
+  std::string subject =
+      "the shape of '" + op->getName().getStringRef().str() + "' is not known";
+  if (auto dynamic = dyn_cast<nnc::DynamicAttrsOp>(op.getOperation())) {
+    std::string names;
+    for (Attribute name : dynamic.getNames())
+      names +=
+          (names.empty() ? "" : ", ") + cast<StringAttr>(name).getValue().str();
+    subject = (dynamic.getNames().size() == 1 ? "the attribute "
+                                              : "the attributes ") +
+              names + " of '" + dynamic.getOpName().str() +
+              (dynamic.getNames().size() == 1 ? "' is" : "' are") +
+              " not known";
+  }
+  op->emitError() << subject << " after shape specialization: it depends on "
                   << what
                   << ", not only on the input shapes; code is generated for "
                      "static shapes only";
@@ -570,6 +583,17 @@ void cacheLookup(Compilation &c, nnc::CompileResult &result) {
     for (auto [output, input] : c.options.donations)
       os << " donate " << output << "->" << input;
     os << '\n';
+    // The values an executable is specialized on are part of what it is,
+    // even where two of them compile to the same code (a Trilu whose k
+    // keeps every element either way): it refuses runs with other values.
+    for (auto [i, value] : llvm::enumerate(c.values))
+      if (!value.specializedValues.empty())
+        os << "specialized value " << i << " ["
+           << llvm::join(
+                  llvm::map_range(value.specializedValues,
+                                  [](int64_t v) { return std::to_string(v); }),
+                  ", ")
+           << "]\n";
     c.work->print(os);
     os << '\n' << c.weights.size() << '\n';
   }

@@ -175,11 +175,12 @@ LogicalResult ShapeInferencePass::resolveOp(Operation *op) {
     return success();
   OpBuilder builder(op);
   if (auto resolvable = dyn_cast<ResolvableOpInterface>(op)) {
-    FailureOr<Value> resolved = resolvable.resolve(builder);
-    if (failed(resolved))
+    SmallVector<Value> resolved;
+    if (failed(resolvable.resolve(builder, resolved)))
       return failure();
-    if (*resolved) {
-      replaceRefined(op->getResult(0), *resolved);
+    if (!resolved.empty()) {
+      for (auto [result, value] : llvm::zip_equal(op->getResults(), resolved))
+        replaceRefined(result, value);
       replaced.push_back(op);
     }
     return success();

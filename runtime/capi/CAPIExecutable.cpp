@@ -55,7 +55,14 @@ nnc::capi::describeValue(const std::string &name, rt::ValueKind kind,
 namespace {
 
 std::unique_ptr<ValueInfo> describePlanValue(const rt::PlanValue &value) {
-  return describeValue(value.name, value.kind, value.dtype, value.shape);
+  std::unique_ptr<ValueInfo> info =
+      describeValue(value.name, value.kind, value.dtype, value.shape);
+  info->specializedValues = value.specializedValues;
+  info->info.specialized_count = info->specializedValues.size();
+  info->info.specialized_values = info->specializedValues.empty()
+                                      ? nullptr
+                                      : info->specializedValues.data();
+  return info;
 }
 
 } // namespace

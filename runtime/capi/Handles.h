@@ -95,6 +95,7 @@ struct ValueInfo {
   nnc_value_info_t info;
   std::string name;
   std::vector<int64_t> dims;
+  std::vector<int64_t> specializedValues;
 };
 
 /// The C value kind of `kind` (the same numbers).

@@ -325,6 +325,7 @@ static void test_shape_input(nnc_context_t *context, const char *path,
   nnc_tensor_t *output = NULL;
   nnc_executable_t *executable = NULL;
   nnc_session_t *session = NULL;
+  const nnc_value_info_t *info = NULL;
   const nnc_tensor_t *run_inputs[2];
   int64_t dims0[3] = {2, 3, 4};
   int64_t dims1[1] = {3};
@@ -350,6 +351,14 @@ static void test_shape_input(nnc_context_t *context, const char *path,
                "the value of the shape input 'shape'");
   EXPECT_OK(
       nnc_model_compile_inputs(model, &options, 2, run_inputs, &executable));
+  /* The signature lists the values the executable is specialized on. */
+  EXPECT_OK(nnc_executable_input_info(executable, 1, &info));
+  CHECK(info && info->specialized_count == 3 && info->specialized_values &&
+        info->specialized_values[0] == 4 && info->specialized_values[1] == 2 &&
+        info->specialized_values[2] == 3);
+  EXPECT_OK(nnc_executable_input_info(executable, 0, &info));
+  CHECK(info && info->specialized_count == 0 &&
+        info->specialized_values == NULL);
   EXPECT_OK(nnc_executable_run(executable, 2, run_inputs, 1, &output));
   CHECK(nnc_tensor_byte_size(output) == nnc_tensor_byte_size(expected) &&
         memcmp(nnc_tensor_data(output), nnc_tensor_data(expected),

@@ -114,8 +114,8 @@
 // RUN:   --input %onnx_data/node/test_reshape_reordered_all_dims/test_data_set_0/input_0.pb \
 // RUN:   --input shape=%t/shape342.npy --output %t/reshaped342.npz \
 // RUN:   --report --cache-dir= | FileCheck %s --check-prefix=SHAPE-INPUT
-// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3] (compiled)
-// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3] (compiled)
+// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3] = [4, 2, 3] (compiled)
+// SHAPE-INPUT: specialization: data f32 [2, 3, 4], shape i64 [3] = [3, 4, 2] (compiled)
 // RUN: %python -c "import numpy as np; y = np.load('%t/reshaped.npz')['reshaped']; z = np.load('%t/reshaped342.npz')['reshaped']; assert y.shape == (4, 2, 3) and z.shape == (3, 4, 2) and (y.ravel() == z.ravel()).all(), (y.shape, z.shape)"
 
 // A .pb input of an element type nnc has no dtype for.

@@ -326,23 +326,12 @@ Result runTest(const Test &test, const Options &options) {
     return {Outcome::Fail, firstLine(takeMessage(status))};
   Context context(rawContext);
 
-  // Import; shapes given as integer inputs are bound to the first data
-  // set's values when the plain import needs them at compile time.
+  // Import as a user would, with no inputs bound: integer inputs that
+  // shape the results are specialized on each data set's values below.
   std::string modelPath = test.dir + "/model.onnx";
   nnc_model_t *rawModel = nullptr;
   nnc_status_t status = nnc_model_import_onnx_file(
       context.get(), modelPath.c_str(), nullptr, &rawModel);
-  bool bound = false;
-  if (status && std::strstr(nnc_status_message(status),
-                            "must be known at compile time")) {
-    nnc_status_destroy(status);
-    nnc_import_options_t importOptions;
-    nnc_import_options_initialize(&importOptions);
-    importOptions.integer_inputs_directory = sets.front().c_str();
-    status = nnc_model_import_onnx_file(context.get(), modelPath.c_str(),
-                                        &importOptions, &rawModel);
-    bound = true;
-  }
   if (status)
     return {Outcome::Skip,
             "import unsupported: " +
@@ -350,8 +339,7 @@ Result runTest(const Test &test, const Options &options) {
   Model model(rawModel);
 
   // The executable's inputs are the model's graph inputs (parameters carry
-  // their initializers' values); the data sets list every graph input,
-  // bound ones included, so they are matched by name.
+  // their initializers' values), matched to the data sets' by name.
   std::vector<std::string> inputNames;
   for (size_t i = 0; i < nnc_model_input_count(model.get()); ++i) {
     const nnc_value_info_t *info = nullptr;
@@ -384,8 +372,8 @@ Result runTest(const Test &test, const Options &options) {
       for (const NamedTensor &input : inputs)
         if (!inputNames[k].empty() && input.name == inputNames[k])
           found = input.tensor.get();
-      // Unnamed test data follows the graph inputs' order (nothing bound).
-      if (!found && !bound && k < inputs.size() && inputs[k].name.empty())
+      // Unnamed test data follows the graph inputs' order.
+      if (!found && k < inputs.size() && inputs[k].name.empty())
         found = inputs[k].tensor.get();
       if (!found)
         return {Outcome::Fail, setName + ": no input_N.pb for graph input '" +

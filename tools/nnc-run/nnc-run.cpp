@@ -560,7 +560,8 @@ void printReport(nnc_executable_t *executable, const char *source) {
     return;
   }
   printStats("report", stats, /*executable=*/true);
-  // The specialization that ran: the shapes of the executable's inputs.
+  // The specialization that ran: the shapes of the executable's inputs,
+  // and the values of those it is specialized on ("k i64 [] = [-1]").
   std::string signature;
   for (size_t i = 0; i < nnc_executable_input_count(executable); ++i) {
     const nnc_value_info_t *info = nullptr;
@@ -568,6 +569,10 @@ void printReport(nnc_executable_t *executable, const char *source) {
       continue;
     signature += (signature.empty() ? "" : ", ") +
                  valueName(*info, "input_", i) + " " + describe(*info);
+    for (size_t k = 0; k < info->specialized_count; ++k)
+      signature += (k == 0 ? " = [" : ", ") +
+                   std::to_string(info->specialized_values[k]) +
+                   (k + 1 == info->specialized_count ? "]" : "");
   }
   std::printf("  specialization: %s (%s)\n", signature.c_str(), source);
 }

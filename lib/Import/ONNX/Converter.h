@@ -182,6 +182,34 @@ public:
     op.getResult().setType(llvm::cast<mlir::RankedTensorType>(refined[0]));
     return op.getResult();
   }
+  /// An attribute of an nnc op that a node input gives.
+  struct DynamicAttr {
+    /// The node input holding it, and its ONNX name for errors.
+    unsigned input;
+    llvm::StringRef what;
+    /// The nnc attribute, and how the input's entries make it: "i64" (one
+    /// entry) or "i64s" (all of them, `length` of them when given).
+    llvm::StringRef name;
+    llvm::StringRef kind;
+    std::optional<int64_t> length = std::nullopt;
+  };
+  /// Builds `OpTy` on `operands` with `attrs`, taking the attributes
+  /// `dynamic` from inputs not known at import time: an nnc.dynamic_attrs
+  /// op with results of `resultTypes` (what is known of them), which
+  /// resolves to `OpTy` once those inputs are. Empty after an error at the
+  /// node.
+  template <typename OpTy>
+  llvm::SmallVector<mlir::Value> createWithDynamicAttrs(
+      mlir::ValueRange operands, llvm::ArrayRef<mlir::NamedAttribute> attrs,
+      llvm::ArrayRef<DynamicAttr> dynamic, mlir::TypeRange resultTypes) {
+    return createWithDynamicAttrs(OpTy::getOperationName(), operands, attrs,
+                                  dynamic, resultTypes);
+  }
+  llvm::SmallVector<mlir::Value>
+  createWithDynamicAttrs(llvm::StringRef opName, mlir::ValueRange operands,
+                         llvm::ArrayRef<mlir::NamedAttribute> attrs,
+                         llvm::ArrayRef<DynamicAttr> dynamic,
+                         mlir::TypeRange resultTypes);
   /// Whether every listed input that is present is known at import time.
   bool inputsKnown(llvm::ArrayRef<unsigned> indices) const {
     return llvm::all_of(indices, [&](unsigned i) {

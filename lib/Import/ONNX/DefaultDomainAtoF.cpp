@@ -648,17 +648,22 @@ LogicalResult convertCumSum(NodeContext &ctx) {
   auto x = rankedInput(ctx, 0, "x");
   if (failed(x))
     return failure();
+  AttrList attrs(ctx);
+  attrs.boolean("exclusive", ctx.getInt("exclusive", 0) != 0)
+      .boolean("reverse", ctx.getInt("reverse", 0) != 0);
+  if (ctx.hasInput(1) && !ctx.inputsKnown({1})) {
+    SmallVector<Value> results = ctx.createWithDynamicAttrs<CumSumOp>(
+        x->first, attrs, {{1, "axis", "axis", "i64"}}, x->first.getType());
+    return results.empty() ? failure() : ctx.setResults(results);
+  }
   FailureOr<SmallVector<int64_t>> axis = ctx.constantInts(1, "axis");
   if (failed(axis))
     return failure();
   if (axis->size() != 1)
     return ctx.emitError() << "input 1 (axis) must hold one value, got "
                            << axis->size();
-  return ctx.setResultOf(ctx.create<CumSumOp>(
-      x->first, AttrList(ctx)
-                    .i64("axis", (*axis)[0])
-                    .boolean("exclusive", ctx.getInt("exclusive", 0) != 0)
-                    .boolean("reverse", ctx.getInt("reverse", 0) != 0)));
+  attrs.i64("axis", (*axis)[0]);
+  return ctx.setResultOf(ctx.create<CumSumOp>(x->first, attrs));
 }
 
 } // namespace

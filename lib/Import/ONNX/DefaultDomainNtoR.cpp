@@ -155,6 +155,35 @@ static LogicalResult convertReduce(NodeContext &ctx, ReduceKind kind,
     return failure();
   SmallVector<int64_t> axes;
   bool noop = false;
+  bool keepdims = ctx.getInt("keepdims", 1) != 0;
+  if (axesFromInput && !ctx.inputsKnown({1})) {
+    // Axes computed from shapes or given at run time: the result's rank
+    // follows from their number, its dimensions from their values.
+    RankedTensorType type = ctx.inputType(0);
+    if (!type)
+      return ctx.emitError() << "input 0 (data) is not a ranked tensor";
+    noop = ctx.getInt("noop_with_empty_axes", 0) != 0;
+    RankedTensorType axesType = ctx.inputType(1);
+    int64_t n =
+        axesType && axesType.hasStaticShape() ? axesType.getNumElements() : 0;
+    int64_t rank = type.getRank();
+    if (!keepdims)
+      rank = n == 0 ? (noop ? rank : 0) : rank - n;
+    if (rank < 0)
+      return ctx.emitError()
+             << "input 1 (axes) has " << n
+             << " entries, more than the rank of input 0 " << type;
+    AttrList attrs(ctx);
+    attrs.attr("kind", ReduceKindAttr::get(ctx.context(), kind))
+        .boolean("keepdims", keepdims)
+        .boolean("noop_with_empty_axes", noop);
+    SmallVector<Value> results = ctx.createWithDynamicAttrs<ReduceOp>(
+        *data, attrs, {{1, "axes", "axes", "i64s"}},
+        Type(RankedTensorType::get(
+            SmallVector<int64_t>(rank, ShapedType::kDynamic),
+            type.getElementType())));
+    return results.empty() ? failure() : ctx.setResults(results);
+  }
   if (axesFromInput) {
     if (ctx.hasInput(1)) {
       FailureOr<SmallVector<int64_t>> values = ctx.constantInts(1, "axes");
@@ -166,7 +195,6 @@ static LogicalResult convertReduce(NodeContext &ctx, ReduceKind kind,
   } else {
     axes = ctx.getInts("axes", {});
   }
-  bool keepdims = ctx.getInt("keepdims", 1) != 0;
   if (noop && axes.empty())
     return ctx.setResult(*data);
 
@@ -290,7 +318,7 @@ static LogicalResult convertPad(NodeContext &ctx) {
   SmallVector<int64_t> pads;
   double value = 0.0;
   SmallVector<int64_t> axes;
-  bool hasAxes = false;
+  bool hasAxes = false, dynamicPads = false;
   if (ctx.opset() < 11) {
     StringRef padsName = ctx.opset() < 2 ? "paddings" : "pads";
     std::optional<SmallVector<int64_t>> attr = ctx.getOptionalInts(padsName);
@@ -302,10 +330,14 @@ static LogicalResult convertPad(NodeContext &ctx) {
   } else {
     if (!ctx.hasInput(1))
       return ctx.emitError() << "missing required input 1 (pads)";
-    FailureOr<SmallVector<int64_t>> values = ctx.constantInts(1, "pads");
-    if (failed(values))
-      return failure();
-    pads = *values;
+    if (!ctx.inputsKnown({1})) {
+      dynamicPads = true;
+    } else {
+      FailureOr<SmallVector<int64_t>> values = ctx.constantInts(1, "pads");
+      if (failed(values))
+        return failure();
+      pads = *values;
+    }
     if (ctx.hasInput(2)) {
       FailureOr<SmallVector<double>> v =
           ctx.constantFloats(2, "constant_value");
@@ -333,6 +365,25 @@ static LogicalResult convertPad(NodeContext &ctx) {
     }
   }
 
+  AttrList attrs(ctx);
+  attrs.attr("mode", PadModeAttr::get(ctx.context(), mode));
+  // ONNX ignores the value outside constant mode; nnc requires 0 there.
+  if (mode == PadMode::constant)
+    attrs.f64("value", value);
+  if (dynamicPads) {
+    // Pads computed from shapes or given at run time, one begin and one end
+    // per dimension.
+    if (hasAxes)
+      return ctx.unsupported("pads not known at compile time together with "
+                             "the axes input");
+    auto resultType =
+        RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                              type.getElementType());
+    SmallVector<Value> results = ctx.createWithDynamicAttrs<PadOp>(
+        *data, attrs, {{1, "pads", "pads", "i64s", 2 * rank}},
+        Type(resultType));
+    return results.empty() ? failure() : ctx.setResults(results);
+  }
   if (hasAxes) {
     int64_t n = axes.size();
     if (static_cast<int64_t>(pads.size()) != 2 * n)
@@ -351,11 +402,7 @@ static LogicalResult convertPad(NodeContext &ctx) {
                            << " (2 * rank are needed)";
   }
 
-  AttrList attrs(ctx);
-  attrs.i64s("pads", pads).attr("mode", PadModeAttr::get(ctx.context(), mode));
-  // ONNX ignores the value outside constant mode; nnc requires 0 there.
-  if (mode == PadMode::constant)
-    attrs.f64("value", value);
+  attrs.i64s("pads", pads);
   PadOp op = ctx.create<PadOp>(*data, attrs);
   return op ? ctx.setResult(op) : failure();
 }
@@ -388,12 +435,12 @@ static LogicalResult convertRange(NodeContext &ctx) {
       return failure();
     // Known bounds resolve now.
     auto op = result.getDefiningOp<DynamicRangeOp>();
-    FailureOr<Value> resolved = op.resolve(ctx.builder());
-    if (failed(resolved))
+    SmallVector<Value> resolved;
+    if (failed(op.resolve(ctx.builder(), resolved)))
       return failure();
-    if (*resolved) {
+    if (!resolved.empty()) {
       op.erase();
-      result = *resolved;
+      result = resolved.front();
     }
     return ctx.setResult(result);
   }
@@ -551,9 +598,165 @@ static LogicalResult convertPow(NodeContext &ctx) {
   return result ? ctx.setResult(result) : failure();
 }
 
-/// Resize-10/11/13/18/19 in `nearest` mode with known scales or sizes and
-/// static resized dims: one gather with constant indices per resized axis.
-/// Interpolating modes have no nnc op.
+namespace {
+/// Builds the source indices of a nearest-neighbour resize of one axis
+/// whose sizes are only known at run time, with ops computing in f64 what
+/// convertResize computes at import time for known sizes.
+class DynamicResizeIndices {
+public:
+  DynamicResizeIndices(NodeContext &ctx) : ctx(ctx) {}
+
+  /// The i64 indices, 0 <= index < in, of the `out` elements resized from
+  /// `in` (rank-0 i64 values); null after an error at the node.
+  Value build(Value in, Value out, StringRef transform, StringRef nearestMode) {
+    Type i64 = ctx.builder().getI64Type();
+    Value range = ctx.createDynamic<DynamicRangeOp>(
+        ValueRange{ctx.scalarConstant(i64, 0), out, ctx.scalarConstant(i64, 1)},
+        1, i64);
+    if (!range)
+      return nullptr;
+    Value xr = toF64(range), fin = toF64(in), fout = toF64(out);
+    Value scale = binary<DivOp>(fout, fin);
+    Value xo;
+    if (transform == "half_pixel" || transform == "pytorch_half_pixel") {
+      xo = binary<SubOp>(binary<DivOp>(binary<AddOp>(xr, number(0.5)), scale),
+                         number(0.5));
+      if (transform == "pytorch_half_pixel")
+        xo = where(compare(CmpPredicate::gt, out, ctx.scalarConstant(i64, 1)),
+                   xo, number(0));
+    } else if (transform == "align_corners") {
+      xo = where(compare(CmpPredicate::eq, out, ctx.scalarConstant(i64, 1)),
+                 number(0),
+                 binary<DivOp>(binary<MulOp>(xr, binary<SubOp>(fin, number(1))),
+                               binary<SubOp>(fout, number(1))));
+    } else if (transform == "asymmetric") {
+      xo = binary<DivOp>(xr, scale);
+    } else if (transform == "tf_half_pixel_for_nn") {
+      xo = binary<DivOp>(binary<AddOp>(xr, number(0.5)), scale);
+    } else { // half_pixel_symmetric
+      Value adjustment = binary<DivOp>(fout, binary<MulOp>(scale, fin));
+      Value center = binary<DivOp>(fin, number(2));
+      xo = binary<SubOp>(
+          binary<AddOp>(
+              binary<MulOp>(center, binary<SubOp>(number(1), adjustment)),
+              binary<DivOp>(binary<AddOp>(xr, number(0.5)), scale)),
+          number(0.5));
+    }
+    // Ties go down (up) with round_prefer_floor (_ceil); the others round
+    // to nearest. For the indices that survive the clamp below, x - 0.5 and
+    // x + 0.5 are exact.
+    Value n;
+    if (nearestMode == "floor")
+      n = unary<FloorOp>(xo);
+    else if (nearestMode == "ceil")
+      n = unary<CeilOp>(xo);
+    else if (nearestMode == "round_prefer_ceil")
+      n = unary<FloorOp>(binary<AddOp>(xo, number(0.5)));
+    else
+      n = unary<CeilOp>(binary<SubOp>(xo, number(0.5)));
+    n = binary<MinOp>(binary<MaxOp>(n, number(0)),
+                      binary<SubOp>(fin, number(1)));
+    if (failed)
+      return nullptr;
+    return castTo(ctx, n, i64);
+  }
+
+private:
+  Value check(Value v) {
+    failed |= !v;
+    return v;
+  }
+  Value toF64(Value v) {
+    return v && !failed ? check(castTo(ctx, v, ctx.builder().getF64Type()))
+                        : check(nullptr);
+  }
+  Value number(double v) {
+    return ctx.scalarConstant(ctx.builder().getF64Type(), v);
+  }
+  template <typename OpTy> Value unary(Value x) {
+    if (failed)
+      return nullptr;
+    OpTy op = ctx.create<OpTy>(x);
+    return check(op ? op.getResult() : Value());
+  }
+  template <typename OpTy> Value binary(Value a, Value b) {
+    if (failed)
+      return nullptr;
+    OpTy op = ctx.create<OpTy>(ValueRange{a, b});
+    return check(op ? op.getResult() : Value());
+  }
+  Value compare(CmpPredicate predicate, Value a, Value b) {
+    if (failed)
+      return nullptr;
+    CmpOp op = ctx.create<CmpOp>(
+        ValueRange{a, b},
+        AttrList(ctx).attr("predicate",
+                           CmpPredicateAttr::get(ctx.context(), predicate)));
+    return check(op ? op.getResult() : Value());
+  }
+  Value where(Value c, Value a, Value b) {
+    if (failed)
+      return nullptr;
+    WhereOp op = ctx.create<WhereOp>(ValueRange{c, a, b});
+    return check(op ? op.getResult() : Value());
+  }
+
+  NodeContext &ctx;
+  bool failed = false;
+};
+} // namespace
+
+/// Resize to `sizes` (input 3) where they or the resized dimensions are
+/// only known at run time (`F.interpolate(x, size=y.shape[-2:])`): one
+/// gather per axis, with indices computed by DynamicResizeIndices.
+static LogicalResult resizeToDynamicSizes(NodeContext &ctx, Value x,
+                                          ArrayRef<int64_t> axes,
+                                          StringRef transform,
+                                          StringRef nearestMode) {
+  FailureOr<Value> sizes = ctx.shapeOperand(3, "sizes", axes.size());
+  if (failed(sizes))
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  Value result = x;
+  for (auto [k, axis] : llvm::enumerate(axes)) {
+    int64_t index = static_cast<int64_t>(k);
+    GatherOp out = ctx.create<GatherOp>(
+        ValueRange{*sizes, ctx.intConstant({index}, ArrayRef<int64_t>{})},
+        AttrList(ctx).i64("axis", 0));
+    if (!out)
+      return failure();
+    Value in;
+    if (!type.isDynamicDim(axis)) {
+      in = ctx.intConstant({type.getDimSize(axis)}, ArrayRef<int64_t>{});
+    } else {
+      ShapeOfOp dim = ctx.create<ShapeOfOp>(
+          x, AttrList(ctx).i64("start", axis).i64("end", axis + 1));
+      if (!dim)
+        return failure();
+      ReshapeOp scalar = ctx.create<ReshapeOp>(
+          dim.getResult(), {},
+          TypeRange{RankedTensorType::get({}, ctx.builder().getI64Type())});
+      if (!scalar)
+        return failure();
+      in = scalar.getResult();
+    }
+    Value indices = DynamicResizeIndices(ctx).build(in, out.getResult(),
+                                                    transform, nearestMode);
+    if (!indices)
+      return failure();
+    GatherOp gather = ctx.create<GatherOp>(ValueRange{result, indices},
+                                           AttrList(ctx).i64("axis", axis));
+    if (!gather)
+      return failure();
+    result = gather;
+  }
+  return ctx.setResult(result);
+}
+
+/// Resize-10/11/13/18/19 in `nearest` mode: with known scales, or known
+/// sizes of static dims, one gather with constant indices per resized axis;
+/// with sizes known only at run time, or of dynamic dims,
+/// resizeToDynamicSizes. Interpolating modes have no nnc op.
 static LogicalResult convertResize(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
@@ -617,6 +820,10 @@ static LogicalResult convertResize(NodeContext &ctx) {
              << "scales has " << scales.size() << " entries but " << axes.size()
              << " axes are resized";
   } else if (ctx.opset() >= 11 && ctx.hasInput(3)) {
+    bool dynamicDims = llvm::any_of(
+        axes, [&](int64_t axis) { return type.isDynamicDim(axis); });
+    if (!ctx.inputsKnown({3}) || dynamicDims)
+      return resizeToDynamicSizes(ctx, *x, axes, transform, nearestMode);
     FailureOr<SmallVector<int64_t>> v = ctx.constantInts(3, "sizes");
     if (failed(v))
       return failure();

@@ -405,10 +405,36 @@ static LogicalResult convertSlice(NodeContext &ctx) {
 // Squeeze, Unsqueeze, Transpose, Tile, Trilu, SpaceToDepth
 //===----------------------------------------------------------------------===//
 
+/// The number of entries of input `i`, a 1-D integer vector not known at
+/// import time; 0 when its length is not static (shapeOperand reports it).
+static int64_t vectorLength(NodeContext &ctx, unsigned i) {
+  RankedTensorType type = ctx.inputType(i);
+  return type && type.hasStaticShape() ? type.getNumElements() : 0;
+}
+
+/// Squeeze-13 and Unsqueeze-13 with axes not known at import time: the
+/// result has `rank` dimensions, none of them known until the axes are.
+template <typename OpTy>
+static LogicalResult convertDynamicAxes(NodeContext &ctx, int64_t rank) {
+  if (rank < 0)
+    return ctx.emitError() << "input 1 (axes) has " << vectorLength(ctx, 1)
+                           << " entries, more than the rank of input 0 "
+                           << ctx.inputType(0);
+  auto type =
+      RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                            ctx.inputType(0).getElementType());
+  SmallVector<Value> results = ctx.createWithDynamicAttrs<OpTy>(
+      ctx.input(0), {}, {{1, "axes", "axes", "i64s"}}, Type(type));
+  return results.empty() ? failure() : ctx.setResults(results);
+}
+
 static LogicalResult convertSqueeze(NodeContext &ctx) {
   FailureOr<RankedTensorType> type = requireType(ctx, 0, "data");
   if (failed(type))
     return failure();
+  if (ctx.opset() >= 13 && !ctx.inputsKnown({1}))
+    return convertDynamicAxes<SqueezeOp>(ctx, type->getRank() -
+                                                  vectorLength(ctx, 1));
   FailureOr<std::optional<SmallVector<int64_t>>> axes = getAxes(ctx, 13, 1);
   if (failed(axes))
     return failure();
@@ -446,6 +472,9 @@ static LogicalResult convertUnsqueeze(NodeContext &ctx) {
   FailureOr<RankedTensorType> type = requireType(ctx, 0, "data");
   if (failed(type))
     return failure();
+  if (ctx.opset() >= 13 && !ctx.inputsKnown({1}))
+    return convertDynamicAxes<UnsqueezeOp>(ctx, type->getRank() +
+                                                    vectorLength(ctx, 1));
   FailureOr<std::optional<SmallVector<int64_t>>> axes = getAxes(ctx, 13, 1);
   if (failed(axes))
     return failure();
@@ -546,6 +575,12 @@ static LogicalResult convertTrilu(NodeContext &ctx) {
     return failure();
   AttrList attrs(ctx);
   attrs.boolean("upper", ctx.getInt("upper", 1) != 0);
+  if (!ctx.inputsKnown({1})) {
+    // k computed from shapes (a causal mask's offset) or given at run time.
+    SmallVector<Value> results = ctx.createWithDynamicAttrs<TriluOp>(
+        *input, attrs, {{1, "k", "k", "i64"}}, input->getType());
+    return results.empty() ? failure() : ctx.setResults(results);
+  }
   if (ctx.hasInput(1)) {
     FailureOr<SmallVector<int64_t>> k = ctx.constantInts(1, "k");
     if (failed(k))
@@ -587,6 +622,24 @@ static LogicalResult convertSplit(NodeContext &ctx) {
   if (numOutputs == 0)
     return ctx.emitError() << "expects at least one output";
   std::optional<SmallVector<int64_t>> sizes;
+  bool sizesInput = ctx.opset() < 2 || ctx.opset() >= 13;
+  if (sizesInput && !ctx.inputsKnown({1})) {
+    // Sizes computed from shapes or given at run time: each piece keeps the
+    // input's dimensions but the split one.
+    if (ctx.opset() < 2 && ctx.hasAttr("split"))
+      return ctx.emitError()
+             << "the split input and the split attribute are exclusive";
+    if (ctx.opset() >= 18 && ctx.hasAttr("num_outputs"))
+      return ctx.emitError()
+             << "the split input and the num_outputs attribute are exclusive";
+    SmallVector<int64_t> dims(type->getShape());
+    dims[*normalized] = ShapedType::kDynamic;
+    SmallVector<Type> types(numOutputs, type->clone(dims));
+    SmallVector<Value> results = ctx.createWithDynamicAttrs<SplitOp>(
+        ctx.input(0), AttrList(ctx).i64("axis", axis),
+        {{1, "split", "sizes", "i64s", numOutputs}}, types);
+    return results.empty() ? failure() : ctx.setResults(results);
+  }
   if (ctx.opset() < 2 && ctx.hasInput(1)) {
     // Split-1 takes the sizes from the attribute or the optional input.
     if (ctx.hasAttr("split"))

@@ -432,14 +432,15 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &graph,
     results.push_back(value);
   }
   func::ReturnOp::create(builder, modelLoc(), results);
-  // Integer inputs that only feed shapes (a Reshape's target, a Range's
-  // limit) are specialized on their values, as the others on their shapes.
+  // Integer inputs whose values shape the result (a Reshape's target, a
+  // Range's limit) are specialized on their values, as all inputs on their
+  // shapes.
   for (auto [i, isParam] : llvm::enumerate(argIsParam)) {
     auto type = cast<RankedTensorType>(argTypes[i]);
     if (!isParam && isa<IntegerType>(type.getElementType()) &&
         type.hasStaticShape() &&
         type.getNumElements() <= kMaxShapeInputElements &&
-        feedsOnlyShapes(entry->getArgument(i)))
+        feedsShapes(entry->getArgument(i)))
       func.setArgAttr(i, NNCDialect::getShapeInputAttrName(),
                       UnitAttr::get(&context));
   }
@@ -609,6 +610,39 @@ FailureOr<Value> NodeContext::shapeOperand(unsigned i, StringRef what,
     v = cast.getResult();
   }
   return v;
+}
+
+SmallVector<Value> NodeContext::createWithDynamicAttrs(
+    StringRef opName, ValueRange operands, ArrayRef<NamedAttribute> attrs,
+    ArrayRef<DynamicAttr> dynamic, TypeRange resultTypes) {
+  Builder b(context());
+  SmallVector<Value> values;
+  SmallVector<Attribute> names, kinds;
+  for (const DynamicAttr &attr : dynamic) {
+    std::optional<int64_t> length = attr.length;
+    if (attr.kind != "i64s")
+      length = 1;
+    FailureOr<Value> value = shapeOperand(attr.input, attr.what, length);
+    if (failed(value))
+      return {};
+    values.push_back(*value);
+    names.push_back(b.getStringAttr(attr.name));
+    kinds.push_back(b.getStringAttr(attr.kind));
+  }
+  AttrList list(*this);
+  list.attr("op_name", b.getStringAttr(opName))
+      .attr("static_attrs", b.getDictionaryAttr(attrs))
+      .attr("names", b.getArrayAttr(names))
+      .attr("kinds", b.getArrayAttr(kinds))
+      .attr("operandSegmentSizes",
+            b.getDenseI32ArrayAttr({static_cast<int32_t>(operands.size()),
+                                    static_cast<int32_t>(values.size())}));
+  SmallVector<Value> all(operands);
+  llvm::append_range(all, values);
+  DynamicAttrsOp op = create<DynamicAttrsOp>(all, list, resultTypes);
+  if (!op)
+    return {};
+  return SmallVector<Value>(op.getResults());
 }
 
 FailureOr<SmallVector<double>> NodeContext::constantFloats(unsigned i,

@@ -98,3 +98,32 @@ func.func @slice_tile_expand_known(%x: tensor<1x4xf32>)
   %2 = nnc.dynamic_expand %x, %s : (tensor<1x4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
   return %0, %1, %2 : tensor<1x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// dynamic_attrs with known values becomes the static op, which infers its
+// result types; the declared types are kept through casts.
+// CHECK-LABEL: func @dynamic_attrs_known
+// CHECK-DAG: %[[T:.*]] = nnc.trilu %{{.*}} upper = false k = -1 : tensor<4x5xf32>
+// CHECK-DAG: %[[S:.*]]:2 = nnc.split %{{.*}} axis = 1 sizes = [2, 3] : tensor<4x5xf32>
+// CHECK-DAG: %[[C0:.*]] = tensor.cast %[[S]]#0 : tensor<4x2xf32> to tensor<4x?xf32>
+// CHECK-DAG: %[[C1:.*]] = tensor.cast %[[S]]#1 : tensor<4x3xf32> to tensor<4x?xf32>
+// CHECK: return %[[T]], %[[C0]], %[[C1]]
+func.func @dynamic_attrs_known(%x: tensor<4x5xf32>)
+    -> (tensor<4x5xf32>, tensor<4x?xf32>, tensor<4x?xf32>) {
+  %k = nnc.constant dense<-1> : tensor<1xi64>
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k"] kinds ["i64"] static {upper = false} : (tensor<4x5xf32>), (tensor<1xi64>) -> tensor<4x5xf32>
+  %s = nnc.constant dense<[2, 3]> : tensor<2xi64>
+  %1:2 = nnc.dynamic_attrs "nnc.split"(%x) [%s] names ["sizes"] kinds ["i64s"] static {axis = 1 : i64} : (tensor<4x5xf32>), (tensor<2xi64>) -> tensor<4x?xf32>, tensor<4x?xf32>
+  return %0, %1#0, %1#1 : tensor<4x5xf32>, tensor<4x?xf32>, tensor<4x?xf32>
+}
+
+// -----
+
+// Unknown values keep the op.
+// CHECK-LABEL: func @dynamic_attrs_unknown
+// CHECK: nnc.dynamic_attrs "nnc.unsqueeze"
+func.func @dynamic_attrs_unknown(%x: tensor<4x5xf32>, %a: tensor<1xi64>) -> tensor<?x?x?xf32> {
+  %0 = nnc.dynamic_attrs "nnc.unsqueeze"(%x) [%a] names ["axes"] kinds ["i64s"] static {} : (tensor<4x5xf32>), (tensor<1xi64>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}

@@ -137,3 +137,63 @@ func.func @dim_names_rank(%x: tensor<?x4xf32> {nnc.dim_names = ["batch"]}) {
   // expected-error @-1 {{'nnc.dim_names' on argument 0 has 1 names but the argument has rank 2}}
   return
 }
+
+// -----
+
+// dynamic_attrs: op_name must name an nnc op with a static form
+func.func @dynamic_attrs_unknown_op(%x: tensor<4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'nnc.frobnicate' is not an nnc op with a static form}}
+  %0 = nnc.dynamic_attrs "nnc.frobnicate"(%x) [%k] names ["k"] kinds ["i64"] static {} : (tensor<4xf32>), (tensor<1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_attrs_resolvable(%x: tensor<4xf32>, %s: tensor<1xi64>) {
+  // expected-error @+1 {{'nnc.dynamic_reshape' is not an nnc op with a static form}}
+  %0 = nnc.dynamic_attrs "nnc.dynamic_reshape"(%x) [%s] names ["shape"] kinds ["i64s"] static {} : (tensor<4xf32>), (tensor<1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// dynamic_attrs: every attribute is one the op has, given once
+func.func @dynamic_attrs_no_such_attr(%x: tensor<4x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'nnc.trilu' has no attribute 'diagonal'}}
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["diagonal"] kinds ["i64"] static {} : (tensor<4x4xf32>), (tensor<1xi64>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_attrs_twice(%x: tensor<4x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{attribute 'k' is given twice}}
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k"] kinds ["i64"] static {k = 1 : i64} : (tensor<4x4xf32>), (tensor<1xi64>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// dynamic_attrs: one name and one kind per value
+func.func @dynamic_attrs_counts(%x: tensor<4x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{has 1 values but 2 names and 1 kinds}}
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k", "upper"] kinds ["i64"] static {} : (tensor<4x4xf32>), (tensor<1xi64>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_attrs_kind(%x: tensor<4x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{kind 'f64' of attribute 'k' is not i64 or i64s}}
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k"] kinds ["f64"] static {} : (tensor<4x4xf32>), (tensor<1xi64>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// dynamic_attrs: an i64 attribute comes from one entry
+func.func @dynamic_attrs_i64_length(%x: tensor<4x4xf32>, %k: tensor<2xi64>) {
+  // expected-error @+1 {{k has 2 entries, expected 1}}
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k"] kinds ["i64"] static {} : (tensor<4x4xf32>), (tensor<2xi64>) -> tensor<4x4xf32>
+  return
+}

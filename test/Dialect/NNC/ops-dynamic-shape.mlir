@@ -76,3 +76,16 @@ func.func @attrs(%x: tensor<?x?xf32> {nnc.dim_names = ["batch", "seq"]},
                  %n: tensor<i64> {nnc.shape_input}) -> tensor<?x?xf32> {
   return %x : tensor<?x?xf32>
 }
+
+// -----
+
+// dynamic_attrs: an op whose attributes come from shape operands
+// CHECK-LABEL: func @dynamic_attrs
+func.func @dynamic_attrs(%x: tensor<4x5xf32>, %k: tensor<1xi64>, %s: tensor<2xi64>)
+    -> (tensor<4x5xf32>, tensor<4x?xf32>, tensor<4x?xf32>) {
+  // CHECK: nnc.dynamic_attrs "nnc.trilu"(%{{.*}}) [%{{.*}}] names ["k"] kinds ["i64"] static {upper = false} : (tensor<4x5xf32>), (tensor<1xi64>) -> tensor<4x5xf32>
+  %0 = nnc.dynamic_attrs "nnc.trilu"(%x) [%k] names ["k"] kinds ["i64"] static {upper = false} : (tensor<4x5xf32>), (tensor<1xi64>) -> tensor<4x5xf32>
+  // CHECK: nnc.dynamic_attrs "nnc.split"(%{{.*}}) [%{{.*}}] names ["sizes"] kinds ["i64s"] static {axis = 1 : i64} : (tensor<4x5xf32>), (tensor<2xi64>) -> tensor<4x?xf32>, tensor<4x?xf32>
+  %1:2 = nnc.dynamic_attrs "nnc.split"(%x) [%s] names ["sizes"] kinds ["i64s"] static {axis = 1 : i64} : (tensor<4x5xf32>), (tensor<2xi64>) -> tensor<4x?xf32>, tensor<4x?xf32>
+  return %0, %1#0, %1#1 : tensor<4x5xf32>, tensor<4x?xf32>, tensor<4x?xf32>
+}

@@ -5,10 +5,10 @@ For each <data>/<test>/model.onnx (--data takes one or more directories,
 e.g. the node, pytorch-converted, pytorch-operator and simple suites; with
 several, tests are named <suite>/<test> and a summary line per suite is
 printed), runs `nnc-translate --import-onnx`, which
-imports and verifies the module. A model whose shape operands are graph
-inputs is retried with those integer inputs fixed from test_data_set_0 (shape
-specialization). Each failure must be a diagnostic (exit 1) naming the node
-and reason; a crash fails the run. With --expected, every test listed there
+imports and verifies the module, with no inputs bound (integer inputs that
+shape the results stay inputs, specialized on their values when compiled).
+Each failure must be a diagnostic (exit 1) naming the node and reason; a
+crash fails the run. With --expected, every test listed there
 must import: the list only grows.
 """
 import argparse
@@ -35,18 +35,11 @@ def run(translate, model, extra):
 def import_test(translate, test_dir, name):
     model = test_dir / "model.onnx"
     proc, crashed = run(translate, model, [])
-    bound = False
-    if (not crashed and proc.returncode != 0
-            and "must be known at compile time" in proc.stderr
-            and (test_dir / "test_data_set_0").is_dir()):
-        proc, crashed = run(translate, model, [
-            "--onnx-bind-integer-inputs=" + str(test_dir / "test_data_set_0")])
-        bound = True
     reason = ""
     if proc.returncode != 0:
         m = re.search(r"error: (.*)", proc.stderr)
         reason = m.group(1) if m else proc.stderr.strip()[-300:]
-    return name, proc.returncode == 0, crashed, bound, reason
+    return name, proc.returncode == 0, crashed, reason
 
 
 def category(reason):
@@ -82,8 +75,8 @@ def main():
             lambda t: import_test(args.translate, t[1], t[2]), tests))
     passed = [r for r in results if r[1]]
     crashes = [r for r in results if r[2]]
-    reasons = collections.Counter(category(r[4]) for r in results if not r[1])
-    for name, ok, crashed, bound, reason in results:
+    reasons = collections.Counter(category(r[3]) for r in results if not r[1])
+    for name, ok, crashed, reason in results:
         if crashed:
             print(f"CRASH {name}: {reason}")
         elif args.verbose and not ok:
@@ -93,8 +86,7 @@ def main():
             suite = pathlib.Path(data).name
             mine = [r for t, r in zip(tests, results) if t[0] == suite]
             print(f"  {suite}: {sum(1 for r in mine if r[1])} of {len(mine)}")
-    print(f"{len(passed)} of {len(tests)} node test models import and verify "
-          f"({sum(1 for r in passed if r[3])} with integer inputs fixed)")
+    print(f"{len(passed)} of {len(tests)} node test models import and verify")
     print("failures by reason:")
     for reason, count in reasons.most_common():
         print(f"  {count:4d}  {reason}")
@@ -107,7 +99,7 @@ def main():
         names = {r[0]: r for r in results}
         regressed = [e for e in expected if e not in names or not names[e][1]]
         for e in regressed:
-            print(f"REGRESSION {e}: {names[e][4] if e in names else 'missing'}")
+            print(f"REGRESSION {e}: {names[e][3] if e in names else 'missing'}")
         print(f"{len(expected) - len(regressed)} passed, {len(regressed)} failed")
         if regressed:
             status = 1
