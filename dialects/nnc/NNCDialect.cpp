@@ -204,3 +204,15 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
   }
   return success();
 }
+
+LogicalResult nnc::inferResultTypes(Operation *op,
+                                    SmallVectorImpl<Type> &types) {
+  if (auto infer = dyn_cast<InferTypeOpInterface>(op))
+    return infer.inferReturnTypes(
+        op->getContext(), op->getLoc(), op->getOperands(),
+        op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+        op->getRegions(), types);
+  if (auto refine = dyn_cast<ShapeRefinementOpInterface>(op))
+    return refine.refineResultTypes(types);
+  return success();
+}

@@ -695,18 +695,10 @@ LogicalResult DynamicAttrsOp::resolve(OpBuilder &builder,
           })))
     return fail();
   SmallVector<Type> types;
-  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
-    if (failed(infer.inferReturnTypes(getContext(), getLoc(), op->getOperands(),
-                                      op->getRawDictionaryAttrs(),
-                                      op->getPropertiesStorage(),
-                                      op->getRegions(), types)))
-      return fail();
-  } else if (auto refine = dyn_cast<ShapeRefinementOpInterface>(op)) {
-    if (failed(refine.refineResultTypes(types)))
-      return fail();
-  } else {
+  if (failed(inferResultTypes(op, types)))
+    return fail();
+  if (types.empty()) // Neither inferred nor refined: as declared.
     llvm::append_range(types, getResultTypes());
-  }
   if (types.size() != getNumResults()) {
     emitOpError("'") << getOpName() << "' gives " << types.size()
                      << " results, the op declares " << getNumResults();

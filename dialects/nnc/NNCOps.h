@@ -40,4 +40,13 @@ struct CheckResource : public mlir::SideEffects::Resource::Base<CheckResource> {
 #define GET_OP_CLASSES
 #include "nnc/NNCDynamicShapeOps.h.inc"
 
+namespace nnc {
+/// Appends the result types `op` infers (InferTypeOpInterface) or refines
+/// (ShapeRefinementOpInterface) from its current operands and attributes,
+/// one per result; appends nothing for an op that does neither. Fails with
+/// the op's error when they contradict it.
+llvm::LogicalResult inferResultTypes(mlir::Operation *op,
+                                     llvm::SmallVectorImpl<mlir::Type> &types);
+} // namespace nnc
+
 #endif // NNC_DIALECT_NNCOPS_H

@@ -129,18 +129,10 @@ void ShapeInferencePass::setType(Value value, Type type) {
 
 LogicalResult ShapeInferencePass::refineOp(Operation *op) {
   SmallVector<Type> types;
-  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
-    if (failed(infer.inferReturnTypes(
-            op->getContext(), op->getLoc(), op->getOperands(),
-            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-            op->getRegions(), types)))
-      return failure();
-  } else if (auto refine = dyn_cast<ShapeRefinementOpInterface>(op)) {
-    if (failed(refine.refineResultTypes(types)))
-      return failure();
-  } else {
-    return success();
-  }
+  if (failed(inferResultTypes(op, types)))
+    return failure();
+  if (types.empty())
+    return success(); // Neither inferred nor refined (or no results).
   for (auto [result, type] : llvm::zip_equal(op->getResults(), types)) {
     if (!isRefinementOf(type, result.getType()))
       return op->emitOpError("refined operand types give result type ")
