@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Export four PyTorch models to ONNX with dynamic axes, with reference data.
+"""Export five PyTorch models to ONNX with dynamic axes, with reference data.
 
 Builds each model with fixed seeds (or, for the two torchvision models, with
 weights from a formula), exports it with torch.onnx.export (opset 17, constant
@@ -32,6 +32,18 @@ output, named after it):
                             Linear head (32 to 10) on the class token. Input
                             images f32 [batch, 3, 16, 16], output logits f32
                             [batch, 10]. Sets b1 and b3.
+  test/Models/fpn/          a feature-pyramid-style network: three levels of
+                            3x3 convolutions (3 to 8 channels, then stride 2
+                            twice), a top-down path that upsamples each level
+                            to the size of the one above with
+                            F.interpolate(size=lateral.shape[-2:],
+                            mode="nearest") and adds the 1x1 lateral, and a
+                            1x1 head (8 to 4). Batch, height and width are
+                            dynamic, so the Resize sizes come from Shape.
+                            Input images f32 [batch, 3, height, width], output
+                            features f32 [batch, 4, height, width]. Sets
+                            b2_h9_w13 (odd sizes: 9x13 to 5x7 to 3x4 and back)
+                            and b1_h16_w20.
   test/Models/resnet18/     torchvision.models.resnet18(num_classes=10).
   test/Models/mobilenetv2/  torchvision.models.mobilenet_v2(num_classes=10).
                             Input images f32 [batch, 3, 32, 32], output logits
@@ -294,6 +306,42 @@ def make_vit():
                     "logits": {0: "batch"}
                 },
                 required=["Shape", "Gather", "Concat", "Reshape", "Expand"])
+
+
+class FPN(nn.Module):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, channels, 3, padding=1)
+        self.c2 = nn.Conv2d(channels, channels, 3, stride=2, padding=1)
+        self.c3 = nn.Conv2d(channels, channels, 3, stride=2, padding=1)
+        self.l1 = nn.Conv2d(channels, channels, 1)
+        self.l2 = nn.Conv2d(channels, channels, 1)
+        self.head = nn.Conv2d(channels, 4, 1)
+
+    def forward(self, images):
+        a = F.relu(self.c1(images))
+        b = F.relu(self.c2(a))
+        c = F.relu(self.c3(b))
+        p2 = self.l2(b) + F.interpolate(c, size=b.shape[-2:], mode="nearest")
+        p1 = self.l1(a) + F.interpolate(p2, size=a.shape[-2:], mode="nearest")
+        return self.head(p1)
+
+
+def make_fpn():
+    torch.manual_seed(5)
+    model = FPN().eval()
+    gen = torch.Generator().manual_seed(5)
+    sets = collections.OrderedDict()
+    for b, h, w in ((2, 9, 13), (1, 16, 20)):
+        sets["b%d_h%d_w%d" % (b, h, w)] = {
+            "images": torch.randn(b, 3, h, w, generator=gen).numpy()
+        }
+    return dict(model=model, sets=sets, outputs=["features"],
+                dynamic_axes={
+                    "images": {0: "batch", 2: "height", 3: "width"},
+                    "features": {0: "batch", 2: "height", 3: "width"}
+                },
+                required=["Shape", "Resize"])
 
 
 # ---------------------------------------------------------------------------
@@ -579,11 +627,13 @@ def main():
         "--out-dir",
         default=os.path.normpath(os.path.join(HERE, "..", "test", "Models")))
     parser.add_argument("models", nargs="*",
-                        help="gpt, vit, resnet18, mobilenetv2 (default: all)")
+                        help="gpt, vit, fpn, resnet18, mobilenetv2 "
+                        "(default: all)")
     args = parser.parse_args()
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     makers = collections.OrderedDict([("gpt", make_gpt), ("vit", make_vit),
+                                      ("fpn", make_fpn),
                                       ("resnet18", make_resnet18),
                                       ("mobilenetv2", make_mobilenetv2)])
     for name in args.models or makers:
