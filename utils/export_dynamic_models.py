@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Export five PyTorch models to ONNX with dynamic axes, with reference data.
+"""Export six PyTorch models to ONNX with dynamic axes, with reference data.
 
 Builds each model with fixed seeds (or, for the two torchvision models, with
 weights from a formula), exports it with torch.onnx.export (opset 17, constant
@@ -44,6 +44,16 @@ output, named after it):
                             features f32 [batch, 4, height, width]. Sets
                             b2_h9_w13 (odd sizes: 9x13 to 5x7 to 3x4 and back)
                             and b1_h16_w20.
+  test/Models/unet/         a one-level U-Net: a stride-2 3x3 convolution (3 to
+                            8), F.interpolate(scale_factor=2,
+                            mode="nearest") back up, concatenated with a 1x1
+                            skip convolution of the input (3 to 8) and a 3x3
+                            head (16 to 2). Batch, height and width are
+                            dynamic, so the Resize has constant scales on
+                            dynamic dimensions. Input images f32 [batch, 3,
+                            height, width] (even height and width), output
+                            masks f32 [batch, 2, height, width]. Sets
+                            b2_h8_w12 and b1_h16_w6.
   test/Models/resnet18/     torchvision.models.resnet18(num_classes=10).
   test/Models/mobilenetv2/  torchvision.models.mobilenet_v2(num_classes=10).
                             Input images f32 [batch, 3, 32, 32], output logits
@@ -344,6 +354,36 @@ def make_fpn():
                 required=["Shape", "Resize"])
 
 
+class UNet(nn.Module):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.down = nn.Conv2d(3, channels, 3, stride=2, padding=1)
+        self.skip = nn.Conv2d(3, channels, 1)
+        self.head = nn.Conv2d(2 * channels, 2, 3, padding=1)
+
+    def forward(self, images):
+        d = F.relu(self.down(images))
+        up = F.interpolate(d, scale_factor=2, mode="nearest")
+        return self.head(torch.cat([self.skip(images), up], 1))
+
+
+def make_unet():
+    torch.manual_seed(6)
+    model = UNet().eval()
+    gen = torch.Generator().manual_seed(6)
+    sets = collections.OrderedDict()
+    for b, h, w in ((2, 8, 12), (1, 16, 6)):
+        sets["b%d_h%d_w%d" % (b, h, w)] = {
+            "images": torch.randn(b, 3, h, w, generator=gen).numpy()
+        }
+    return dict(model=model, sets=sets, outputs=["masks"],
+                dynamic_axes={
+                    "images": {0: "batch", 2: "height", 3: "width"},
+                    "masks": {0: "batch", 2: "height", 3: "width"}
+                },
+                required=["Resize", "Concat"])
+
+
 # ---------------------------------------------------------------------------
 # torchvision models with formula weights
 # ---------------------------------------------------------------------------
@@ -627,13 +667,13 @@ def main():
         "--out-dir",
         default=os.path.normpath(os.path.join(HERE, "..", "test", "Models")))
     parser.add_argument("models", nargs="*",
-                        help="gpt, vit, fpn, resnet18, mobilenetv2 "
+                        help="gpt, vit, fpn, unet, resnet18, mobilenetv2 "
                         "(default: all)")
     args = parser.parse_args()
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     makers = collections.OrderedDict([("gpt", make_gpt), ("vit", make_vit),
-                                      ("fpn", make_fpn),
+                                      ("fpn", make_fpn), ("unet", make_unet),
                                       ("resnet18", make_resnet18),
                                       ("mobilenetv2", make_mobilenetv2)])
     for name in args.models or makers:

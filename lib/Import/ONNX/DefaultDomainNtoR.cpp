@@ -607,8 +607,10 @@ public:
   DynamicResizeIndices(NodeContext &ctx) : ctx(ctx) {}
 
   /// The i64 indices, 0 <= index < in, of the `out` elements resized from
-  /// `in` (rank-0 i64 values); null after an error at the node.
-  Value build(Value in, Value out, StringRef transform, StringRef nearestMode) {
+  /// `in` (rank-0 i64 values) with the given scale, or out / in without
+  /// one; null after an error at the node.
+  Value build(Value in, Value out, std::optional<double> givenScale,
+              StringRef transform, StringRef nearestMode) {
     Type i64 = ctx.builder().getI64Type();
     Value range = ctx.createDynamic<DynamicRangeOp>(
         ValueRange{ctx.scalarConstant(i64, 0), out, ctx.scalarConstant(i64, 1)},
@@ -616,7 +618,7 @@ public:
     if (!range)
       return nullptr;
     Value xr = toF64(range), fin = toF64(in), fout = toF64(out);
-    Value scale = binary<DivOp>(fout, fin);
+    Value scale = givenScale ? number(*givenScale) : binary<DivOp>(fout, fin);
     Value xo;
     if (transform == "half_pixel" || transform == "pytorch_half_pixel") {
       xo = binary<SubOp>(binary<DivOp>(binary<AddOp>(xr, number(0.5)), scale),
@@ -706,25 +708,58 @@ private:
 };
 } // namespace
 
-/// Resize to `sizes` (input 3) where they or the resized dimensions are
-/// only known at run time (`F.interpolate(x, size=y.shape[-2:])`): one
-/// gather per axis, with indices computed by DynamicResizeIndices.
-static LogicalResult resizeToDynamicSizes(NodeContext &ctx, Value x,
-                                          ArrayRef<int64_t> axes,
-                                          StringRef transform,
-                                          StringRef nearestMode) {
-  FailureOr<Value> sizes = ctx.shapeOperand(3, "sizes", axes.size());
+/// floor(in * scale) for a rank-0 i64 `in` known at run time, in integer
+/// ops that shape values evaluate: the float32 `scale` (as ONNX gives it) is
+/// m * 2^e exactly, so the product is in * m shifted by e. Null after an
+/// error at the node.
+static Value scaledSize(NodeContext &ctx, Value in, double scale) {
+  int e = 0;
+  double fraction = std::frexp(static_cast<float>(scale), &e);
+  auto m = static_cast<int64_t>(std::ldexp(fraction, 24));
+  e -= 24;
+  for (; m % 2 == 0 && e < 0; m /= 2)
+    ++e;
+  if (e < -40) {
+    ctx.emitError() << "scale " << formatNumber(scale)
+                    << " is too small to resize a dynamic dimension";
+    return nullptr;
+  }
+  MulOp product = ctx.create<MulOp>(ValueRange{
+      in, ctx.intConstant({e >= 0 ? m << e : m}, ArrayRef<int64_t>{})});
+  if (!product || e >= 0)
+    return product ? product.getResult() : Value();
+  DivOp quotient = ctx.create<DivOp>(
+      ValueRange{product.getResult(),
+                 ctx.intConstant({int64_t(1) << -e}, ArrayRef<int64_t>{})});
+  return quotient ? quotient.getResult() : Value();
+}
+
+/// Resize where the resized dimensions are dynamic or the sizes (input 3)
+/// are only known at run time: to `scales` when given
+/// (`F.interpolate(x, scale_factor=2)` on a dynamic height), else to the
+/// sizes (`F.interpolate(x, size=y.shape[-2:])`). One gather per axis, with
+/// indices computed by DynamicResizeIndices.
+static LogicalResult resizeDynamic(NodeContext &ctx, Value x,
+                                   ArrayRef<int64_t> axes,
+                                   ArrayRef<double> scales, StringRef transform,
+                                   StringRef nearestMode) {
+  FailureOr<Value> sizes = Value();
+  if (scales.empty())
+    sizes = ctx.shapeOperand(3, "sizes", axes.size());
   if (failed(sizes))
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
   Value result = x;
   for (auto [k, axis] : llvm::enumerate(axes)) {
-    int64_t index = static_cast<int64_t>(k);
-    GatherOp out = ctx.create<GatherOp>(
-        ValueRange{*sizes, ctx.intConstant({index}, ArrayRef<int64_t>{})},
-        AttrList(ctx).i64("axis", 0));
-    if (!out)
-      return failure();
+    std::optional<double> scale;
+    if (!scales.empty()) {
+      scale = scales[k];
+      if (!(*scale > 0 && *scale < 1e6))
+        return ctx.emitError()
+               << "scale " << formatNumber(*scale) << " must be positive";
+      if (*scale == 1.0)
+        continue;
+    }
     Value in;
     if (!type.isDynamicDim(axis)) {
       in = ctx.intConstant({type.getDimSize(axis)}, ArrayRef<int64_t>{});
@@ -740,8 +775,20 @@ static LogicalResult resizeToDynamicSizes(NodeContext &ctx, Value x,
         return failure();
       in = scalar.getResult();
     }
-    Value indices = DynamicResizeIndices(ctx).build(in, out.getResult(),
-                                                    transform, nearestMode);
+    Value out;
+    if (scale) {
+      out = scaledSize(ctx, in, *scale);
+    } else {
+      int64_t index = static_cast<int64_t>(k);
+      GatherOp size = ctx.create<GatherOp>(
+          ValueRange{*sizes, ctx.intConstant({index}, ArrayRef<int64_t>{})},
+          AttrList(ctx).i64("axis", 0));
+      out = size ? size.getResult() : Value();
+    }
+    if (!out)
+      return failure();
+    Value indices =
+        DynamicResizeIndices(ctx).build(in, out, scale, transform, nearestMode);
     if (!indices)
       return failure();
     GatherOp gather = ctx.create<GatherOp>(ValueRange{result, indices},
@@ -753,10 +800,10 @@ static LogicalResult resizeToDynamicSizes(NodeContext &ctx, Value x,
   return ctx.setResult(result);
 }
 
-/// Resize-10/11/13/18/19 in `nearest` mode: with known scales, or known
-/// sizes of static dims, one gather with constant indices per resized axis;
-/// with sizes known only at run time, or of dynamic dims,
-/// resizeToDynamicSizes. Interpolating modes have no nnc op.
+/// Resize-10/11/13/18/19 in `nearest` mode: of static dims to known scales
+/// or sizes, one gather with constant indices per resized axis; of dynamic
+/// dims, or to sizes known only at run time, resizeDynamic. Interpolating
+/// modes have no nnc op.
 static LogicalResult convertResize(NodeContext &ctx) {
   FailureOr<Value> x = ctx.requireInput(0, "X");
   if (failed(x))
@@ -819,11 +866,14 @@ static LogicalResult convertResize(NodeContext &ctx) {
       return ctx.emitError()
              << "scales has " << scales.size() << " entries but " << axes.size()
              << " axes are resized";
+    for (auto [k, axis] : llvm::enumerate(axes))
+      if (type.isDynamicDim(axis) && scales[k] != 1.0)
+        return resizeDynamic(ctx, *x, axes, scales, transform, nearestMode);
   } else if (ctx.opset() >= 11 && ctx.hasInput(3)) {
     bool dynamicDims = llvm::any_of(
         axes, [&](int64_t axis) { return type.isDynamicDim(axis); });
     if (!ctx.inputsKnown({3}) || dynamicDims)
-      return resizeToDynamicSizes(ctx, *x, axes, transform, nearestMode);
+      return resizeDynamic(ctx, *x, axes, {}, transform, nearestMode);
     FailureOr<SmallVector<int64_t>> v = ctx.constantInts(3, "sizes");
     if (failed(v))
       return failure();
@@ -847,17 +897,13 @@ static LogicalResult convertResize(NodeContext &ctx) {
                << "scale " << formatNumber(scale) << " must be positive";
       if (scale == 1.0)
         continue;
-      if (isDynamicDim(in))
-        return ctx.unsupported("resizing the dynamic dimension " + Twine(axis));
       out = static_cast<int64_t>(std::floor(in * scale));
     } else {
       out = sizes[k];
       if (out < 0)
         return ctx.emitError() << "size " << out << " is negative";
-      if (!isDynamicDim(in) && out == in)
+      if (out == in)
         continue;
-      if (isDynamicDim(in))
-        return ctx.unsupported("resizing the dynamic dimension " + Twine(axis));
       scale = in == 0 ? 1.0 : static_cast<double>(out) / in;
     }
     if (in == 0 || out > kMaxFoldedElements)
