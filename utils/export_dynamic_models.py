@@ -337,22 +337,28 @@ class FPN(nn.Module):
         return self.head(p1)
 
 
-def make_fpn():
-    torch.manual_seed(5)
-    model = FPN().eval()
-    gen = torch.Generator().manual_seed(5)
+def make_image_model(model_class, seed, shapes, output, required):
+    """A convolutional model with dynamic batch, height and width, and one
+    reference set of random images per (batch, height, width) in `shapes`."""
+    torch.manual_seed(seed)
+    model = model_class().eval()
+    gen = torch.Generator().manual_seed(seed)
     sets = collections.OrderedDict()
-    for b, h, w in ((2, 9, 13), (1, 16, 20)):
+    for b, h, w in shapes:
         sets["b%d_h%d_w%d" % (b, h, w)] = {
             "images": torch.randn(b, 3, h, w, generator=gen).numpy()
         }
-    return dict(model=model, sets=sets, outputs=["features"],
+    return dict(model=model, sets=sets, outputs=[output],
                 dynamic_axes={
                     "images": {0: "batch", 2: "height", 3: "width"},
-                    "features": {0: "batch", 2: "height", 3: "width"}
+                    output: {0: "batch", 2: "height", 3: "width"}
                 },
-                required=["Shape", "Resize"])
+                required=required)
 
+
+def make_fpn():
+    return make_image_model(FPN, 5, ((2, 9, 13), (1, 16, 20)), "features",
+                            ["Shape", "Resize"])
 
 class UNet(nn.Module):
     def __init__(self, channels=8):
@@ -368,21 +374,8 @@ class UNet(nn.Module):
 
 
 def make_unet():
-    torch.manual_seed(6)
-    model = UNet().eval()
-    gen = torch.Generator().manual_seed(6)
-    sets = collections.OrderedDict()
-    for b, h, w in ((2, 8, 12), (1, 16, 6)):
-        sets["b%d_h%d_w%d" % (b, h, w)] = {
-            "images": torch.randn(b, 3, h, w, generator=gen).numpy()
-        }
-    return dict(model=model, sets=sets, outputs=["masks"],
-                dynamic_axes={
-                    "images": {0: "batch", 2: "height", 3: "width"},
-                    "masks": {0: "batch", 2: "height", 3: "width"}
-                },
-                required=["Resize", "Concat"])
-
+    return make_image_model(UNet, 6, ((2, 8, 12), (1, 16, 6)), "masks",
+                            ["Resize", "Concat"])
 
 # ---------------------------------------------------------------------------
 # torchvision models with formula weights
