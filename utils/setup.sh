@@ -34,6 +34,8 @@ packages=(
   # the CPU backend: lld links kernels into shared objects in process; the
   # OpenMP runtime runs them on every core; OpenBLAS does their large GEMMs
   liblld-22-dev libomp-22-dev libopenblas0-pthread
+  # oneDNN, for convolutions and their gradients (the runtime's glue links it)
+  libdnnl-dev
   # build tools
   cmake ninja-build ccache
   # ONNX schema and test data, protobuf

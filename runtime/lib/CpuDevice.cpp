@@ -10,6 +10,8 @@
 
 #include "nnc/runtime/Device.h"
 
+#include "nnc/runtime/LibraryConvolution.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -116,10 +118,65 @@ RuntimeLibrary &blas() {
   return *runtime;
 }
 
+/// The directory of libnnc_runtime.so, with a trailing slash; empty when
+/// unknown.
+std::string runtimeDirectory() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&runtimeDirectory), &info) ||
+      !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+DnnlGlue *openDnnlGlue() {
+  auto *glue = new DnnlGlue;
+  // oneDNN's OpenMP calls bind to the runtime kernels use (libomp provides
+  // the GNU entry points too) when it is global first: one thread pool.
+  RuntimeLibrary &omp = openMP();
+  if (!omp.status.isOk()) {
+    glue->status = omp.status;
+    return glue;
+  }
+  std::vector<std::string> candidates;
+  if (const char *path = std::getenv("NNC_DNNL_GLUE"))
+    candidates.push_back(path);
+  std::string dir = runtimeDirectory();
+  if (!dir.empty())
+    candidates.push_back(dir + "libnnc_dnnl.so");
+  candidates.push_back("libnnc_dnnl.so");
+  static DynamicLibrary library;
+  glue->status = DynamicLibrary::open(
+      candidates,
+      "nnc's oneDNN glue, which CPU kernels call for convolutions (it needs "
+      "libdnnl.so.2: install libdnnl2; or set NNC_DNNL_GLUE)",
+      library, /*global=*/true);
+  void *fn = nullptr;
+  auto need = [&](const char *symbol) {
+    fn = nullptr;
+    if (glue->status.isOk())
+      glue->status = library.lookup(symbol, &fn);
+    return fn;
+  };
+  glue->convolution = reinterpret_cast<libconv::ConvolutionFn>(
+      need(libconv::kConvolutionSymbol));
+  glue->check = reinterpret_cast<int (*)(const int64_t *, char *, size_t)>(
+      need(libconv::kCheckSymbol));
+  glue->version =
+      reinterpret_cast<const char *(*)()>(need(libconv::kVersionSymbol));
+  if (glue->status.isOk())
+    glue->path = library.path();
+  else
+    glue->convolution = nullptr, glue->check = nullptr, glue->version = nullptr;
+  return glue;
+}
+
 class CpuModule : public DeviceModule {
 public:
-  CpuModule(void *handle, bool usesOpenMP, bool usesBlas)
-      : handle(handle), usesOpenMP(usesOpenMP), usesBlas(usesBlas) {}
+  CpuModule(void *handle, bool usesOpenMP, bool usesBlas, bool usesDnnl)
+      : handle(handle), usesOpenMP(usesOpenMP), usesBlas(usesBlas),
+        usesDnnl(usesDnnl) {}
   ~CpuModule() override { dlclose(handle); }
 
   Status getKernel(const std::string &name, Kernel &out) override {
@@ -138,8 +195,9 @@ public:
     (void)numArgs;
     if (!kernel.handle)
       return Status(StatusCode::InvalidArgument, "launch of a null kernel");
-    if (usesOpenMP && config.threads != 0) {
-      // omp_set_num_threads sets the calling thread's team size.
+    if ((usesOpenMP || usesDnnl) && config.threads != 0) {
+      // omp_set_num_threads sets the calling thread's team size (oneDNN's
+      // too: it runs on this runtime, see openDnnlGlue).
       openMP().setNumThreads(static_cast<int>(config.threads));
     }
     if (usesBlas && config.threads != 0 && blas().setNumThreads) {
@@ -154,6 +212,7 @@ private:
   void *handle;
   bool usesOpenMP;
   bool usesBlas;
+  bool usesDnnl;
 };
 
 std::string errnoText() { return std::strerror(errno); }
@@ -226,6 +285,12 @@ public:
       if (!rt.status.isOk())
         return Status(rt.status.code(), source + ": " + rt.status.message());
     }
+    if (requirements.needsDnnl) {
+      const DnnlGlue &glue = dnnlGlue();
+      if (!glue.status.isOk())
+        return Status(glue.status.code(),
+                      source + ": " + glue.status.message());
+    }
     static const uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
     if (size < sizeof(kElfMagic) ||
         std::memcmp(code, kElfMagic, sizeof(kElfMagic)) != 0)
@@ -288,7 +353,8 @@ public:
       return Status(StatusCode::DataLoss,
                     source + ": cannot load the code: " + loadError);
     out = std::make_unique<CpuModule>(handle, requirements.needsOpenMP,
-                                      requirements.needsBlas);
+                                      requirements.needsBlas,
+                                      requirements.needsDnnl);
     return Status::ok();
   }
 
@@ -296,6 +362,11 @@ public:
 };
 
 } // namespace
+
+const DnnlGlue &dnnlGlue() {
+  static DnnlGlue *glue = openDnnlGlue();
+  return *glue;
+}
 
 Device &getCpuDevice() {
   static CpuDevice device;

@@ -37,6 +37,7 @@ constexpr size_t kMinStepBytes = 4 + 4;
 // valid).
 constexpr uint8_t kLibraryOpenMP = 1;
 constexpr uint8_t kLibraryBlas = 2;
+constexpr uint8_t kLibraryDnnl = 4;
 
 class Writer {
 public:
@@ -202,7 +203,8 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
   for (const std::string &f : plan.cpuFeatures)
     w.str(f);
   w.u8((plan.needsOpenMP ? kLibraryOpenMP : 0) |
-       (plan.needsBlas ? kLibraryBlas : 0));
+       (plan.needsBlas ? kLibraryBlas : 0) |
+       (plan.needsDnnl ? kLibraryDnnl : 0));
   w.u32(plan.libraryCalls);
   w.u64(plan.temporaryBytes);
   w.u32(plan.unfusedKernels);
@@ -363,11 +365,12 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
     NNC_RUNTIME_RETURN_IF_ERROR(r.str(f, "a CPU feature"));
   uint8_t libraries = 0;
   NNC_RUNTIME_RETURN_IF_ERROR(r.u8(libraries, "the runtime libraries"));
-  if (libraries & ~(kLibraryOpenMP | kLibraryBlas))
+  if (libraries & ~(kLibraryOpenMP | kLibraryBlas | kLibraryDnnl))
     return r.fail("the runtime libraries are " + std::to_string(libraries) +
-                  " (known: 1 OpenMP, 2 BLAS)");
+                  " (known: 1 OpenMP, 2 BLAS, 4 oneDNN)");
   plan.needsOpenMP = (libraries & kLibraryOpenMP) != 0;
   plan.needsBlas = (libraries & kLibraryBlas) != 0;
+  plan.needsDnnl = (libraries & kLibraryDnnl) != 0;
   NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.libraryCalls, "the library calls"));
   NNC_RUNTIME_RETURN_IF_ERROR(
       r.u64(plan.temporaryBytes, "the temporary bytes"));

@@ -53,6 +53,7 @@ Status Program::load(ExecutableReader executable, Device &device,
   requirements.cpuFeatures = plan.cpuFeatures;
   requirements.needsOpenMP = plan.needsOpenMP;
   requirements.needsBlas = plan.needsBlas;
+  requirements.needsDnnl = plan.needsDnnl;
   NNC_RUNTIME_RETURN_IF_ERROR(device.loadModule(
       code->data, code->size, requirements, source, program->module_));
   for (const PlanStep &step : plan.steps) {

@@ -269,17 +269,26 @@ TEST(PlanTest, Errors) {
   // temporary bytes (u64), the unfused kernels (u32), the unfused bytes
   // moved and the kernel allocation bytes (u64 each), the donation count
   // (u32, here 0), the checks value, the check count and the specialized
-  // input count (u32 each). Bits other than OpenMP and BLAS are refused; a
-  // plain 1 (the OpenMP flag of earlier plans) still reads as OpenMP alone.
+  // input count (u32 each). Bits other than OpenMP, BLAS and oneDNN are
+  // refused; a plain 1 (the OpenMP flag of earlier plans) still reads as
+  // OpenMP alone.
   size_t libraries = bytes.size() - 49;
   ASSERT_EQ(bytes[libraries], 3);
   std::vector<uint8_t> unknown = bytes;
-  unknown[libraries] = 4;
+  unknown[libraries] = 8;
   EXPECT_NE(parse(unknown, parsed)
                 .message()
-                .find("the runtime libraries are 4 (known: 1 OpenMP, 2 BLAS)"),
+                .find("the runtime libraries are 8 (known: 1 OpenMP, 2 BLAS, "
+                      "4 oneDNN)"),
             std::string::npos)
       << parse(unknown, parsed).message();
+  std::vector<uint8_t> dnnl = bytes;
+  dnnl[libraries] = 5;
+  ASSERT_TRUE(parse(dnnl, parsed).isOk());
+  EXPECT_TRUE(parsed.needsOpenMP);
+  EXPECT_FALSE(parsed.needsBlas);
+  EXPECT_TRUE(parsed.needsDnnl);
+  EXPECT_EQ(serializePlan(parsed), dnnl);
   std::vector<uint8_t> openmpOnly = bytes;
   openmpOnly[libraries] = 1;
   ASSERT_TRUE(parse(openmpOnly, parsed).isOk());

@@ -57,6 +57,9 @@ struct CodeRequirements {
   bool needsOpenMP = false;
   /// OpenBLAS (cblas_sgemm, cblas_dgemm), opened with its symbols global.
   bool needsBlas = false;
+  /// The oneDNN glue libnnc_dnnl.so (nnc_dnnl_convolution), opened with its
+  /// symbols global after the OpenMP runtime, so that oneDNN runs on it.
+  bool needsDnnl = false;
 };
 
 class Device {
@@ -83,6 +86,23 @@ public:
 
 /// The host CPU. One instance serves the whole process.
 Device &getCpuDevice();
+
+/// The oneDNN glue (libnnc_dnnl.so; nnc/runtime/LibraryConvolution.h),
+/// opened once per process: from $NNC_DNNL_GLUE, next to libnnc_runtime.so,
+/// or the loader's path. The compiler asks it whether oneDNN can run a
+/// convolution before it emits a call.
+struct DnnlGlue {
+  Status status;
+  std::string path;
+  /// nnc_dnnl_convolution, as generated code calls it.
+  void (*convolution)(const int64_t *descriptor, void *a, void *b, void *c,
+                      void *out) = nullptr;
+  /// nnc_dnnl_convolution_check: 0 when oneDNN can run the descriptor.
+  int (*check)(const int64_t *descriptor, char *error, size_t size) = nullptr;
+  /// nnc_dnnl_version: oneDNN's version and the ISA it uses.
+  const char *(*version)() = nullptr;
+};
+const DnnlGlue &dnnlGlue();
 
 /// Whether the host CPU has `feature` (names as LLVM spells them: "avx2",
 /// "fma", "avx512f", ...). Unknown names answer false.

@@ -112,9 +112,12 @@ struct Plan {
   /// CPU features the code needs (e.g. "avx2"), checked before loading.
   std::vector<std::string> cpuFeatures;
   /// Runtime libraries the code calls, opened before it is loaded: the
-  /// OpenMP runtime (libomp) and BLAS (OpenBLAS's cblas_*gemm).
+  /// OpenMP runtime (libomp), BLAS (OpenBLAS's cblas_*gemm) and the oneDNN
+  /// glue (libnnc_dnnl.so's nnc_dnnl_convolution; a runtime older than it
+  /// rejects the flag).
   bool needsOpenMP = false;
   bool needsBlas = false;
+  bool needsDnnl = false;
   /// Figures reported by `nnc-run --report`: calls into GEMM/convolution
   /// libraries per run, and the bytes of temporaries: for version 2 plans
   /// the size of the scratch arena, for version 1 plans the bytes the

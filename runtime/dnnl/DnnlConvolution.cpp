@@ -1,0 +1,345 @@
+//===- DnnlConvolution.cpp - the oneDNN glue of the CPU backend -----------===//
+//
+// libnnc_dnnl.so: convolutions and their two gradients through oneDNN's
+// primitives, as PyTorch runs them on the CPU. Generated code calls
+// nnc_dnnl_convolution with a constant descriptor (LibraryConvolution.h);
+// the first call of a descriptor creates the primitive, letting oneDNN pick
+// its memory layouts (format_tag::any), plus the reorders between those and
+// the plain row-major buffers nnc passes; later calls find it in a
+// process-wide table. The CPU device opens this library (and with it
+// libdnnl) only for code that calls it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/LibraryConvolution.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace {
+
+using namespace nnc::runtime::libconv;
+using dnnl::memory;
+using Dims = memory::dims;
+
+dnnl::engine &engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+/// Dense row-major strides of `dims`.
+Dims denseStrides(const Dims &dims) {
+  Dims strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+memory::desc plain(const Dims &dims) {
+  return memory::desc(dims, memory::data_type::f32, denseStrides(dims));
+}
+
+memory::desc anyLayout(const Dims &dims) {
+  return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
+}
+
+/// One operand: the plain buffer nnc passes and the layout the primitive
+/// wants, with the reorder between them when they differ.
+struct Operand {
+  memory::desc user;
+  memory::desc inside;
+  std::optional<dnnl::reorder> reorder;
+  std::optional<memory> staging;
+
+  /// For a buffer the primitive reads (`toInside`) or writes.
+  void prepare(const memory::desc &wanted, bool toInside) {
+    inside = wanted;
+    if (inside == user)
+      return;
+    staging.emplace(inside, engine());
+    if (toInside)
+      reorder.emplace(
+          dnnl::reorder::primitive_desc(engine(), user, engine(), inside));
+    else
+      reorder.emplace(
+          dnnl::reorder::primitive_desc(engine(), inside, engine(), user));
+  }
+};
+
+struct Convolution {
+  Direction direction = Direction::Forward;
+  dnnl::primitive primitive;
+  int argA = 0, argB = 0, argOut = 0;
+  Operand a, b, out;
+  bool bias = false;
+  memory::desc biasDesc;
+  /// Backward data with a bias: added to the result after the primitive.
+  int64_t biasChannels = 0, biasBatch = 0, biasInner = 0;
+  /// The staging buffers are the entry's: one run at a time.
+  std::mutex mutex;
+
+  void run(void *pa, void *pb, void *pc, void *pout) {
+    std::lock_guard<std::mutex> lock(mutex);
+    thread_local dnnl::stream stream(engine());
+    memory userA(a.user, engine(), pa), userB(b.user, engine(), pb),
+        userOut(out.user, engine(), pout);
+    auto in = [&](Operand &op, memory &user) -> memory {
+      if (!op.reorder)
+        return user;
+      op.reorder->execute(stream, user, *op.staging);
+      return *op.staging;
+    };
+    memory insideA = in(a, userA), insideB = in(b, userB);
+    memory insideOut = out.reorder ? *out.staging : userOut;
+    std::unordered_map<int, memory> args = {
+        {argA, insideA}, {argB, insideB}, {argOut, insideOut}};
+    std::optional<memory> biasMemory;
+    if (bias && direction == Direction::Forward && pc) {
+      biasMemory.emplace(biasDesc, engine(), pc);
+      args.insert({DNNL_ARG_BIAS, *biasMemory});
+    }
+    primitive.execute(stream, args);
+    if (out.reorder)
+      out.reorder->execute(stream, *out.staging, userOut);
+    stream.wait();
+    if (direction == Direction::BackwardData && bias && pc) {
+      const float *biasValues = static_cast<const float *>(pc);
+      float *result = static_cast<float *>(pout);
+      for (int64_t n = 0; n < biasBatch; ++n)
+        for (int64_t c = 0; c < biasChannels; ++c) {
+          float v = biasValues[c];
+          float *row = result + (n * biasChannels + c) * biasInner;
+          for (int64_t i = 0; i < biasInner; ++i)
+            row[i] += v;
+        }
+    }
+  }
+};
+
+/// Checks the descriptor's fields and builds its primitive, or says why not.
+std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
+  if (d[kVersion] != kFormat) {
+    error = "descriptor format " + std::to_string(d[kVersion]) +
+            " (this library reads " + std::to_string(kFormat) + ")";
+    return nullptr;
+  }
+  int64_t spatial = d[kSpatial], groups = d[kGroups];
+  int64_t n = d[kBatch], c = d[kInChannels], m = d[kOutChannels];
+  if (spatial < 1 || spatial > kMaxSpatial || groups < 1 || n < 1 || c < 1 ||
+      m < 1 || c % groups || m % groups || d[kDirection] < 0 ||
+      d[kDirection] > 2) {
+    error = "invalid convolution descriptor";
+    return nullptr;
+  }
+  auto conv = std::make_unique<Convolution>();
+  conv->direction = static_cast<Direction>(d[kDirection]);
+  conv->bias = d[kHasBias] != 0;
+  Dims src = {n, c}, dst = {n, m}, weights;
+  if (groups > 1)
+    weights = {groups, m / groups, c / groups};
+  else
+    weights = {m, c};
+  Dims strides, dilates, padsBegin, padsEnd;
+  int64_t inner = 1;
+  for (int64_t i = 0; i < spatial; ++i) {
+    src.push_back(d[kSrcSizes + i]);
+    dst.push_back(d[kDstSizes + i]);
+    weights.push_back(d[kKernelSizes + i]);
+    strides.push_back(d[kStrides + i]);
+    // oneDNN counts dilation from 0 (dense), ONNX from 1.
+    dilates.push_back(d[kDilations + i] - 1);
+    padsBegin.push_back(d[kPadsBegin + i]);
+    padsEnd.push_back(d[kPadsEnd + i]);
+    inner *= d[kSrcSizes + i];
+  }
+  try {
+    const dnnl::engine &eng = engine();
+    auto algorithm = dnnl::algorithm::convolution_direct;
+    memory::desc biasDesc = plain({m});
+    conv->biasDesc = biasDesc;
+    bool forwardBias = conv->bias && conv->direction == Direction::Forward;
+    // The forward primitive: what runs, or the hint of a backward one.
+    auto forwardDesc =
+        forwardBias
+            ? dnnl::convolution_forward::desc(
+                  conv->direction == Direction::Forward
+                      ? dnnl::prop_kind::forward_inference
+                      : dnnl::prop_kind::forward_training,
+                  algorithm, anyLayout(src), anyLayout(weights), biasDesc,
+                  anyLayout(dst), strides, dilates, padsBegin, padsEnd)
+            : dnnl::convolution_forward::desc(
+                  conv->direction == Direction::Forward
+                      ? dnnl::prop_kind::forward_inference
+                      : dnnl::prop_kind::forward_training,
+                  algorithm, anyLayout(src), anyLayout(weights), anyLayout(dst),
+                  strides, dilates, padsBegin, padsEnd);
+    dnnl::convolution_forward::primitive_desc forward(forwardDesc, eng);
+    switch (conv->direction) {
+    case Direction::Forward:
+      conv->a.user = plain(src);
+      conv->b.user = plain(weights);
+      conv->out.user = plain(dst);
+      conv->a.prepare(forward.src_desc(), true);
+      conv->b.prepare(forward.weights_desc(), true);
+      conv->out.prepare(forward.dst_desc(), false);
+      conv->argA = DNNL_ARG_SRC;
+      conv->argB = DNNL_ARG_WEIGHTS;
+      conv->argOut = DNNL_ARG_DST;
+      conv->primitive = dnnl::convolution_forward(forward);
+      break;
+    case Direction::BackwardData: {
+      dnnl::convolution_backward_data::desc desc(
+          algorithm, anyLayout(src), anyLayout(weights), anyLayout(dst),
+          strides, dilates, padsBegin, padsEnd);
+      dnnl::convolution_backward_data::primitive_desc pd(desc, eng, forward);
+      conv->a.user = plain(dst);
+      conv->b.user = plain(weights);
+      conv->out.user = plain(src);
+      conv->a.prepare(pd.diff_dst_desc(), true);
+      conv->b.prepare(pd.weights_desc(), true);
+      conv->out.prepare(pd.diff_src_desc(), false);
+      conv->argA = DNNL_ARG_DIFF_DST;
+      conv->argB = DNNL_ARG_WEIGHTS;
+      conv->argOut = DNNL_ARG_DIFF_SRC;
+      conv->primitive = dnnl::convolution_backward_data(pd);
+      conv->biasChannels = c;
+      conv->biasBatch = n;
+      conv->biasInner = inner;
+      break;
+    }
+    case Direction::BackwardWeights: {
+      dnnl::convolution_backward_weights::desc desc(
+          algorithm, anyLayout(src), anyLayout(weights), anyLayout(dst),
+          strides, dilates, padsBegin, padsEnd);
+      dnnl::convolution_backward_weights::primitive_desc pd(desc, eng, forward);
+      conv->a.user = plain(src);
+      conv->b.user = plain(dst);
+      conv->out.user = plain(weights);
+      conv->a.prepare(pd.src_desc(), true);
+      conv->b.prepare(pd.diff_dst_desc(), true);
+      conv->out.prepare(pd.diff_weights_desc(), false);
+      conv->argA = DNNL_ARG_SRC;
+      conv->argB = DNNL_ARG_DIFF_DST;
+      conv->argOut = DNNL_ARG_DIFF_WEIGHTS;
+      conv->primitive = dnnl::convolution_backward_weights(pd);
+      break;
+    }
+    }
+  } catch (const dnnl::error &e) {
+    error = std::string("oneDNN: ") + e.what();
+    return nullptr;
+  } catch (const std::exception &e) {
+    error = e.what();
+    return nullptr;
+  }
+  return conv;
+}
+
+/// The primitives built so far, by descriptor.
+struct Table {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::unique_ptr<Convolution>> entries;
+};
+
+Table &table() {
+  static Table *t = new Table; // never destroyed: kernels may run at exit
+  return *t;
+}
+
+Convolution *lookup(const int64_t *descriptor, std::string &error) {
+  std::string key(reinterpret_cast<const char *>(descriptor),
+                  sizeof(int64_t) * kLength);
+  Table &t = table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.entries.find(key);
+  if (it != t.entries.end())
+    return it->second.get();
+  std::unique_ptr<Convolution> conv = build(descriptor, error);
+  if (!conv)
+    return nullptr;
+  return t.entries.emplace(key, std::move(conv)).first->second.get();
+}
+
+} // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void
+nnc_dnnl_convolution(const int64_t *descriptor, void *a, void *b, void *c,
+                     void *out) {
+  std::string error;
+  Convolution *conv = lookup(descriptor, error);
+  if (conv) {
+    try {
+      conv->run(a, b, c, out);
+      return;
+    } catch (const dnnl::error &e) {
+      error = std::string("oneDNN: ") + e.what();
+    } catch (const std::exception &e) {
+      error = e.what();
+    }
+  }
+  // The compiler checked this descriptor; only running out of memory or a
+  // different libdnnl than it checked against gets here.
+  std::fprintf(stderr, "nnc: a oneDNN convolution failed: %s\n", error.c_str());
+  std::abort();
+}
+
+__attribute__((visibility("default"))) int
+nnc_dnnl_convolution_check(const int64_t *descriptor, char *error,
+                           size_t size) {
+  std::string message;
+  if (lookup(descriptor, message))
+    return 0;
+  if (error && size) {
+    std::snprintf(error, size, "%s", message.c_str());
+  }
+  return 1;
+}
+
+__attribute__((visibility("default"))) const char *nnc_dnnl_version() {
+  static const std::string text = [] {
+    const dnnl_version_t *v = dnnl_version();
+    std::string isa;
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_sse41:
+      isa = "sse41";
+      break;
+    case dnnl_cpu_isa_avx:
+      isa = "avx";
+      break;
+    case dnnl_cpu_isa_avx2:
+      isa = "avx2";
+      break;
+    case dnnl_cpu_isa_avx512_core:
+      isa = "avx512_core";
+      break;
+    case dnnl_cpu_isa_avx512_core_vnni:
+      isa = "avx512_core_vnni";
+      break;
+    case dnnl_cpu_isa_avx512_core_bf16:
+      isa = "avx512_core_bf16";
+      break;
+    case dnnl_cpu_isa_avx512_core_amx:
+      isa = "avx512_core_amx";
+      break;
+    default:
+      isa = std::to_string(int(dnnl_get_effective_cpu_isa()));
+      break;
+    }
+    return "oneDNN " + std::to_string(v->major) + "." +
+           std::to_string(v->minor) + "." + std::to_string(v->patch) + " (" +
+           (v->hash ? v->hash : "") + ", isa " + isa + ")";
+  }();
+  return text.c_str();
+}
+
+} // extern "C"

@@ -1,0 +1,92 @@
+//===- LibraryConvolution.h - convolutions handed to oneDNN -----*- C++ -*-===//
+//
+// The contract between the CPU backend and libnnc_dnnl.so, the runtime's
+// oneDNN glue: generated code calls
+//
+//   nnc_dnnl_convolution(const int64_t *descriptor, void *a, void *b,
+//                        void *c, void *out)
+//
+// with a constant descriptor it embeds (the layout below) and the buffers
+// of one convolution, all dense and row-major (NCHW, weights OIHW):
+//
+//   forward           out[N, M, O...] = conv(a = src[N, C, D...],
+//                                            b = weights[M, C/G, K...])
+//                                       + c = bias[M] (null: none)
+//   backward_data     out[N, C, D...] = the input gradient of that
+//                                       convolution for a = dst-gradient
+//                                       [N, M, O...] and b = weights, plus
+//                                       c = bias[C] (null: none); this is
+//                                       nnc.conv_transpose
+//   backward_weights  out[M, C/G, K...] = the weight gradient for a = src
+//                                       and b = dst-gradient
+//
+// The glue creates each distinct primitive once (oneDNN chooses its memory
+// layouts; the glue reorders to and from the plain ones) and keeps it for
+// the life of the process. No MLIR here: the runtime and the compiler both
+// include it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_RUNTIME_LIBRARYCONVOLUTION_H
+#define NNC_RUNTIME_LIBRARYCONVOLUTION_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nnc::runtime::libconv {
+
+/// Descriptor format version (slot kVersion).
+constexpr int64_t kFormat = 1;
+/// At most this many spatial dimensions; unused slots hold 0 (sizes) or 1.
+constexpr int kMaxSpatial = 3;
+
+enum class Direction : int64_t {
+  Forward = 0,
+  BackwardData = 1,
+  BackwardWeights = 2,
+};
+
+/// Slots of the descriptor, an int64_t array of kLength entries. Sizes are
+/// the convolution's (src is its input, dst its output, whatever the
+/// direction computes); dilations count like ONNX's (1: dense).
+enum Slot : int {
+  kVersion = 0,
+  kDirection = 1,
+  kSpatial = 2, ///< 1 to kMaxSpatial
+  kGroups = 3,
+  kHasBias = 4,
+  kBatch = 5,
+  kInChannels = 6,  ///< C
+  kOutChannels = 7, ///< M
+  kSrcSizes = 8,
+  kDstSizes = kSrcSizes + kMaxSpatial,
+  kKernelSizes = kDstSizes + kMaxSpatial,
+  kStrides = kKernelSizes + kMaxSpatial,
+  kDilations = kStrides + kMaxSpatial,
+  kPadsBegin = kDilations + kMaxSpatial,
+  kPadsEnd = kPadsBegin + kMaxSpatial,
+  kLength = kPadsEnd + kMaxSpatial,
+};
+
+/// The functions libnnc_dnnl.so exports (C linkage).
+extern "C" {
+/// Runs one convolution. A primitive oneDNN cannot build or run is a fatal
+/// error (the compiler checks every descriptor with
+/// nnc_dnnl_convolution_check before it emits a call).
+using ConvolutionFn = void (*)(const int64_t *descriptor, void *a, void *b,
+                               void *c, void *out);
+/// 0 when oneDNN can run `descriptor`; else non-zero with the reason in
+/// `error` (NUL-terminated, at most `size` bytes).
+using ConvolutionCheckFn = int (*)(const int64_t *descriptor, char *error,
+                                   size_t size);
+/// "oneDNN 2.6.3 (cpu runtime: OpenMP, ISA: ...)": for caches and reports.
+using VersionFn = const char *(*)();
+}
+
+inline constexpr const char *kConvolutionSymbol = "nnc_dnnl_convolution";
+inline constexpr const char *kCheckSymbol = "nnc_dnnl_convolution_check";
+inline constexpr const char *kVersionSymbol = "nnc_dnnl_version";
+
+} // namespace nnc::runtime::libconv
+
+#endif // NNC_RUNTIME_LIBRARYCONVOLUTION_H
