@@ -65,6 +65,7 @@ void nnc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
+  nnc::registerBufferizableOpInterfaceExternalModels(registry);
 
   // Each target's own dialects and translations.
   nnc::registerAllTargetDialects(registry);

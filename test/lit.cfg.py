@@ -47,6 +47,9 @@ mlir_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 for name in ["mlir_runner_utils", "mlir_c_runner_utils"]:
     config.substitutions.append(
         ("%" + name, os.path.join(mlir_lib_dir, "lib" + name + ".so")))
+# The runtime's oneDNN glue, for JIT runs of library convolutions.
+config.substitutions.append(
+    ("%nnc_dnnl", os.path.join(config.nnc_obj_root, "lib", "libnnc_dnnl.so")))
 config.substitutions.append(
     ("%cpu_pipeline",
      "--nnc-lower-checks=abort=1 "

@@ -84,6 +84,14 @@ def NNC_Dialect : Dialect {
       return ::llvm::StringLiteral("nnc.dim_names");
     }
 
+    /// The kernel chosen for an op that has several ways to run (a
+    /// convolution: "library", "per_image", "gemm", "loops"), a string the
+    /// lowering obeys. The target's cost model or the autotuner sets it;
+    /// tests force it. Absent: the lowering's own rules.
+    static constexpr ::llvm::StringLiteral getKernelChoiceAttrName() {
+      return ::llvm::StringLiteral("nnc.impl");
+    }
+
   private:
     // Each op family registers its ops from its own translation unit.
     void registerAttributes();
@@ -93,6 +101,7 @@ def NNC_Dialect : Dialect {
     void registerReductionOps();
     void registerShapeOps();
     void registerDynamicShapeOps();
+    void registerLibraryOps();
   }];
 }
 

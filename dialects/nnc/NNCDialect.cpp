@@ -31,6 +31,7 @@ void NNCDialect::initialize() {
   registerReductionOps();
   registerShapeOps();
   registerDynamicShapeOps();
+  registerLibraryOps();
 }
 
 void NNCDialect::registerAttributes() {
@@ -49,8 +50,9 @@ Operation *NNCDialect::materializeConstant(OpBuilder &builder, Attribute value,
 }
 
 /// Annotations the CPU backend's passes put on the ops and functions they
-/// produce (see --nnc-gemm-to-blas, --nnc-plan-memory, --nnc-lower-checks
-/// and --nnc-outline-kernels), with the kind of value each holds.
+/// produce (see --nnc-gemm-to-blas, --nnc-library-conv-to-dnnl,
+/// --nnc-plan-memory, --nnc-lower-checks and --nnc-outline-kernels) and the
+/// kernel choice (nnc.impl), with the kind of value each holds.
 static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
                                              bool &known) {
   StringRef name = attr.getName().getValue();
@@ -60,6 +62,11 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
   if (name == "nnc.gemm")
     ok = isa<DenseI64ArrayAttr>(value) &&
          cast<DenseI64ArrayAttr>(value).size() == 5;
+  else if (name == "nnc.library_bytes")
+    ok = isa<DenseI64ArrayAttr>(value) &&
+         cast<DenseI64ArrayAttr>(value).size() == 2;
+  else if (name == NNCDialect::getKernelChoiceAttrName())
+    ok = isa<StringAttr>(value);
   else if (name == "nnc.donate" || name == "nnc.donated")
     ok = isa<DenseI64ArrayAttr>(value) &&
          cast<DenseI64ArrayAttr>(value).size() % 2 == 0;

@@ -12,6 +12,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -40,7 +41,27 @@ struct CheckResource : public mlir::SideEffects::Resource::Base<CheckResource> {
 #define GET_OP_CLASSES
 #include "nnc/NNCDynamicShapeOps.h.inc"
 
+#define GET_OP_CLASSES
+#include "nnc/NNCLibraryOps.h.inc"
+
 namespace nnc {
+/// A convolution in the terms of nnc.library_conv: its direction, the
+/// shapes of src, weights and dst, the window and whether a bias is added.
+struct LibraryConvolution {
+  llvm::StringRef direction;
+  llvm::SmallVector<int64_t> src, weights, dst;
+  llvm::SmallVector<int64_t> strides, dilations, pads;
+  int64_t groups = 1;
+  bool bias = false;
+};
+
+/// `op` (nnc.conv, nnc.conv_transpose, nnc.conv_weight_grad) as one library
+/// convolution; nothing, with the reason in `why`, when it is not one
+/// (dynamic shapes, not f32, more than 3 spatial dimensions, an
+/// output_padding beyond the end pad).
+std::optional<LibraryConvolution> getLibraryConvolution(mlir::Operation *op,
+                                                        std::string &why);
+
 /// Appends the result types `op` infers (InferTypeOpInterface) or refines
 /// (ShapeRefinementOpInterface) from its current operands and attributes,
 /// one per result; appends nothing for an op that does neither. Fails with

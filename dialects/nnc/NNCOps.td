@@ -13,5 +13,6 @@ include "nnc/NNCNNOps.td"
 include "nnc/NNCReductionOps.td"
 include "nnc/NNCShapeOps.td"
 include "nnc/NNCDynamicShapeOps.td"
+include "nnc/NNCLibraryOps.td"
 
 #endif // NNC_OPS_TD

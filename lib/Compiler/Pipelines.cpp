@@ -37,6 +37,7 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
   LoweringChoices choices = target.loweringChoices(options);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  target.buildKernelChoicePipeline(pm, options);
   ConvertNNCToLinalgPassOptions linalg;
   linalg.perImageConvolutions = choices.perImageConvolutions;
   pm.addPass(createConvertNNCToLinalgPass(linalg));
@@ -115,6 +116,11 @@ struct InferencePipelineOptions
       llvm::cl::desc("Plan temporaries into one arena (off: each allocated "
                      "by its kernel)"),
       llvm::cl::init(true)};
+  Option<bool> libraryConvolutions{
+      *this, "library-convolutions",
+      llvm::cl::desc("Convolutions may run in the target's library where "
+                     "its cost model picks it (the CPU: oneDNN)"),
+      llvm::cl::init(true)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Lower the kernels for the target (off: "
                                     "stop at the fused, planned kernels)"),
@@ -132,6 +138,7 @@ buildRegisteredInference(OpPassManager &pm, const InferencePipelineOptions &o,
   options.parallel = o.parallel;
   options.fuse = o.fuse;
   options.planMemory = o.planMemory;
+  options.libraryConvolutions = o.libraryConvolutions;
   if (o.lower)
     nnc::buildInferencePipeline(pm, *target, options);
   else

@@ -17,6 +17,9 @@ LoweringChoices Target::loweringChoices(const TargetOptions &) const {
   return {};
 }
 
+void nnc::Target::buildKernelChoicePipeline(mlir::OpPassManager &,
+                                            const TargetOptions &) const {}
+
 namespace {
 
 struct Registry {

@@ -521,6 +521,16 @@ struct OutlineKernelsPass
         if (call->hasAttr("nnc.accumulate"))
           read += s[0] * s[1] * s[2] * elem;
       });
+      // A library convolution: [bytes read, bytes written].
+      op->walk([&](func::CallOp call) {
+        auto bytes =
+            call->getAttrOfType<DenseI64ArrayAttr>("nnc.library_bytes");
+        if (!bytes || bytes.size() != 2)
+          return;
+        gemm = true;
+        read += bytes[0];
+        written += bytes[1];
+      });
       if (gemm) {
         library = true;
         continue;

@@ -12,6 +12,7 @@
 #include <memory>
 
 namespace mlir {
+class DialectRegistry;
 class ModuleOp;
 class RewritePatternSet;
 class TypeConverter;
@@ -28,6 +29,11 @@ namespace nnc {
 /// Adds the patterns that rewrite nnc ops into linalg-on-tensors IR.
 void populateNNCToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                  bool perImageConvolutions = true);
+
+/// Registers how One-Shot Bufferize handles the nnc ops that survive the
+/// conversion (nnc.library_conv).
+void registerBufferizableOpInterfaceExternalModels(
+    mlir::DialectRegistry &registry);
 
 } // namespace nnc
 

@@ -43,6 +43,9 @@ struct TargetOptions {
   /// Temporaries are planned into one arena (off: each is allocated and
   /// freed by its kernel, for comparison).
   bool planMemory = true;
+  /// Convolutions may run in the target's tuned library (the CPU: oneDNN)
+  /// where its cost model picks it (off: generated code only).
+  bool libraryConvolutions = true;
 };
 
 /// Choices the shared lowering leaves to the target.
@@ -84,6 +87,10 @@ public:
 
   /// Fills the choices the shared lowering leaves open for `options`.
   virtual LoweringChoices loweringChoices(const TargetOptions &options) const;
+  /// Passes on the nnc ops before the conversion to linalg: the kernel
+  /// choices (nnc.impl) the target's cost model makes where none is given.
+  virtual void buildKernelChoicePipeline(mlir::OpPassManager &pm,
+                                         const TargetOptions &options) const;
   /// Passes on the bufferized functions before sibling fusion and memory
   /// planning: library calls, copies the target does its own way.
   virtual void buildBufferPipeline(mlir::OpPassManager &pm,

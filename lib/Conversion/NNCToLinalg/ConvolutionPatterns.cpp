@@ -3,7 +3,9 @@
 // Lowers conv, conv_transpose and conv_weight_grad to linalg on tensors:
 // image by image (one GEMM per image in an scf.for) when that option is on
 // and applies, else im2col + linalg.matmul for large static 2-D f32/f64
-// ones (the BLAS path), else one linalg.generic over the padded input.
+// ones (the BLAS path), else one linalg.generic over the padded input. A
+// kernel choice (nnc.impl) forces one of those, or nnc.library_conv for a
+// library to run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -142,7 +145,7 @@ constexpr int64_t kConvGemmMinRows = 4;
 /// better choice (small, depthwise-like, dynamic, other types).
 Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
                       Value bias, RankedTensorType resultType, int64_t groups,
-                      const Window &w) {
+                      const Window &w, bool forced = false) {
   auto inType = cast<RankedTensorType>(padded.getType());
   auto wType = cast<RankedTensorType>(weight.getType());
   Type t = inType.getElementType();
@@ -158,8 +161,9 @@ Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
   int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
   int64_t cg = c / groups, mg = m / groups;
   int64_t k = cg * kh * kw, p = n * oh * ow;
-  if (mg < kConvGemmMinRows ||
-      static_cast<double>(mg) * k * p < static_cast<double>(kConvGemmMinMacs))
+  if (!forced &&
+      (mg < kConvGemmMinRows ||
+       static_cast<double>(mg) * k * p < static_cast<double>(kConvGemmMinMacs)))
     return {};
   MLIRContext *ctx = b.getContext();
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -333,13 +337,15 @@ Value imageColumns(OpBuilder &b, Location loc, Value image, int64_t kh,
 /// it lies.)
 bool perImageApplies(RankedTensorType input, RankedTensorType weight,
                      RankedTensorType result, int64_t outChannels,
-                     int64_t groups) {
+                     int64_t groups, bool forced = false) {
   Type t = input.getElementType();
   if (groups != 1 || input.getRank() != 4 || !input.hasStaticShape() ||
-      input.getDimSize(0) == 1 || !weight.hasStaticShape() ||
+      (input.getDimSize(0) == 1 && !forced) || !weight.hasStaticShape() ||
       !result.hasStaticShape() || !(t.isF32() || t.isF64()) ||
       weight.getElementType() != t || result.getElementType() != t)
     return false;
+  if (forced)
+    return true;
   int64_t k = input.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
   int64_t p = result.getDimSize(2) * result.getDimSize(3);
   return outChannels >= kConvGemmMinRows &&
@@ -485,6 +491,115 @@ std::optional<std::string> whyCannotLower(ConvWeightGradOp op) {
                               {op.getType()});
 }
 
+/// The kernel an op's nnc.impl attribute chooses (Default: none given).
+enum class ConvChoice { Default, Library, PerImage, Gemm, Loops };
+
+/// The choice `op` carries; nothing when the attribute names no kernel.
+std::optional<ConvChoice> kernelChoice(Operation *op) {
+  Attribute attr = op->getAttr(NNCDialect::getKernelChoiceAttrName());
+  if (!attr)
+    return ConvChoice::Default;
+  auto name = dyn_cast<StringAttr>(attr);
+  if (!name)
+    return std::nullopt;
+  return llvm::StringSwitch<std::optional<ConvChoice>>(name.getValue())
+      .Case("library", ConvChoice::Library)
+      .Case("per_image", ConvChoice::PerImage)
+      .Case("gemm", ConvChoice::Gemm)
+      .Case("loops", ConvChoice::Loops)
+      .Default(std::nullopt);
+}
+
+/// The weight of a transposed convolution as the GEMM paths read it:
+/// [M, C, KH, KW] from [C, M, KH, KW].
+RankedTensorType flippedWeightType(RankedTensorType w) {
+  return RankedTensorType::get(
+      {w.getDimSize(1), w.getDimSize(0), w.getDimSize(2), w.getDimSize(3)},
+      w.getElementType());
+}
+
+/// Whether the forced `choice` applies to `op` (static 2-D f32/f64 without
+/// groups for the per-image and GEMM lowerings; what
+/// getLibraryConvolution accepts for a library); the reason when not.
+std::optional<std::string> whyChoiceDoesNotApply(Operation *op,
+                                                 ConvChoice choice) {
+  if (choice == ConvChoice::Default || choice == ConvChoice::Loops)
+    return std::nullopt;
+  std::string why;
+  auto named = [&](StringRef what) {
+    return "its kernel choice " +
+           std::string(NNCDialect::getKernelChoiceAttrName()) + " = \"" +
+           op->getAttrOfType<StringAttr>(NNCDialect::getKernelChoiceAttrName())
+               .getValue()
+               .str() +
+           "\" does not apply: " + what.str();
+  };
+  if (choice == ConvChoice::Library) {
+    if (getLibraryConvolution(op, why))
+      return std::nullopt;
+    return named(why);
+  }
+  bool applies =
+      llvm::TypeSwitch<Operation *, bool>(op)
+          .Case([](ConvOp c) {
+            auto w = c.getWeight().getType();
+            return perImageApplies(c.getInput().getType(), w, c.getType(),
+                                   w.getDimSize(0), c.getGroups(),
+                                   /*forced=*/true);
+          })
+          .Case([](ConvTransposeOp t) {
+            auto w = t.getWeight().getType();
+            if (w.getRank() != 4 || !w.hasStaticShape())
+              return false;
+            RankedTensorType f = flippedWeightType(w);
+            return perImageApplies(t.getInput().getType(), f, t.getType(),
+                                   f.getDimSize(0), t.getGroups(),
+                                   /*forced=*/true);
+          })
+          .Case([](ConvWeightGradOp g) {
+            return perImageApplies(
+                g.getInput().getType(), g.getType(), g.getGrad().getType(),
+                g.getType().getDimSize(0), g.getGroups(), /*forced=*/true);
+          })
+          .Default([](Operation *) { return false; });
+  if (applies)
+    return std::nullopt;
+  return named("it needs a static 2-D f32 or f64 convolution without groups");
+}
+
+/// Why `op` cannot be lowered: its shapes, or a forced kernel choice that
+/// does not apply.
+template <typename OpTy>
+std::optional<std::string> whyCannotLowerConv(OpTy op) {
+  if (std::optional<std::string> reason = whyCannotLower(op))
+    return reason;
+  std::optional<ConvChoice> choice = kernelChoice(op);
+  if (!choice)
+    return "its kernel choice " +
+           std::string(NNCDialect::getKernelChoiceAttrName()) +
+           " must be one of \"library\", \"per_image\", \"gemm\", "
+           "\"loops\"";
+  return whyChoiceDoesNotApply(op, *choice);
+}
+
+/// `op` as one nnc.library_conv on `operands` (its converted operands, in
+/// order: they are the library op's inputs in every direction).
+Value lowerToLibrary(OpBuilder &b, Location loc, Operation *op,
+                     ValueRange operands, RankedTensorType resultType) {
+  std::string why;
+  std::optional<LibraryConvolution> conv = getLibraryConvolution(op, why);
+  assert(conv && "checked by whyChoiceDoesNotApply");
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  return LibraryConvOp::create(b, loc, TypeRange{resultType},
+                               b.getStringAttr(conv->direction), operands, init,
+                               b.getDenseI64ArrayAttr(conv->strides),
+                               b.getDenseI64ArrayAttr(conv->dilations),
+                               b.getDenseI64ArrayAttr(conv->pads),
+                               b.getI64IntegerAttr(conv->groups))
+      .getResult()[0];
+}
+
 /// A convolution pattern that may lower image by image.
 template <typename OpTy>
 struct PerImagePattern : public OpConversionPattern<OpTy> {
@@ -504,14 +619,22 @@ struct ConvConversion : public PerImagePattern<ConvOp> {
     auto wType = op.getWeight().getType();
     RankedTensorType resultType = op.getType();
     int64_t s = inType.getRank() - 2;
-    if (std::optional<std::string> reason = whyCannotLower(op))
+    if (std::optional<std::string> reason = whyCannotLowerConv(op))
       return rewriter.notifyMatchFailure(op, *reason);
     Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
     int64_t groups = op.getGroupsAttr().getInt();
     Type t = inType.getElementType();
+    ConvChoice choice = *kernelChoice(op);
+    if (choice == ConvChoice::Library) {
+      rewriter.replaceOp(
+          op, lowerToLibrary(b, loc, op, adaptor.getOperands(), resultType));
+      return success();
+    }
 
-    if (perImage && perImageApplies(inType, wType, resultType,
-                                    wType.getDimSize(0), groups)) {
+    if ((choice == ConvChoice::Default && perImage &&
+         perImageApplies(inType, wType, resultType, wType.getDimSize(0),
+                         groups)) ||
+        choice == ConvChoice::PerImage) {
       rewriter.replaceOp(
           op, lowerConvPerImage(b, loc, adaptor.getInput(),
                                 paddedLayout(inType, w), adaptor.getWeight(),
@@ -520,11 +643,13 @@ struct ConvConversion : public PerImagePattern<ConvOp> {
     }
     Value padded = padSpatial(b, loc, adaptor.getInput(), w.padBegin, w.padEnd,
                               zeroOf(b, loc, t));
-    if (Value gemm =
-            lowerConvAsGemm(b, loc, padded, adaptor.getWeight(),
-                            adaptor.getBias(), resultType, groups, w)) {
-      rewriter.replaceOp(op, gemm);
-      return success();
+    if (choice == ConvChoice::Default || choice == ConvChoice::Gemm) {
+      if (Value gemm = lowerConvAsGemm(b, loc, padded, adaptor.getWeight(),
+                                       adaptor.getBias(), resultType, groups, w,
+                                       choice == ConvChoice::Gemm)) {
+        rewriter.replaceOp(op, gemm);
+        return success();
+      }
     }
     rewriter.replaceOp(
         op, lowerGroupedConv(b, loc, padded, adaptor.getWeight(),
@@ -548,11 +673,17 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
     auto wType = op.getWeight().getType();
     RankedTensorType resultType = op.getType();
     int64_t s = inType.getRank() - 2;
-    if (std::optional<std::string> reason = whyCannotLower(op))
+    if (std::optional<std::string> reason = whyCannotLowerConv(op))
       return rewriter.notifyMatchFailure(op, *reason);
     Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
     int64_t groups = op.getGroupsAttr().getInt();
     Type t = inType.getElementType();
+    ConvChoice choice = *kernelChoice(op);
+    if (choice == ConvChoice::Library) {
+      rewriter.replaceOp(
+          op, lowerToLibrary(b, loc, op, adaptor.getOperands(), resultType));
+      return success();
+    }
 
     // The full (unpadded) result is y[o] = sum_{i, k: i*stride + k*dil = o}
     // x[i] * w[k]. Spread x into zeros at offset P = dil * (K - 1) with the
@@ -578,8 +709,8 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
     // pad_begin on (cropped to the positions it reads), with the kernel
     // transposed and flipped. In 2-D without groups that is im2col + GEMM
     // (BLAS) rather than loops over xs: image by image, or the whole batch.
-    bool gemmPath = s == 2 && groups == 1 && inType.hasStaticShape() &&
-                    wType.hasStaticShape();
+    bool gemmPath = choice != ConvChoice::Loops && s == 2 && groups == 1 &&
+                    inType.hasStaticShape() && wType.hasStaticShape();
     SmallVector<int64_t> cropShape(shape);
     for (int64_t i = 0; i < s; ++i)
       cropShape[2 + i] = resultType.getDimSize(2 + i) + offsets[i];
@@ -606,12 +737,11 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
           .getResult(0);
     };
     if (gemmPath) {
-      flippedType =
-          RankedTensorType::get({wType.getDimSize(1), wType.getDimSize(0),
-                                 wType.getDimSize(2), wType.getDimSize(3)},
-                                t);
-      if (perImage && perImageApplies(inType, flippedType, resultType,
-                                      flippedType.getDimSize(0), groups)) {
+      flippedType = flippedWeightType(wType);
+      if ((choice == ConvChoice::Default && perImage &&
+           perImageApplies(inType, flippedType, resultType,
+                           flippedType.getDimSize(0), groups)) ||
+          choice == ConvChoice::PerImage) {
         // Each image spread and cropped as the whole batch is below.
         ImageLayout layout;
         for (int64_t i = 0; i < s; ++i) {
@@ -655,9 +785,9 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
       Value cropped = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get(cropShape, t), spreadX, cropOffsets,
           cropSizes, unit);
-      if (Value gemm = lowerConvAsGemm(b, loc, cropped, flipKernel(),
-                                       adaptor.getBias(), resultType,
-                                       /*groups=*/1, unitStride)) {
+      if (Value gemm = lowerConvAsGemm(
+              b, loc, cropped, flipKernel(), adaptor.getBias(), resultType,
+              /*groups=*/1, unitStride, choice == ConvChoice::Gemm)) {
         rewriter.replaceOp(op, gemm);
         return success();
       }
@@ -690,14 +820,22 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
     auto gType = op.getGrad().getType();
     RankedTensorType resultType = op.getType();
     int64_t s = inType.getRank() - 2;
-    if (std::optional<std::string> reason = whyCannotLower(op))
+    if (std::optional<std::string> reason = whyCannotLowerConv(op))
       return rewriter.notifyMatchFailure(op, *reason);
     Window w = getWindow(op.getStrides(), op.getDilations(), op.getPads(), s);
     int64_t groups = op.getGroups();
     Type t = inType.getElementType();
     Value x = adaptor.getInput(), g = adaptor.getGrad();
     int64_t m = resultType.getDimSize(0);
-    if (perImage && perImageApplies(inType, resultType, gType, m, groups)) {
+    ConvChoice choice = *kernelChoice(op);
+    if (choice == ConvChoice::Library) {
+      rewriter.replaceOp(
+          op, lowerToLibrary(b, loc, op, adaptor.getOperands(), resultType));
+      return success();
+    }
+    if ((choice == ConvChoice::Default && perImage &&
+         perImageApplies(inType, resultType, gType, m, groups)) ||
+        choice == ConvChoice::PerImage) {
       rewriter.replaceOp(op, lowerWeightGradPerImage(b, loc, x,
                                                      paddedLayout(inType, w), g,
                                                      resultType, w));
@@ -707,7 +845,9 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     Value padded =
         padSpatial(b, loc, x, w.padBegin, w.padEnd, zeroOf(b, loc, t));
-    if (perImageApplies(inType, resultType, gType, m, groups)) {
+    if ((choice == ConvChoice::Default &&
+         perImageApplies(inType, resultType, gType, m, groups)) ||
+        choice == ConvChoice::Gemm) {
       // cols[(c, kh, kw), (n, oh, ow)] and g as [M, N, OH, OW]; dw = g *
       // cols^T.
       int64_t n = gType.getDimSize(0), c = inType.getDimSize(1);
@@ -798,7 +938,7 @@ std::optional<std::string>
 nnc::detail::whyCannotLowerConvolution(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
       .Case<ConvOp, ConvTransposeOp, ConvWeightGradOp>(
-          [](auto conv) { return whyCannotLower(conv); })
+          [](auto conv) { return whyCannotLowerConv(conv); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

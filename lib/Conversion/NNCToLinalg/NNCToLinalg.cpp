@@ -87,6 +87,8 @@ struct ConvertNNCToLinalgPass
     // The run-time checks the index-taking ops lower to stay until
     // --nnc-lower-checks.
     target.addLegalOp<nnc::CheckIndexOp>();
+    // Convolutions a library runs, until the target's pass on buffers.
+    target.addLegalOp<nnc::LibraryConvOp>();
 
     RewritePatternSet patterns(ctx);
     nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions);

@@ -8,6 +8,8 @@
 
 #include "CPUCodegen.h"
 
+#include "nnc/runtime/LibraryConvolution.h"
+
 #include "lld/Common/Driver.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -201,7 +203,7 @@ linkSharedObject(llvm::ArrayRef<llvm::SmallVector<char, 0>> objects,
 /// One partition's object code and what it calls.
 struct PartitionResult {
   llvm::SmallVector<char, 0> object;
-  bool usesOpenMP = false, usesBlas = false;
+  bool usesOpenMP = false, usesBlas = false, usesDnnl = false;
   std::string error;
 };
 
@@ -247,6 +249,10 @@ PartitionResult compilePartition(llvm::Module &module,
     }
     if (name == "cblas_sgemm" || name == "cblas_dgemm") {
       result.usesBlas = true;
+      continue;
+    }
+    if (name == nnc::runtime::libconv::kConvolutionSymbol) {
+      result.usesDnnl = true;
       continue;
     }
     if (!dlsym(RTLD_DEFAULT, name.str().c_str())) {
@@ -384,12 +390,14 @@ nnc::cpu::generateSharedObject(ModuleOp module,
   }
   result.usesOpenMP = false;
   result.usesBlas = false;
+  result.usesDnnl = false;
   std::vector<llvm::SmallVector<char, 0>> objects;
   for (PartitionResult &part : parts) {
     if (!part.error.empty())
       return emitError(module.getLoc()) << "codegen: " << part.error;
     result.usesOpenMP |= part.usesOpenMP;
     result.usesBlas |= part.usesBlas;
+    result.usesDnnl |= part.usesDnnl;
     objects.push_back(std::move(part.object));
   }
   if (failed(linkSharedObject(objects, result.sharedObject, module)))

@@ -27,6 +27,9 @@ struct CPUCodegenResult {
   /// The code calls CBLAS (cblas_sgemm, cblas_dgemm): the runtime opens
   /// OpenBLAS before loading it.
   bool usesBlas = false;
+  /// The code calls the oneDNN glue (nnc_dnnl_convolution): the runtime
+  /// opens libnnc_dnnl.so before loading it.
+  bool usesDnnl = false;
 };
 
 /// Generates a shared object from `module` (in the LLVM dialect) exporting

@@ -10,6 +10,7 @@
 #include "nnc/Target/CPU/CPUTarget.h"
 
 #include "CPUCodegen.h"
+#include "DnnlConvolutions.h"
 
 #include "nnc/Target/CPU/Passes.h"
 #include "nnc/Target/Target.h"
@@ -58,7 +59,9 @@ public:
     return nnc::runtime::Program::hostCpuTarget();
   }
   std::string fingerprint() const override {
-    return executableTarget() + "\n" + nnc::cpu::hostCpuDescription();
+    // The kernel choices depend on whether oneDNN is there, and which.
+    return executableTarget() + "\n" + nnc::cpu::hostCpuDescription() + "\n" +
+           nnc::cpu::dnnlDescription();
   }
 
   nnc::LoweringChoices
@@ -70,8 +73,18 @@ public:
     return choices;
   }
 
+  void
+  buildKernelChoicePipeline(OpPassManager &pm,
+                            const nnc::TargetOptions &options) const override {
+    // oneDNN for the convolutions it can take.
+    if (options.libraryConvolutions)
+      pm.addPass(nnc::cpu::createChooseKernelsPass());
+  }
+
   void buildBufferPipeline(OpPassManager &pm,
                            const nnc::TargetOptions &) const override {
+    // Library convolutions call the runtime's oneDNN glue.
+    pm.addPass(nnc::cpu::createLibraryConvToDnnlPass());
     // memref.copy between strided views would call MLIR's runner library,
     // which the runtime does not ship.
     pm.addNestedPass<func::FuncOp>(nnc::cpu::createStridedCopyToLinalgPass());
@@ -124,6 +137,7 @@ public:
     plan.cpuFeatures = std::move(code.cpuFeatures);
     plan.needsOpenMP = code.usesOpenMP;
     plan.needsBlas = code.usesBlas;
+    plan.needsDnnl = code.usesDnnl;
     out.code = std::move(code.sharedObject);
     // The CPU device maps the shared object from the executable as it is.
     out.alignment = 4096;

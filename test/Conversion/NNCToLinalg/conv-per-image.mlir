@@ -1,5 +1,5 @@
 // RUN: nnc-opt %s --split-input-file --nnc-convert-to-linalg | FileCheck %s
-// RUN: nnc-opt %s --split-input-file --nnc-lower-to-llvm \
+// RUN: nnc-opt %s --split-input-file --nnc-lower-to-llvm=library-convolutions=0 \
 // RUN:   | FileCheck %s --check-prefix=LLVM
 
 // The per-image lowering of 2-D convolutions (the default; the whole-batch

@@ -11,6 +11,34 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// Kernel choices on nnc ops
+//===----------------------------------------------------------------------===//
+
+def ChooseKernelsPass : Pass<"nnc-cpu-choose-kernels", "mlir::ModuleOp"> {
+  let summary = "The CPU's cost model: which convolutions oneDNN runs";
+  let description = [{
+    Sets the kernel choice `nnc.impl = "library"` on each `nnc.conv`,
+    `nnc.conv_transpose` and `nnc.conv_weight_grad` that has none, when it
+    is one library convolution (static f32 shapes, 1 to 3 spatial
+    dimensions) and oneDNN, through the runtime's glue libnnc_dnnl.so, can
+    build its primitive on this machine. oneDNN's convolutions (the ones
+    PyTorch runs on the CPU) beat every generated or im2col + BLAS lowering
+    nnc has for these, depthwise and grouped ones included; ops it cannot
+    take keep the conversion's own rules. A choice already present (forced
+    by a test or made by the tuner) is left alone. Without the glue (no
+    libdnnl on the machine) nothing changes.
+
+    ```mlir
+    %y = nnc.conv %x, %w pads = [1, 1, 1, 1]
+        : tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>
+    // becomes
+    %y = nnc.conv %x, %w pads = [1, 1, 1, 1] {nnc.impl = "library"}
+        : tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Buffers: library calls and copies
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +60,37 @@ def StridedCopyToLinalgPass
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def LibraryConvToDnnlPass
+    : Pass<"nnc-library-conv-to-dnnl", "mlir::ModuleOp"> {
+  let summary = "Turn nnc.library_conv on buffers into oneDNN glue calls";
+  let description = [{
+    After bufferization, each `nnc.library_conv` becomes a call to
+    `nnc_dnnl_convolution` (libnnc_dnnl.so, runtime/include/nnc/runtime/
+    LibraryConvolution.h) with a constant descriptor of the convolution
+    (a private `memref.global`) and the addresses of its buffers; the bias
+    is a null pointer when there is none. Operands that are not dense
+    row-major views are copied into dense temporaries first (and the result
+    back). Each descriptor is checked with oneDNN here, so that a primitive
+    it cannot build is a compile error naming the op, never a failure at run
+    time. The CPU runtime opens the glue (and libdnnl) before loading code
+    that calls it.
+
+    ```mlir
+    nnc.library_conv "forward" ins(%x, %w : memref<1x3x8x8xf32>,
+        memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
+        strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1
+    // becomes
+    func.call @nnc_dnnl_convolution(%desc, %px, %pw, %null, %py)
+        : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect"
+  ];
 }
 
 def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {

@@ -1,0 +1,73 @@
+//===- NNCLibraryOps.td - kernels a library runs ------------*- tablegen -*-===//
+//
+// Ops that stand for a call into a tuned library after lowering: the
+// conversion to linalg produces one where the kernel choice of an nnc op
+// says so (`nnc.impl = "library"`), bufferization turns its tensors into
+// buffers, and the target's pass on buffers emits the call (the CPU:
+// oneDNN through the runtime's glue). Destination style, like linalg, so
+// that one op serves both the tensor and the buffer form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_LIBRARY_OPS_TD
+#define NNC_LIBRARY_OPS_TD
+
+include "nnc/NNCBase.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def NNC_LibraryConvOp : NNC_Op<"library_conv", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "a convolution or one of its gradients, run by a library";
+  let description = [{
+    One convolution in the library's terms: `src` `[N, C, D1, ..., Dn]`,
+    `weights` `[M, C / groups, K1, ..., Kn]` and `dst` `[N, M, O1, ..., On]`
+    with `Oi` as for `nnc.conv` (1 <= n <= 3; static f32 shapes). The
+    `direction` says which of the three `init` receives (entirely: its
+    contents are not read):
+
+    - `"forward"`: `ins(src, weights[, bias [M]])`, `init` is dst (`nnc.conv`);
+    - `"backward_data"`: `ins(dst, weights[, bias [C]])`, `init` is src,
+      the input gradient of the convolution for the output gradient `dst`
+      plus the bias (`nnc.conv_transpose`);
+    - `"backward_weights"`: `ins(src, dst)`, `init` is weights, the weight
+      gradient (`nnc.conv_weight_grad`).
+
+    `strides` and `dilations` hold n entries, `pads` 2n (begin pads, then
+    end pads). On tensors it returns the result; on buffers it writes
+    `init` and returns nothing.
+
+    ```mlir
+    %y = nnc.library_conv "forward" ins(%x, %w : tensor<8x64x56x56xf32>,
+        tensor<64x64x3x3xf32>) outs(%e : tensor<8x64x56x56xf32>)
+        strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1
+        -> tensor<8x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$direction, Variadic<AnyShaped>:$inputs,
+                       AnyShaped:$init, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$pads,
+                       I64Attr:$groups);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $direction `ins` `(` $inputs `:` type($inputs) `)`
+    `outs` `(` $init `:` type($init) `)`
+    `strides` `=` $strides `dilations` `=` $dilations `pads` `=` $pads
+    `groups` `=` $groups attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+    /// The operand or result that plays the convolution's src, weights and
+    /// dst (by direction), and its bias (null: none).
+    ::mlir::Value getSrc();
+    ::mlir::Value getWeights();
+    ::mlir::Value getDst();
+    ::mlir::Value getBias();
+  }];
+}
+
+#endif // NNC_LIBRARY_OPS_TD

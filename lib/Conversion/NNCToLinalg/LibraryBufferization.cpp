@@ -1,0 +1,65 @@
+//===- LibraryBufferization.cpp - nnc.library_conv on buffers -------------===//
+//
+// One-Shot Bufferize for nnc.library_conv: it reads its inputs and writes
+// all of `init` without reading it (so init may be any buffer, a fresh
+// allocation included), and its result is init's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Conversion/Passes.h"
+
+#include "nnc/NNCDialect.h"
+#include "nnc/NNCOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+
+namespace {
+
+struct LibraryConvBufferization
+    : public DstBufferizableOpInterfaceExternalModel<LibraryConvBufferization,
+                                                     nnc::LibraryConvOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<nnc::LibraryConvOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto conv = cast<nnc::LibraryConvOp>(op);
+    if (conv.hasPureBufferSemantics())
+      return success();
+    SmallVector<Value> inputs;
+    for (Value input : conv.getInputs()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, input, options, state);
+      if (failed(buffer))
+        return failure();
+      inputs.push_back(*buffer);
+    }
+    FailureOr<Value> init = getBuffer(rewriter, conv.getInit(), options, state);
+    if (failed(init))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    nnc::LibraryConvOp::create(rewriter, op->getLoc(), TypeRange{},
+                               conv.getDirectionAttr(), inputs, *init,
+                               conv.getStridesAttr(), conv.getDilationsAttr(),
+                               conv.getPadsAttr(), conv.getGroupsAttr());
+    replaceOpWithBufferizedValues(rewriter, op, *init);
+    return success();
+  }
+};
+
+} // namespace
+
+void nnc::registerBufferizableOpInterfaceExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, nnc::NNCDialect *) {
+    nnc::LibraryConvOp::attachInterface<LibraryConvBufferization>(*ctx);
+  });
+}

@@ -1,0 +1,262 @@
+//===- DnnlConvolutions.cpp - convolutions that oneDNN runs ---------------===//
+//
+// Implements --nnc-cpu-choose-kernels (the CPU's cost model for the kernel
+// choice of convolutions: oneDNN wherever it can take one) and
+// --nnc-library-conv-to-dnnl (nnc.library_conv on buffers to calls into
+// the runtime's oneDNN glue, with a constant descriptor each).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/Target/CPU/Passes.h"
+
+#include "DnnlConvolutions.h"
+
+#include "nnc/NNCDialect.h"
+#include "nnc/NNCOps.h"
+#include "nnc/runtime/Device.h"
+#include "nnc/runtime/LibraryConvolution.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <array>
+
+namespace nnc::cpu {
+#define GEN_PASS_DEF_CHOOSEKERNELSPASS
+#define GEN_PASS_DEF_LIBRARYCONVTODNNLPASS
+#include "nnc/Target/CPU/Passes.h.inc"
+} // namespace nnc::cpu
+
+using namespace mlir;
+namespace libconv = nnc::runtime::libconv;
+
+using Descriptor = std::array<int64_t, libconv::kLength>;
+
+Descriptor nnc::cpu::dnnlDescriptor(const LibraryConvolution &conv) {
+  Descriptor d{};
+  d[libconv::kVersion] = libconv::kFormat;
+  libconv::Direction direction =
+      conv.direction == "forward"         ? libconv::Direction::Forward
+      : conv.direction == "backward_data" ? libconv::Direction::BackwardData
+                                          : libconv::Direction::BackwardWeights;
+  d[libconv::kDirection] = static_cast<int64_t>(direction);
+  int64_t spatial = static_cast<int64_t>(conv.src.size()) - 2;
+  d[libconv::kSpatial] = spatial;
+  d[libconv::kGroups] = conv.groups;
+  d[libconv::kHasBias] = conv.bias;
+  d[libconv::kBatch] = conv.src[0];
+  d[libconv::kInChannels] = conv.src[1];
+  d[libconv::kOutChannels] = conv.dst[1];
+  for (int64_t i = 0; i < libconv::kMaxSpatial; ++i) {
+    bool used = i < spatial;
+    d[libconv::kSrcSizes + i] = used ? conv.src[2 + i] : 0;
+    d[libconv::kDstSizes + i] = used ? conv.dst[2 + i] : 0;
+    d[libconv::kKernelSizes + i] = used ? conv.weights[2 + i] : 0;
+    d[libconv::kStrides + i] = used ? conv.strides[i] : 1;
+    d[libconv::kDilations + i] = used ? conv.dilations[i] : 1;
+    d[libconv::kPadsBegin + i] = used ? conv.pads[i] : 0;
+    d[libconv::kPadsEnd + i] = used ? conv.pads[spatial + i] : 0;
+  }
+  return d;
+}
+
+bool nnc::cpu::dnnlCanRun(const LibraryConvolution &conv, std::string &why) {
+  const runtime::DnnlGlue &glue = runtime::dnnlGlue();
+  if (!glue.status.isOk()) {
+    why = glue.status.message();
+    return false;
+  }
+  Descriptor d = dnnlDescriptor(conv);
+  char error[512] = {0};
+  if (glue.check(d.data(), error, sizeof error) == 0)
+    return true;
+  why = error;
+  return false;
+}
+
+std::string nnc::cpu::dnnlDescription() {
+  const runtime::DnnlGlue &glue = runtime::dnnlGlue();
+  if (!glue.status.isOk())
+    return "no oneDNN";
+  return glue.version();
+}
+
+namespace {
+
+/// The convolution a buffer-form library_conv runs.
+nnc::LibraryConvolution describe(nnc::LibraryConvOp op) {
+  nnc::LibraryConvolution conv;
+  conv.direction = op.getDirection();
+  auto shape = [](Value v) {
+    return SmallVector<int64_t>(cast<ShapedType>(v.getType()).getShape());
+  };
+  conv.src = shape(op.getSrc());
+  conv.weights = shape(op.getWeights());
+  conv.dst = shape(op.getDst());
+  conv.strides.assign(op.getStrides().begin(), op.getStrides().end());
+  conv.dilations.assign(op.getDilations().begin(), op.getDilations().end());
+  conv.pads.assign(op.getPads().begin(), op.getPads().end());
+  conv.groups = op.getGroups();
+  conv.bias = static_cast<bool>(op.getBias());
+  return conv;
+}
+
+struct ChooseKernelsPass
+    : public nnc::cpu::impl::ChooseKernelsPassBase<ChooseKernelsPass> {
+  void runOnOperation() override {
+    StringRef name = nnc::NNCDialect::getKernelChoiceAttrName();
+    getOperation().walk([&](Operation *op) {
+      if (!isa<nnc::ConvOp, nnc::ConvTransposeOp, nnc::ConvWeightGradOp>(op) ||
+          op->hasAttr(name))
+        return;
+      std::string why;
+      std::optional<nnc::LibraryConvolution> conv =
+          nnc::getLibraryConvolution(op, why);
+      if (conv && nnc::cpu::dnnlCanRun(*conv, why))
+        op->setAttr(name, StringAttr::get(op->getContext(), "library"));
+    });
+  }
+};
+
+/// Whether `type` is laid out dense and row-major (any offset).
+bool isDense(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t i = type.getRank(); i-- > 0;) {
+    if (type.getDimSize(i) != 1 && strides[i] != expected)
+      return false;
+    expected *= type.getDimSize(i);
+  }
+  return true;
+}
+
+struct LibraryConvToDnnlPass
+    : public nnc::cpu::impl::LibraryConvToDnnlPassBase<LibraryConvToDnnlPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<nnc::LibraryConvOp> convs;
+    module.walk([&](nnc::LibraryConvOp op) { convs.push_back(op); });
+    if (convs.empty())
+      return;
+    MLIRContext *ctx = &getContext();
+    SymbolTable symbols(module);
+    Type ptr = LLVM::LLVMPointerType::get(ctx);
+    func::FuncOp callee =
+        module.lookupSymbol<func::FuncOp>(libconv::kConvolutionSymbol);
+    if (!callee) {
+      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+      callee = func::FuncOp::create(
+          b, module.getLoc(), libconv::kConvolutionSymbol,
+          FunctionType::get(ctx, SmallVector<Type>(5, ptr), {}));
+      callee.setPrivate();
+    }
+    for (nnc::LibraryConvOp op : convs) {
+      if (!op.hasPureBufferSemantics()) {
+        op.emitOpError("must be bufferized before --nnc-library-conv-to-dnnl");
+        return signalPassFailure();
+      }
+      nnc::LibraryConvolution conv = describe(op);
+      std::string why;
+      if (!nnc::cpu::dnnlCanRun(conv, why)) {
+        op.emitOpError("cannot run in oneDNN: ") << why;
+        return signalPassFailure();
+      }
+      Descriptor d = nnc::cpu::dnnlDescriptor(conv);
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+
+      // The descriptor: one private constant per distinct convolution.
+      auto descType = MemRefType::get({libconv::kLength}, b.getI64Type());
+      std::string globalName = "__nnc_dnnl_conv";
+      memref::GlobalOp global;
+      for (auto existing : module.getOps<memref::GlobalOp>()) {
+        auto value = dyn_cast_or_null<DenseIntElementsAttr>(
+            existing.getInitialValueAttr());
+        if (existing.getSymName().starts_with(globalName) && value &&
+            llvm::equal(value.getValues<int64_t>(), d)) {
+          global = existing;
+          break;
+        }
+      }
+      if (!global) {
+        OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
+        auto tensorType =
+            RankedTensorType::get({libconv::kLength}, b.getI64Type());
+        global = memref::GlobalOp::create(
+            gb, loc, globalName, gb.getStringAttr("private"), descType,
+            DenseIntElementsAttr::get(tensorType, ArrayRef<int64_t>(d)),
+            /*constant=*/true, /*alignment=*/IntegerAttr());
+        symbols.insert(global);
+      }
+      Value desc =
+          memref::GetGlobalOp::create(b, loc, descType, global.getSymName());
+
+      auto address = [&](Value memref) -> Value {
+        Value aligned =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+        auto type = cast<MemRefType>(memref.getType());
+        auto [strides, offset] = type.getStridesAndOffset();
+        int64_t bytes = type.getElementTypeBitWidth() / 8;
+        Value at = aligned;
+        if (ShapedType::isDynamic(offset)) {
+          Value elements =
+              memref::ExtractStridedMetadataOp::create(b, loc, memref)
+                  .getOffset();
+          Value scaled = arith::MulIOp::create(
+              b, loc, elements, arith::ConstantIndexOp::create(b, loc, bytes));
+          at = arith::AddIOp::create(b, loc, aligned, scaled);
+        } else if (offset != 0) {
+          at = arith::AddIOp::create(
+              b, loc, aligned,
+              arith::ConstantIndexOp::create(b, loc, offset * bytes));
+        }
+        Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), at);
+        return LLVM::IntToPtrOp::create(b, loc, ptr, i64);
+      };
+      // A dense view of `value`: itself, or a copy into a temporary.
+      auto dense = [&](Value value, bool copyIn) -> Value {
+        auto type = cast<MemRefType>(value.getType());
+        if (isDense(type))
+          return value;
+        auto plain = MemRefType::get(type.getShape(), type.getElementType());
+        auto alloc = memref::AllocOp::create(b, loc, plain);
+        if (copyIn)
+          linalg::CopyOp::create(b, loc, value, alloc.getResult());
+        return alloc;
+      };
+      SmallVector<Value> args = {address(desc)};
+      for (Value input : op.getInputs())
+        args.push_back(address(dense(input, /*copyIn=*/true)));
+      if (!op.getBias())
+        args.push_back(LLVM::ZeroOp::create(b, loc, ptr));
+      Value out = dense(op.getInit(), /*copyIn=*/false);
+      args.push_back(address(out));
+      auto call = func::CallOp::create(b, loc, callee, args);
+      // What the kernel reads and writes, for the step's figures.
+      int64_t read = 0;
+      for (Value input : op.getInputs()) {
+        auto type = cast<MemRefType>(input.getType());
+        read += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      }
+      auto outType = cast<MemRefType>(op.getInit().getType());
+      int64_t written =
+          outType.getNumElements() * outType.getElementTypeBitWidth() / 8;
+      call->setAttr("nnc.library_bytes",
+                    b.getDenseI64ArrayAttr({read, written}));
+      if (out != op.getInit())
+        linalg::CopyOp::create(b, loc, out, op.getInit());
+      op.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,55 @@
+// RUN: nnc-opt %s --split-input-file --nnc-convert-to-linalg --verify-diagnostics
+
+func.func @unknown(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'nnc.conv' op cannot be lowered to linalg: its kernel choice nnc.impl must be one of "library", "per_image", "gemm", "loops"}}
+  %0 = nnc.conv %x, %w {nnc.impl = "winograd"} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @library_f64(%x: tensor<1x2x4x4xf64>, %w: tensor<2x2x3x3xf64>) -> tensor<1x2x2x2xf64> {
+  // expected-error @+1 {{'nnc.conv' op cannot be lowered to linalg: its kernel choice nnc.impl = "library" does not apply: its element type is not f32}}
+  %0 = nnc.conv %x, %w {nnc.impl = "library"} : tensor<1x2x4x4xf64>, tensor<2x2x3x3xf64>
+  return %0 : tensor<1x2x2x2xf64>
+}
+
+// -----
+
+func.func @library_dynamic(%x: tensor<?x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<?x2x2x2xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "library" does not apply: its shapes are not static}}
+  %0 = nnc.conv %x, %w {nnc.impl = "library"} : tensor<?x2x4x4xf32>, tensor<2x2x3x3xf32>
+  return %0 : tensor<?x2x2x2xf32>
+}
+
+// -----
+
+func.func @per_image_groups(%x: tensor<2x4x4x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<2x4x2x2xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "per_image" does not apply: it needs a static 2-D f32 or f64 convolution without groups}}
+  %0 = nnc.conv %x, %w groups = 2 {nnc.impl = "per_image"} : tensor<2x4x4x4xf32>, tensor<4x2x3x3xf32>
+  return %0 : tensor<2x4x2x2xf32>
+}
+
+// -----
+
+func.func @gemm_1d(%x: tensor<2x4x8xf32>, %w: tensor<4x4x3xf32>) -> tensor<2x4x6xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "gemm" does not apply: it needs a static 2-D f32 or f64 convolution without groups}}
+  %0 = nnc.conv %x, %w {nnc.impl = "gemm"} : tensor<2x4x8xf32>, tensor<4x4x3xf32>
+  return %0 : tensor<2x4x6xf32>
+}
+
+// -----
+
+func.func @transpose_output_padding(%x: tensor<1x1x3xf32>, %w: tensor<1x1x3xf32>) -> tensor<1x1x13xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "library" does not apply: its output_padding exceeds its end pad by a stride or more}}
+  %0 = nnc.conv_transpose %x, %w strides = [2] dilations = [3] output_padding = [2] {nnc.impl = "library"} : tensor<1x1x3xf32>, tensor<1x1x3xf32>
+  return %0 : tensor<1x1x13xf32>
+}
+
+// -----
+
+func.func @not_a_string(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'nnc.impl' has an invalid value 1 : i64}}
+  %0 = nnc.conv %x, %w {nnc.impl = 1} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}

@@ -1,0 +1,79 @@
+// RUN: nnc-opt %s --split-input-file --verify-diagnostics
+
+func.func @direction(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{direction must be "forward", "backward_data" or "backward_weights", not "sideways"}}
+  %y = nnc.library_conv "sideways" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @weights_bias(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x6x6xf32>, %b: tensor<4xf32>, %e: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{takes 2 inputs for direction "backward_weights", not 3}}
+  %y = nnc.library_conv "backward_weights" ins(%x, %g, %b : tensor<1x3x8x8xf32>, tensor<1x4x6x6xf32>, tensor<4xf32>) outs(%e : tensor<4x3x3x3xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @mixed(%x: memref<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{operands must be all ranked tensors or all memrefs}}
+  %y = nnc.library_conv "forward" ins(%x, %w : memref<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{operands must have static shapes and f32 elements, not 'tensor<?x3x8x8xf32>'}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_result(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %e: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{on buffers returns nothing}}
+  %y = nnc.library_conv "forward" ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%e : memref<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @window(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{needs 2 strides and dilations and 4 pads}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @groups(%x: tensor<1x3x8x8xf32>, %w: tensor<4x1x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{groups 2 must divide the channels 3 and 4}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x1x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{are not one convolution's}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x7x6xf32>) {
+  // expected-error @+1 {{spatial dimension 0 of dst is 7, not what src, weights, strides, dilations and pads give}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x7x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @bias(%g: tensor<1x4x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %e: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{bias must be [3], not 'tensor<4xf32>'}}
+  %y = nnc.library_conv "backward_data" ins(%g, %w, %b : tensor<1x4x6x6xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) outs(%e : tensor<1x3x8x8xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x3x8x8xf32>
+  return
+}

@@ -1,0 +1,34 @@
+// RUN: nnc-opt %s --split-input-file | FileCheck %s
+// RUN: nnc-opt %s --split-input-file | nnc-opt --split-input-file | FileCheck %s
+// RUN: nnc-opt %s --split-input-file --mlir-print-op-generic | nnc-opt --split-input-file | FileCheck %s
+
+// library_conv on tensors: forward with a bias returns init's type.
+// CHECK-LABEL: func.func @forward
+// CHECK: nnc.library_conv "forward" ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3x9x9xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<2x8x5x5xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 -> tensor<2x8x5x5xf32>
+func.func @forward(%x: tensor<2x3x9x9xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<2x8x5x5xf32> {
+  %e = tensor.empty() : tensor<2x8x5x5xf32>
+  %y = nnc.library_conv "forward" ins(%x, %w, %b : tensor<2x3x9x9xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) outs(%e : tensor<2x8x5x5xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 -> tensor<2x8x5x5xf32>
+  return %y : tensor<2x8x5x5xf32>
+}
+
+// -----
+
+// Backward data of a depthwise convolution: dst-gradient in, src out.
+// CHECK-LABEL: func.func @backward_data
+// CHECK: nnc.library_conv "backward_data" ins(%{{.*}}, %{{.*}} : tensor<1x6x4x4xf32>, tensor<6x1x3x3xf32>) outs(%{{.*}} : tensor<1x6x8x8xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 0, 0] groups = 6
+func.func @backward_data(%g: tensor<1x6x4x4xf32>, %w: tensor<6x1x3x3xf32>) -> tensor<1x6x8x8xf32> {
+  %e = tensor.empty() : tensor<1x6x8x8xf32>
+  %dx = nnc.library_conv "backward_data" ins(%g, %w : tensor<1x6x4x4xf32>, tensor<6x1x3x3xf32>) outs(%e : tensor<1x6x8x8xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 0, 0] groups = 6 -> tensor<1x6x8x8xf32>
+  return %dx : tensor<1x6x8x8xf32>
+}
+
+// -----
+
+// On buffers: the weight gradient of a 1-D convolution, no result.
+// CHECK-LABEL: func.func @backward_weights
+// CHECK: nnc.library_conv "backward_weights" ins(%{{.*}}, %{{.*}} : memref<3x4x17xf32>, memref<3x5x8xf32>) outs(%{{.*}} : memref<5x4x3xf32>) strides = [2] dilations = [1] pads = [1, 0] groups = 1
+// CHECK-NOT: ->
+func.func @backward_weights(%x: memref<3x4x17xf32>, %g: memref<3x5x8xf32>, %dw: memref<5x4x3xf32>) {
+  nnc.library_conv "backward_weights" ins(%x, %g : memref<3x4x17xf32>, memref<3x5x8xf32>) outs(%dw : memref<5x4x3xf32>) strides = [2] dilations = [1] pads = [1, 0] groups = 1
+  return
+}

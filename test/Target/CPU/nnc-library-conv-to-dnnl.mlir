@@ -1,0 +1,57 @@
+// RUN: nnc-opt %s --split-input-file --nnc-library-conv-to-dnnl --verify-diagnostics | FileCheck %s
+
+// Each library convolution on buffers calls the oneDNN glue with its
+// descriptor (a private constant, one per distinct convolution: format 1,
+// direction, spatial dims, groups, bias, N, C, M, src, dst and kernel
+// sizes, strides, dilations, begin and end pads, 3 slots each) and the
+// addresses of its buffers; no bias is a null pointer.
+
+// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv : memref<29xi64> = dense<[1, 0, 2, 1, 1, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0]>
+// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv_0 : memref<29xi64> = dense<[1, 2, 1, 1, 0, 3, 4, 5, 17, 0, 0, 8, 0, 0, 3, 0, 0, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]>
+// CHECK-DAG: func.func private @nnc_dnnl_convolution(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: func.func @two
+// CHECK: %[[D:.*]] = memref.get_global @__nnc_dnnl_conv : memref<29xi64>
+// CHECK: call @nnc_dnnl_convolution({{.*}}) {nnc.library_bytes = array<i64: 1984, 2048>}
+// CHECK: memref.get_global @__nnc_dnnl_conv : memref<29xi64>
+// CHECK: call @nnc_dnnl_convolution
+// CHECK-NOT: nnc.library_conv
+// CHECK-LABEL: func.func @weights
+// CHECK: memref.get_global @__nnc_dnnl_conv_0
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @nnc_dnnl_convolution(%{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}})
+func.func @two(%x: memref<2x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %b: memref<4xf32>, %y: memref<2x4x8x8xf32>, %z: memref<2x4x8x8xf32>) {
+  nnc.library_conv "forward" ins(%x, %w, %b : memref<2x3x8x8xf32>, memref<4x3x3x3xf32>, memref<4xf32>) outs(%y : memref<2x4x8x8xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1
+  nnc.library_conv "forward" ins(%x, %w, %b : memref<2x3x8x8xf32>, memref<4x3x3x3xf32>, memref<4xf32>) outs(%z : memref<2x4x8x8xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1
+  return
+}
+func.func @weights(%x: memref<3x4x17xf32>, %g: memref<3x5x8xf32>, %dw: memref<5x4x3xf32>) {
+  nnc.library_conv "backward_weights" ins(%x, %g : memref<3x4x17xf32>, memref<3x5x8xf32>) outs(%dw : memref<5x4x3xf32>) strides = [2] dilations = [1] pads = [1, 0] groups = 1
+  return
+}
+
+// -----
+
+// A strided view is copied into a dense temporary first; a view at an
+// offset is read where it lies.
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[T:.*]] = memref.alloc() : memref<1x3x8x8xf32>
+// CHECK: linalg.copy ins(%{{.*}} : memref<1x3x8x8xf32, strided<[384, 128, 16, 2]>>) outs(%[[T]] : memref<1x3x8x8xf32>)
+// CHECK: memref.extract_aligned_pointer_as_index %[[T]]
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x4x6x6xf32, strided<[144, 36, 6, 1], offset: 144>>
+// CHECK: arith.addi %[[P]], %c576
+// CHECK: call @nnc_dnnl_convolution
+// CHECK-NOT: linalg.copy
+func.func @strided(%x: memref<1x3x8x16xf32>, %w: memref<4x3x3x3xf32>, %y: memref<2x4x6x6xf32>) {
+  %v = memref.subview %x[0, 0, 0, 0] [1, 3, 8, 8] [1, 1, 1, 2] : memref<1x3x8x16xf32> to memref<1x3x8x8xf32, strided<[384, 128, 16, 2]>>
+  %o = memref.subview %y[1, 0, 0, 0] [1, 4, 6, 6] [1, 1, 1, 1] : memref<2x4x6x6xf32> to memref<1x4x6x6xf32, strided<[144, 36, 6, 1], offset: 144>>
+  nnc.library_conv "forward" ins(%v, %w : memref<1x3x8x8xf32, strided<[384, 128, 16, 2]>>, memref<4x3x3x3xf32>) outs(%o : memref<1x4x6x6xf32, strided<[144, 36, 6, 1], offset: 144>>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1
+  return
+}
+
+// -----
+
+func.func @tensors(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{must be bufferized before --nnc-library-conv-to-dnnl}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
+  return %y : tensor<1x4x6x6xf32>
+}
