@@ -74,14 +74,15 @@ class CompileOptions(ctypes.Structure):
                 ("num_threads", ctypes.c_int32),
                 ("fuse", ctypes.c_int32),
                 ("measure_unfused", ctypes.c_int32),
-                ("plan_memory", ctypes.c_int32)]
+                ("plan_memory", ctypes.c_int32),
+                ("library_kernels", ctypes.c_int32)]
 
     def __init__(self, cache_dir=None, num_threads=0, opt_level=2, fuse=1,
-                 measure_unfused=0, plan_memory=1):
+                 measure_unfused=0, plan_memory=1, library_kernels=1):
         super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION, None,
                          0, None if cache_dir is None else cache_dir.encode(),
                          opt_level, num_threads, fuse, measure_unfused,
-                         plan_memory)
+                         plan_memory, library_kernels)
 
 
 class TrainOptions(ctypes.Structure):

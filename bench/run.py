@@ -73,12 +73,18 @@ def try_import_torch():
         return None
 
 
+# nnc's library kernels (oneDNN convolutions); --no-library-kernels turns
+# them off, to compare with generated code alone.
+LIBRARY_KERNELS = 1
+
+
 def compile_options(cache_dir):
     # measure_unfused: the stats also count the kernels and bytes moved of
     # the function compiled without fusion (the MLIR passes once more, no
     # code generation; part of the cold compile times reported).
     return nnc.CompileOptions(cache_dir=cache_dir, num_threads=THREADS,
-                              measure_unfused=1)
+                              measure_unfused=1,
+                              library_kernels=LIBRARY_KERNELS)
 
 
 def median_ms(times):
@@ -844,7 +850,12 @@ def main():
                         default=os.path.join(root, "build", "lib", "libnnc.so"))
     parser.add_argument("--smoke", action="store_true",
                         help="tiny nnc-only run, no PyTorch or models needed")
+    parser.add_argument("--no-library-kernels", action="store_true",
+                        help="compile nnc without library kernels (oneDNN "
+                        "convolutions), to compare")
     args = parser.parse_args()
+    global LIBRARY_KERNELS
+    LIBRARY_KERNELS = 0 if args.no_library_kernels else 1
 
     lib = nnc.Library(args.nnc_lib)
     torch = try_import_torch()

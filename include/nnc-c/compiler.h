@@ -266,6 +266,11 @@ typedef struct nnc_compile_options_t {
   /* Plan temporaries into one arena reused across the run (default 1); 0
    * leaves each temporary to its own allocation by its kernel, to compare. */
   int32_t plan_memory;
+  /* Let the target's tuned libraries run the kernels its cost model gives
+   * them (default 1): on the CPU, convolutions and their gradients in
+   * oneDNN (when libnnc_dnnl.so and libdnnl load); 0 compiles generated code
+   * only, to compare. */
+  int32_t library_kernels;
 } nnc_compile_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -284,6 +289,7 @@ nnc_compile_options_initialize(nnc_compile_options_t *options) {
   options->fuse = 1;
   options->measure_unfused = 0;
   options->plan_memory = 1;
+  options->library_kernels = 1;
 }
 
 /* A concrete shape for one input. */

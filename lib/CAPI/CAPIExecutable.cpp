@@ -101,6 +101,7 @@ nnc::capi::checkCompileOptions(const char *fn,
   out.fuse = options->fuse != 0;
   out.measureUnfused = options->measure_unfused != 0;
   out.planMemory = options->plan_memory != 0;
+  out.libraryKernels = options->library_kernels != 0;
   out.parallel = options->num_threads != 1;
   out.cacheDir = options->cache_dir ? std::string(options->cache_dir)
                                     : nnc::defaultCacheDir();

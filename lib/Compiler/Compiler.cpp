@@ -232,6 +232,7 @@ struct Compilation {
     targetOptions.parallel = options.parallel;
     targetOptions.fuse = options.fuse;
     targetOptions.planMemory = options.planMemory;
+    targetOptions.libraryConvolutions = options.libraryKernels;
   }
 
   MLIRContext *context;
@@ -579,6 +580,7 @@ void cacheLookup(Compilation &c, nnc::CompileResult &result) {
        << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
        << (c.options.fuse ? " fuse" : "")
        << (c.options.planMemory ? " plan-memory" : "")
+       << (c.options.libraryKernels ? " library-kernels" : "")
        << (c.options.measureUnfused ? " unfused-figures" : "");
     for (auto [output, input] : c.options.donations)
       os << " donate " << output << "->" << input;

@@ -139,13 +139,16 @@ DnnlGlue *openDnnlGlue() {
     glue->status = omp.status;
     return glue;
   }
+  // $NNC_DNNL_GLUE, when set, is the only place looked at.
   std::vector<std::string> candidates;
-  if (const char *path = std::getenv("NNC_DNNL_GLUE"))
+  if (const char *path = std::getenv("NNC_DNNL_GLUE")) {
     candidates.push_back(path);
-  std::string dir = runtimeDirectory();
-  if (!dir.empty())
-    candidates.push_back(dir + "libnnc_dnnl.so");
-  candidates.push_back("libnnc_dnnl.so");
+  } else {
+    std::string dir = runtimeDirectory();
+    if (!dir.empty())
+      candidates.push_back(dir + "libnnc_dnnl.so");
+    candidates.push_back("libnnc_dnnl.so");
+  }
   static DynamicLibrary library;
   glue->status = DynamicLibrary::open(
       candidates,

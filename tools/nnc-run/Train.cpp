@@ -96,6 +96,8 @@ output:
                            calls, arena and peak bytes, bytes moved, and the
                            same unfused; host peak RSS
   --no-fuse                compile one kernel per op (to compare)
+  --no-library-kernels     generated code only: no oneDNN convolutions (to
+                           compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
   --progress auto|bar|lines|none    (auto: a bar on a terminal, else lines)
   --log-every N            steps between progress lines (default: 10 lines
@@ -171,7 +173,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--trace"};
   static const std::set<std::string> flags = {
       "--no-shuffle", "--drop-last", "--nesterov", "--quiet",
-      "--profile",    "--report",    "--no-fuse"};
+      "--profile",    "--report",    "--no-fuse",  "--no-library-kernels"};
   Args args;
   bool help = false;
   Failure failure;
@@ -258,7 +260,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
           "--eps",          "--schedule",     "--step-size",
           "--gamma",        "--warmup-steps", "--min-lr",
           "--accumulate",   "--loss-scale",   "--cache-dir",
-          "--threads",      "--no-fuse"})
+          "--threads",      "--no-fuse",      "--no-library-kernels"})
       if (args.has(flag))
         return fail({std::string(flag) + " is fixed by the saved trainer '" +
                          args.model + "'",

@@ -314,6 +314,7 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
   c.num_threads = static_cast<int32_t>(threads);
   // Flags only `train` takes; absent elsewhere.
   c.fuse = args.switches.count("--no-fuse") ? 0 : 1;
+  c.library_kernels = args.switches.count("--no-library-kernels") ? 0 : 1;
   c.measure_unfused = args.switches.count("--report") && c.fuse;
   return true;
 }

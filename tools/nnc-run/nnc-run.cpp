@@ -63,6 +63,8 @@ options:
   --no-fuse                compile one kernel per op (to compare)
   --no-plan-memory         leave each temporary to its own allocation, not
                            one planned arena (to compare)
+  --no-library-kernels     generated code only: no oneDNN convolutions (to
+                           compare)
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -98,6 +100,7 @@ struct Options {
   bool report = false;
   bool noFuse = false;
   bool noPlanMemory = false;
+  bool noLibraryKernels = false;
   long bench = 0;
   bool hasCacheDir = false;
   std::string cacheDir;
@@ -160,10 +163,13 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       options.runs.emplace_back();
       continue;
     }
-    if (name == "--no-fuse" || name == "--no-plan-memory") {
+    if (name == "--no-fuse" || name == "--no-plan-memory" ||
+        name == "--no-library-kernels") {
       if (!noValue())
         return false;
-      (name == "--no-fuse" ? options.noFuse : options.noPlanMemory) = true;
+      (name == "--no-fuse"          ? options.noFuse
+       : name == "--no-plan-memory" ? options.noPlanMemory
+                                    : options.noLibraryKernels) = true;
       continue;
     }
     static const std::set<std::string> valued = {"--input",
@@ -404,6 +410,7 @@ bool loadModel(const Options &options, Prepared &prepared, Failure &failure) {
   compileOptions.fuse = options.noFuse ? 0 : 1;
   compileOptions.measure_unfused = options.report && !options.noFuse;
   compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
+  compileOptions.library_kernels = options.noLibraryKernels ? 0 : 1;
   nnc_session_t *rawSession = nullptr;
   if (nnc_status_t status = compiler().nnc_session_create(
           rawModel, &compileOptions, &rawSession)) {

@@ -42,6 +42,9 @@ struct CompileOptions {
   /// Memory planning (temporaries at offsets in one arena, reused as they
   /// die); off leaves each temporary to its own allocation, for comparison.
   bool planMemory = true;
+  /// Kernels in the target's tuned libraries where its cost model picks
+  /// them (the CPU: oneDNN convolutions); off: generated code only.
+  bool libraryKernels = true;
   /// Also count the kernels and bytes moved of the same function compiled
   /// without fusion (the plan's unfused figures; costs the MLIR passes once
   /// more, no code generation).

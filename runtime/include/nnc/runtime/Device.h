@@ -88,9 +88,9 @@ public:
 Device &getCpuDevice();
 
 /// The oneDNN glue (libnnc_dnnl.so; nnc/runtime/LibraryConvolution.h),
-/// opened once per process: from $NNC_DNNL_GLUE, next to libnnc_runtime.so,
-/// or the loader's path. The compiler asks it whether oneDNN can run a
-/// convolution before it emits a call.
+/// opened once per process: from $NNC_DNNL_GLUE when it is set, else next to
+/// libnnc_runtime.so or from the loader's path. The compiler asks it whether
+/// oneDNN can run a convolution before it emits a call.
 struct DnnlGlue {
   Status status;
   std::string path;
