@@ -25,6 +25,10 @@ input) and "labels" (int64 class indices):
   resnet18     ResNet-18 (written out below: 7x7 stem, max-pool, 4 stages of
                2 basic blocks, 64/128/256/512 channels, 1000 classes); image
                f32 [batch, 3, 224, 224]; cases resnet18_b1 and resnet18_b8
+  mobilenet_v2 torchvision's MobileNetV2 (depthwise-separable inverted
+               residuals, ReLU6, 1000 classes; its classifier's dropout is
+               taken out: a training step has no random ops); image f32
+               [8, 3, 224, 224]; case mobilenet_v2_b8
 
 Every export goes through utils/export_training_refs.py's export_onnx and
 check_initializers: eval() mode, opset 17, without constant folding, batch
@@ -121,6 +125,15 @@ class ResNet18(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
 
+def mobilenet_v2():
+    import torchvision
+    model = torchvision.models.mobilenet_v2(num_classes=1000)
+    # The classifier is Dropout(0.2) + Linear: keep the Linear alone, so
+    # that PyTorch's and nnc's training steps compute the same function.
+    model.classifier = nn.Sequential(model.classifier[1])
+    return randomize_batchnorm(model)
+
+
 def randomize_batchnorm(model):
     with torch.no_grad():
         for m in model.modules():
@@ -162,6 +175,9 @@ def cases():
                          "resnet18_b8": (floats(8, 3, 224, 224),
                                          labels(8, 1000)),
                      }),
+        "mobilenet_v2": (mobilenet_v2, "image",
+                         lambda: {"mobilenet_v2_b8": (floats(8, 3, 224, 224),
+                                                      labels(8, 1000))}),
     }
 
 

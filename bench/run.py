@@ -59,10 +59,11 @@ CASES = {
     "cnn_small": ("cnn_small", "image", 32),
     "resnet18_b1": ("resnet18", "image", 1),
     "resnet18_b8": ("resnet18", "image", 8),
+    "mobilenet_v2_b8": ("mobilenet_v2", "image", 8),
 }
 # resnet18 is measured for inference only at batch 1.
 TRAIN_CASES = {"mlp_digits", "mlp_wide", "gpt_tiny", "cnn_small",
-               "resnet18_b8"}
+               "resnet18_b8", "mobilenet_v2_b8"}
 
 
 def try_import_torch():
