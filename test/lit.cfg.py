@@ -67,3 +67,12 @@ if config.nnc_sanitizers:
     config.environment["ASAN_OPTIONS"] = (
         "detect_container_overflow=0:allow_user_poisoning=0")
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    # An uninstrumented host (mlir-runner) that loads an instrumented library
+    # (%nnc_dnnl) runs with the sanitizer runtime preloaded; the host's own
+    # allocations are not ours to check for leaks.
+    config.substitutions.append(
+        ("%sanitizer_preload",
+         "env LD_PRELOAD=" + config.nnc_sanitizer_runtime + " ASAN_OPTIONS=" +
+         config.environment["ASAN_OPTIONS"] + ":detect_leaks=0"))
+else:
+    config.substitutions.append(("%sanitizer_preload", ""))

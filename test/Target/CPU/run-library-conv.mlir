@@ -1,7 +1,7 @@
 // RUN: nnc-opt %s --nnc-convert-to-linalg \
 // RUN:   --one-shot-bufferize=bufferize-function-boundaries \
 // RUN:   --nnc-library-conv-to-dnnl %cpu_pipeline \
-// RUN: | mlir-runner -e main -entry-point-result=void \
+// RUN: | %sanitizer_preload mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%nnc_dnnl \
 // RUN: | FileCheck %s
 
