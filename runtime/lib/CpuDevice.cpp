@@ -371,6 +371,18 @@ const DnnlGlue &dnnlGlue() {
   return *glue;
 }
 
+std::string blasDescription() {
+  RuntimeLibrary &library = blas();
+  if (!library.status.isOk())
+    return "no BLAS";
+  using ConfigFn = const char *(*)();
+  void *fn = nullptr;
+  if (library.library.lookup("openblas_get_config", &fn).isOk() && fn)
+    if (const char *config = reinterpret_cast<ConfigFn>(fn)())
+      return config;
+  return "BLAS without openblas_get_config";
+}
+
 Device &getCpuDevice() {
   static CpuDevice device;
   return device;

@@ -104,6 +104,11 @@ struct DnnlGlue {
 };
 const DnnlGlue &dnnlGlue();
 
+/// The BLAS library CPU kernels call, as it describes itself (OpenBLAS:
+/// openblas_get_config(), its version, build options and core), or "no
+/// BLAS"; opens it on the first call. Part of the CPU target's fingerprint.
+std::string blasDescription();
+
 /// Whether the host CPU has `feature` (names as LLVM spells them: "avx2",
 /// "fma", "avx512f", ...). Unknown names answer false.
 bool hostHasCpuFeature(const std::string &feature);
