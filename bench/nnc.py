@@ -75,14 +75,26 @@ class CompileOptions(ctypes.Structure):
                 ("fuse", ctypes.c_int32),
                 ("measure_unfused", ctypes.c_int32),
                 ("plan_memory", ctypes.c_int32),
-                ("library_kernels", ctypes.c_int32)]
+                ("library_kernels", ctypes.c_int32),
+                ("autotune", _c_enum),
+                ("tuning_database", ctypes.c_char_p),
+                ("tuning_budget_seconds", ctypes.c_double)]
+
+    # nnc_autotune_t
+    AUTOTUNE = {"off": 0, "cached": 1, "on": 2, "require": 3}
 
     def __init__(self, cache_dir=None, num_threads=0, opt_level=2, fuse=1,
-                 measure_unfused=0, plan_memory=1, library_kernels=1):
+                 measure_unfused=0, plan_memory=1, library_kernels=1,
+                 autotune="cached", tuning_database=None,
+                 tuning_budget_seconds=120.0):
         super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION, None,
                          0, None if cache_dir is None else cache_dir.encode(),
                          opt_level, num_threads, fuse, measure_unfused,
-                         plan_memory, library_kernels)
+                         plan_memory, library_kernels,
+                         self.AUTOTUNE[autotune],
+                         None if tuning_database is None
+                         else tuning_database.encode(),
+                         tuning_budget_seconds)
 
 
 class TrainOptions(ctypes.Structure):

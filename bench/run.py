@@ -77,6 +77,12 @@ def try_import_torch():
 # nnc's library kernels (oneDNN convolutions); --no-library-kernels turns
 # them off, to compare with generated code alone.
 LIBRARY_KERNELS = 1
+# The autotuner's mode for nnc (docs/Autotuning.md); --autotune on measures
+# the kernel candidates during the cold compile (its time is in the cold
+# compile column) into the run's fresh cache folder, which the cached
+# compiles and the timed runs then use.
+AUTOTUNE = "cached"
+TUNING_BUDGET = 120.0
 
 
 def compile_options(cache_dir):
@@ -85,7 +91,9 @@ def compile_options(cache_dir):
     # code generation; part of the cold compile times reported).
     return nnc.CompileOptions(cache_dir=cache_dir, num_threads=THREADS,
                               measure_unfused=1,
-                              library_kernels=LIBRARY_KERNELS)
+                              library_kernels=LIBRARY_KERNELS,
+                              autotune=AUTOTUNE,
+                              tuning_budget_seconds=TUNING_BUDGET)
 
 
 def median_ms(times):
@@ -854,9 +862,17 @@ def main():
     parser.add_argument("--no-library-kernels", action="store_true",
                         help="compile nnc without library kernels (oneDNN "
                         "convolutions), to compare")
+    parser.add_argument("--autotune", default="cached",
+                        choices=["off", "cached", "on", "require"],
+                        help="nnc's autotuner mode (default cached: the "
+                        "run's cache folder starts empty, so the defaults)")
+    parser.add_argument("--tuning-budget", type=float, default=120.0,
+                        help="seconds --autotune on may measure per compile")
     args = parser.parse_args()
-    global LIBRARY_KERNELS
+    global LIBRARY_KERNELS, AUTOTUNE, TUNING_BUDGET
     LIBRARY_KERNELS = 0 if args.no_library_kernels else 1
+    AUTOTUNE = args.autotune
+    TUNING_BUDGET = args.tuning_budget
 
     lib = nnc.Library(args.nnc_lib)
     torch = try_import_torch()

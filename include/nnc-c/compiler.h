@@ -240,6 +240,18 @@ typedef enum nnc_precision_t {
   NNC_PRECISION_F32 = 0, /* compute in the model's own types */
 } nnc_precision_t;
 
+/* What the autotuner does in a compile (docs/Autotuning.md). It measures
+ * the kernels a target offers several candidates for (on the CPU:
+ * convolutions and their gradients: oneDNN, per-image or whole-batch
+ * im2col + GEMM, loops) and keeps the choices in a tuning database. */
+typedef enum nnc_autotune_t {
+  NNC_AUTOTUNE_OFF = 0,    /* the cost model picks every kernel */
+  NNC_AUTOTUNE_CACHED = 1, /* the database's choices, defaults elsewhere */
+  NNC_AUTOTUNE_ON = 2,     /* as CACHED, and measures what it lacks */
+  NNC_AUTOTUNE_REQUIRE = 3 /* as CACHED; INVALID_ARGUMENT naming the
+                              kernels the database lacks */
+} nnc_autotune_t;
+
 typedef struct nnc_compile_options_t {
   /* Stamped by nnc_compile_options_initialize; do not set by hand. */
   size_t struct_size;
@@ -271,6 +283,15 @@ typedef struct nnc_compile_options_t {
    * oneDNN (when libnnc_dnnl.so and libdnnl load); 0 compiles generated code
    * only, to compare. */
   int32_t library_kernels;
+  /* Default NNC_AUTOTUNE_CACHED. */
+  nnc_autotune_t autotune;
+  /* The tuning database file (borrowed during the call). NULL (the
+   * default): tuning.nnctune in the cache folder (none when the cache is
+   * off); "": none (ON still measures, for this compile only). */
+  const char *tuning_database;
+  /* Seconds ON may spend measuring in one compile (default 120, > 0);
+   * kernels left when it runs out keep their defaults, untuned. */
+  double tuning_budget_seconds;
 } nnc_compile_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -290,6 +311,9 @@ nnc_compile_options_initialize(nnc_compile_options_t *options) {
   options->measure_unfused = 0;
   options->plan_memory = 1;
   options->library_kernels = 1;
+  options->autotune = NNC_AUTOTUNE_CACHED;
+  options->tuning_database = NULL;
+  options->tuning_budget_seconds = 120.0;
 }
 
 /* A concrete shape for one input. */
@@ -320,6 +344,33 @@ NNC_API_EXPORT nnc_status_t nnc_model_compile(
 NNC_API_EXPORT nnc_status_t nnc_model_compile_inputs(
     nnc_model_t *model, const nnc_compile_options_t *options, size_t num_inputs,
     const nnc_tensor_t *const *inputs, nnc_executable_t **out_executable);
+
+/* One kernel of a compiled executable that had candidates to choose from,
+ * and what the autotuner chose (strings owned by the executable). */
+typedef struct nnc_tuned_kernel_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_tuned_kernel_t) */
+  const char *kernel; /* "conv 8x64x56x56 f32, 64x64x3x3 f32 -> ..." */
+  const char *choice; /* the candidate compiled ("library", "gemm", ...) */
+  const char *default_choice; /* the cost model's ("default": its rules) */
+  double choice_ms;           /* median ms measured, < 0 when not measured */
+  double default_ms;          /* the default's, < 0 when not measured */
+  /* 0: untuned (the default); 1: from the tuning database; 2: measured in
+   * this compile. */
+  int32_t source;
+} nnc_tuned_kernel_t;
+
+/* The kernels with candidates of an executable this library compiled (0
+ * for one loaded from a file), and the seconds its compile spent measuring
+ * them. Thread-safe. */
+NNC_API_EXPORT size_t
+nnc_executable_tuned_kernel_count(const nnc_executable_t *executable);
+NNC_API_EXPORT double
+nnc_executable_tuning_seconds(const nnc_executable_t *executable);
+/* Fills `*out_kernel` (caller sets struct_size) for kernel `index`
+ * (INVALID_ARGUMENT when out of range). Thread-safe. */
+NNC_API_EXPORT nnc_status_t
+nnc_executable_tuned_kernel(const nnc_executable_t *executable, size_t index,
+                            nnc_tuned_kernel_t *out_kernel);
 
 /*===----------------------------------------------------------------------===*
  * Sessions: shape specialization at run time

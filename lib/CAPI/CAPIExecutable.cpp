@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace mlir;
@@ -96,6 +97,26 @@ nnc::capi::checkCompileOptions(const char *fn,
     return invalidArgument(fn, "num_threads is " +
                                    std::to_string(options->num_threads) +
                                    "; it must be 0 (all cores) or more");
+  if (options->autotune < NNC_AUTOTUNE_OFF ||
+      options->autotune > NNC_AUTOTUNE_REQUIRE)
+    return invalidArgument(
+        fn, "autotune is " +
+                std::to_string(static_cast<int>(options->autotune)) +
+                "; it must be NNC_AUTOTUNE_OFF, _CACHED, _ON or _REQUIRE");
+  if (!(options->tuning_budget_seconds > 0) ||
+      !std::isfinite(options->tuning_budget_seconds))
+    return invalidArgument(fn,
+                           "tuning_budget_seconds is " +
+                               std::to_string(options->tuning_budget_seconds) +
+                               "; it must be a positive number of seconds");
+  static constexpr nnc::AutotuneMode kModes[] = {
+      nnc::AutotuneMode::Off, nnc::AutotuneMode::Cached, nnc::AutotuneMode::On,
+      nnc::AutotuneMode::Require};
+  out.autotune = kModes[options->autotune];
+  if (options->tuning_database)
+    out.tuningDatabase = std::string(options->tuning_database);
+  out.tuningBudgetSeconds = options->tuning_budget_seconds;
+  out.threads = static_cast<unsigned>(options->num_threads);
   out.target = target;
   out.optLevel = options->opt_level;
   out.fuse = options->fuse != 0;
@@ -144,6 +165,17 @@ nnc_status_t nnc::capi::compileFunction(
   out->compileSeconds = loaded.seconds;
   out->fromCache = loaded.fromCache;
   out->threads = threads;
+  out->tuningSeconds = loaded.tuningSeconds;
+  for (const nnc::TunedKernel &kernel : loaded.tuning) {
+    nnc_executable_s::TunedKernel info;
+    info.kernel = kernel.kernel;
+    info.choice = kernel.choice;
+    info.defaultChoice = kernel.defaultChoice;
+    info.choiceMs = kernel.choiceMs;
+    info.defaultMs = kernel.defaultMs;
+    info.source = static_cast<int32_t>(kernel.source);
+    out->tuning.push_back(std::move(info));
+  }
   return nullptr;
 }
 
@@ -204,6 +236,44 @@ readInputs(const char *fn, nnc_model_t *model, size_t numInputs,
 } // namespace
 
 extern "C" {
+
+size_t nnc_executable_tuned_kernel_count(const nnc_executable_t *executable) {
+  return executable ? executable->tuning.size() : 0;
+}
+
+double nnc_executable_tuning_seconds(const nnc_executable_t *executable) {
+  return executable ? executable->tuningSeconds : 0;
+}
+
+nnc_status_t nnc_executable_tuned_kernel(const nnc_executable_t *executable,
+                                         size_t index,
+                                         nnc_tuned_kernel_t *out_kernel) {
+  static const char *fn = "nnc_executable_tuned_kernel";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    if (!out_kernel)
+      return nullArgument(fn, "out_kernel");
+    if (out_kernel->struct_size != sizeof(nnc_tuned_kernel_t))
+      return invalidArgument(
+          fn, "out_kernel->struct_size is " +
+                  std::to_string(out_kernel->struct_size) + "; expected " +
+                  std::to_string(sizeof(nnc_tuned_kernel_t)));
+    if (index >= executable->tuning.size())
+      return invalidArgument(fn, "index " + std::to_string(index) +
+                                     " is out of range (the executable has " +
+                                     std::to_string(executable->tuning.size()) +
+                                     " tuned kernels)");
+    const nnc_executable_s::TunedKernel &kernel = executable->tuning[index];
+    out_kernel->kernel = kernel.kernel.c_str();
+    out_kernel->choice = kernel.choice.c_str();
+    out_kernel->default_choice = kernel.defaultChoice.c_str();
+    out_kernel->choice_ms = kernel.choiceMs;
+    out_kernel->default_ms = kernel.defaultMs;
+    out_kernel->source = kernel.source;
+    return nullptr;
+  });
+}
 
 nnc_status_t nnc_model_compile(nnc_model_t *model,
                                const nnc_compile_options_t *options,

@@ -68,5 +68,7 @@ nnc::compileAndLoad(ModuleOp module, llvm::StringRef name,
   out.program->setLabel(name.str(), opSummary(func));
   out.seconds = result.seconds;
   out.fromCache = result.fromCache;
+  out.tuning = std::move(result.tuning);
+  out.tuningSeconds = result.tuningSeconds;
   return rt::Status::ok();
 }

@@ -11,6 +11,8 @@
 
 #include "nnc/Compiler/Compiler.h"
 
+#include "Autotune.h"
+
 #include "nnc/Compiler/ElementTypes.h"
 #include "nnc/Compiler/Pipelines.h"
 #include "nnc/NNCDialect.h"
@@ -898,6 +900,10 @@ nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
       failed(extractWeights(c, inputShapes, failure)) ||
       failed(specializeShapes(c, failure)))
     return fail(failure);
+  // The kernel choices are part of what the cache key covers.
+  if (failed(autotuneKernels(c.function(), *target, c.targetOptions, options,
+                             result)))
+    return fail(CompileFailure::InvalidInput);
   cacheLookup(c, result);
   if (result.fromCache) {
     result.seconds = secondsSince(start);

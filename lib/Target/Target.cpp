@@ -20,6 +20,11 @@ LoweringChoices Target::loweringChoices(const TargetOptions &) const {
 void nnc::Target::buildKernelChoicePipeline(mlir::OpPassManager &,
                                             const TargetOptions &) const {}
 
+KernelCandidates Target::kernelCandidates(mlir::Operation *,
+                                          const TargetOptions &) const {
+  return {};
+}
+
 namespace {
 
 struct Registry {

@@ -133,6 +133,14 @@ struct nnc_executable_s {
   double compileSeconds = 0;
   bool fromCache = false;
   uint32_t threads = 0;
+  /// What the autotuner did in the compile (the compiler fills it).
+  struct TunedKernel {
+    std::string kernel, choice, defaultChoice;
+    double choiceMs = -1, defaultMs = -1;
+    int32_t source = 0;
+  };
+  std::vector<TunedKernel> tuning;
+  double tuningSeconds = 0;
   ~nnc_executable_s();
 };
 

@@ -7,6 +7,7 @@
 
 #include "CompilerLibrary.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -66,15 +67,23 @@ std::string load() {
 
 } // namespace
 
+namespace {
+std::atomic<bool> opened{false};
+} // namespace
+
 bool openCompiler(const std::string &purpose, std::string &error) {
   // Opened once; a failure is remembered too.
   static const std::string failure = load();
-  if (failure.empty())
+  if (failure.empty()) {
+    opened = true;
     return true;
+  }
   error = purpose + " needs " + kLibraryName + ": " + failure;
   return false;
 }
 
 const CompilerLibrary &compiler() { return table; }
+
+bool compilerIsOpen() { return opened.load(); }
 
 } // namespace nnc::tools

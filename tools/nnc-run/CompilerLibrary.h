@@ -34,6 +34,10 @@ bool openCompiler(const std::string &purpose, std::string &error);
 /// The table; only after openCompiler succeeded.
 const CompilerLibrary &compiler();
 
+/// Whether openCompiler has succeeded (a run of a saved executable never
+/// opens libnnc).
+bool compilerIsOpen();
+
 struct ContextDeleter {
   void operator()(nnc_context_t *c) const { compiler().nnc_context_destroy(c); }
 };

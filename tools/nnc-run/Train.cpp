@@ -96,6 +96,13 @@ output:
                            calls, arena and peak bytes, bytes moved, and the
                            same unfused; host peak RSS
   --no-fuse                compile one kernel per op (to compare)
+  --autotune MODE          off | cached (default) | on | require: kernel
+                           choices measured on this machine, kept in the
+                           tuning database (docs/Autotuning.md)
+  --tuning-db FILE         the tuning database (default: tuning.nnctune in
+                           the cache folder; "" for none)
+  --tuning-budget SECONDS  what --autotune=on may spend measuring per
+                           compile (default 120)
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
@@ -169,6 +176,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--log-every",
                                                "--cache-dir",
                                                "--threads",
+                                               "--autotune",
+                                               "--tuning-db",
+                                               "--tuning-budget",
                                                "--label-column",
                                                "--trace"};
   static const std::set<std::string> flags = {

@@ -8,9 +8,23 @@
 #ifndef NNC_TOOLS_NNC_RUN_TRAIN_H
 #define NNC_TOOLS_NNC_RUN_TRAIN_H
 
+#include "nnc-c/compiler.h"
+
+#include <string>
+
 namespace nnc::tools {
 
 int runTrain(int argc, char **argv);
+
+/// --autotune=off|cached|on|require, --tuning-db FILE and --tuning-budget
+/// SECONDS (each null when absent) into `c`, which borrows `db`; the error
+/// for a malformed value (exit status 2), empty when all are well formed.
+std::string applyTuningOptions(const std::string *mode, const std::string *db,
+                               const std::string *budget,
+                               nnc_compile_options_t &c);
+/// Prints the kernels the autotuner had a choice for in `executable`, with
+/// the candidate chosen, its time and the default's (--report).
+void printTuningReport(const nnc_executable_t *executable);
 int runGrad(int argc, char **argv);
 
 } // namespace nnc::tools

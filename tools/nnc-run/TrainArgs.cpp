@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Train.h"
 #include "TrainSupport.h"
 
 #include <algorithm>
@@ -316,8 +317,83 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
   c.fuse = args.switches.count("--no-fuse") ? 0 : 1;
   c.library_kernels = args.switches.count("--no-library-kernels") ? 0 : 1;
   c.measure_unfused = args.switches.count("--report") && c.fuse;
+  auto find = [&](const char *flag) -> const std::string * {
+    auto it = args.values.find(flag);
+    return it == args.values.end() ? nullptr : &it->second;
+  };
+  std::string error = applyTuningOptions(
+      find("--autotune"), find("--tuning-db"), find("--tuning-budget"), c);
+  if (!error.empty()) {
+    failure = {error, 2};
+    return false;
+  }
   return true;
 }
+
+} // namespace nnc::tools::train
+
+std::string nnc::tools::applyTuningOptions(const std::string *mode,
+                                           const std::string *db,
+                                           const std::string *budget,
+                                           nnc_compile_options_t &c) {
+  if (mode) {
+    if (*mode == "off")
+      c.autotune = NNC_AUTOTUNE_OFF;
+    else if (*mode == "cached")
+      c.autotune = NNC_AUTOTUNE_CACHED;
+    else if (*mode == "on")
+      c.autotune = NNC_AUTOTUNE_ON;
+    else if (*mode == "require")
+      c.autotune = NNC_AUTOTUNE_REQUIRE;
+    else
+      return "--autotune must be off, cached, on or require, got '" + *mode +
+             "'";
+  }
+  if (db)
+    c.tuning_database = db->c_str();
+  if (budget) {
+    char *end = nullptr;
+    double seconds = std::strtod(budget->c_str(), &end);
+    if (budget->empty() || *end || !(seconds > 0) || !std::isfinite(seconds))
+      return "--tuning-budget expects a positive number of seconds, got '" +
+             *budget + "'";
+    c.tuning_budget_seconds = seconds;
+  }
+  return "";
+}
+
+void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
+  // A saved executable (no compiler loaded) has no tuning to report.
+  if (!compilerIsOpen())
+    return;
+  size_t count = compiler().nnc_executable_tuned_kernel_count(executable);
+  if (!count)
+    return;
+  static const char *sources[] = {"untuned", "database", "measured"};
+  std::printf("autotune: %zu kernels with candidates, %.2f s measuring\n",
+              count, compiler().nnc_executable_tuning_seconds(executable));
+  auto ms = [](double v) {
+    char text[32];
+    if (v < 0)
+      return std::string("-");
+    std::snprintf(text, sizeof text, "%.3f ms", v);
+    return std::string(text);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    nnc_tuned_kernel_t kernel;
+    std::memset(&kernel, 0, sizeof kernel);
+    kernel.struct_size = sizeof kernel;
+    if (compiler().nnc_executable_tuned_kernel(executable, i, &kernel))
+      continue;
+    int source = kernel.source >= 0 && kernel.source <= 2 ? kernel.source : 0;
+    std::printf("  %s: %s %s (default %s %s) [%s]\n", kernel.kernel,
+                kernel.choice, ms(kernel.choice_ms).c_str(),
+                kernel.default_choice, ms(kernel.default_ms).c_str(),
+                sources[source]);
+  }
+}
+
+namespace nnc::tools::train {
 
 void printStepReport(const nnc_trainer_t *trainer) {
   nnc_executable_stats_t stats;

@@ -157,6 +157,7 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
                       std::string &output, Failure &failure);
 bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
                         std::string &cacheDir, Failure &failure);
+
 /// Prints the figures of the trainer's latest training step executable
 /// (`--report`).
 void printStepReport(const nnc_trainer_t *trainer);

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -63,6 +64,14 @@ options:
   --no-fuse                compile one kernel per op (to compare)
   --no-plan-memory         leave each temporary to its own allocation, not
                            one planned arena (to compare)
+  --autotune MODE          off | cached (default) | on | require: kernel
+                           choices measured on this machine, kept in the
+                           tuning database (docs/Autotuning.md); --report
+                           lists them
+  --tuning-db FILE         the tuning database (default: tuning.nnctune in
+                           the cache folder; "" for none)
+  --tuning-budget SECONDS  what --autotune=on may spend measuring per
+                           compile (default 120)
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
   --bench N                time N runs after one warm-up; print median, min
@@ -109,6 +118,7 @@ struct Options {
   long threads = 0;
   bool profile = false;
   std::string trace;
+  std::optional<std::string> autotune, tuningDb, tuningBudget;
 };
 
 /// Parses argv; returns false and fills `failure` on a malformed line.
@@ -181,6 +191,9 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
                                                  "--bind-integer-inputs",
                                                  "--threads",
                                                  "--trace",
+                                                 "--autotune",
+                                                 "--tuning-db",
+                                                 "--tuning-budget",
                                                  "--max-specializations"};
     if (!valued.count(name))
       return fail("unknown option '" + name + "'");
@@ -213,6 +226,12 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       options.bindIntegerInputs = value;
     } else if (name == "--trace") {
       options.trace = value;
+    } else if (name == "--autotune") {
+      options.autotune = value;
+    } else if (name == "--tuning-db") {
+      options.tuningDb = value;
+    } else if (name == "--tuning-budget") {
+      options.tuningBudget = value;
     } else if (name == "--threads") {
       options.hasThreads = true;
       if (!parseCount(value, options.threads))
@@ -411,6 +430,14 @@ bool loadModel(const Options &options, Prepared &prepared, Failure &failure) {
   compileOptions.measure_unfused = options.report && !options.noFuse;
   compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
   compileOptions.library_kernels = options.noLibraryKernels ? 0 : 1;
+  std::string tuningError = applyTuningOptions(
+      options.autotune ? &*options.autotune : nullptr,
+      options.tuningDb ? &*options.tuningDb : nullptr,
+      options.tuningBudget ? &*options.tuningBudget : nullptr, compileOptions);
+  if (!tuningError.empty()) {
+    failure = {tuningError + " (see --help)", 2};
+    return false;
+  }
   nnc_session_t *rawSession = nullptr;
   if (nnc_status_t status = compiler().nnc_session_create(
           rawModel, &compileOptions, &rawSession)) {
@@ -567,6 +594,7 @@ void printReport(nnc_executable_t *executable, const char *source) {
     return;
   }
   printStats("report", stats, /*executable=*/true);
+  printTuningReport(executable);
   // The specialization that ran: the shapes of the executable's inputs,
   // and the values of those it is specialized on ("k i64 [] = [-1]").
   std::string signature;

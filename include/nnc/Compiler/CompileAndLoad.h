@@ -31,6 +31,9 @@ struct LoadedProgram {
   /// What the program was loaded from, for errors: the cache file or
   /// "compiled @<function>".
   std::string source;
+  /// What the autotuner did (CompileResult::tuning, tuningSeconds).
+  std::vector<TunedKernel> tuning;
+  double tuningSeconds = 0;
 };
 
 /// Compiles function `name` of `module` for `inputShapes` with `options`

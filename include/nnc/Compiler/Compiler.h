@@ -20,11 +20,20 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace nnc {
+
+/// What the autotuner does in a compile (docs/Autotuning.md).
+enum class AutotuneMode {
+  Off,     ///< The target's cost model picks every kernel.
+  Cached,  ///< Measured choices from the tuning database; the rest default.
+  On,      ///< As Cached, and measures the kernels the database lacks.
+  Require, ///< As Cached, and fails naming the kernels it lacks.
+};
 
 struct CompileOptions {
   /// The target, by its registered name; empty: the default (the first
@@ -61,6 +70,36 @@ struct CompileOptions {
   /// computed from it (`nnc.shape_input`) become static, and every run must
   /// pass the same values (Plan's specialized values).
   std::map<unsigned, std::vector<int64_t>> inputValues;
+  /// Kernel choices measured on this machine (AutotuneMode).
+  AutotuneMode autotune = AutotuneMode::Cached;
+  /// The tuning database: nothing: `tuning.nnctune` in the cache folder
+  /// (none without a cache); "": none (`on` still measures, for this
+  /// compile only).
+  std::optional<std::string> tuningDatabase;
+  /// Wall-clock seconds `on` may spend measuring in one compile; kernels
+  /// left when it runs out keep the default and stay untuned.
+  double tuningBudgetSeconds = 120;
+  /// Threads the executable's runs will use (0: every core): the tuner
+  /// measures with as many, and its database keys on it.
+  unsigned threads = 0;
+};
+
+/// One kernel with a choice of candidates, and what the autotuner did.
+struct TunedKernel {
+  /// What it computes: "conv 8x64x56x56 * 64x64x3x3 stride 1 pad 1".
+  std::string kernel;
+  /// The tuning database's key of the kernel.
+  std::string key;
+  /// The candidate compiled, and the cost model's (equal when untuned).
+  std::string choice;
+  std::string defaultChoice;
+  /// Median milliseconds of the choice and of the default, when measured
+  /// (now or in the database); negative otherwise.
+  double choiceMs = -1;
+  double defaultMs = -1;
+  /// Every candidate measured, with its median milliseconds.
+  std::vector<std::pair<std::string, double>> times;
+  enum class Source { Default, Database, Measured } source = Source::Default;
 };
 
 /// Why a compile failed; the diagnostics say what and where.
@@ -80,6 +119,12 @@ struct CompileResult {
   /// The cache file used or written; empty without a cache.
   std::string cachePath;
   CompileFailure failure = CompileFailure::None;
+  /// The kernels with candidates, in program order, and the seconds this
+  /// compile spent measuring them (0 unless the autotuner measured).
+  std::vector<TunedKernel> tuning;
+  double tuningSeconds = 0;
+  /// The tuning database consulted; empty when none.
+  std::string tuningDatabasePath;
 };
 
 /// Compiles function `functionName` of `module` (left unchanged) for

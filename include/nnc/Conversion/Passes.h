@@ -9,10 +9,15 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace mlir {
 class DialectRegistry;
+class Operation;
 class ModuleOp;
 class RewritePatternSet;
 class TypeConverter;
@@ -29,6 +34,13 @@ namespace nnc {
 /// Adds the patterns that rewrite nnc ops into linalg-on-tensors IR.
 void populateNNCToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                  bool perImageConvolutions = true);
+
+/// Why the conversion cannot lower `op` with its kernel choice (nnc.impl)
+/// forced to `choice` ("library", "per_image", "gemm", "loops"); nothing when
+/// it can. For ops without kernel choices, a reason. The autotuner asks this
+/// before it measures a candidate.
+std::optional<std::string> whyKernelChoiceDoesNotApply(mlir::Operation *op,
+                                                       llvm::StringRef choice);
 
 /// Registers how One-Shot Bufferize handles the nnc ops that survive the
 /// conversion (nnc.library_conv).

@@ -24,6 +24,7 @@
 namespace mlir {
 class DialectRegistry;
 class ModuleOp;
+class Operation;
 class OpPassManager;
 } // namespace mlir
 
@@ -53,6 +54,17 @@ struct LoweringChoices {
   /// Convolutions over a batch run image by image, each one GEMM over its
   /// window tile, rather than one GEMM over the whole batch's windows.
   bool perImageConvolutions = false;
+};
+
+/// The ways a target can run one op, for the autotuner: values of the op's
+/// kernel choice attribute (nnc.impl) that it offers.
+struct KernelCandidates {
+  /// Every choice the target can run the op with, in the order to measure.
+  std::vector<std::string> choices;
+  /// The cost model's pick when it is one of `choices`; empty when the
+  /// pick is left to the conversion's own rules (the op without nnc.impl),
+  /// which the autotuner then measures as the candidate "default".
+  std::string defaultChoice;
 };
 
 /// A kernel the code generator exports: `symbol` runs the function
@@ -91,6 +103,11 @@ public:
   /// choices (nnc.impl) the target's cost model makes where none is given.
   virtual void buildKernelChoicePipeline(mlir::OpPassManager &pm,
                                          const TargetOptions &options) const;
+  /// The candidates the target offers for `op` (none for an op without
+  /// kernel choices; the default). The conversion may still refuse one for
+  /// the op's types or shapes: the autotuner asks it before measuring.
+  virtual KernelCandidates kernelCandidates(mlir::Operation *op,
+                                            const TargetOptions &options) const;
   /// Passes on the bufferized functions before sibling fusion and memory
   /// planning: library calls, copies the target does its own way.
   virtual void buildBufferPipeline(mlir::OpPassManager &pm,

@@ -11,6 +11,7 @@
 
 #include "Patterns.h"
 #include "Utils.h"
+#include "nnc/Conversion/Passes.h"
 
 #include "nnc/NNCOps.h"
 
@@ -521,18 +522,15 @@ RankedTensorType flippedWeightType(RankedTensorType w) {
 /// Whether the forced `choice` applies to `op` (static 2-D f32/f64 without
 /// groups for the per-image and GEMM lowerings; what
 /// getLibraryConvolution accepts for a library); the reason when not.
-std::optional<std::string> whyChoiceDoesNotApply(Operation *op,
-                                                 ConvChoice choice) {
+std::optional<std::string>
+whyChoiceDoesNotApply(Operation *op, ConvChoice choice, StringRef choiceName) {
   if (choice == ConvChoice::Default || choice == ConvChoice::Loops)
     return std::nullopt;
   std::string why;
   auto named = [&](StringRef what) {
     return "its kernel choice " +
            std::string(NNCDialect::getKernelChoiceAttrName()) + " = \"" +
-           op->getAttrOfType<StringAttr>(NNCDialect::getKernelChoiceAttrName())
-               .getValue()
-               .str() +
-           "\" does not apply: " + what.str();
+           choiceName.str() + "\" does not apply: " + what.str();
   };
   if (choice == ConvChoice::Library) {
     if (getLibraryConvolution(op, why))
@@ -579,7 +577,11 @@ std::optional<std::string> whyCannotLowerConv(OpTy op) {
            std::string(NNCDialect::getKernelChoiceAttrName()) +
            " must be one of \"library\", \"per_image\", \"gemm\", "
            "\"loops\"";
-  return whyChoiceDoesNotApply(op, *choice);
+  Operation *raw = op.getOperation();
+  auto name =
+      raw->getAttrOfType<StringAttr>(NNCDialect::getKernelChoiceAttrName());
+  return whyChoiceDoesNotApply(raw, *choice,
+                               name ? name.getValue() : StringRef());
 }
 
 /// `op` as one nnc.library_conv on `operands` (its converted operands, in
@@ -933,6 +935,31 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
 };
 
 } // namespace
+
+std::optional<std::string> nnc::whyKernelChoiceDoesNotApply(Operation *op,
+                                                            StringRef choice) {
+  if (!isa<ConvOp, ConvTransposeOp, ConvWeightGradOp>(op))
+    return "it has no kernel choices";
+  std::optional<ConvChoice> kind =
+      llvm::StringSwitch<std::optional<ConvChoice>>(choice)
+          .Case("library", ConvChoice::Library)
+          .Case("per_image", ConvChoice::PerImage)
+          .Case("gemm", ConvChoice::Gemm)
+          .Case("loops", ConvChoice::Loops)
+          .Default(std::nullopt);
+  if (!kind)
+    return "\"" + choice.str() +
+           "\" is not one of \"library\", \"per_image\", "
+           "\"gemm\", \"loops\"";
+  std::optional<std::string> reason =
+      llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+          .Case([](ConvOp c) { return whyCannotLower(c); })
+          .Case([](ConvTransposeOp c) { return whyCannotLower(c); })
+          .Case([](ConvWeightGradOp c) { return whyCannotLower(c); });
+  if (reason)
+    return reason;
+  return whyChoiceDoesNotApply(op, *kind, choice);
+}
 
 std::optional<std::string>
 nnc::detail::whyCannotLowerConvolution(Operation *op) {

@@ -59,9 +59,10 @@ public:
     return nnc::runtime::Program::hostCpuTarget();
   }
   std::string fingerprint() const override {
-    // The kernel choices depend on whether oneDNN is there, and which.
+    // The kernel choices depend on whether oneDNN is there, and which; the
+    // tuner's measurements on the libraries' versions too.
     return executableTarget() + "\n" + nnc::cpu::hostCpuDescription() + "\n" +
-           nnc::cpu::dnnlDescription();
+           nnc::cpu::dnnlDescription() + "\n" + nnc::runtime::blasDescription();
   }
 
   nnc::LoweringChoices
@@ -79,6 +80,12 @@ public:
     // oneDNN for the convolutions it can take.
     if (options.libraryConvolutions)
       pm.addPass(nnc::cpu::createChooseKernelsPass());
+  }
+
+  nnc::KernelCandidates
+  kernelCandidates(Operation *op,
+                   const nnc::TargetOptions &options) const override {
+    return nnc::cpu::convolutionCandidates(op, options.libraryConvolutions);
   }
 
   void buildBufferPipeline(OpPassManager &pm,

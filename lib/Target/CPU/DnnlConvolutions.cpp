@@ -87,6 +87,31 @@ std::string nnc::cpu::dnnlDescription() {
   return glue.version();
 }
 
+bool nnc::cpu::dnnlTakes(Operation *op) {
+  if (!isa<nnc::ConvOp, nnc::ConvTransposeOp, nnc::ConvWeightGradOp>(op))
+    return false;
+  std::string why;
+  std::optional<nnc::LibraryConvolution> conv =
+      nnc::getLibraryConvolution(op, why);
+  return conv && nnc::cpu::dnnlCanRun(*conv, why);
+}
+
+nnc::KernelCandidates
+nnc::cpu::convolutionCandidates(Operation *op, bool libraryConvolutions) {
+  nnc::KernelCandidates candidates;
+  if (!isa<nnc::ConvOp, nnc::ConvTransposeOp, nnc::ConvWeightGradOp>(op))
+    return candidates;
+  // The cost model's pick (ChooseKernelsPass) is oneDNN wherever it builds
+  // a primitive; elsewhere the conversion's size rules decide.
+  if (libraryConvolutions && dnnlTakes(op)) {
+    candidates.choices.push_back("library");
+    candidates.defaultChoice = "library";
+  }
+  for (const char *generated : {"per_image", "gemm", "loops"})
+    candidates.choices.push_back(generated);
+  return candidates;
+}
+
 namespace {
 
 /// The convolution a buffer-form library_conv runs.
@@ -112,13 +137,7 @@ struct ChooseKernelsPass
   void runOnOperation() override {
     StringRef name = nnc::NNCDialect::getKernelChoiceAttrName();
     getOperation().walk([&](Operation *op) {
-      if (!isa<nnc::ConvOp, nnc::ConvTransposeOp, nnc::ConvWeightGradOp>(op) ||
-          op->hasAttr(name))
-        return;
-      std::string why;
-      std::optional<nnc::LibraryConvolution> conv =
-          nnc::getLibraryConvolution(op, why);
-      if (conv && nnc::cpu::dnnlCanRun(*conv, why))
+      if (!op->hasAttr(name) && nnc::cpu::dnnlTakes(op))
         op->setAttr(name, StringAttr::get(op->getContext(), "library"));
     });
   }

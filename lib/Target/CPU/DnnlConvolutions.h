@@ -9,10 +9,15 @@
 #ifndef NNC_LIB_TARGET_CPU_DNNLCONVOLUTIONS_H
 #define NNC_LIB_TARGET_CPU_DNNLCONVOLUTIONS_H
 
+#include "nnc/Target/Target.h"
 #include "nnc/runtime/LibraryConvolution.h"
 
 #include <array>
 #include <string>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace nnc {
 struct LibraryConvolution;
@@ -28,6 +33,16 @@ dnnlDescriptor(const LibraryConvolution &conv);
 /// keeps it for the first run); the reason in `why` when not, the glue's
 /// absence included.
 bool dnnlCanRun(const LibraryConvolution &conv, std::string &why);
+
+/// Whether `op` is a convolution (or one of its gradients) that oneDNN runs
+/// here: the cost model gives it the library.
+bool dnnlTakes(mlir::Operation *op);
+
+/// The kernels the CPU offers for a convolution or its gradients (none for
+/// other ops): oneDNN where it takes the op (the default then), per-image
+/// and whole-batch im2col + GEMM, and loops.
+KernelCandidates convolutionCandidates(mlir::Operation *op,
+                                       bool libraryConvolutions);
 
 /// "oneDNN 2.6.3 (..., isa avx2)", or "no oneDNN" without the glue.
 std::string dnnlDescription();
