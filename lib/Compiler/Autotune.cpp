@@ -151,8 +151,9 @@ unsigned effectiveThreads(const nnc::CompileOptions &options) {
   return cores ? cores : 1;
 }
 
-/// The database key of `op`: what its measurement depends on.
-std::string kernelKey(Operation *op, const nnc::Target &target,
+/// What every key of one compile starts with: the compiler, the target and
+/// its fingerprint, the threads and the code options.
+std::string keyPrefix(const nnc::Target &target,
                       const nnc::CompileOptions &options) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -163,6 +164,13 @@ std::string kernelKey(Operation *op, const nnc::Target &target,
      << "threads " << effectiveThreads(options) << " O" << options.optLevel
      << (options.parallel ? " parallel" : "")
      << (options.libraryKernels ? " library-kernels" : "") << '\n';
+  return text;
+}
+
+/// The database key of `op`: `prefix` and the op alone as a function.
+std::string kernelKey(Operation *op, const std::string &prefix) {
+  std::string text = prefix;
+  llvm::raw_string_ostream os(text);
   OwningOpRef<ModuleOp> module = kernelModule(op, "");
   module->print(os, OpPrintingFlags().printGenericOpForm());
   rt::Sha256 hasher;
@@ -343,7 +351,6 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
   StringRef attrName = NNCDialect::getKernelChoiceAttrName();
 
   std::string path = tuningDatabasePath(options);
-  result.tuningDatabasePath = path;
   rt::TuningDatabase database;
   if (!path.empty()) {
     rt::Status status = rt::TuningDatabase::open(path, database);
@@ -382,9 +389,10 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
   });
   if (sites.empty())
     return success();
+  std::string prefix = keyPrefix(target, options);
   for (Site &site : sites) {
     site.kernel = describeKernel(site.op);
-    site.key = kernelKey(site.op, target, options);
+    site.key = kernelKey(site.op, prefix);
   }
 
   auto deadline =

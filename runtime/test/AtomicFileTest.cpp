@@ -29,20 +29,11 @@
 #include <unistd.h>
 
 using namespace nnc::runtime;
+using nnc::runtime::test::contentsOf;
 using nnc::runtime::test::TempDir;
+using nnc::runtime::test::writePlain;
 
 namespace {
-
-std::string contentsOf(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
-}
-
-void writePlain(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
 
 bool has(const Status &s, const std::string &text) {
   return s.message().find(text) != std::string::npos;

@@ -2,7 +2,8 @@
 //
 // EXPECT_ERROR(status, text): the status is an error whose message contains
 // `text`. TempDir: a fresh folder removed with what is in it. expectSame:
-// two host tensors of the same dtype, shape and bytes.
+// two host tensors of the same dtype, shape and bytes. contentsOf and
+// writePlain: a whole file's bytes read, or written without the runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -74,6 +77,19 @@ public:
 private:
   std::string path_;
 };
+
+/// The bytes of the file at `path` (empty when it cannot be read).
+inline std::string contentsOf(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+/// Writes `text` to `path` plainly (not through AtomicFile).
+inline void writePlain(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
 
 inline void expectSame(const HostTensor &a, const HostTensor &b) {
   EXPECT_EQ(a.dtype(), b.dtype());

@@ -123,8 +123,6 @@ struct CompileResult {
   /// compile spent measuring them (0 unless the autotuner measured).
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
-  /// The tuning database consulted; empty when none.
-  std::string tuningDatabasePath;
 };
 
 /// Compiles function `functionName` of `module` (left unchanged) for
