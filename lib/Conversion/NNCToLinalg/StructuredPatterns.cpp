@@ -307,11 +307,10 @@ Value zeroFilled(OpBuilder &b, Location loc, RankedTensorType type,
 }
 
 /// [..., M, K] x [..., K, N] for operands of rank >= 2 with numpy
-/// broadcasting of the batch dimensions.
-Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+/// broadcasting of the batch dimensions, accumulated and returned in `et`.
+Value buildMatmulIn(OpBuilder &b, Location loc, Value lhs, Value rhs, Type et) {
   auto lt = cast<RankedTensorType>(lhs.getType());
   auto rt = cast<RankedTensorType>(rhs.getType());
-  Type et = lt.getElementType();
   int64_t lr = lt.getRank(), rr = rt.getRank();
   int64_t rank = std::max(lr, rr);
   SmallVector<OpFoldResult> lDims = getDims(b, loc, lhs);
@@ -424,10 +423,20 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
              b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
              ValueRange{init}, maps, iterators,
              [&](OpBuilder &nb, Location l, ValueRange a) {
-               Value p = mulValues(nb, l, a[0], a[1]);
+               Value p = mulValues(nb, l, convertFloat(nb, l, a[0], et),
+                                   convertFloat(nb, l, a[1], et));
                linalg::YieldOp::create(nb, l, addValues(nb, l, p, a[2]));
              })
       .getResult(0);
+}
+
+/// buildMatmulIn in the operands' type; f16 and bf16 products accumulate
+/// in f32 (as the libraries do) and are rounded once at the end.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  Type et = cast<RankedTensorType>(lhs.getType()).getElementType();
+  Type acc = computeType(et);
+  Value product = buildMatmulIn(b, loc, lhs, rhs, acc);
+  return acc == et ? product : convertTensor(b, loc, product, et);
 }
 
 struct MatMulConversion : public OpConversionPattern<MatMulOp> {

@@ -32,6 +32,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -113,7 +114,13 @@ public:
     }
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
+    // f16 and bf16 are storage types here: arithmetic on them computes in
+    // f32 and rounds each result, and bf16 conversions are bit operations.
     pm.addPass(math::createMathExtendToSupportedTypes());
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = {"f16", "bf16"};
+    pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+    pm.addPass(nnc::cpu::createExpandBFloat16Pass());
     pm.addPass(createConvertMathToLibmPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
     pm.addPass(createSCFToControlFlowPass());

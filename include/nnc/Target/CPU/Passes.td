@@ -144,6 +144,25 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 
+def ExpandBFloat16Pass : Pass<"nnc-cpu-expand-bf16", "mlir::ModuleOp"> {
+  let summary = "Convert between bf16 and f32 with integer operations";
+  let description = [{
+    x86 has no scalar bf16 conversion instruction LLVM emits inline, and
+    lowers `arith.truncf` f32 -> bf16 to a call of compiler-rt's
+    `__truncsfbf2`, which the kernels' shared objects do not link. This pass
+    rewrites `arith.extf` bf16 -> f32 (a shift of the bits) and
+    `arith.truncf` f32 -> bf16 (round to nearest even, NaN kept) into
+    integer operations, which vectorize with the loops around them.
+
+    ```mlir
+    %y = arith.truncf %x : f32 to bf16
+    // becomes bit operations on %x as i32 ending in
+    %y = arith.bitcast %t : i16 to bf16
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def SequentialSmallLoopsPass
     : Pass<"nnc-sequential-small-loops", "mlir::func::FuncOp"> {
   let summary = "Keep parallel loops with little work sequential";
