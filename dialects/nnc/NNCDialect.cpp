@@ -78,6 +78,8 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
   else if (name == "nnc.bytes_read" || name == "nnc.bytes_written" ||
            name == "nnc.arena_size" || name == "nnc.kernels")
     ok = isa<IntegerAttr>(value);
+  else if (name == "nnc.mixed_precision") // --nnc-mixed-precision's report
+    ok = isa<DictionaryAttr>(value);
   else if (name == "nnc.checks")
     ok = isa<ArrayAttr>(value) &&
          llvm::all_of(cast<ArrayAttr>(value), llvm::IsaPred<StringAttr>);

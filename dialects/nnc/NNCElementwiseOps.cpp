@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
@@ -446,14 +447,52 @@ LogicalResult CastOp::refineResultTypes(SmallVectorImpl<Type> &refined) {
   return success();
 }
 
+/// The most elements of a non-splat constant a cast folds into a new
+/// constant (larger ones are converted by the kernel, not the compiler).
+static constexpr int64_t kMaxFoldedCastElements = 1 << 16;
+
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
   if (Attribute known = foldKnownShapeValue(getResult()))
     return known;
+  auto floatType = dyn_cast<FloatType>(getType().getElementType());
+  // A cast from a value another cast widened exactly (bf16 -> f32 -> ...)
+  // reads the narrow value instead: the wide one holds it unchanged.
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    auto narrow =
+        dyn_cast<FloatType>(getElementTypeOrSelf(inner.getInput().getType()));
+    auto wide = dyn_cast<FloatType>(getElementTypeOrSelf(inner.getType()));
+    if (narrow && wide &&
+        APFloat::isRepresentableBy(narrow.getFloatSemantics(),
+                                   wide.getFloatSemantics())) {
+      if (inner.getInput().getType() == getType())
+        return inner.getInput();
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
+  // Floating-point constants to another floating-point type (the constants
+  // mixed precision meets), rounded to nearest even as the kernels do.
+  if (auto input = dyn_cast_if_present<DenseFPElementsAttr>(adaptor.getInput());
+      input && floatType &&
+      (input.isSplat() || input.getNumElements() <= kMaxFoldedCastElements)) {
+    const llvm::fltSemantics &to = floatType.getFloatSemantics();
+    auto convert = [&](APFloat v) {
+      bool lost;
+      (void)v.convert(to, APFloat::rmNearestTiesToEven, &lost);
+      return v;
+    };
+    if (input.isSplat())
+      return DenseElementsAttr::get(getType(),
+                                    convert(input.getSplatValue<APFloat>()));
+    SmallVector<APFloat> values;
+    for (APFloat v : input.getValues<APFloat>())
+      values.push_back(convert(v));
+    return DenseElementsAttr::get(getType(), values);
+  }
   // Integer constants to floating point (a dimension that scales data).
   auto input = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
-  auto floatType = dyn_cast<FloatType>(getType().getElementType());
   if (!input || !floatType || !isa<IntegerType>(input.getElementType()) ||
       input.getNumElements() > kMaxShapeInputElements)
     return {};

@@ -42,6 +42,12 @@ class TensorDialect;
 
 namespace nnc {
 
+/// The attribute --nnc-mixed-precision leaves on each function it converts:
+/// a dictionary of what it did (dtype, low_ops, follow_ops, f32_ops, casts,
+/// narrowed_bytes).
+inline constexpr llvm::StringLiteral kMixedPrecisionAttrName =
+    "nnc.mixed_precision";
+
 #define GEN_PASS_DECL
 #include "nnc/Transforms/Passes.h.inc"
 

@@ -345,6 +345,72 @@ def OutlineKernelsPass : Pass<"nnc-outline-kernels", "mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Mixed precision
+//===----------------------------------------------------------------------===//
+
+def MixedPrecisionPass : Pass<"nnc-mixed-precision", "mlir::ModuleOp"> {
+  let summary = "Compute in f16 or bf16 where it is safe, as torch.autocast";
+  let description = [{
+    Rewrites the f32 computation of `function` (default: every function of
+    the module) to the low type `dtype` (`bf16` or `f16`) by an op policy
+    kept as a table (lib/Transforms/MixedPrecisionPolicy.def): matrix
+    products and convolutions (and their gradients) run in the low type,
+    with f32 accumulation in their lowering; softmax, log-softmax,
+    normalization, losses, exponentials, logarithms, powers and sums run in
+    f32; every other op follows its inputs (the low type when all its
+    non-constant floating-point operands are in it, else as written, the
+    low operands cast back up). Casts are inserted where the types meet; a
+    cast back to the type a value was cast from reuses the original, and
+    casts of constants fold. The function's signature does not change: its
+    arguments (the f32 master weights of a training step) are cast down
+    where a low op uses them, once per use so their gradients come back
+    and add up in f32, and its results are cast back to their declared
+    types.
+
+    Run before `--nnc-autodiff`, the gradients follow the forward types:
+    the backward of a low op is low, the values the backward reads are
+    stored in the low type. `low-ops` and `f32-ops` override the table per
+    op kind (`low-ops=nnc.add f32-ops=nnc.matmul`). The function gains an
+    `nnc.mixed_precision` attribute with what was done: the type, the ops
+    per precision, the casts inserted and the bytes of results narrowed.
+
+    ```mlir
+    // nnc-opt --nnc-mixed-precision="dtype=bf16"
+    func.func @f(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
+      %0 = nnc.matmul %x, %w : tensor<8x16xf32>, tensor<16x4xf32>
+      %1 = nnc.relu %0 : tensor<8x4xf32>
+      return %1 : tensor<8x4xf32>
+    }
+    // becomes
+    func.func @f(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
+      %0 = nnc.cast %x : tensor<8x16xf32> to tensor<8x16xbf16>
+      %1 = nnc.cast %w : tensor<16x4xf32> to tensor<16x4xbf16>
+      %2 = nnc.matmul %0, %1 : tensor<8x16xbf16>, tensor<16x4xbf16>
+      %3 = nnc.relu %2 : tensor<8x4xbf16>
+      %4 = nnc.cast %3 : tensor<8x4xbf16> to tensor<8x4xf32>
+      return %4 : tensor<8x4xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function to convert (default: every function)">,
+    Option<"dtype", "dtype", "std::string", /*default=*/"\"bf16\"",
+           "The low type: bf16 or f16">,
+    ListOption<"lowOps", "low-ops", "std::string",
+               "Op kinds to run in the low type, overriding the policy "
+               "(e.g. nnc.add)">,
+    ListOption<"f32Ops", "f32-ops", "std::string",
+               "Op kinds to run in f32, overriding the policy">
+  ];
+  let statistics = [
+    Statistic<"numLow", "low-ops", "Ops computing in the low type">,
+    Statistic<"numF32", "f32-ops", "Ops kept in f32 by the policy">,
+    Statistic<"numCasts", "casts", "Casts inserted">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Training
 //===----------------------------------------------------------------------===//
 

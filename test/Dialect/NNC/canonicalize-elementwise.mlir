@@ -222,3 +222,40 @@ func.func @fold_limit() -> tensor<256x257xf32> {
   %0 = nnc.add %a, %b : tensor<256x257xf32>, tensor<f32>
   return %0 : tensor<256x257xf32>
 }
+
+// -----
+
+// A cast of a value another cast widened exactly reads the narrow value: a
+// round trip through f32 disappears, a bf16 -> f32 -> f16 chain becomes one
+// cast. A narrowing round trip (f32 -> bf16 -> f32) rounds and stays.
+// CHECK-LABEL: func @cast_chains
+// CHECK-SAME: (%[[B:.*]]: tensor<4xbf16>, %[[F:.*]]: tensor<4xf32>)
+// CHECK: %[[H:.*]] = nnc.cast %[[B]] : tensor<4xbf16> to tensor<4xf16>
+// CHECK: %[[DOWN:.*]] = nnc.cast %[[F]] : tensor<4xf32> to tensor<4xbf16>
+// CHECK: %[[UP:.*]] = nnc.cast %[[DOWN]] : tensor<4xbf16> to tensor<4xf32>
+// CHECK: return %[[B]], %[[H]], %[[UP]]
+func.func @cast_chains(%b: tensor<4xbf16>, %f: tensor<4xf32>)
+    -> (tensor<4xbf16>, tensor<4xf16>, tensor<4xf32>) {
+  %0 = nnc.cast %b : tensor<4xbf16> to tensor<4xf32>
+  %1 = nnc.cast %0 : tensor<4xf32> to tensor<4xbf16>
+  %2 = nnc.cast %0 : tensor<4xf32> to tensor<4xf16>
+  %3 = nnc.cast %f : tensor<4xf32> to tensor<4xbf16>
+  %4 = nnc.cast %3 : tensor<4xbf16> to tensor<4xf32>
+  return %1, %2, %4 : tensor<4xbf16>, tensor<4xf16>, tensor<4xf32>
+}
+
+// -----
+
+// Float constants cast to another float type fold, rounded to nearest even
+// (1 + 2^-8 is a tie in bf16).
+// CHECK-LABEL: func @cast_float_constants
+// CHECK-DAG: nnc.constant dense<1.000000e+00> : tensor<bf16>
+// CHECK-DAG: nnc.constant dense<[1.000000e+00, 1.015630e+00]> : tensor<2xbf16>
+// CHECK-NOT: nnc.cast
+func.func @cast_float_constants() -> (tensor<bf16>, tensor<2xbf16>) {
+  %0 = nnc.constant dense<1.00390625> : tensor<f32>
+  %1 = nnc.cast %0 : tensor<f32> to tensor<bf16>
+  %2 = nnc.constant dense<[1.00390625, 1.01171875]> : tensor<2xf32>
+  %3 = nnc.cast %2 : tensor<2xf32> to tensor<2xbf16>
+  return %1, %3 : tensor<bf16>, tensor<2xbf16>
+}
