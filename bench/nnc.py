@@ -78,23 +78,28 @@ class CompileOptions(ctypes.Structure):
                 ("library_kernels", ctypes.c_int32),
                 ("autotune", _c_enum),
                 ("tuning_database", ctypes.c_char_p),
-                ("tuning_budget_seconds", ctypes.c_double)]
+                ("tuning_budget_seconds", ctypes.c_double),
+                ("amp_low_ops", ctypes.c_char_p),
+                ("amp_f32_ops", ctypes.c_char_p)]
 
     # nnc_autotune_t
     AUTOTUNE = {"off": 0, "cached": 1, "on": 2, "require": 3}
+    # nnc_precision_t
+    PRECISION = {"f32": 0, "f16": 1, "bf16": 2}
 
     def __init__(self, cache_dir=None, num_threads=0, opt_level=2, fuse=1,
                  measure_unfused=0, plan_memory=1, library_kernels=1,
                  autotune="cached", tuning_database=None,
-                 tuning_budget_seconds=120.0):
+                 tuning_budget_seconds=120.0, precision="f32"):
         super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION, None,
-                         0, None if cache_dir is None else cache_dir.encode(),
+                         self.PRECISION[precision],
+                         None if cache_dir is None else cache_dir.encode(),
                          opt_level, num_threads, fuse, measure_unfused,
                          plan_memory, library_kernels,
                          self.AUTOTUNE[autotune],
                          None if tuning_database is None
                          else tuning_database.encode(),
-                         tuning_budget_seconds)
+                         tuning_budget_seconds, None, None)
 
 
 class TrainOptions(ctypes.Structure):

@@ -236,8 +236,17 @@ NNC_API_EXPORT nnc_status_t nnc_model_parse_mlir(nnc_context_t *context,
  * Compilation
  *===----------------------------------------------------------------------===*/
 
+/* Mixed precision (docs/Training.md): the op policy of torch.autocast,
+ * compiled in. Matrix products and convolutions (and their gradients) in
+ * the low type, softmax, normalization, losses, exponentials and sums in f32,
+ * other ops in their inputs' type; inputs, outputs, parameters, gradients
+ * and optimizer state keep their f32. */
 typedef enum nnc_precision_t {
-  NNC_PRECISION_F32 = 0, /* compute in the model's own types */
+  NNC_PRECISION_F32 = 0,  /* compute in the model's own types */
+  NNC_PRECISION_F16 = 1,  /* f16 where the policy allows (train with a
+                             dynamic loss scale: loss_scale 0) */
+  NNC_PRECISION_BF16 = 2, /* bf16 where the policy allows (f32's range: no
+                             loss scaling needed) */
 } nnc_precision_t;
 
 /* What the autotuner does in a compile (docs/Autotuning.md). It measures
@@ -292,6 +301,12 @@ typedef struct nnc_compile_options_t {
   /* Seconds ON may spend measuring in one compile (default 120, > 0);
    * kernels left when it runs out keep their defaults, untuned. */
   double tuning_budget_seconds;
+  /* With F16 or BF16 precision, op kinds moved to the low type or kept in
+   * f32 against the policy, as comma-separated op names ("nnc.add,nnc.mul";
+   * borrowed during the call). NULL or "": the policy as it is. An unknown
+   * op is INVALID_ARGUMENT. */
+  const char *amp_low_ops;
+  const char *amp_f32_ops;
 } nnc_compile_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -314,6 +329,8 @@ nnc_compile_options_initialize(nnc_compile_options_t *options) {
   options->autotune = NNC_AUTOTUNE_CACHED;
   options->tuning_database = NULL;
   options->tuning_budget_seconds = 120.0;
+  options->amp_low_ops = NULL;
+  options->amp_f32_ops = NULL;
 }
 
 /* A concrete shape for one input. */

@@ -84,11 +84,36 @@ nnc::capi::checkCompileOptions(const char *fn,
                           "' is not supported; this build compiles for " +
                           known);
   }
-  if (options->precision != NNC_PRECISION_F32)
-    return makeStatus(NNC_STATUS_UNIMPLEMENTED, fn,
-                      "precision " +
-                          std::to_string(static_cast<int>(options->precision)) +
-                          " is not supported");
+  switch (options->precision) {
+  case NNC_PRECISION_F32:
+    break;
+  case NNC_PRECISION_F16:
+    out.precision.dtype = "f16";
+    break;
+  case NNC_PRECISION_BF16:
+    out.precision.dtype = "bf16";
+    break;
+  default:
+    return invalidArgument(
+        fn, "precision is " +
+                std::to_string(static_cast<int>(options->precision)) +
+                "; it must be NNC_PRECISION_F32, _F16 or _BF16");
+  }
+  auto opList = [](const char *text) {
+    std::vector<std::string> ops;
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(text ? text : "").split(parts, ',', -1, false);
+    for (llvm::StringRef part : parts)
+      if (!part.trim().empty())
+        ops.push_back(part.trim().str());
+    return ops;
+  };
+  out.precision.lowOps = opList(options->amp_low_ops);
+  out.precision.f32Ops = opList(options->amp_f32_ops);
+  if (!out.precision.enabled() &&
+      !(out.precision.lowOps.empty() && out.precision.f32Ops.empty()))
+    return invalidArgument(fn, "amp_low_ops and amp_f32_ops need precision "
+                               "NNC_PRECISION_F16 or _BF16");
   if (options->opt_level < 0 || options->opt_level > 3)
     return invalidArgument(fn, "opt_level is " +
                                    std::to_string(options->opt_level) +

@@ -145,6 +145,10 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
                                              trainerOptions.threads))
       return s;
     trainerOptions.pipeline = pipelineFor(o, output);
+    // Mixed precision applies to the loss function, before its gradients
+    // are built; the training functions are compiled as they come.
+    trainerOptions.pipeline.precision = trainerOptions.compile.precision;
+    trainerOptions.compile.precision = {};
     trainerOptions.schedule = scheduleFor(o);
     trainerOptions.accumulate = o.accumulate;
     // loss_scale 0 asks for dynamic scaling, LossScaler's default.

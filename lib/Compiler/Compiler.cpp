@@ -567,6 +567,18 @@ LogicalResult specializeShapes(Compilation &c, nnc::CompileFailure &failure) {
   return success();
 }
 
+/// Stage "mixed precision": the specialized function computes in the low
+/// type where the op policy says; its inputs and results keep their types.
+LogicalResult applyMixedPrecision(Compilation &c,
+                                  nnc::CompileFailure &failure) {
+  if (!c.options.precision.enabled())
+    return success();
+  failure = nnc::CompileFailure::InvalidInput;
+  PassManager pm(c.context);
+  nnc::buildMixedPrecisionPipeline(pm, c.functionName, c.options.precision);
+  return pm.run(*c.work);
+}
+
 /// Stage "cache lookup": the key covers the compiler, the target and its
 /// fingerprint, the options, the specialized function and the weights.
 /// Sets the entry's path in `result` (none without a cache) and fills it on
@@ -898,7 +910,8 @@ nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
   CompileFailure failure = CompileFailure::Internal;
   if (failed(copyFunction(c, failure)) ||
       failed(extractWeights(c, inputShapes, failure)) ||
-      failed(specializeShapes(c, failure)))
+      failed(specializeShapes(c, failure)) ||
+      failed(applyMixedPrecision(c, failure)))
     return fail(failure);
   // The kernel choices are part of what the cache key covers.
   if (failed(autotuneKernels(c.function(), *target, c.targetOptions, options,

@@ -32,6 +32,28 @@ void nnc::buildSpecializationPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+std::string nnc::MixedPrecisionOptions::describe() const {
+  std::string text = "dtype=" + dtype;
+  if (!lowOps.empty())
+    text += " low-ops=" + llvm::join(lowOps, ",");
+  if (!f32Ops.empty())
+    text += " f32-ops=" + llvm::join(f32Ops, ",");
+  return text;
+}
+
+void nnc::buildMixedPrecisionPipeline(OpPassManager &pm,
+                                      llvm::StringRef function,
+                                      const MixedPrecisionOptions &options) {
+  if (!options.enabled())
+    return;
+  MixedPrecisionPassOptions pass;
+  pass.function = function.str();
+  pass.dtype = options.dtype;
+  pass.lowOps.assign(options.lowOps.begin(), options.lowOps.end());
+  pass.f32Ops.assign(options.f32Ops.begin(), options.f32Ops.end());
+  pm.addPass(createMixedPrecisionPass(pass));
+}
+
 void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
                               const TargetOptions &options) {
   LoweringChoices choices = target.loweringChoices(options);

@@ -7,6 +7,7 @@
 
 #include "nnc/Training/Pipeline.h"
 
+#include "nnc/Compiler/Pipelines.h"
 #include "nnc/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -46,6 +47,7 @@ void nnc::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createShapeInferencePass(shapes));
   buildLossPipeline(pm, options);
   std::string train = options.function + "_train";
+  buildMixedPrecisionPipeline(pm, train, options.precision);
   AutodiffPassOptions autodiff;
   autodiff.function = train;
   pm.addPass(createAutodiffPass(autodiff));
@@ -80,8 +82,12 @@ nnc::describeTrainingPipeline(const TrainingPipelineOptions &options) {
     os << " output=" << options.output;
   if (options.ignoreIndex)
     os << " ignore-index=" << *options.ignoreIndex;
-  os << "},nnc-autodiff{function=" << f
-     << "_train},nnc-optimizer{function=" << f
+  os << "}";
+  // Only when asked for: checkpoints of f32 runs keep their fingerprints.
+  if (options.precision.enabled())
+    os << ",nnc-mixed-precision{function=" << f << "_train "
+       << options.precision.describe() << "}";
+  os << ",nnc-autodiff{function=" << f << "_train},nnc-optimizer{function=" << f
      << "_train kind=" << options.optimizer
      << " momentum=" << llvm::format("%.17g", options.momentum)
      << " nesterov=" << (options.nesterov ? "true" : "false")
@@ -138,6 +144,10 @@ struct TrainingPipelineCLOptions
                        llvm::cl::init(0.999)};
   Option<double> epsilon{*this, "epsilon", llvm::cl::desc("Adam epsilon"),
                          llvm::cl::init(1e-8)};
+  Option<std::string> amp{
+      *this, "amp",
+      llvm::cl::desc("Mixed precision: bf16 or f16 (default: none)"),
+      llvm::cl::init("")};
 };
 
 } // namespace
@@ -166,6 +176,7 @@ void nnc::registerTrainingPipeline() {
         options.beta1 = o.beta1;
         options.beta2 = o.beta2;
         options.epsilon = o.epsilon;
+        options.precision.dtype = o.amp;
         nnc::buildTrainingPipeline(pm, options);
       });
 }

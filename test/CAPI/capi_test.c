@@ -375,6 +375,36 @@ static void test_shape_input(nnc_context_t *context, const char *path,
                "on its value [4, 2, 3]");
   CHECK(output == NULL);
   nnc_executable_destroy(executable);
+  executable = NULL;
+  /* Mixed precision: the value is checked, overrides need a low type and
+   * name known ops. A reshape has no f32 math to narrow: same result. */
+  options.precision = (nnc_precision_t)7;
+  EXPECT_ERROR(
+      nnc_model_compile_inputs(model, &options, 2, run_inputs, &executable),
+      NNC_STATUS_INVALID_ARGUMENT, "precision is 7");
+  options.precision = NNC_PRECISION_F32;
+  options.amp_f32_ops = "nnc.add";
+  EXPECT_ERROR(
+      nnc_model_compile_inputs(model, &options, 2, run_inputs, &executable),
+      NNC_STATUS_INVALID_ARGUMENT, "need precision");
+  options.precision = NNC_PRECISION_BF16;
+  options.amp_f32_ops = "nnc.add, nnc.bogus";
+  EXPECT_ERROR(
+      nnc_model_compile_inputs(model, &options, 2, run_inputs, &executable),
+      NNC_STATUS_INVALID_ARGUMENT, "'nnc.bogus' in f32-ops is not a known op");
+  options.amp_f32_ops = NULL;
+  run_inputs[1] = inputs[1];
+  EXPECT_OK(
+      nnc_model_compile_inputs(model, &options, 2, run_inputs, &executable));
+  EXPECT_OK(nnc_executable_run(executable, 2, run_inputs, 1, &output));
+  CHECK(nnc_tensor_byte_size(output) == nnc_tensor_byte_size(expected) &&
+        memcmp(nnc_tensor_data(output), nnc_tensor_data(expected),
+               nnc_tensor_byte_size(expected)) == 0);
+  nnc_tensor_destroy(output);
+  output = NULL;
+  nnc_executable_destroy(executable);
+  options.precision = NNC_PRECISION_F32;
+  run_inputs[1] = other_shape;
   /* A session: one specialization per value, the least recent evicted. */
   EXPECT_OK(nnc_session_create(model, &options, &session));
   CHECK(nnc_session_last_run_source(session) == -1);

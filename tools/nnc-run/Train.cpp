@@ -75,7 +75,16 @@ loss and optimizer:
   --warmup-steps N, --min-lr X      cosine: linear warm-up, then down to
                                     min-lr at the last step
   --accumulate N           sum the gradients of N batches per update
-  --loss-scale dynamic|X   loss scaling (default 1: none)
+  --amp bf16|f16|off       mixed precision (docs/Training.md): the forward
+                           and backward of matrix products and convolutions
+                           in bf16 or f16, f32 master weights, gradients and
+                           optimizer
+  --amp-low-ops OPS, --amp-f32-ops OPS
+                           op kinds (nnc.add,nnc.mul) moved to the low type
+                           or to f32 against the policy
+  --loss-scale dynamic|off|X
+                           loss scaling (default: dynamic with --amp f16,
+                           else off)
 state:
   --checkpoint FILE        write a checkpoint there at the end of every
                            epoch, every --checkpoint-every steps and at the end
@@ -179,6 +188,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--autotune",
                                                "--tuning-db",
                                                "--tuning-budget",
+                                               "--amp",
+                                               "--amp-low-ops",
+                                               "--amp-f32-ops",
                                                "--label-column",
                                                "--trace"};
   static const std::set<std::string> flags = {

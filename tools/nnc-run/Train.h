@@ -22,6 +22,13 @@ int runTrain(int argc, char **argv);
 std::string applyTuningOptions(const std::string *mode, const std::string *db,
                                const std::string *budget,
                                nnc_compile_options_t &c);
+/// --amp bf16|f16|off, --amp-low-ops OPS and --amp-f32-ops OPS (each null
+/// when absent) into `c`, which borrows the lists; the error for a
+/// malformed value (exit status 2), empty when all are well formed.
+std::string applyPrecisionOptions(const std::string *amp,
+                                  const std::string *lowOps,
+                                  const std::string *f32Ops,
+                                  nnc_compile_options_t &c);
 /// Prints the kernels the autotuner had a choice for in `executable`, with
 /// the candidate chosen, its time and the default's (--report).
 void printTuningReport(const nnc_executable_t *executable);

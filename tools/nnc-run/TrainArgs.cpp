@@ -285,7 +285,11 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
     failure = {"--schedule step needs --step-size", 2};
     return false;
   }
-  std::string scale = args.get("--loss-scale", "1");
+  // f16 overflows without a scale; bf16 has f32's range.
+  std::string scale = args.get(
+      "--loss-scale", args.get("--amp", "off") == "f16" ? "dynamic" : "1");
+  if (scale == "off")
+    scale = "1";
   if (scale == "dynamic") {
     o.loss_scale = 0.0;
   } else {
@@ -293,7 +297,8 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
     o.loss_scale = std::strtod(scale.c_str(), &end);
     if (scale.empty() || *end || !(o.loss_scale > 0) ||
         !std::isfinite(o.loss_scale)) {
-      failure = {"--loss-scale must be 'dynamic' or a positive number, got '" +
+      failure = {"--loss-scale must be 'dynamic', 'off' or a positive number, "
+                 "got '" +
                      scale + "'",
                  2};
       return false;
@@ -323,6 +328,9 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
   };
   std::string error = applyTuningOptions(
       find("--autotune"), find("--tuning-db"), find("--tuning-budget"), c);
+  if (error.empty())
+    error = applyPrecisionOptions(find("--amp"), find("--amp-low-ops"),
+                                  find("--amp-f32-ops"), c);
   if (!error.empty()) {
     failure = {error, 2};
     return false;
@@ -359,6 +367,29 @@ std::string nnc::tools::applyTuningOptions(const std::string *mode,
              *budget + "'";
     c.tuning_budget_seconds = seconds;
   }
+  return "";
+}
+
+std::string nnc::tools::applyPrecisionOptions(const std::string *amp,
+                                              const std::string *lowOps,
+                                              const std::string *f32Ops,
+                                              nnc_compile_options_t &c) {
+  if (amp) {
+    if (*amp == "off")
+      c.precision = NNC_PRECISION_F32;
+    else if (*amp == "bf16")
+      c.precision = NNC_PRECISION_BF16;
+    else if (*amp == "f16")
+      c.precision = NNC_PRECISION_F16;
+    else
+      return "--amp must be bf16, f16 or off, got '" + *amp + "'";
+  }
+  if ((lowOps || f32Ops) && c.precision == NNC_PRECISION_F32)
+    return "--amp-low-ops and --amp-f32-ops need --amp bf16 or f16";
+  if (lowOps)
+    c.amp_low_ops = lowOps->c_str();
+  if (f32Ops)
+    c.amp_f32_ops = f32Ops->c_str();
   return "";
 }
 

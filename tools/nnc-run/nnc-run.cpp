@@ -74,6 +74,12 @@ options:
                            compile (default 120)
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
+  --amp bf16|f16|off       mixed precision: matrix products and convolutions
+                           in bf16 or f16, softmax, normalization and sums
+                           in f32, as torch.autocast (docs/Training.md)
+  --amp-low-ops OPS, --amp-f32-ops OPS
+                           op kinds (nnc.add,nnc.mul) moved to the low type
+                           or to f32 against the policy
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -119,6 +125,7 @@ struct Options {
   bool profile = false;
   std::string trace;
   std::optional<std::string> autotune, tuningDb, tuningBudget;
+  std::optional<std::string> amp, ampLowOps, ampF32Ops;
 };
 
 /// Parses argv; returns false and fills `failure` on a malformed line.
@@ -194,6 +201,9 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
                                                  "--autotune",
                                                  "--tuning-db",
                                                  "--tuning-budget",
+                                                 "--amp",
+                                                 "--amp-low-ops",
+                                                 "--amp-f32-ops",
                                                  "--max-specializations"};
     if (!valued.count(name))
       return fail("unknown option '" + name + "'");
@@ -232,6 +242,12 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       options.tuningDb = value;
     } else if (name == "--tuning-budget") {
       options.tuningBudget = value;
+    } else if (name == "--amp") {
+      options.amp = value;
+    } else if (name == "--amp-low-ops") {
+      options.ampLowOps = value;
+    } else if (name == "--amp-f32-ops") {
+      options.ampF32Ops = value;
     } else if (name == "--threads") {
       options.hasThreads = true;
       if (!parseCount(value, options.threads))
@@ -434,6 +450,11 @@ bool loadModel(const Options &options, Prepared &prepared, Failure &failure) {
       options.autotune ? &*options.autotune : nullptr,
       options.tuningDb ? &*options.tuningDb : nullptr,
       options.tuningBudget ? &*options.tuningBudget : nullptr, compileOptions);
+  if (tuningError.empty())
+    tuningError = applyPrecisionOptions(
+        options.amp ? &*options.amp : nullptr,
+        options.ampLowOps ? &*options.ampLowOps : nullptr,
+        options.ampF32Ops ? &*options.ampF32Ops : nullptr, compileOptions);
   if (!tuningError.empty()) {
     failure = {tuningError + " (see --help)", 2};
     return false;

@@ -13,6 +13,8 @@
 #ifndef NNC_COMPILER_COMPILER_H
 #define NNC_COMPILER_COMPILER_H
 
+#include "nnc/Compiler/Precision.h"
+
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -70,6 +72,10 @@ struct CompileOptions {
   /// computed from it (`nnc.shape_input`) become static, and every run must
   /// pass the same values (Plan's specialized values).
   std::map<unsigned, std::vector<int64_t>> inputValues;
+  /// Mixed precision: the function computes in f16 or bf16 where the op
+  /// policy says (--nnc-mixed-precision), its inputs and results keep their
+  /// types. Off by default.
+  MixedPrecisionOptions precision;
   /// Kernel choices measured on this machine (AutotuneMode).
   AutotuneMode autotune = AutotuneMode::Cached;
   /// The tuning database: nothing: `tuning.nnctune` in the cache folder

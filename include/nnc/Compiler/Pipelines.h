@@ -12,6 +12,7 @@
 #ifndef NNC_COMPILER_PIPELINES_H
 #define NNC_COMPILER_PIPELINES_H
 
+#include "nnc/Compiler/Precision.h"
 #include "nnc/Target/Target.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -31,6 +32,12 @@ namespace nnc {
 void buildSpecializationPipeline(mlir::OpPassManager &pm,
                                  llvm::StringRef function,
                                  llvm::ArrayRef<std::string> inputShapes);
+
+/// --nnc-mixed-precision on `function` (every function when empty) as
+/// `options` ask, when they ask for a low type at all.
+void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
+                                 llvm::StringRef function,
+                                 const MixedPrecisionOptions &options);
 
 /// nnc on static shapes -> linalg, fused -> buffers with out-parameters
 /// (the function arguments read-only) -> the target's passes on buffers ->

@@ -11,6 +11,8 @@
 #ifndef NNC_TRAINING_PIPELINE_H
 #define NNC_TRAINING_PIPELINE_H
 
+#include "nnc/Compiler/Precision.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +47,10 @@ struct TrainingPipelineOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double epsilon = 1e-8;
+  /// Mixed precision on the loss function, before its gradients are built:
+  /// the backward follows the forward's types, the parameters stay f32
+  /// (master weights) and so do their gradients and the optimizer.
+  MixedPrecisionOptions precision;
 };
 
 /// Attaches the loss only: `<function>_train` (model arguments, labels,
