@@ -389,6 +389,23 @@ NNC_API_EXPORT nnc_status_t
 nnc_executable_tuned_kernel(const nnc_executable_t *executable, size_t index,
                             nnc_tuned_kernel_t *out_kernel);
 
+/* What mixed precision did in the compile of an executable. */
+typedef struct nnc_mixed_precision_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_mixed_precision_t) */
+  nnc_precision_t precision; /* F32 when the compile asked for none */
+  int64_t low_ops;           /* ops computing in the low type by the policy */
+  int64_t follow_ops;        /* ops in the low type because their inputs are */
+  int64_t f32_ops;           /* ops the policy kept in f32 */
+  int64_t casts;             /* casts inserted */
+  int64_t narrowed_bytes;    /* bytes of results stored in the low type */
+} nnc_mixed_precision_t;
+
+/* Fills `*out` (caller sets struct_size) for an executable this library
+ * compiled; all zeros (precision F32) for one compiled without mixed
+ * precision or loaded from a file. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_mixed_precision(
+    const nnc_executable_t *executable, nnc_mixed_precision_t *out);
+
 /*===----------------------------------------------------------------------===*
  * Sessions: shape specialization at run time
  *===----------------------------------------------------------------------===*/

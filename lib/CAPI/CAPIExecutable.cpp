@@ -191,6 +191,16 @@ nnc_status_t nnc::capi::compileFunction(
   out->fromCache = loaded.fromCache;
   out->threads = threads;
   out->tuningSeconds = loaded.tuningSeconds;
+  if (loaded.mixedPrecision) {
+    const nnc::MixedPrecisionReport &amp = *loaded.mixedPrecision;
+    out->ampPrecision =
+        amp.dtype == "f16" ? NNC_PRECISION_F16 : NNC_PRECISION_BF16;
+    out->ampLowOps = amp.lowOps;
+    out->ampFollowOps = amp.followOps;
+    out->ampF32Ops = amp.f32Ops;
+    out->ampCasts = amp.casts;
+    out->ampNarrowedBytes = amp.narrowedBytes;
+  }
   for (const nnc::TunedKernel &kernel : loaded.tuning) {
     nnc_executable_s::TunedKernel info;
     info.kernel = kernel.kernel;
@@ -268,6 +278,28 @@ size_t nnc_executable_tuned_kernel_count(const nnc_executable_t *executable) {
 
 double nnc_executable_tuning_seconds(const nnc_executable_t *executable) {
   return executable ? executable->tuningSeconds : 0;
+}
+
+nnc_status_t nnc_executable_mixed_precision(const nnc_executable_t *executable,
+                                            nnc_mixed_precision_t *out) {
+  static const char *fn = "nnc_executable_mixed_precision";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    if (!out)
+      return nullArgument(fn, "out");
+    if (out->struct_size != sizeof(nnc_mixed_precision_t))
+      return invalidArgument(
+          fn, "out->struct_size is " + std::to_string(out->struct_size) +
+                  "; expected " + std::to_string(sizeof(*out)));
+    out->precision = static_cast<nnc_precision_t>(executable->ampPrecision);
+    out->low_ops = executable->ampLowOps;
+    out->follow_ops = executable->ampFollowOps;
+    out->f32_ops = executable->ampF32Ops;
+    out->casts = executable->ampCasts;
+    out->narrowed_bytes = executable->ampNarrowedBytes;
+    return nullptr;
+  });
 }
 
 nnc_status_t nnc_executable_tuned_kernel(const nnc_executable_t *executable,

@@ -70,5 +70,6 @@ nnc::compileAndLoad(ModuleOp module, llvm::StringRef name,
   out.fromCache = result.fromCache;
   out.tuning = std::move(result.tuning);
   out.tuningSeconds = result.tuningSeconds;
+  out.mixedPrecision = result.mixedPrecision;
   return rt::Status::ok();
 }

@@ -913,6 +913,7 @@ nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
       failed(specializeShapes(c, failure)) ||
       failed(applyMixedPrecision(c, failure)))
     return fail(failure);
+  result.mixedPrecision = nnc::mixedPrecisionReport(c.function());
   // The kernel choices are part of what the cache key covers.
   if (failed(autotuneKernels(c.function(), *target, c.targetOptions, options,
                              result)))

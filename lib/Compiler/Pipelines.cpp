@@ -54,6 +54,27 @@ void nnc::buildMixedPrecisionPipeline(OpPassManager &pm,
   pm.addPass(createMixedPrecisionPass(pass));
 }
 
+std::optional<nnc::MixedPrecisionReport>
+nnc::mixedPrecisionReport(Operation *function) {
+  auto figures =
+      function->getAttrOfType<DictionaryAttr>(kMixedPrecisionAttrName);
+  if (!figures)
+    return std::nullopt;
+  MixedPrecisionReport report;
+  if (auto dtype = figures.getAs<StringAttr>("dtype"))
+    report.dtype = dtype.str();
+  auto count = [&](StringRef name) -> int64_t {
+    auto value = figures.getAs<IntegerAttr>(name);
+    return value ? value.getInt() : 0;
+  };
+  report.lowOps = count("low_ops");
+  report.followOps = count("follow_ops");
+  report.f32Ops = count("f32_ops");
+  report.casts = count("casts");
+  report.narrowedBytes = count("narrowed_bytes");
+  return report;
+}
+
 void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
                               const TargetOptions &options) {
   LoweringChoices choices = target.loweringChoices(options);

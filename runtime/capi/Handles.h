@@ -141,6 +141,11 @@ struct nnc_executable_s {
   };
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
+  /// What mixed precision did (nnc_mixed_precision_t's fields; precision 0
+  /// when the compile asked for none).
+  int32_t ampPrecision = 0;
+  int64_t ampLowOps = 0, ampFollowOps = 0, ampF32Ops = 0, ampCasts = 0,
+          ampNarrowedBytes = 0;
   ~nnc_executable_s();
 };
 

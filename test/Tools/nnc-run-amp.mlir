@@ -36,3 +36,18 @@
 // RUN:   --cache-dir= --amp bf16 --amp-low-ops nnc.bogus 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: --nnc-mixed-precision: 'nnc.bogus' in low-ops is not a known op
+
+// --report says what mixed precision did: the matmul by the policy, the
+// relu and the comparison following it, the casts of the input and the
+// weights down and of the relu's result back up.
+// RUN: nnc-run %S/Inputs/linear.mlir --input input_0=%t/x.npy --cache-dir= \
+// RUN:   --amp bf16 --report | FileCheck %s --check-prefix=REPORT
+// REPORT: mixed precision: bf16
+// REPORT-NEXT:   ops in bf16: 3 (1 by the policy, 2 following their inputs)
+// REPORT-NEXT:   ops kept in f32: 0
+// REPORT-NEXT:   casts inserted: 3
+// REPORT-NEXT:   bytes saved by results stored in bf16: 24
+// Without --amp there is nothing to say.
+// RUN: nnc-run %S/Inputs/linear.mlir --input input_0=%t/x.npy --cache-dir= \
+// RUN:   --report | FileCheck %s --check-prefix=NO-REPORT
+// NO-REPORT-NOT: mixed precision

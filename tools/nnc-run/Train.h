@@ -29,6 +29,9 @@ std::string applyPrecisionOptions(const std::string *amp,
                                   const std::string *lowOps,
                                   const std::string *f32Ops,
                                   nnc_compile_options_t &c);
+/// Prints what mixed precision did in the compile of `executable`
+/// (--report); nothing without --amp.
+void printMixedPrecisionReport(const nnc_executable_t *executable);
 /// Prints the kernels the autotuner had a choice for in `executable`, with
 /// the candidate chosen, its time and the default's (--report).
 void printTuningReport(const nnc_executable_t *executable);

@@ -393,6 +393,27 @@ std::string nnc::tools::applyPrecisionOptions(const std::string *amp,
   return "";
 }
 
+void nnc::tools::printMixedPrecisionReport(const nnc_executable_t *executable) {
+  if (!compilerIsOpen())
+    return;
+  nnc_mixed_precision_t amp;
+  std::memset(&amp, 0, sizeof amp);
+  amp.struct_size = sizeof amp;
+  if (compiler().nnc_executable_mixed_precision(executable, &amp) ||
+      amp.precision == NNC_PRECISION_F32)
+    return;
+  const char *type = amp.precision == NNC_PRECISION_F16 ? "f16" : "bf16";
+  std::printf("mixed precision: %s\n", type);
+  std::printf("  ops in %s: %lld (%lld by the policy, %lld following their "
+              "inputs)\n",
+              type, (long long)(amp.low_ops + amp.follow_ops),
+              (long long)amp.low_ops, (long long)amp.follow_ops);
+  std::printf("  ops kept in f32: %lld\n", (long long)amp.f32_ops);
+  std::printf("  casts inserted: %lld\n", (long long)amp.casts);
+  std::printf("  bytes saved by results stored in %s: %lld\n", type,
+              (long long)amp.narrowed_bytes);
+}
+
 void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
   // A saved executable (no compiler loaded) has no tuning to report.
   if (!compilerIsOpen())

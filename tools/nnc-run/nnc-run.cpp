@@ -615,6 +615,7 @@ void printReport(nnc_executable_t *executable, const char *source) {
     return;
   }
   printStats("report", stats, /*executable=*/true);
+  printMixedPrecisionReport(executable);
   printTuningReport(executable);
   // The specialization that ran: the shapes of the executable's inputs,
   // and the values of those it is specialized on ("k i64 [] = [-1]").

@@ -34,6 +34,8 @@ struct LoadedProgram {
   /// What the autotuner did (CompileResult::tuning, tuningSeconds).
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
+  /// CompileResult::mixedPrecision.
+  std::optional<MixedPrecisionReport> mixedPrecision;
 };
 
 /// Compiles function `name` of `module` for `inputShapes` with `options`

@@ -129,6 +129,8 @@ struct CompileResult {
   /// compile spent measuring them (0 unless the autotuner measured).
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
+  /// What mixed precision did, when CompileOptions::precision asked for it.
+  std::optional<MixedPrecisionReport> mixedPrecision;
 };
 
 /// Compiles function `functionName` of `module` (left unchanged) for

@@ -18,10 +18,12 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
 class OpPassManager;
+class Operation;
 } // namespace mlir
 
 namespace nnc {
@@ -38,6 +40,11 @@ void buildSpecializationPipeline(mlir::OpPassManager &pm,
 void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
                                  llvm::StringRef function,
                                  const MixedPrecisionOptions &options);
+
+/// The nnc.mixed_precision figures --nnc-mixed-precision left on
+/// `function`; nothing when it did not convert it.
+std::optional<MixedPrecisionReport>
+mixedPrecisionReport(mlir::Operation *function);
 
 /// nnc on static shapes -> linalg, fused -> buffers with out-parameters
 /// (the function arguments read-only) -> the target's passes on buffers ->

@@ -8,6 +8,7 @@
 #ifndef NNC_COMPILER_PRECISION_H
 #define NNC_COMPILER_PRECISION_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,18 @@ struct MixedPrecisionOptions {
   /// The pass's options as text: "dtype=bf16 low-ops=nnc.add"; for cache
   /// keys and fingerprints.
   std::string describe() const;
+};
+
+/// What --nnc-mixed-precision did to a function (its nnc.mixed_precision).
+struct MixedPrecisionReport {
+  std::string dtype;
+  /// Ops computing in the low type: by the policy, and following inputs.
+  int64_t lowOps = 0, followOps = 0;
+  /// Ops the policy kept in f32.
+  int64_t f32Ops = 0;
+  int64_t casts = 0;
+  /// Bytes of op results stored in the low type instead of f32.
+  int64_t narrowedBytes = 0;
 };
 
 } // namespace nnc
