@@ -233,6 +233,9 @@ Status LossScaler::validate() const {
   };
   if (!std::isfinite(scale) || scale <= 0)
     return bad("scale " + formatDouble(scale) + " is not a finite number > 0");
+  if (!std::isfinite(minScale) || minScale < 0)
+    return bad("minimum scale " + formatDouble(minScale) +
+               " is not a finite number >= 0");
   if (!std::isfinite(growthFactor) || growthFactor < 1)
     return bad("growth factor " + formatDouble(growthFactor) +
                " is not a finite number >= 1");
@@ -258,6 +261,7 @@ void LossScaler::save(std::map<std::string, std::string> &metadata,
   metadata[prefix + "backoff_factor"] = formatDouble(backoffFactor);
   metadata[prefix + "growth_interval"] = std::to_string(growthInterval);
   metadata[prefix + "good_steps"] = std::to_string(goodSteps);
+  metadata[prefix + "min_scale"] = formatDouble(minScale);
 }
 
 Status LossScaler::load(const std::map<std::string, std::string> &metadata,
@@ -293,6 +297,9 @@ Status LossScaler::load(const std::map<std::string, std::string> &metadata,
   NNC_RUNTIME_RETURN_IF_ERROR(get("good_steps", v));
   NNC_RUNTIME_RETURN_IF_ERROR(
       parseInt64(*v, "loss scaler: '" + prefix + "good_steps'", s.goodSteps));
+  if (auto it = metadata.find(prefix + "min_scale"); it != metadata.end())
+    NNC_RUNTIME_RETURN_IF_ERROR(parseDouble(
+        it->second, "loss scaler: '" + prefix + "min_scale'", s.minScale));
   NNC_RUNTIME_RETURN_IF_ERROR(s.validate());
   *this = s;
   return Status::ok();

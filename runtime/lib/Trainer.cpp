@@ -484,6 +484,17 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
   ++draws_;
   if (applied && scaler_.update(found))
     ++steps_;
+  // The step was skipped (parameters and state untouched); skipping more
+  // would not help.
+  if (applied && found && scaler_.collapsed())
+    return Status(StatusCode::InvalidArgument,
+                  "the loss scale collapsed: the gradients were not finite "
+                  "again and the dynamic scale fell to " +
+                      formatDouble(scaler_.scale) + ", below its floor " +
+                      formatDouble(scaler_.minScale) +
+                      "; gradients that are not finite at any scale come "
+                      "from NaN or inf in the data or the model, not from "
+                      "an overflow of the low precision");
   out.loss = loss;
   out.applied = applied;
   out.skipped = applied && found;

@@ -167,6 +167,30 @@ TEST(LossScaler, StaticScaleNeverChanges) {
   EXPECT_EQ(s.goodSteps, 0);
 }
 
+TEST(LossScaler, CollapsesBelowTheFloor) {
+  LossScaler s;
+  s.minScale = 1.0;
+  for (int i = 0; i < 16; ++i) { // 2^16 halved 16 times: 1, the floor
+    EXPECT_FALSE(s.update(true));
+    EXPECT_FALSE(s.collapsed());
+  }
+  EXPECT_EQ(s.scale, 1.0);
+  EXPECT_FALSE(s.update(true));
+  EXPECT_EQ(s.scale, 0.5);
+  EXPECT_TRUE(s.collapsed());
+  // A static scale never collapses, whatever its value.
+  LossScaler fixed = LossScaler::fixed(0.25);
+  EXPECT_FALSE(fixed.update(true));
+  EXPECT_FALSE(fixed.collapsed());
+  // The default floor: 32 consecutive overflows from 2^16 reach it.
+  LossScaler d;
+  for (int i = 0; i < 32; ++i)
+    d.update(true);
+  EXPECT_FALSE(d.collapsed());
+  d.update(true);
+  EXPECT_TRUE(d.collapsed());
+}
+
 TEST(LossScaler, SavesAndLoadsExactly) {
   LossScaler s;
   s.scale = 0.1 * 3; // not a short decimal
@@ -204,8 +228,15 @@ TEST(LossScaler, LoadRejectsMissingOrBadState) {
       m[key] = value;
     return m;
   };
+  // Checkpoints from before the floor load, with the default floor.
+  LossScaler older;
+  older.minScale = 3;
+  ASSERT_TRUE(older.load(with("loss_scaler.min_scale", "")).isOk());
+  EXPECT_EQ(older.minScale, LossScaler().minScale);
   LossScaler back;
   back.scale = 3;
+  EXPECT_ERROR(back.load(with("loss_scaler.min_scale", "-1")),
+               "minimum scale -1");
   EXPECT_ERROR(back.load(with("loss_scaler.scale", "")),
                "no 'loss_scaler.scale'");
   EXPECT_ERROR(back.load(with("loss_scaler.scale", "abc")), "'abc'");

@@ -93,6 +93,12 @@ struct LossScaler {
   /// Consecutive steps with finite gradients since the last change of scale
   /// (GradScaler's growth tracker). Always 0 in static mode.
   int64_t goodSteps = 0;
+  /// Dynamic mode: the floor of the scale. A backoff that takes the scale
+  /// below it means the gradients are not finite at any scale (NaN or inf
+  /// from the data or the model, not an overflow of the low precision), and
+  /// Trainer::step fails instead of skipping steps forever. 2^-16: 32
+  /// consecutive skipped steps from the initial 2^16.
+  double minScale = 1.0 / 65536;
 
   /// A scaler whose scale is fixed at `scale`.
   static LossScaler fixed(double scale);
@@ -104,19 +110,24 @@ struct LossScaler {
   /// growthFactor (unless that is not finite) and goodSteps = 0.
   bool update(bool foundNonFinite);
 
-  /// Checks `scale` finite and > 0, growthFactor finite and >= 1,
+  /// Dynamic mode with the scale below minScale.
+  bool collapsed() const { return dynamic && scale < minScale; }
+
+  /// Checks `scale` finite and > 0, minScale finite and >= 0, growthFactor
+  /// finite and >= 1,
   /// backoffFactor in (0, 1], growthInterval >= 1, 0 <= goodSteps <
   /// growthInterval.
   Status validate() const;
 
   /// Stores the state as `<prefix>mode` ("dynamic"/"static"), `<prefix>scale`,
   /// `<prefix>growth_factor`, `<prefix>backoff_factor`,
-  /// `<prefix>growth_interval` and `<prefix>good_steps`; numbers are written
-  /// so they read back exactly.
+  /// `<prefix>growth_interval`, `<prefix>good_steps` and
+  /// `<prefix>min_scale`; numbers are written so they read back exactly.
   void save(std::map<std::string, std::string> &metadata,
             const std::string &prefix = "loss_scaler.") const;
 
-  /// Reads what save() stored; every key must be present and valid. On error
+  /// Reads what save() stored; every key must be present and valid, but
+  /// `min_scale` (absent from older checkpoints: the default). On error
   /// `*this` is unchanged.
   Status load(const std::map<std::string, std::string> &metadata,
               const std::string &prefix = "loss_scaler.");
