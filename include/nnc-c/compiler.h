@@ -552,6 +552,14 @@ NNC_API_EXPORT nnc_status_t nnc_trainer_create(
     const nnc_compile_options_t *compile_options,
     nnc_trainer_t **out_trainer);
 
+/* What mixed precision did to the training functions of a trainer
+ * nnc_trainer_create made (`*out`, caller sets struct_size): the forward
+ * and loss as the policy converted them, before the gradients were built.
+ * All zeros (precision F32) before the first step has built them, without
+ * mixed precision, or for a trainer loaded from a file. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_mixed_precision(
+    const nnc_trainer_t *trainer, nnc_mixed_precision_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #include "nnc/runtime/Trainer.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace nnc::capi;
@@ -162,6 +163,36 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
                                                  rt::getCpuDevice(), trainer)))
       return s;
     *out_trainer = makeTrainer(std::move(trainer)).release();
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_mixed_precision(const nnc_trainer_t *trainer,
+                                         nnc_mixed_precision_t *out) {
+  static const char *fn = "nnc_trainer_mixed_precision";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out)
+      return nullArgument(fn, "out");
+    if (out->struct_size != sizeof(nnc_mixed_precision_t))
+      return invalidArgument(
+          fn, "out->struct_size is " + std::to_string(out->struct_size) +
+                  "; expected " + std::to_string(sizeof(*out)));
+    std::optional<nnc::MixedPrecisionReport> amp =
+        nnc::trainerMixedPrecision(*trainer->trainer);
+    size_t size = out->struct_size;
+    std::memset(out, 0, sizeof(*out));
+    out->struct_size = size;
+    if (!amp)
+      return nullptr;
+    out->precision =
+        amp->dtype == "f16" ? NNC_PRECISION_F16 : NNC_PRECISION_BF16;
+    out->low_ops = amp->lowOps;
+    out->follow_ops = amp->followOps;
+    out->f32_ops = amp->f32Ops;
+    out->casts = amp->casts;
+    out->narrowed_bytes = amp->narrowedBytes;
     return nullptr;
   });
 }

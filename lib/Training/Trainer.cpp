@@ -13,6 +13,7 @@
 #include "nnc/Compiler/CompileAndLoad.h"
 #include "nnc/Compiler/Diagnostics.h"
 #include "nnc/Compiler/ElementTypes.h"
+#include "nnc/Compiler/Pipelines.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
 #include "nnc/runtime/Profiler.h"
@@ -103,6 +104,9 @@ public:
   std::vector<unsigned> trainable;
   std::vector<std::string> stateNames;
   unsigned numData = 0;
+  /// What mixed precision did to the loss function of the last training
+  /// step's shapes.
+  std::optional<MixedPrecisionReport> mixedPrecision;
 
   ~CompilingSource() override {
     // The programs first, then the modules, then the model.
@@ -191,6 +195,11 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
                                     const rt::Shapes &argumentShapes,
                                     rt::TrainProgram &out, bool &compiled) {
   compiled = false;
+  // The report follows the shapes of the last training step.
+  if (current_ && (kind == rt::TrainFunctionKind::Step ||
+                   kind == rt::TrainFunctionKind::Grad))
+    if (auto *loss = current_.lookupSymbol(pipeline.function + "_train"))
+      mixedPrecision = mixedPrecisionReport(loss);
   std::map<rt::Shapes, Made> &made = programs_[static_cast<unsigned>(kind)];
   auto found = made.find(key);
   if (found != made.end()) {
@@ -530,3 +539,9 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
 }
 
 } // namespace nnc
+
+std::optional<nnc::MixedPrecisionReport>
+nnc::trainerMixedPrecision(const rt::Trainer &trainer) {
+  auto *source = dynamic_cast<const CompilingSource *>(&trainer.source());
+  return source ? source->mixedPrecision : std::nullopt;
+}

@@ -393,14 +393,10 @@ std::string nnc::tools::applyPrecisionOptions(const std::string *amp,
   return "";
 }
 
-void nnc::tools::printMixedPrecisionReport(const nnc_executable_t *executable) {
-  if (!compilerIsOpen())
-    return;
-  nnc_mixed_precision_t amp;
-  std::memset(&amp, 0, sizeof amp);
-  amp.struct_size = sizeof amp;
-  if (compiler().nnc_executable_mixed_precision(executable, &amp) ||
-      amp.precision == NNC_PRECISION_F32)
+namespace {
+
+void printMixedPrecision(const nnc_mixed_precision_t &amp) {
+  if (amp.precision == NNC_PRECISION_F32)
     return;
   const char *type = amp.precision == NNC_PRECISION_F16 ? "f16" : "bf16";
   std::printf("mixed precision: %s\n", type);
@@ -412,6 +408,18 @@ void nnc::tools::printMixedPrecisionReport(const nnc_executable_t *executable) {
   std::printf("  casts inserted: %lld\n", (long long)amp.casts);
   std::printf("  bytes saved by results stored in %s: %lld\n", type,
               (long long)amp.narrowed_bytes);
+}
+
+} // namespace
+
+void nnc::tools::printMixedPrecisionReport(const nnc_executable_t *executable) {
+  if (!compilerIsOpen())
+    return;
+  nnc_mixed_precision_t amp;
+  std::memset(&amp, 0, sizeof amp);
+  amp.struct_size = sizeof amp;
+  if (!compiler().nnc_executable_mixed_precision(executable, &amp))
+    printMixedPrecision(amp);
 }
 
 void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
@@ -457,6 +465,13 @@ void printStepReport(const nnc_trainer_t *trainer) {
     return;
   }
   printStats("training step report", stats, /*executable=*/false);
+  // The policy applies to the forward and loss; the gradients follow.
+  nnc_mixed_precision_t amp;
+  std::memset(&amp, 0, sizeof amp);
+  amp.struct_size = sizeof amp;
+  if (compilerIsOpen() &&
+      !compiler().nnc_trainer_mixed_precision(trainer, &amp))
+    printMixedPrecision(amp);
 }
 
 bool makeTrainer(const Args &args, nnc_model_t *model,

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace mlir {
 class ModuleOp;
@@ -52,6 +53,12 @@ runtime::Status createTrainer(mlir::ModuleOp module,
                               const TrainerOptions &options,
                               runtime::Device &device,
                               std::unique_ptr<runtime::Trainer> &out);
+
+/// What mixed precision did to the training functions of a trainer
+/// createTrainer made, once its first step has built them; nothing before,
+/// without mixed precision, or for a trainer loaded from a file.
+std::optional<MixedPrecisionReport>
+trainerMixedPrecision(const runtime::Trainer &trainer);
 
 } // namespace nnc
 
