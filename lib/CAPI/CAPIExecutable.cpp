@@ -84,7 +84,8 @@ nnc::capi::checkCompileOptions(const char *fn,
                           "' is not supported; this build compiles for " +
                           known);
   }
-  switch (options->precision) {
+  int64_t precision = enumValue(options->precision);
+  switch (precision) {
   case NNC_PRECISION_F32:
     break;
   case NNC_PRECISION_F16:
@@ -94,10 +95,9 @@ nnc::capi::checkCompileOptions(const char *fn,
     out.precision.dtype = "bf16";
     break;
   default:
-    return invalidArgument(
-        fn, "precision is " +
-                std::to_string(static_cast<int>(options->precision)) +
-                "; it must be NNC_PRECISION_F32, _F16 or _BF16");
+    return invalidArgument(fn,
+                           "precision is " + std::to_string(precision) +
+                               "; it must be NNC_PRECISION_F32, _F16 or _BF16");
   }
   auto opList = [](const char *text) {
     std::vector<std::string> ops;
@@ -122,11 +122,10 @@ nnc::capi::checkCompileOptions(const char *fn,
     return invalidArgument(fn, "num_threads is " +
                                    std::to_string(options->num_threads) +
                                    "; it must be 0 (all cores) or more");
-  if (options->autotune < NNC_AUTOTUNE_OFF ||
-      options->autotune > NNC_AUTOTUNE_REQUIRE)
+  int64_t autotune = enumValue(options->autotune);
+  if (autotune < NNC_AUTOTUNE_OFF || autotune > NNC_AUTOTUNE_REQUIRE)
     return invalidArgument(
-        fn, "autotune is " +
-                std::to_string(static_cast<int>(options->autotune)) +
+        fn, "autotune is " + std::to_string(autotune) +
                 "; it must be NNC_AUTOTUNE_OFF, _CACHED, _ON or _REQUIRE");
   if (!(options->tuning_budget_seconds > 0) ||
       !std::isfinite(options->tuning_budget_seconds))
@@ -137,7 +136,7 @@ nnc::capi::checkCompileOptions(const char *fn,
   static constexpr nnc::AutotuneMode kModes[] = {
       nnc::AutotuneMode::Off, nnc::AutotuneMode::Cached, nnc::AutotuneMode::On,
       nnc::AutotuneMode::Require};
-  out.autotune = kModes[options->autotune];
+  out.autotune = kModes[autotune];
   if (options->tuning_database)
     out.tuningDatabase = std::string(options->tuning_database);
   out.tuningBudgetSeconds = options->tuning_budget_seconds;

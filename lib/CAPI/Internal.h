@@ -23,7 +23,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/MemoryBuffer.h"
+
 #include "llvm/Support/raw_ostream.h"
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include <atomic>
 #include <map>
@@ -39,6 +43,16 @@ struct nnc_context_s {
 };
 
 namespace nnc::capi {
+
+/// The value a caller stored in a C enum field, read as its integer: a
+/// value outside the enum's range is undefined behaviour to load as the
+/// enum type in C++, and callers may store anything.
+template <typename E> int64_t enumValue(const E &field) {
+  std::underlying_type_t<E> raw;
+  static_assert(sizeof raw == sizeof field, "a C enum is its integer");
+  std::memcpy(&raw, &field, sizeof raw);
+  return static_cast<int64_t>(raw);
+}
 
 nnc_dtype_t fromMLIR(mlir::Type type);
 

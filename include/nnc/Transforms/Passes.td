@@ -403,11 +403,6 @@ def MixedPrecisionPass : Pass<"nnc-mixed-precision", "mlir::ModuleOp"> {
     ListOption<"f32Ops", "f32-ops", "std::string",
                "Op kinds to run in f32, overriding the policy">
   ];
-  let statistics = [
-    Statistic<"numLow", "low-ops", "Ops computing in the low type">,
-    Statistic<"numF32", "f32-ops", "Ops kept in f32 by the policy">,
-    Statistic<"numCasts", "casts", "Casts inserted">
-  ];
 }
 
 //===----------------------------------------------------------------------===//
