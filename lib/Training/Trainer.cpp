@@ -104,9 +104,9 @@ public:
   std::vector<unsigned> trainable;
   std::vector<std::string> stateNames;
   unsigned numData = 0;
-  /// What mixed precision did to the loss function of the last training
-  /// step's shapes.
-  std::optional<MixedPrecisionReport> mixedPrecision;
+  /// The build of the last training step's shapes (its loss function
+  /// carries what mixed precision did; read when asked, not per step).
+  ModuleOp lastStepBuild;
 
   ~CompilingSource() override {
     // The programs first, then the modules, then the model.
@@ -195,11 +195,9 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
                                     const rt::Shapes &argumentShapes,
                                     rt::TrainProgram &out, bool &compiled) {
   compiled = false;
-  // The report follows the shapes of the last training step.
-  if (current_ && (kind == rt::TrainFunctionKind::Step ||
-                   kind == rt::TrainFunctionKind::Grad))
-    if (auto *loss = current_.lookupSymbol(pipeline.function + "_train"))
-      mixedPrecision = mixedPrecisionReport(loss);
+  if (kind == rt::TrainFunctionKind::Step ||
+      kind == rt::TrainFunctionKind::Grad)
+    lastStepBuild = current_;
   std::map<rt::Shapes, Made> &made = programs_[static_cast<unsigned>(kind)];
   auto found = made.find(key);
   if (found != made.end()) {
@@ -543,5 +541,9 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
 std::optional<nnc::MixedPrecisionReport>
 nnc::trainerMixedPrecision(const rt::Trainer &trainer) {
   auto *source = dynamic_cast<const CompilingSource *>(&trainer.source());
-  return source ? source->mixedPrecision : std::nullopt;
+  if (!source || !source->lastStepBuild)
+    return std::nullopt;
+  ModuleOp build = source->lastStepBuild;
+  Operation *loss = build.lookupSymbol(source->pipeline.function + "_train");
+  return loss ? mixedPrecisionReport(loss) : std::nullopt;
 }
