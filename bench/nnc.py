@@ -127,7 +127,8 @@ class TrainOptions(ctypes.Structure):
                 ("min_learning_rate", ctypes.c_double),
                 ("accumulate", ctypes.c_int64),
                 ("loss_scale", ctypes.c_double),
-                ("seed", ctypes.c_uint64)]
+                ("seed", ctypes.c_uint64),
+                ("name_nonfinite", ctypes.c_int32)]
 
     def __init__(self, **overrides):
         # The defaults of nnc_train_options_initialize.
@@ -139,7 +140,8 @@ class TrainOptions(ctypes.Structure):
             learning_rate=1e-3, momentum=0.0, nesterov=0, weight_decay=0.0,
             beta1=0.9, beta2=0.999, epsilon=1e-8, schedule=LR_CONSTANT,
             warmup_steps=0, total_steps=0, step_size=0, gamma=0.1,
-            min_learning_rate=0.0, accumulate=1, loss_scale=1.0, seed=0)
+            min_learning_rate=0.0, accumulate=1, loss_scale=1.0, seed=0,
+            name_nonfinite=1)
         for k, v in overrides.items():
             setattr(self, k, v)
 
@@ -192,7 +194,9 @@ class StepInfo(ctypes.Structure):
                 ("loss_scale", ctypes.c_double),
                 ("step", ctypes.c_int64),
                 ("seconds", ctypes.c_double),
-                ("compiled", ctypes.c_int32)]
+                ("compiled", ctypes.c_int32),
+                ("nonfinite", ctypes.c_char_p),
+                ("probe_seconds", ctypes.c_double)]
 
 
 _p = ctypes.c_void_p

@@ -80,7 +80,8 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
     ok = isa<IntegerAttr>(value);
   else if (name == "nnc.mixed_precision") // --nnc-mixed-precision's report
     ok = isa<DictionaryAttr>(value);
-  else if (name == "nnc.checks")
+  else if (name == "nnc.checks" ||
+           name == "nnc.probe_ops") // --nnc-nonfinite-probe's entries
     ok = isa<ArrayAttr>(value) &&
          llvm::all_of(cast<ArrayAttr>(value), llvm::IsaPred<StringAttr>);
   else

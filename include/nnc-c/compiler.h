@@ -509,6 +509,12 @@ typedef struct nnc_train_options_t {
   double loss_scale;
   /* Seeds the random streams of training-mode ops (dropout). */
   uint64_t seed;
+  /* Nonzero (the default): a step skipped for non-finite gradients names
+   * the first value that went non-finite (nnc_step_info_t::nonfinite) by
+   * rerunning its batch through a probe of the forward and backward,
+   * compiled on the first skip per batch shape; steps that are not skipped
+   * cost nothing either way. 0: not named. */
+  int32_t name_nonfinite;
 } nnc_train_options_t;
 
 static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
@@ -539,6 +545,7 @@ static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
   options->accumulate = 1;
   options->loss_scale = 1.0;
   options->seed = 0;
+  options->name_nonfinite = 1;
 }
 
 /* Builds a trainer (nnc-c/runtime.h runs it) for `model` (borrowed; the trainer

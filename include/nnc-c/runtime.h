@@ -507,6 +507,16 @@ typedef struct nnc_step_info_t {
   int64_t step;         /* optimizer steps taken so far (after this call) */
   double seconds;       /* compute time of this call */
   int32_t compiled;     /* nonzero when this call compiled a new shape */
+  /* A skipped step: the first value of the batch's forward and backward
+   * that was not finite, in program order: an op with its source name and
+   * result type ("nnc.gemm '/fc1/Gemm' (backward) tensor<64x512xf16>"),
+   * or an input or parameter; or why none could be named ("not named:
+   * ..."). NULL when the step was not skipped. Owned by the trainer, valid
+   * until its next call. Callers built before these two fields existed
+   * pass the smaller struct_size and do not get them. */
+  const char *nonfinite;
+  double probe_seconds; /* what naming it took (a compilation the first
+                           time per batch shape, then one rerun) */
 } nnc_step_info_t;
 
 /* Runs one training step on a batch: `data[0, count)` (borrowed) as

@@ -157,6 +157,7 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
                                 ? rt::LossScaler::fixed(o.loss_scale)
                                 : rt::LossScaler();
     trainerOptions.seed = o.seed;
+    trainerOptions.nameNonFinite = o.name_nonfinite != 0;
     std::unique_ptr<rt::Trainer> trainer;
     if (nnc_status_t s =
             convertStatus(fn, nnc::createTrainer(*model->module, trainerOptions,

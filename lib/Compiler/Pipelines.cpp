@@ -54,6 +54,21 @@ void nnc::buildMixedPrecisionPipeline(OpPassManager &pm,
   pm.addPass(createMixedPrecisionPass(pass));
 }
 
+void nnc::buildNonFiniteProbePipeline(OpPassManager &pm,
+                                      llvm::StringRef function) {
+  NonFiniteProbePassOptions pass;
+  pass.function = function.str();
+  pm.addPass(createNonFiniteProbePass(pass));
+}
+
+std::vector<std::string> nnc::nonFiniteProbeOps(Operation *function) {
+  std::vector<std::string> ops;
+  if (auto entries = function->getAttrOfType<ArrayAttr>(kProbeOpsAttrName))
+    for (Attribute entry : entries)
+      ops.push_back(cast<StringAttr>(entry).getValue().str());
+  return ops;
+}
+
 std::optional<nnc::MixedPrecisionReport>
 nnc::mixedPrecisionReport(Operation *function) {
   auto figures =

@@ -97,6 +97,7 @@ public:
   TrainingPipelineOptions pipeline;
   CompileOptions compile;
   uint32_t threads = 0;
+  bool nameNonFinite = true;
   rt::Device *device = nullptr;
   unsigned numModelArgs = 0;
   std::vector<int> slotOfArg, dataOfArg;
@@ -112,6 +113,7 @@ public:
     // The programs first, then the modules, then the model.
     for (auto &programs : programs_)
       programs.clear();
+    probes_.clear();
     builds_.clear();
     module = nullptr;
   }
@@ -132,8 +134,13 @@ public:
     return entries;
   }
 
+  rt::Status probe(const rt::Shapes &key, const rt::Shapes &argumentShapes,
+                   const Probe *&out) override;
+
 private:
   rt::Status bind(ModuleOp built);
+  struct MadeProbe;
+  rt::Status makeProbe(const rt::Shapes &argumentShapes, MadeProbe &made);
   rt::Status bindResults(rt::TrainFunction &f, func::FuncOp func);
 
   struct Made {
@@ -144,6 +151,13 @@ private:
   ModuleOp current_; // the build of the latest prepare()
   /// Per function kind, by data shapes.
   std::map<rt::Shapes, Made> programs_[rt::kNumTrainFunctionKinds];
+  /// The non-finite probes of the gradient function, by data shapes.
+  struct MadeProbe {
+    std::unique_ptr<rt::Program> program;
+    Probe probe;
+    rt::Status status; // why it could not be made (not retried per step)
+  };
+  std::map<rt::Shapes, MadeProbe> probes_;
   rt::TrainLayout layout_;
   bool bound_ = false;
 };
@@ -221,6 +235,62 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
                  loaded.fromCache};
   out = entry.entry;
   compiled = true;
+  return rt::Status::ok();
+}
+
+rt::Status CompilingSource::probe(const rt::Shapes &key,
+                                  const rt::Shapes &argumentShapes,
+                                  const Probe *&out) {
+  out = nullptr;
+  if (!nameNonFinite)
+    return rt::Status(rt::StatusCode::Unimplemented,
+                      "naming it is off (name_nonfinite = 0)");
+  auto found = probes_.find(key);
+  if (found != probes_.end()) {
+    if (!found->second.status.isOk())
+      return found->second.status;
+    out = &found->second.probe;
+    return rt::Status::ok();
+  }
+  if (!bound_ || !current_)
+    return internal("the training functions are not built");
+  MadeProbe &made = probes_[key];
+  made.status = makeProbe(argumentShapes, made);
+  if (!made.status.isOk())
+    return made.status;
+  out = &made.probe;
+  return rt::Status::ok();
+}
+
+rt::Status CompilingSource::makeProbe(const rt::Shapes &argumentShapes,
+                                      MadeProbe &made) {
+  // The probe joins the build of these shapes, next to the gradient
+  // function it copies.
+  std::string grad = layout_[rt::TrainFunctionKind::Grad].name;
+  std::string name = grad + "_probe";
+  if (!current_.lookupSymbol<func::FuncOp>(name)) {
+    MLIRContext &context = *module->getContext();
+    DiagnosticCapture capture(context);
+    PassManager pm(&context);
+    buildNonFiniteProbePipeline(pm, grad);
+    if (failed(pm.run(current_)))
+      return internal("the non-finite probe could not be built: " +
+                      capture.errors());
+  }
+  auto probeFn = current_.lookupSymbol<func::FuncOp>(name);
+  std::vector<std::string> ops = nonFiniteProbeOps(probeFn);
+  CompileOptions options = compile;
+  options.donations.clear();
+  std::vector<llvm::SmallVector<int64_t>> shapes;
+  for (const auto &shape : argumentShapes)
+    shapes.emplace_back(shape.begin(), shape.end());
+  LoadedProgram loaded;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      compileAndLoad(current_, name, shapes, options, *device, loaded));
+  made.program = std::move(loaded.program);
+  made.probe.program = {made.program.get(), threads, loaded.seconds,
+                        loaded.fromCache};
+  made.probe.ops = std::move(ops);
   return rt::Status::ok();
 }
 
@@ -525,6 +595,7 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
   source->pipeline = pipeline;
   source->compile = options.compile;
   source->threads = options.threads;
+  source->nameNonFinite = options.nameNonFinite;
   source->device = &device;
   source->numModelArgs = numModelArgs;
   source->slotOfArg = slotOfArg;

@@ -13,6 +13,7 @@
 
 #include "nnc/runtime/Trainer.h"
 
+#include <cstddef>
 #include <cstring>
 
 using namespace nnc::capi;
@@ -142,7 +143,10 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!trainer)
       return nullArgument(fn, "trainer");
-    if (out_info && out_info->struct_size != sizeof(nnc_step_info_t))
+    // Callers built before the non-finite fields pass the older size.
+    constexpr size_t olderSize = offsetof(nnc_step_info_t, nonfinite);
+    if (out_info && out_info->struct_size != sizeof(nnc_step_info_t) &&
+        out_info->struct_size != olderSize)
       return invalidArgument(fn, "out_info->struct_size must be "
                                  "sizeof(nnc_step_info_t)");
     Batch batch;
@@ -163,6 +167,12 @@ nnc_status_t nnc_trainer_step(nnc_trainer_t *trainer, size_t count,
       out_info->step = result.step;
       out_info->seconds = result.seconds;
       out_info->compiled = result.compiled;
+      if (out_info->struct_size == sizeof(nnc_step_info_t)) {
+        trainer->nonFinite = result.nonFinite;
+        out_info->nonfinite =
+            result.skipped ? trainer->nonFinite.c_str() : nullptr;
+        out_info->probe_seconds = result.probeSeconds;
+      }
     }
     return nullptr;
   });

@@ -156,6 +156,8 @@ struct nnc_trainer_s {
   std::vector<std::unique_ptr<nnc::capi::ValueInfo>> data, slots;
   /// Views of the current parameter values (refreshed when handed out).
   std::vector<nnc_tensor_s> slotViews;
+  /// What nnc_step_info_t::nonfinite points at.
+  std::string nonFinite;
   ~nnc_trainer_s();
 };
 

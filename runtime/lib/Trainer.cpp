@@ -12,6 +12,7 @@
 #include "nnc/runtime/Profiler.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 namespace nnc::runtime {
@@ -306,11 +307,19 @@ Status Trainer::prepare(const Shapes &key, bool withEval, bool &compiled) {
   return Status::ok();
 }
 
-Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
-                    const Shapes &key, const std::vector<HostTensor> *gradients,
-                    double scale, double lr, std::vector<HostTensor> &out,
-                    bool &compiled) {
-  compiled = false;
+Status TrainProgramSource::probe(const Shapes &, const Shapes &,
+                                 const Probe *&out) {
+  out = nullptr;
+  return Status(StatusCode::Unimplemented,
+                "this trainer's programs were loaded, not compiled: it has "
+                "no probe to name the value");
+}
+
+Status Trainer::bindArguments(TrainFunctionKind kind,
+                              const std::vector<TensorRef> *batch,
+                              const std::vector<HostTensor> *gradients,
+                              double scale, double lr,
+                              std::vector<TensorRef> &refs, Shapes &shapes) {
   NNC_RUNTIME_RETURN_IF_ERROR(scalar(spec_.lossType, scale, scaleTensor_));
   NNC_RUNTIME_RETURN_IF_ERROR(scalar(spec_.lossType, lr, lrTensor_));
   if (!seedTensor_.data())
@@ -328,8 +337,8 @@ Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
   std::memcpy(seedTensor_.data(), &seed, sizeof(seed));
 
   const TrainFunction &function = (*source_->layout())[kind];
-  std::vector<TensorRef> refs;
-  Shapes shapes;
+  refs.clear();
+  shapes.clear();
   for (const TrainBinding &b : function.arguments) {
     TensorRef ref;
     switch (b.source) {
@@ -362,6 +371,18 @@ Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
     refs.push_back(ref);
     shapes.emplace_back(ref.dims, ref.dims + ref.rank);
   }
+  return Status::ok();
+}
+
+Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
+                    const Shapes &key, const std::vector<HostTensor> *gradients,
+                    double scale, double lr, std::vector<HostTensor> &out,
+                    bool &compiled) {
+  compiled = false;
+  std::vector<TensorRef> refs;
+  Shapes shapes;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      bindArguments(kind, batch, gradients, scale, lr, refs, shapes));
   TrainProgram program;
   NNC_RUNTIME_RETURN_IF_ERROR(
       source_->program(kind, key, shapes, program, compiled));
@@ -420,6 +441,8 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
                      StepResult &out) {
   auto start = Clock::now();
   ProfileScope profile("step", "train step");
+  out.nonFinite.clear();
+  out.probeSeconds = 0;
   NNC_RUNTIME_RETURN_IF_ERROR(
       source_->prepare(Shapes(key.begin(), key.end() - 1)));
   double scale = scaler_.scale;
@@ -481,6 +504,10 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
       applied = true;
     }
   }
+  // Named before the seed moves on: the probe reruns the last micro-batch
+  // as its gradient computation saw it.
+  if (applied && found)
+    nameNonFinite(batch, key, scale, lr, out);
   ++draws_;
   if (applied && scaler_.update(found))
     ++steps_;
@@ -504,6 +531,46 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   out.compiled = compiled;
   return Status::ok();
+}
+
+void Trainer::nameNonFinite(const std::vector<TensorRef> &batch,
+                            const Shapes &key, double scale, double lr,
+                            StepResult &out) {
+  auto start = Clock::now();
+  ProfileScope profile("probe", "non-finite probe");
+  std::vector<TensorRef> refs;
+  Shapes shapes;
+  const TrainProgramSource::Probe *probe = nullptr;
+  std::vector<HostTensor> flags;
+  Status status = bindArguments(TrainFunctionKind::Grad, &batch, nullptr, scale,
+                                lr, refs, shapes);
+  if (status.isOk())
+    status = source_->probe(key, shapes, probe);
+  if (status.isOk())
+    status = probe->program.program->run(refs, flags, probe->program.threads);
+  if (status.isOk() &&
+      (flags.size() != 1 || flags[0].dtype() != DType::F32 ||
+       flags[0].numElements() != static_cast<int64_t>(probe->ops.size())))
+    status =
+        Status(StatusCode::Internal, "the probe returned an unexpected result");
+  out.probeSeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  if (!status.isOk()) {
+    out.nonFinite = "not named: " + status.message();
+    return;
+  }
+  const float *entries = flags[0].dataAs<float>();
+  for (size_t k = 0; k < probe->ops.size(); ++k) {
+    if (std::isnan(entries[k])) {
+      out.nonFinite = probe->ops[k];
+      return;
+    }
+  }
+  out.nonFinite = spec_.accumulate > 1
+                      ? "not named: every value of the last micro-batch is "
+                        "finite, an earlier micro-batch of the step was not"
+                      : "not named: every value of the probe's rerun is "
+                        "finite";
 }
 
 Status Trainer::gradients(const std::vector<TensorRef> &batch,

@@ -16,6 +16,7 @@
 #include "mlp_model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1627,6 +1628,94 @@ done:
   nnc_context_destroy(context);
 }
 
+/* A step whose gradients are not finite is skipped, changes nothing, and
+ * names the first value that was not finite: here the input, an inf in x. */
+static void test_skipped_step(void) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_trainer_t *trainer = NULL;
+  nnc_train_options_t options;
+  nnc_compile_options_t compile;
+  nnc_step_info_t info;
+  const nnc_tensor_t *param = NULL;
+  nnc_tensor_t *x = NULL, *t = NULL;
+  const nnc_tensor_t *data[2];
+  int64_t dims[2] = {4, 3};
+  float xs[12], zeros[12], before[3];
+  size_t i;
+
+  for (i = 0; i < 12; ++i) {
+    xs[i] = 1.0f;
+    zeros[i] = 0.0f;
+  }
+  nnc_train_options_initialize(&options);
+  CHECK(options.name_nonfinite == 1);
+  options.loss = NNC_LOSS_MSE;
+  options.loss_scale = 0; /* dynamic */
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(nnc_model_parse_mlir(context, train_mlir, sizeof(train_mlir) - 1,
+                                 "train.mlir", &model));
+  if (model)
+    EXPECT_OK(nnc_trainer_create(model, &options, &compile, &trainer));
+  if (!trainer)
+    goto done;
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, xs, sizeof(xs), &x));
+  EXPECT_OK(
+      nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, zeros, sizeof(zeros), &t));
+  data[0] = x;
+  data[1] = t;
+  memset(&info, 0, sizeof(info));
+  info.struct_size = sizeof(info);
+  EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+  CHECK(info.skipped == 0 && info.nonfinite == NULL && info.step == 1);
+  CHECK(info.loss_scale == 65536.0);
+  EXPECT_OK(nnc_trainer_parameter(trainer, 0, NULL, &param));
+  if (param)
+    memcpy(before, nnc_tensor_const_data(param), sizeof(before));
+
+  xs[4] = INFINITY;
+  EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+  CHECK(info.skipped == 1 && info.step == 1);
+  CHECK(info.nonfinite &&
+        strcmp(info.nonfinite, "input 'x' tensor<4x3xf32>") == 0);
+  if (info.nonfinite)
+    fprintf(stderr, "skipped step: %s (%.3f s)\n", info.nonfinite,
+            info.probe_seconds);
+  CHECK(info.probe_seconds > 0);
+  EXPECT_OK(nnc_trainer_parameter(trainer, 0, NULL, &param));
+  CHECK(param &&
+        memcmp(before, nnc_tensor_const_data(param), sizeof(before)) == 0);
+
+  /* The scale halved; a caller built before the non-finite fields passes
+   * the older struct_size and gets the rest. */
+  info.struct_size = offsetof(nnc_step_info_t, nonfinite);
+  info.nonfinite = NULL;
+  EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+  CHECK(info.skipped == 1 && info.loss_scale == 32768.0);
+  CHECK(info.nonfinite == NULL);
+  info.struct_size = 3;
+  EXPECT_ERROR(nnc_trainer_step(trainer, 2, data, &info),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+
+  /* Training goes on with finite data. */
+  xs[4] = 1.0f;
+  info.struct_size = sizeof(info);
+  EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+  CHECK(info.skipped == 0 && info.step == 2 && info.loss_scale == 16384.0);
+  CHECK(info.nonfinite == NULL);
+
+done:
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(t);
+  nnc_trainer_destroy(trainer);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
 static void test_loader(const char *dir) {
   char path[4096];
   int64_t dims[2] = {5, 2};
@@ -1798,6 +1887,7 @@ int main(void) {
   test_graph();
   test_parse_mlir();
   test_training(dir);
+  test_skipped_step();
   test_loader(dir);
   test_profiler();
   rmdir(dir);

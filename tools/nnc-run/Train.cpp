@@ -85,6 +85,9 @@ loss and optimizer:
   --loss-scale dynamic|off|X
                            loss scaling (default: dynamic with --amp f16,
                            else off)
+  --no-name-nonfinite      do not name the first non-finite value of a
+                           skipped step (naming it compiles a probe on the
+                           first skip per batch shape and reruns the batch)
 state:
   --checkpoint FILE        write a checkpoint there at the end of every
                            epoch, every --checkpoint-every steps and at the end
@@ -194,8 +197,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--label-column",
                                                "--trace"};
   static const std::set<std::string> flags = {
-      "--no-shuffle", "--drop-last", "--nesterov", "--quiet",
-      "--profile",    "--report",    "--no-fuse",  "--no-library-kernels"};
+      "--no-shuffle", "--drop-last",         "--nesterov",
+      "--quiet",      "--no-name-nonfinite", "--profile",
+      "--report",     "--no-fuse",           "--no-library-kernels"};
   Args args;
   bool help = false;
   Failure failure;
@@ -486,6 +490,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   double computeSeconds = 0, lastLoss = NAN, epochLoss = 0;
   int64_t epochBatches = 0, samples = 0, skipped = 0;
+  SkippedStep lastSkip;
   int64_t lastEpoch = -1;
   bool barDrawn = false;
   for (int64_t step = startStep; step < totalSteps;) {
@@ -516,6 +521,26 @@ int nnc::tools::runTrain(int argc, char **argv) {
     }
     lastLoss = info.loss;
     skipped += info.skipped;
+    if (info.skipped) {
+      // The skipped step is retried on the next batch: it is step + 1.
+      lastSkip = {step + 1, info.loss_scale,
+                  info.nonfinite ? info.nonfinite : "", info.probe_seconds,
+                  lastSkip.allProbeSeconds + info.probe_seconds};
+      constexpr int64_t kLoggedSkips = 10;
+      if (barDrawn) {
+        std::fputc('\n', stderr);
+        barDrawn = false;
+      }
+      if (skipped <= kLoggedSkips)
+        std::fprintf(stderr,
+                     "nnc-run: step %lld skipped: the gradients were not "
+                     "finite at loss scale %g; first non-finite value: %s\n",
+                     (long long)step + 1, info.loss_scale,
+                     lastSkip.nonFinite.c_str());
+      if (skipped == kLoggedSkips)
+        std::fprintf(stderr, "nnc-run: further skipped steps are counted, "
+                             "not logged\n");
+    }
     int64_t done = info.step;
     // A skipped step (non-finite gradients) is retried on the next batches.
     step = done;
@@ -599,7 +624,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                             .c_str()
                       : "");
   if (args.switches.count("--report"))
-    printStepReport(trainer.get());
+    printStepReport(trainer.get(), skipped, lastSkip);
   std::printf("final loss: %.6g\n", lastLoss);
   if (evalLoader) {
     double metric = 0;

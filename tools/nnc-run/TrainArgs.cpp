@@ -290,6 +290,7 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
       "--loss-scale", args.get("--amp", "off") == "f16" ? "dynamic" : "1");
   if (scale == "off")
     scale = "1";
+  o.name_nonfinite = args.switches.count("--no-name-nonfinite") ? 0 : 1;
   if (scale == "dynamic") {
     o.loss_scale = 0.0;
   } else {
@@ -455,7 +456,8 @@ void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
 
 namespace nnc::tools::train {
 
-void printStepReport(const nnc_trainer_t *trainer) {
+void printStepReport(const nnc_trainer_t *trainer, int64_t skipped,
+                     const SkippedStep &lastSkip) {
   nnc_executable_stats_t stats;
   std::memset(&stats, 0, sizeof(stats));
   stats.struct_size = sizeof(stats);
@@ -472,6 +474,18 @@ void printStepReport(const nnc_trainer_t *trainer) {
   if (compilerIsOpen() &&
       !compiler().nnc_trainer_mixed_precision(trainer, &amp))
     printMixedPrecision(amp);
+  if (skipped) {
+    std::printf("skipped steps: %lld (gradients not finite)\n",
+                (long long)skipped);
+    std::printf("  the last, step %lld at loss scale %g: first non-finite "
+                "value: %s\n",
+                (long long)lastSkip.step, lastSkip.lossScale,
+                lastSkip.nonFinite.c_str());
+    std::printf("  naming them took %.3f s in all, %.3f s the last (the "
+                "probe compiles once per batch shape, then reruns the "
+                "skipped batch)\n",
+                lastSkip.allProbeSeconds, lastSkip.probeSeconds);
+  }
 }
 
 bool makeTrainer(const Args &args, nnc_model_t *model,

@@ -160,7 +160,17 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
 
 /// Prints the figures of the trainer's latest training step executable
 /// (`--report`).
-void printStepReport(const nnc_trainer_t *trainer);
+/// The last step a run skipped for non-finite gradients.
+struct SkippedStep {
+  int64_t step = 0;
+  double lossScale = 0;
+  std::string nonFinite; // the first non-finite value, as the trainer named it
+  double probeSeconds = 0;
+  double allProbeSeconds = 0; // of every skipped step of the run
+};
+
+void printStepReport(const nnc_trainer_t *trainer, int64_t skipped,
+                     const SkippedStep &lastSkip);
 
 bool makeTrainer(const Args &args, nnc_model_t *model,
                  nnc_train_options_t &options, Trainer &trainer,

@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class OpPassManager;
@@ -45,6 +46,14 @@ void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
 /// `function`; nothing when it did not convert it.
 std::optional<MixedPrecisionReport>
 mixedPrecisionReport(mlir::Operation *function);
+
+/// --nnc-nonfinite-probe on `function`: adds `<function>_probe`.
+void buildNonFiniteProbePipeline(mlir::OpPassManager &pm,
+                                 llvm::StringRef function);
+
+/// The descriptions --nnc-nonfinite-probe left on a probe function, one per
+/// entry of its result; empty when `function` is not a probe.
+std::vector<std::string> nonFiniteProbeOps(mlir::Operation *function);
 
 /// nnc on static shapes -> linalg, fused -> buffers with out-parameters
 /// (the function arguments read-only) -> the target's passes on buffers ->

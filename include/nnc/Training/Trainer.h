@@ -40,6 +40,9 @@ struct TrainerOptions {
   runtime::LossScaler scaler = runtime::LossScaler::fixed(1.0);
   /// Keys the random streams of training-mode ops.
   uint64_t seed = 0;
+  /// A skipped step names its first non-finite value (a probe compiled on
+  /// the first skip per data shape reruns the batch).
+  bool nameNonFinite = true;
   /// How the functions are compiled (donations are the trainer's own).
   CompileOptions compile;
   /// Caps the threads the kernels use (0: all cores).

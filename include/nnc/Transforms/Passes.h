@@ -48,6 +48,10 @@ namespace nnc {
 inline constexpr llvm::StringLiteral kMixedPrecisionAttrName =
     "nnc.mixed_precision";
 
+/// The attribute --nnc-nonfinite-probe leaves on the probe function: an
+/// array with one description per entry of its result.
+inline constexpr llvm::StringLiteral kProbeOpsAttrName = "nnc.probe_ops";
+
 #define GEN_PASS_DECL
 #include "nnc/Transforms/Passes.h.inc"
 

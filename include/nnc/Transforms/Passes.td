@@ -405,6 +405,43 @@ def MixedPrecisionPass : Pass<"nnc-mixed-precision", "mlir::ModuleOp"> {
   ];
 }
 
+def NonFiniteProbePass : Pass<"nnc-nonfinite-probe", "mlir::ModuleOp"> {
+  let summary = "Add a copy of a function that tells which values are not "
+                "finite";
+  let description = [{
+    Adds `<function>_probe`: the body of `function` with the same arguments,
+    returning instead of its results one `tensor<Kxf32>` with an entry per
+    probed value, in program order: the floating-point arguments first, then
+    the floating-point results of the ops (but constants and ops that only
+    move or pick elements, which cannot make a finite value non-finite).
+    Entry k is NaN when value k holds an inf or a NaN, else 0 (the sum of
+    the value times zero). The probe gains `nnc.probe_ops`, one description
+    per entry: the op name (`input` / `parameter` for arguments), the name
+    its location gives (the ONNX node or traced name), `forward` or
+    `backward` for a gradient function (ops the loss does not depend on are
+    backward), and the value's type. The first NaN entry names the first
+    value that went non-finite: a trainer runs the probe on the batch of a
+    step it skipped for non-finite gradients, so that probing costs nothing
+    on the steps that were not.
+
+    ```mlir
+    // nnc-opt --nnc-nonfinite-probe="function=f"
+    func.func @f(%x: tensor<4xf32> loc("x")) -> tensor<4xf32> {
+      %0 = nnc.exp %x : tensor<4xf32> loc("e")
+      return %0 : tensor<4xf32>
+    }
+    // adds
+    func.func @f_probe(%x: tensor<4xf32>) -> tensor<2xf32>
+        attributes {nnc.probe_ops = ["input 'x' tensor<4xf32>",
+                                     "nnc.exp 'e' tensor<4xf32>"]}
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The function to probe">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Training
 //===----------------------------------------------------------------------===//

@@ -171,6 +171,18 @@ public:
     TrainProgram program;
   };
   virtual std::vector<Entry> programs() const = 0;
+
+  /// A probe of the gradient function: fed as Grad is, it returns one f32
+  /// per value the forward and backward compute, in program order (NaN
+  /// where that value holds an inf or a NaN), and `ops` describes each.
+  struct Probe {
+    TrainProgram program;
+    std::vector<std::string> ops;
+  };
+  /// The probe for data of shapes `key`, made on first use; a source that
+  /// cannot compile (a loaded trainer's) says Unimplemented.
+  virtual Status probe(const Shapes &key, const Shapes &argumentShapes,
+                       const Probe *&out);
 };
 
 /// What one step did.
@@ -187,6 +199,13 @@ struct StepResult {
   double seconds = 0;
   /// A program was compiled for it.
   bool compiled = false;
+  /// A skipped step: the first value of the batch's forward and backward
+  /// that was not finite (an op, its name and type; or an input or
+  /// parameter), or why none could be named; and the seconds naming it
+  /// took (the probe's compilation on the first skip of a shape, and one
+  /// run of it).
+  std::string nonFinite;
+  double probeSeconds = 0;
 };
 
 class Trainer {
@@ -272,6 +291,16 @@ private:
              const Shapes &key, const std::vector<HostTensor> *gradients,
              double scale, double lr, std::vector<HostTensor> &out,
              bool &compiled);
+  /// The arguments of `kind` (scalars set to `scale` and `lr`, the seed
+  /// to this micro-batch's) and their shapes.
+  Status bindArguments(TrainFunctionKind kind,
+                       const std::vector<TensorRef> *batch,
+                       const std::vector<HostTensor> *gradients, double scale,
+                       double lr, std::vector<TensorRef> &refs, Shapes &shapes);
+  /// Names the first non-finite value of the gradient computation of
+  /// `batch` into out.nonFinite (the step was skipped, nothing changed).
+  void nameNonFinite(const std::vector<TensorRef> &batch, const Shapes &key,
+                     double scale, double lr, StepResult &out);
   Status checkLabels(const TrainValue &value, const TensorRef &labels) const;
   void takeResults(TrainFunctionKind kind, std::vector<HostTensor> &outputs,
                    bool applyUpdates, double &loss, bool &found,
