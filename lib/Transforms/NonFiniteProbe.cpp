@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace nnc {
@@ -56,6 +58,48 @@ bool onlyMovesElements(Operation *op) {
   return isa<ConstantOp, ReshapeOp, ExpandOp, TransposeOp, ConcatOp, SplitOp,
              SliceOp, SqueezeOp, UnsqueezeOp, FlattenOp, TileOp, DepthToSpaceOp,
              SpaceToDepthOp, GatherOp, GatherElementsOp>(op);
+}
+
+/// Ops whose results are finite when their operands are: the first
+/// non-finite value is never theirs, so they get no entry.
+bool keepsFinite(Operation *op) {
+  if (isa<ReluOp, NegOp, AbsOp, SignOp, MaxOp, MinOp, ClipOp, WhereOp, FloorOp,
+          CeilOp, RoundOp, SigmoidOp, TanhOp, SoftsignOp, HardSigmoidOp,
+          MaxPoolOp, GlobalMaxPoolOp, SoftmaxOp>(op))
+    return true;
+  // A cast to a type whose range holds the source's (f16 -> bf16 / f32,
+  // bf16 -> f32, f32 -> f64).
+  if (auto cast = dyn_cast<CastOp>(op)) {
+    auto from = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getInput()));
+    auto to = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getType()));
+    if (!from || !to)
+      return false;
+    auto maxOf = [](FloatType type) {
+      return llvm::APFloat::getLargest(type.getFloatSemantics())
+          .convertToDouble();
+    };
+    return maxOf(from) <= maxOf(to);
+  }
+  return false;
+}
+
+/// Ops that carry an infinity of an operand into their result by design:
+/// where(mask, x, -inf) and what adds, subtracts, clamps, negates, casts or
+/// moves such a value (attention masks). Values so derived from a
+/// non-finite constant are expected to hold infinities and get no entry.
+bool carriesInfinity(Operation *op) {
+  return isa<WhereOp, AddOp, SubOp, MaxOp, MinOp, NegOp, CastOp>(op) ||
+         onlyMovesElements(op);
+}
+
+/// Whether `op` is a constant holding an inf or a NaN.
+bool isNonFiniteConstant(Operation *op) {
+  auto constant = dyn_cast<ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto values = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+  return values && llvm::any_of(values.getValues<APFloat>(),
+                                [](const APFloat &v) { return !v.isFinite(); });
 }
 
 bool isFloatTensor(Type type) {
@@ -168,8 +212,17 @@ void NonFiniteProbePass::runOnOperation() {
     addEntry(arg, arg.getLoc(),
              what + " '" + name + "' " + typeText(arg.getType()));
   }
+  llvm::DenseSet<Value> infiniteByDesign;
   for (Operation *op : ops) {
-    if (onlyMovesElements(op))
+    if (isNonFiniteConstant(op) ||
+        (carriesInfinity(op) &&
+         llvm::any_of(op->getOperands(), [&](Value operand) {
+           return infiniteByDesign.contains(operand);
+         }))) {
+      infiniteByDesign.insert(op->result_begin(), op->result_end());
+      continue;
+    }
+    if (onlyMovesElements(op) || keepsFinite(op))
       continue;
     b.setInsertionPointAfter(op);
     std::string name = locationName(op->getLoc());

@@ -412,8 +412,13 @@ def NonFiniteProbePass : Pass<"nnc-nonfinite-probe", "mlir::ModuleOp"> {
     Adds `<function>_probe`: the body of `function` with the same arguments,
     returning instead of its results one `tensor<Kxf32>` with an entry per
     probed value, in program order: the floating-point arguments first, then
-    the floating-point results of the ops (but constants and ops that only
-    move or pick elements, which cannot make a finite value non-finite).
+    the floating-point results of the ops, but for those that cannot be the
+    first non-finite value (constants, ops that only move or pick elements,
+    and ops whose results are finite whenever their operands are: relu,
+    where, clip, max pooling, softmax, casts to a type of wider range, ...)
+    and for values that hold infinities by design (derived by where, add,
+    sub, max, min, neg, cast or moves from a constant holding inf: an
+    attention mask of -inf).
     Entry k is NaN when value k holds an inf or a NaN, else 0 (the sum of
     the value times zero). The probe gains `nnc.probe_ops`, one description
     per entry: the op name (`input` / `parameter` for arguments), the name
