@@ -78,6 +78,10 @@ public:
   void
   buildKernelChoicePipeline(OpPassManager &pm,
                             const nnc::TargetOptions &options) const override {
+    // f16/bf16 matrix products and convolutions on f32 copies, which the
+    // f32 libraries (and the f32 loops) run: neither library has
+    // low-precision kernels on these machines.
+    pm.addPass(nnc::cpu::createWidenLowPrecisionPass());
     // oneDNN for the convolutions it can take.
     if (options.libraryConvolutions)
       pm.addPass(nnc::cpu::createChooseKernelsPass());

@@ -140,6 +140,40 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Low precision
+//===----------------------------------------------------------------------===//
+
+def WidenLowPrecisionPass
+    : Pass<"nnc-cpu-widen-low-precision", "mlir::ModuleOp"> {
+  let summary = "Compute f16/bf16 matrix products and convolutions on f32 "
+                "copies of their operands";
+  let description = [{
+    The CPU libraries nnc uses have no low-precision kernels on the machines
+    it runs on: Debian's OpenBLAS 0.3.21 is built without `sbgemm`, and
+    oneDNN 2.6 builds bf16 convolutions only for AVX-512 (on AVX2 it makes
+    no primitive), while the generated loops emulate every f16/bf16
+    multiply-add with conversions. This pass rewrites `nnc.matmul`,
+    `nnc.gemm`, `nnc.conv`, `nnc.conv_transpose` and `nnc.conv_weight_grad`
+    whose operands are f16 or bf16 into the same op on f32 copies of them,
+    its result rounded back once: the products of f16 or bf16 values are
+    exact in f32 and the sums accumulate in f32, as low-precision dot
+    product instructions do, so the result is that of a low-precision GEMM
+    with f32 accumulation, computed by OpenBLAS, oneDNN or f32 loops. The
+    widening casts fuse with the ops that produce or read them; values
+    saved for the backward stay in the low type.
+
+    ```mlir
+    %y = nnc.matmul %a, %b : tensor<8x16xbf16>, tensor<16x4xbf16>
+    // becomes
+    %a32 = nnc.cast %a : tensor<8x16xbf16> to tensor<8x16xf32>
+    %b32 = nnc.cast %b : tensor<16x4xbf16> to tensor<16x4xf32>
+    %y32 = nnc.matmul %a32, %b32 : tensor<8x16xf32>, tensor<16x4xf32>
+    %y = nnc.cast %y32 : tensor<8x4xf32> to tensor<8x4xbf16>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
 
