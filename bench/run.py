@@ -85,7 +85,7 @@ AUTOTUNE = "cached"
 TUNING_BUDGET = 120.0
 
 
-def compile_options(cache_dir):
+def compile_options(cache_dir, precision="f32"):
     # measure_unfused: the stats also count the kernels and bytes moved of
     # the function compiled without fusion (the MLIR passes once more, no
     # code generation; part of the cold compile times reported).
@@ -93,7 +93,16 @@ def compile_options(cache_dir):
                               measure_unfused=1,
                               library_kernels=LIBRARY_KERNELS,
                               autotune=AUTOTUNE,
-                              tuning_budget_seconds=TUNING_BUDGET)
+                              tuning_budget_seconds=TUNING_BUDGET,
+                              precision=precision)
+
+
+def trainer_labels(x, labels):
+    """nnc's trainer batches labels by sample: gpt_tiny's [batch*T] next
+    tokens go in as [batch, T] and are flattened to the logits' layout
+    inside."""
+    nnc_labels = labels.reshape(x.shape[0], -1)
+    return labels if nnc_labels.shape[1] == 1 else nnc_labels
 
 
 def median_ms(times):
@@ -352,6 +361,8 @@ def bench_case(lib, torch, case, args, row):
         exe.close()
 
     if case not in TRAIN_CASES:
+        if args.amp:
+            bench_amp(lib, torch, case, args, row, model, tmodel, x, labels)
         if model is not None:
             model.close()
         ctx.close()
@@ -376,14 +387,8 @@ def bench_case(lib, torch, case, args, row):
         cache = tempfile.mkdtemp(prefix="nnc-bench-cache-")
         trainer = None
         try:
-            # nnc's trainer batches labels by sample: gpt_tiny's [batch*T]
-            # next tokens go in as [batch, T] and are flattened to the
-            # logits' layout inside.
-            nnc_labels = labels.reshape(x.shape[0], -1)
-            if nnc_labels.shape[1] == 1:
-                nnc_labels = labels
             data_in = [nnc.Tensor.view(lib, x),
-                       nnc.Tensor.view(lib, nnc_labels)]
+                       nnc.Tensor.view(lib, trainer_labels(x, labels))]
             topts = nnc.TrainOptions(learning_rate=LR)
             # The first step compiles: cold cache, then a second trainer on
             # the filled cache.
@@ -425,9 +430,116 @@ def bench_case(lib, torch, case, args, row):
         measure_torch_peak(torch, row, "train", torch_step, live)
     if "nnc" in fns:
         trainer.close()
+    if args.amp:
+        bench_amp(lib, torch, case, args, row, model, tmodel, x, labels)
     if model is not None:
         model.close()
     ctx.close()
+
+
+def add_torch_amp(fns, row, phase, fn):
+    """Adds PyTorch's bf16 `fn` to `fns` when one call of it works: PyTorch
+    1.13 lacks some bf16 CPU kernels (mobilenet_v2's hardtanh backward), and
+    the row then keeps nnc's figures and says why."""
+    try:
+        fn()
+        fns["torch_bf16"] = fn
+    except Exception as e:  # noqa: BLE001 - recorded in the report
+        row["amp_%s_torch_error" % phase] = short_error(e)
+        print("  PyTorch bf16 %s failed: %s" % (phase, e), flush=True)
+
+
+def time_amp(fns, args, row, phase):
+    """Alternates the bf16 phase's `fns` into row["amp_<phase>_*"]."""
+    if not fns:
+        return
+    times, n = alternate(fns, args.steps, args.budget / 4)
+    row["amp_%s_n" % phase] = n
+    for name, ts in times.items():
+        row["amp_%s_%s_ms" % (phase, name)] = median_ms(ts)
+    print("  bf16 %s: %s (N=%d)" % (phase, ", ".join(
+        "%s %.3f ms" % (k, median_ms(v)) for k, v in times.items()), n),
+        flush=True)
+
+
+def bench_amp(lib, torch, case, args, row, model, tmodel, x, labels):
+    """bf16 in the same run: nnc --amp bf16 against nnc f32 and PyTorch
+    eager under torch.autocast("cpu", dtype=torch.bfloat16), inference and
+    (for TRAIN_CASES) the training step, alternating the three; nnc's planned
+    peaks in f32 and bf16, and how far nnc's bf16 logits are from its f32
+    ones."""
+    if model is None:
+        return
+    xin = nnc.Tensor.view(lib, x)
+    tx = ty = None
+    if tmodel is not None:
+        tx, ty = torch.from_numpy(x), torch.from_numpy(labels)
+    cache = tempfile.mkdtemp(prefix="nnc-bench-amp-")
+    exes, trainers = {}, {}
+    try:
+        # Inference.
+        try:
+            for p in ("f32", "bf16"):
+                exes[p] = model.compile([x.shape], compile_options(cache, p))
+                row["amp_infer_peak_%s" % p] = exes[p].stats().peak_memory_bytes
+            outs = {p: e.run([xin])[0] for p, e in exes.items()}
+            row["amp_infer_diff"] = float(np.max(np.abs(outs["bf16"] -
+                                                        outs["f32"])))
+        except Exception as e:  # noqa: BLE001 - recorded in the report
+            row["amp_infer_error"] = short_error(e)
+            print("  nnc bf16 inference failed: %s" % e, flush=True)
+        fns = {}
+        if tmodel is not None:
+            tmodel.eval()
+
+            def torch_infer_bf16():
+                with torch.no_grad(), torch.autocast("cpu",
+                                                     dtype=torch.bfloat16):
+                    return tmodel(tx)
+            add_torch_amp(fns, row, "infer", torch_infer_bf16)
+        for p, e in exes.items():
+            fns["nnc_" + p] = lambda e=e: e.run([xin], keep_outputs=False)
+        time_amp(fns, args, row, "infer")
+        for e in exes.values():
+            e.close()
+        exes = {}
+        if case not in TRAIN_CASES:
+            return
+
+        # Training step.
+        data_in = [xin, nnc.Tensor.view(lib, trainer_labels(x, labels))]
+        try:
+            for p in ("f32", "bf16"):
+                trainers[p] = model.trainer(nnc.TrainOptions(learning_rate=LR),
+                                            compile_options(cache, p))
+                info = trainers[p].step(data_in)
+                row["amp_first_loss_%s" % p] = info.loss
+                row["amp_train_peak_%s" % p] = (
+                    trainers[p].step_stats().peak_memory_bytes)
+        except Exception as e:  # noqa: BLE001
+            row["amp_train_error"] = short_error(e)
+            print("  nnc bf16 training failed: %s" % e, flush=True)
+        fns = {}
+        if tmodel is not None:
+            tmodel.train()
+            opt = torch.optim.Adam(tmodel.parameters(), lr=LR)
+
+            def torch_step_bf16():
+                opt.zero_grad()
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    loss = torch.nn.functional.cross_entropy(tmodel(tx), ty)
+                loss.backward()
+                opt.step()
+            add_torch_amp(fns, row, "train", torch_step_bf16)
+        for p, t in trainers.items():
+            fns["nnc_" + p] = lambda t=t: t.step(data_in)
+        time_amp(fns, args, row, "train")
+    finally:
+        for e in exes.values():
+            e.close()
+        for t in trainers.values():
+            t.close()
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
@@ -628,9 +740,78 @@ def write_report(path, rows, lib, torch, command, elapsed, models_dir):
         "(> 1: nnc needs less).",
         "",
     ]
+    lines += amp_section(rows)
     lines += targets_section(rows)
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def amp_section(rows):
+    """The bf16 table: nnc bf16 against nnc f32 and PyTorch autocast."""
+    if not any(k.startswith("amp_") for row in rows.values() for k in row):
+        return []
+    lines = [
+        "## Mixed precision (bf16)",
+        "",
+        "The same run, alternating three: nnc compiled with `precision = "
+        "BF16` (`--amp bf16`), nnc in f32, and PyTorch eager under "
+        "`torch.autocast(\"cpu\", dtype=torch.bfloat16)` (the training "
+        "step's forward and loss under autocast, backward and Adam after).",
+        "",
+        "| model | batch | phase | N | PyTorch autocast bf16 ms | nnc bf16 ms "
+        "| nnc f32 ms | ratio | nnc bf16 / f32 | nnc peak MiB f32 → bf16 "
+        "| bf16 vs f32 |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for case, row in rows.items():
+        for phase in ("infer", "train"):
+            if "amp_%s_n" % phase not in row:
+                err = row.get("amp_%s_error" % phase)
+                if err:
+                    lines.append("| %s | | %s | nnc failed: %s ||||||||" % (
+                        case, phase, err))
+                continue
+            t = row.get("amp_%s_torch_bf16_ms" % phase)
+            b = row.get("amp_%s_nnc_bf16_ms" % phase)
+            f = row.get("amp_%s_nnc_f32_ms" % phase)
+            pf = row.get("amp_%s_peak_f32" % phase)
+            pb = row.get("amp_%s_peak_bf16" % phase)
+            if phase == "infer":
+                check = "max abs diff %s" % fmt(row.get("amp_infer_diff"),
+                                                "%.1e")
+            else:
+                check = "first loss %s / %s" % (
+                    fmt(row.get("amp_first_loss_bf16"), "%.4f"),
+                    fmt(row.get("amp_first_loss_f32"), "%.4f"))
+            lines.append(
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s → %s "
+                "| %s |" % (
+                    case, row.get("batch", "—"),
+                    "inference" if phase == "infer" else "training step",
+                    row["amp_%s_n" % phase], fmt(t, "%.3f"), fmt(b, "%.3f"),
+                    fmt(f, "%.3f"), fmt(t / b if t and b else None),
+                    fmt(b / f if b and f else None), mib(pf), mib(pb),
+                    check))
+            err = row.get("amp_%s_torch_error" % phase)
+            if err:
+                lines.append("|  | | | PyTorch failed: %s ||||||||" % err)
+    lines += [
+        "",
+        "Columns: *ratio* = PyTorch autocast bf16 / nnc bf16 (> 1: nnc "
+        "faster); *nnc bf16 / f32* > 1 means bf16 is slower than f32; "
+        "*peak* is `peak_memory_bytes` of the executable (inference) and of "
+        "the training step; *bf16 vs f32* compares nnc's bf16 logits with "
+        "its f32 ones, and the two first losses. On a CPU without AVX-512 "
+        "BF16 (docs/Training.md, \"Mixed precision\"), nnc's bf16 GEMMs and "
+        "convolutions run in f32 on widened copies, so a bf16 run is "
+        "no faster than an f32 one (the widening and the rounding of the "
+        "weights cost extra); its planned peak drops where saved "
+        "activations dominate and grows where the weights do (each run "
+        "rounds the f32 weights into f32 temporaries). PyTorch 1.13's CPU "
+        "autocast has no fast bf16 kernels on such a CPU either.",
+        "",
+    ]
+    return lines
 
 
 def geomean(values):
@@ -811,6 +992,32 @@ def smoke(lib, torch):
                                   "decreasing" if losses[-1] < losses[0]
                                   else "NOT DECREASING"))
         smoke_fusion("train step", trainer.step_stats())
+        f32_step_peak = trainer.step_stats().peak_memory_bytes
+        trainer.close()
+
+        # The bf16 rows' path: precision BF16 for inference (its logits
+        # within bf16's rounding of NumPy's f32 ones) and training.
+        exe = model.compile([x.shape], compile_options(cache, "bf16"))
+        out = exe.run([xin])[0]
+        ref = reference(x)
+        diff = float(np.max(np.abs(out - ref)))
+        bound = 0.05 * float(np.max(np.abs(ref)))
+        print("bf16 inference: max abs diff to NumPy %.1e (bound %.1e): %s; "
+              "peak %d bytes (f32 %d)" % (
+                  diff, bound, "ok" if diff <= bound else "MISMATCH",
+                  exe.stats().peak_memory_bytes, s.peak_memory_bytes))
+        exe.close()
+        trainer = model.trainer(nnc.TrainOptions(learning_rate=LR),
+                                compile_options(cache, "bf16"))
+        bf16_losses = [trainer.step(data).loss for _ in range(4)]
+        print("bf16 losses: %s; %s; first within %.1e of f32's: %s; step "
+              "peak %d bytes (f32 %d)" % (
+                  " ".join("%.4f" % v for v in bf16_losses),
+                  "decreasing" if bf16_losses[-1] < bf16_losses[0]
+                  else "NOT DECREASING", 0.02,
+                  "ok" if abs(bf16_losses[0] - losses[0]) <= 0.02
+                  else "MISMATCH",
+                  trainer.step_stats().peak_memory_bytes, f32_step_peak))
         trainer.close()
     finally:
         shutil.rmtree(cache, ignore_errors=True)
@@ -866,6 +1073,9 @@ def main():
                         choices=["off", "cached", "on", "require"],
                         help="nnc's autotuner mode (default cached: the "
                         "run's cache folder starts empty, so the defaults)")
+    parser.add_argument("--no-amp", dest="amp", action="store_false",
+                        help="skip the bf16 rows (nnc --amp bf16 against "
+                        "nnc f32 and PyTorch under torch.autocast)")
     parser.add_argument("--tuning-budget", type=float, default=120.0,
                         help="seconds --autotune on may measure per compile")
     args = parser.parse_args()

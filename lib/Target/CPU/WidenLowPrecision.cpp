@@ -41,11 +41,13 @@ void widen(Operation *op) {
   auto toF32 = [&](Type type) {
     return cast<RankedTensorType>(type).clone(f32);
   };
+  // A constant operand (an inference weight) folds into an f32 constant of
+  // its rounded values rather than a copy made at every run.
   SmallVector<Value> operands;
   for (Value operand : op->getOperands())
     operands.push_back(
         isLow(operand.getType())
-            ? CastOp::create(b, loc, toF32(operand.getType()), operand)
+            ? b.createOrFold<CastOp>(loc, toF32(operand.getType()), operand)
             : operand);
   Operation *wide = b.clone(*op);
   wide->setOperands(operands);

@@ -69,3 +69,14 @@ func.func @others(%a: tensor<4x4xf32>, %b: tensor<4xbf16>) -> (tensor<4x4xf32>, 
   %1 = nnc.add %b, %b : tensor<4xbf16>, tensor<4xbf16>
   return %0, %1 : tensor<4x4xf32>, tensor<4xbf16>
 }
+
+// A constant operand folds to an f32 constant of its (rounded) values.
+// CHECK-LABEL: func.func @constant_weight
+// CHECK-DAG:     %[[W:.*]] = nnc.constant dense<1.500000e+00> : tensor<4x4xf32>
+// CHECK-DAG:     %[[X:.*]] = nnc.cast %arg0 : tensor<2x4xbf16> to tensor<2x4xf32>
+// CHECK:         nnc.matmul %[[X]], %[[W]] : tensor<2x4xf32>, tensor<4x4xf32>
+func.func @constant_weight(%x: tensor<2x4xbf16>) -> tensor<2x4xbf16> {
+  %w = nnc.constant dense<1.5> : tensor<4x4xbf16>
+  %0 = nnc.matmul %x, %w : tensor<2x4xbf16>, tensor<4x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
