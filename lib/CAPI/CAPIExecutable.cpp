@@ -164,6 +164,21 @@ func::FuncOp modelFunction(nnc_model_t *model) {
 
 } // namespace
 
+nnc_status_t
+nnc::capi::writeMixedPrecision(const char *fn,
+                               const nnc_mixed_precision_t &figures,
+                               nnc_mixed_precision_t *out) {
+  if (!out)
+    return nullArgument(fn, "out");
+  if (out->struct_size != sizeof(nnc_mixed_precision_t))
+    return invalidArgument(
+        fn, "out->struct_size is " + std::to_string(out->struct_size) +
+                "; expected " + std::to_string(sizeof(*out)));
+  *out = figures;
+  out->struct_size = sizeof(*out);
+  return nullptr;
+}
+
 nnc_status_t nnc::capi::compileFunction(
     const char *fn, mlir::ModuleOp module, llvm::StringRef name,
     const nnc_compile_options_t *options,
@@ -285,19 +300,15 @@ nnc_status_t nnc_executable_mixed_precision(const nnc_executable_t *executable,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!executable)
       return nullArgument(fn, "executable");
-    if (!out)
-      return nullArgument(fn, "out");
-    if (out->struct_size != sizeof(nnc_mixed_precision_t))
-      return invalidArgument(
-          fn, "out->struct_size is " + std::to_string(out->struct_size) +
-                  "; expected " + std::to_string(sizeof(*out)));
-    out->precision = static_cast<nnc_precision_t>(executable->ampPrecision);
-    out->low_ops = executable->ampLowOps;
-    out->follow_ops = executable->ampFollowOps;
-    out->f32_ops = executable->ampF32Ops;
-    out->casts = executable->ampCasts;
-    out->narrowed_bytes = executable->ampNarrowedBytes;
-    return nullptr;
+    nnc_mixed_precision_t figures;
+    std::memset(&figures, 0, sizeof(figures));
+    figures.precision = static_cast<nnc_precision_t>(executable->ampPrecision);
+    figures.low_ops = executable->ampLowOps;
+    figures.follow_ops = executable->ampFollowOps;
+    figures.f32_ops = executable->ampF32Ops;
+    figures.casts = executable->ampCasts;
+    figures.narrowed_bytes = executable->ampNarrowedBytes;
+    return writeMixedPrecision(fn, figures, out);
   });
 }
 

@@ -174,27 +174,20 @@ nnc_status_t nnc_trainer_mixed_precision(const nnc_trainer_t *trainer,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!trainer)
       return nullArgument(fn, "trainer");
-    if (!out)
-      return nullArgument(fn, "out");
-    if (out->struct_size != sizeof(nnc_mixed_precision_t))
-      return invalidArgument(
-          fn, "out->struct_size is " + std::to_string(out->struct_size) +
-                  "; expected " + std::to_string(sizeof(*out)));
-    std::optional<nnc::MixedPrecisionReport> amp =
-        nnc::trainerMixedPrecision(*trainer->trainer);
-    size_t size = out->struct_size;
-    std::memset(out, 0, sizeof(*out));
-    out->struct_size = size;
-    if (!amp)
-      return nullptr;
-    out->precision =
-        amp->dtype == "f16" ? NNC_PRECISION_F16 : NNC_PRECISION_BF16;
-    out->low_ops = amp->lowOps;
-    out->follow_ops = amp->followOps;
-    out->f32_ops = amp->f32Ops;
-    out->casts = amp->casts;
-    out->narrowed_bytes = amp->narrowedBytes;
-    return nullptr;
+    // All zero (precision f32) without mixed precision.
+    nnc_mixed_precision_t figures;
+    std::memset(&figures, 0, sizeof(figures));
+    if (std::optional<nnc::MixedPrecisionReport> amp =
+            nnc::trainerMixedPrecision(*trainer->trainer)) {
+      figures.precision =
+          amp->dtype == "f16" ? NNC_PRECISION_F16 : NNC_PRECISION_BF16;
+      figures.low_ops = amp->lowOps;
+      figures.follow_ops = amp->followOps;
+      figures.f32_ops = amp->f32Ops;
+      figures.casts = amp->casts;
+      figures.narrowed_bytes = amp->narrowedBytes;
+    }
+    return writeMixedPrecision(fn, figures, out);
   });
 }
 

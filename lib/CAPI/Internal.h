@@ -124,6 +124,13 @@ nnc_status_t checkCompileOptions(const char *fn,
                                  const nnc_compile_options_t *options,
                                  nnc::CompileOptions &out, uint32_t &threads);
 
+/// Checks `out` (not null, struct_size) and writes `figures` into it, its
+/// struct_size kept: what nnc_executable_mixed_precision and
+/// nnc_trainer_mixed_precision answer.
+nnc_status_t writeMixedPrecision(const char *fn,
+                                 const nnc_mixed_precision_t &figures,
+                                 nnc_mixed_precision_t *out);
+
 } // namespace nnc::capi
 
 #endif // NNC_LIB_CAPI_INTERNAL_H

@@ -97,7 +97,6 @@ public:
   TrainingPipelineOptions pipeline;
   CompileOptions compile;
   uint32_t threads = 0;
-  bool nameNonFinite = true;
   rt::Device *device = nullptr;
   unsigned numModelArgs = 0;
   std::vector<int> slotOfArg, dataOfArg;
@@ -242,9 +241,6 @@ rt::Status CompilingSource::probe(const rt::Shapes &key,
                                   const rt::Shapes &argumentShapes,
                                   const Probe *&out) {
   out = nullptr;
-  if (!nameNonFinite)
-    return rt::Status(rt::StatusCode::Unimplemented,
-                      "naming it is off (name_nonfinite = 0)");
   auto found = probes_.find(key);
   if (found != probes_.end()) {
     if (!found->second.status.isOk())
@@ -450,6 +446,7 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
   spec.accumulate = options.accumulate;
   spec.scaler = options.scaler;
   spec.seed = options.seed;
+  spec.nameNonFinite = options.nameNonFinite;
 
   // Parameters and buffers: the arguments with initial values.
   std::vector<rt::HostTensor> slotValues;
@@ -595,7 +592,6 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
   source->pipeline = pipeline;
   source->compile = options.compile;
   source->threads = options.threads;
-  source->nameNonFinite = options.nameNonFinite;
   source->device = &device;
   source->numModelArgs = numModelArgs;
   source->slotOfArg = slotOfArg;

@@ -536,6 +536,10 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
 void Trainer::nameNonFinite(const std::vector<TensorRef> &batch,
                             const Shapes &key, double scale, double lr,
                             StepResult &out) {
+  if (!spec_.nameNonFinite) {
+    out.nonFinite = "not named: naming it is off (name_nonfinite = 0)";
+    return;
+  }
   auto start = Clock::now();
   ProfileScope profile("probe", "non-finite probe");
   std::vector<TensorRef> refs;

@@ -1637,6 +1637,7 @@ static void test_skipped_step(void) {
   nnc_train_options_t options;
   nnc_compile_options_t compile;
   nnc_step_info_t info;
+  nnc_mixed_precision_t amp;
   const nnc_tensor_t *param = NULL;
   nnc_tensor_t *x = NULL, *t = NULL;
   const nnc_tensor_t *data[2];
@@ -1707,6 +1708,19 @@ static void test_skipped_step(void) {
   EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
   CHECK(info.skipped == 0 && info.step == 2 && info.loss_scale == 16384.0);
   CHECK(info.nonfinite == NULL);
+
+  /* An f32 trainer's mixed-precision figures are all zero; a wrong
+   * struct_size is refused. */
+  memset(&amp, 0xff, sizeof(amp));
+  amp.struct_size = sizeof(amp);
+  EXPECT_OK(nnc_trainer_mixed_precision(trainer, &amp));
+  CHECK(amp.struct_size == sizeof(amp) && amp.precision == NNC_PRECISION_F32 &&
+        amp.low_ops == 0 && amp.casts == 0 && amp.narrowed_bytes == 0);
+  amp.struct_size = 1;
+  EXPECT_ERROR(nnc_trainer_mixed_precision(trainer, &amp),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  EXPECT_ERROR(nnc_trainer_mixed_precision(trainer, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "out");
 
 done:
   nnc_tensor_destroy(x);

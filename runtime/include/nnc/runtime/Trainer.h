@@ -135,6 +135,9 @@ struct TrainerSpec {
   int64_t accumulate = 1;
   /// The loss scaler a fresh trainer starts from.
   LossScaler scaler;
+  /// A skipped step names its first non-finite value through the source's
+  /// probe (StepResult::nonFinite); not saved with a trainer.
+  bool nameNonFinite = true;
   uint64_t seed = 0;
   /// What a checkpoint must match: the model without its values and the
   /// loss, optimizer and their settings.
@@ -179,8 +182,9 @@ public:
     TrainProgram program;
     std::vector<std::string> ops;
   };
-  /// The probe for data of shapes `key`, made on first use; a source that
-  /// cannot compile (a loaded trainer's) says Unimplemented.
+  /// The probe for data of shapes `key`, made on first use. A source
+  /// without a compiler (a loaded trainer's) has none and says so
+  /// (Unimplemented), which the step reports as "not named: ...".
   virtual Status probe(const Shapes &key, const Shapes &argumentShapes,
                        const Probe *&out);
 };
