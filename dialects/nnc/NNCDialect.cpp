@@ -73,6 +73,10 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
   else if (name == "nnc.accumulate" || name == "nnc.library" ||
            name == "nnc.loop_local")
     ok = isa<UnitAttr>(value);
+  else if (name == "nnc.recompute") // --nnc-remat-budget's clones, numbered
+    ok = isa<IntegerAttr>(value);
+  else if (name == "nnc.remat") // --nnc-remat-budget's report
+    ok = isa<DictionaryAttr>(value);
   else if (name == "nnc.kernel_name" || name == "nnc.kernel_detail")
     ok = isa<StringAttr>(value);
   else if (name == "nnc.bytes_read" || name == "nnc.bytes_written" ||

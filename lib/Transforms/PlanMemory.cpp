@@ -13,6 +13,7 @@
 
 #include "nnc/Transforms/Passes.h"
 
+#include "nnc/Analysis/ArenaPlacement.h"
 #include "nnc/Analysis/BufferAliasing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -53,10 +54,6 @@ struct Slot {
   int64_t offset = -1;
   SmallVector<memref::AllocOp> allocs;
 };
-
-int64_t alignTo(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
 
 /// Bytes of a static memref type with an identity layout, or -1.
 int64_t staticBytes(MemRefType type) {
@@ -162,41 +159,20 @@ struct PlanMemoryPass : public nnc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       mergeInPlace(body, position, owner, slots, slotOf);
 
     // Greedy by size, best fit: the largest slot first, each into the
-    // smallest gap between slots already placed whose lifetimes overlap it.
+    // smallest gap between slots already placed whose lifetimes overlap it
+    // (nnc/Analysis/ArenaPlacement.h, which rematerialization predicts
+    // the arena with).
     SmallVector<size_t> order;
+    SmallVector<nnc::BufferLifetime> lifetimes;
     for (size_t i = 0; i < slots.size(); ++i)
-      if (!slots[i].allocs.empty())
+      if (!slots[i].allocs.empty()) {
         order.push_back(i);
-    llvm::sort(order, [&](size_t a, size_t b) {
-      return slots[a].size != slots[b].size ? slots[a].size > slots[b].size
-                                            : a < b;
-    });
-    SmallVector<size_t> placed;
-    int64_t arenaSize = 0;
-    for (size_t i : order) {
-      Slot &slot = slots[i];
-      SmallVector<std::pair<int64_t, int64_t>> busy; // [offset, end)
-      for (size_t j : placed) {
-        const Slot &other = slots[j];
-        if (other.first <= slot.last && slot.first <= other.last)
-          busy.push_back({other.offset, other.offset + other.size});
+        lifetimes.push_back({slots[i].size, slots[i].first, slots[i].last});
       }
-      llvm::sort(busy);
-      int64_t best = -1, bestGap = std::numeric_limits<int64_t>::max();
-      int64_t cursor = 0;
-      for (auto [begin, end] : busy) {
-        int64_t start = alignTo(cursor, alignment);
-        if (begin - start >= slot.size && begin - start < bestGap) {
-          best = start;
-          bestGap = begin - start;
-        }
-        cursor = std::max(cursor, end);
-      }
-      slot.offset = best >= 0 ? best : alignTo(cursor, alignment);
-      arenaSize = std::max(arenaSize, slot.offset + slot.size);
-      placed.push_back(i);
-    }
-    arenaSize = alignTo(arenaSize, alignment);
+    SmallVector<int64_t> offsets;
+    int64_t arenaSize = nnc::placeInArena(lifetimes, alignment, offsets);
+    for (auto [i, offset] : llvm::zip_equal(order, offsets))
+      slots[i].offset = offset;
 
     // Rewrite: the arena is a new last argument; every planned allocation
     // a view of it.

@@ -52,6 +52,11 @@ inline constexpr llvm::StringLiteral kMixedPrecisionAttrName =
 /// array with one description per entry of its result.
 inline constexpr llvm::StringLiteral kProbeOpsAttrName = "nnc.probe_ops";
 
+/// The figures --nnc-remat-budget leaves on the function it ran on, and
+/// the mark of the ops it cloned (which CSE must not merge back).
+inline constexpr llvm::StringLiteral kRematAttrName = "nnc.remat";
+inline constexpr llvm::StringLiteral kRecomputeAttrName = "nnc.recompute";
+
 #define GEN_PASS_DECL
 #include "nnc/Transforms/Passes.h.inc"
 

@@ -135,6 +135,85 @@ def RematerializePass : Pass<"nnc-rematerialize", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def RematerializeBudgetPass
+    : Pass<"nnc-remat-budget", "mlir::ModuleOp"> {
+  let summary = "Recompute forward values in backward to fit a memory budget";
+  let description = [{
+    Runs on a training function in the nnc dialect (`<f>_train_step` or
+    `<f>_train_grad`: the loss first among the results, its forward pass,
+    then the backward). The forward ops are those the loss depends on; a
+    forward value a backward op reads is saved for backward. This pass
+    chooses which saved values to recompute in backward instead, so that the
+    function's temporaries (what the memory plan puts in its arena: every
+    value but the arguments, constants and results) fit `budget` bytes at the
+    least extra compute.
+
+    The model: each op at its position in program order, each value alive
+    from its definition to its last use (a reshape's uses and the uses of an
+    elementwise value that fusion folds into its elementwise users count as
+    uses of what they read); a recomputed op is cloned once, just before
+    the first backward op (or other recomputation) that reads it, and every
+    backward use reads the clone. The arena is predicted with the memory
+    plan's own placement (nnc/Analysis/ArenaPlacement.h). The search is a
+    greedy descent: at the predicted peak, among the forward ops whose saved
+    values are alive there, it recomputes the one that lowers the peak most
+    per FLOP (nnc/Analysis/CostModel.h), looking one producer ahead when no
+    single op lowers it, until the prediction fits. When at most
+    `exact-candidates` ops are candidates (the saved ones and the producers
+    their recomputation would keep alive), a branch and bound over subsets
+    of them, seeded with the greedy choice, then finds the one of least extra
+    FLOPs that fits, within `exact-evaluations` predictions (a bound on work,
+    not on a clock: the same choice on any machine). Elementwise values
+    recompute nearly free (fusion folds them into their consumer); on a
+    chain of layers the choice falls into segments recomputed from kept
+    checkpoints (Chen et al.'s sqrt(n) regime).
+
+    Random numbers are drawn by `nnc.random_uniform`, a pure function of its
+    seed and stream: a recomputation draws the same numbers. Ops with side
+    effects (a random `nnc.dropout`) are never recomputed.
+
+    When the budget cannot be met the pass fails naming the smallest
+    prediction it reached and the values alive at that peak, largest first;
+    with `allow-over-budget` it applies that smallest configuration instead
+    (the compile driver then reports the planned figure). The function gets
+    `nnc.remat`, a dictionary of the figures: `budget`, `before` and `after`
+    (predicted arena bytes), `flops` (the function's), `extra_flops`,
+    `recomputed` and `kept` (strings "op 'name' type bytes"), `fits`,
+    `method` (`none`, `greedy`, `exact`, or `exact-bounded` when the exact
+    search ran out of evaluations) and `peak_values` (the largest values
+    alive at the predicted peak).
+
+    ```mlir
+    // nnc-opt --nnc-remat-budget="function=main_train_step budget=4096"
+    %h = nnc.tanh %a : tensor<32x32xf32>              // forward
+    ... backward ...
+    %g = nnc.gemm %dy, %h trans_a = true : ...        // reads %h late
+    // becomes
+    %h2 = nnc.tanh %a {nnc.recompute = 0 : i64} : tensor<32x32xf32>
+    %g = nnc.gemm %dy, %h2 trans_a = true : ...
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The training function">,
+    Option<"budget", "budget", "int64_t", /*default=*/"-1",
+           "Bytes the temporaries may take (negative: report only)">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "The memory plan's alignment of each temporary">,
+    Option<"exactCandidates", "exact-candidates", "int", /*default=*/"20",
+           "Search exactly when at most this many ops are candidates for "
+           "recomputation (greedy beyond)">,
+    Option<"exactEvaluations", "exact-evaluations", "int64_t",
+           /*default=*/"20000",
+           "Predictions the exact search may make before it settles for the "
+           "best choice found">,
+    Option<"allowOverBudget", "allow-over-budget", "bool",
+           /*default=*/"false",
+           "Apply the smallest configuration found when the budget cannot "
+           "be met, instead of failing">
+  ];
+}
+
 def DistinctResultsPass : Pass<"nnc-distinct-results", "mlir::func::FuncOp"> {
   let summary = "Give every result of a function a value of its own";
   let description = [{

@@ -98,7 +98,28 @@ struct ConvertNNCToLinalgPass
     // why through notifyMatchFailure, visible with --debug.
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    markRecomputations(getOperation());
+  }
+
+  /// What the patterns made of an op --nnc-remat-budget cloned carries its
+  /// location, and gets its mark too (the clone's number): CSE must not
+  /// merge a recomputation back into the forward op it copies, nor two
+  /// recomputations into one value that two readers would share.
+  static void markRecomputations(ModuleOp module) {
+    MLIRContext *context = module.getContext();
+    auto mark = StringAttr::get(context, "nnc.recompute");
+    module.walk([&](Operation *op) {
+      auto fused = dyn_cast<FusedLoc>(op->getLoc());
+      auto metadata =
+          fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
+                : DictionaryAttr();
+      Attribute number = metadata ? metadata.get(mark) : Attribute();
+      if (!number)
+        return;
+      if (op->getNumRegions() != 0 || isa<nnc::LibraryConvOp>(op))
+        op->setAttr(mark, number);
+    });
   }
 };
 
