@@ -2,7 +2,8 @@
 #
 # The functions of include/nnc-c/nnc.h that the benchmark harness needs:
 # contexts, ONNX import and MLIR parsing, compilation, executables and their
-# stats, host tensors, and trainers with the stats of their step. The structs
+# stats, host tensors, and trainers with the stats of their step and of its
+# memory budget (rematerialization). The structs
 # mirror the header field for field; the header's static inline `_initialize`
 # functions are redone here with the same defaults, struct_size stamped with
 # ctypes.sizeof. Every status is checked and turned into NNCError carrying
@@ -128,7 +129,9 @@ class TrainOptions(ctypes.Structure):
                 ("accumulate", ctypes.c_int64),
                 ("loss_scale", ctypes.c_double),
                 ("seed", ctypes.c_uint64),
-                ("name_nonfinite", ctypes.c_int32)]
+                ("name_nonfinite", ctypes.c_int32),
+                ("memory_budget_bytes", ctypes.c_uint64),
+                ("memory_budget_fraction", ctypes.c_double)]
 
     def __init__(self, **overrides):
         # The defaults of nnc_train_options_initialize.
@@ -141,9 +144,31 @@ class TrainOptions(ctypes.Structure):
             beta1=0.9, beta2=0.999, epsilon=1e-8, schedule=LR_CONSTANT,
             warmup_steps=0, total_steps=0, step_size=0, gamma=0.1,
             min_learning_rate=0.0, accumulate=1, loss_scale=1.0, seed=0,
-            name_nonfinite=1)
+            name_nonfinite=1, memory_budget_bytes=0,
+            memory_budget_fraction=0.0)
         for k, v in overrides.items():
             setattr(self, k, v)
+
+
+class RematStats(ctypes.Structure):
+    """nnc_remat_stats_t: what the memory budget did to a trainer's step."""
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("budget_bytes", ctypes.c_uint64),
+                ("peak_before_bytes", ctypes.c_uint64),
+                ("peak_after_bytes", ctypes.c_uint64),
+                ("predicted_arena_bytes", ctypes.c_uint64),
+                ("planned_arena_bytes", ctypes.c_uint64),
+                ("flops", ctypes.c_double),
+                ("extra_flops", ctypes.c_double),
+                ("recomputed_count", ctypes.c_uint32),
+                ("kept_count", ctypes.c_uint32)]
+
+    @classmethod
+    def empty(cls):
+        """A struct with struct_size set, to be filled by nnc."""
+        s = cls()
+        s.struct_size = ctypes.sizeof(cls)
+        return s
 
 
 class ValueInfo(ctypes.Structure):
@@ -244,6 +269,7 @@ _SIGNATURES = {
     "nnc_trainer_data_count": (_size, [_p]),
     "nnc_trainer_step": (_p, [_p, _size, _pp, ctypes.POINTER(StepInfo)]),
     "nnc_trainer_step_stats": (_p, [_p, ctypes.POINTER(ExecutableStats)]),
+    "nnc_trainer_remat_stats": (_p, [_p, ctypes.POINTER(RematStats)]),
     "nnc_trainer_destroy": (None, [_p]),
 }
 
@@ -444,6 +470,13 @@ class Trainer:
         (NNCError "not found" before the first)."""
         s = ExecutableStats.empty()
         self.lib.call("nnc_trainer_step_stats", self.handle, ctypes.byref(s))
+        return s
+
+    def remat_stats(self):
+        """The RematStats of the step (or gradient function) compiled last:
+        all zeros before the first step or without a memory budget."""
+        s = RematStats.empty()
+        self.lib.call("nnc_trainer_remat_stats", self.handle, ctypes.byref(s))
         return s
 
     def close(self):

@@ -515,6 +515,16 @@ typedef struct nnc_train_options_t {
    * compiled on the first skip per batch shape; steps that are not skipped
    * cost nothing either way. 0: not named. */
   int32_t name_nonfinite;
+  /* A memory budget on the training step's planned peak (inputs, outputs,
+   * weights and temporaries, nnc_trainer_step_stats' peak_memory_bytes):
+   * forward values are recomputed in backward to fit it
+   * (docs/Rematerialization.md). memory_budget_bytes > 0: that many bytes;
+   * else memory_budget_fraction in (0, 1]: that fraction of the peak planned
+   * without recomputation; both 0 (the default): no budget. A budget no
+   * choice meets fails the step that compiles the function, naming the
+   * smallest peak reachable and the values alive at it. */
+  uint64_t memory_budget_bytes;
+  double memory_budget_fraction;
 } nnc_train_options_t;
 
 static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
@@ -546,6 +556,8 @@ static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
   options->loss_scale = 1.0;
   options->seed = 0;
   options->name_nonfinite = 1;
+  options->memory_budget_bytes = 0;
+  options->memory_budget_fraction = 0.0;
 }
 
 /* Builds a trainer (nnc-c/runtime.h runs it) for `model` (borrowed; the trainer
@@ -566,6 +578,37 @@ NNC_API_EXPORT nnc_status_t nnc_trainer_create(
  * mixed precision, or for a trainer loaded from a file. */
 NNC_API_EXPORT nnc_status_t nnc_trainer_mixed_precision(
     const nnc_trainer_t *trainer, nnc_mixed_precision_t *out);
+
+/* What the memory budget did to the training step (or gradient function,
+ * with accumulation) a trainer nnc_trainer_create made compiled last. */
+typedef struct nnc_remat_stats_t {
+  size_t struct_size;    /* set by the caller to sizeof(nnc_remat_stats_t) */
+  uint64_t budget_bytes; /* 0: no budget (then all figures are 0) */
+  /* Planned peaks, as peak_memory_bytes counts them, without and with the
+   * recomputation chosen (equal when the budget held without). */
+  uint64_t peak_before_bytes;
+  uint64_t peak_after_bytes;
+  /* The temporaries' arena as --nnc-remat-budget predicted and as planned. */
+  uint64_t predicted_arena_bytes;
+  uint64_t planned_arena_bytes;
+  /* FLOPs of the function (the cost model's) and of what is recomputed. */
+  double flops;
+  double extra_flops;
+  /* Forward values saved for backward: recomputed, and kept. */
+  uint32_t recomputed_count;
+  uint32_t kept_count;
+} nnc_remat_stats_t;
+
+/* Fills `*out` (caller sets struct_size); all zeros before the first step,
+ * without a budget, or for a trainer loaded from a file. */
+NNC_API_EXPORT nnc_status_t
+nnc_trainer_remat_stats(const nnc_trainer_t *trainer, nnc_remat_stats_t *out);
+
+/* `*out` (owned by the caller, release with nnc_string_destroy) receives the
+ * `index`-th saved value, recomputed (kept = 0) or kept (kept != 0), as
+ * "op 'source name' type N bytes"; INVALID_ARGUMENT past the count. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_remat_value(
+    const nnc_trainer_t *trainer, int32_t kept, size_t index, char **out);
 
 #ifdef __cplusplus
 }

@@ -158,6 +158,21 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
                                 : rt::LossScaler();
     trainerOptions.seed = o.seed;
     trainerOptions.nameNonFinite = o.name_nonfinite != 0;
+    if (o.memory_budget_bytes > 0 || o.memory_budget_fraction != 0) {
+      if (o.memory_budget_bytes == 0 &&
+          !(o.memory_budget_fraction > 0 && o.memory_budget_fraction <= 1))
+        return invalidArgument(
+            fn, "train options: memory_budget_fraction must be in (0, 1], "
+                "got " +
+                    std::to_string(o.memory_budget_fraction));
+      if (o.memory_budget_bytes > uint64_t(INT64_MAX))
+        return invalidArgument(fn, "train options: memory_budget_bytes is too "
+                                   "large");
+      nnc::CompileOptions::MemoryBudget budget;
+      budget.bytes = static_cast<int64_t>(o.memory_budget_bytes);
+      budget.fraction = o.memory_budget_bytes ? 0 : o.memory_budget_fraction;
+      trainerOptions.compile.memoryBudget = budget;
+    }
     std::unique_ptr<rt::Trainer> trainer;
     if (nnc_status_t s =
             convertStatus(fn, nnc::createTrainer(*model->module, trainerOptions,
@@ -188,6 +203,61 @@ nnc_status_t nnc_trainer_mixed_precision(const nnc_trainer_t *trainer,
       figures.narrowed_bytes = amp->narrowedBytes;
     }
     return writeMixedPrecision(fn, figures, out);
+  });
+}
+
+nnc_status_t nnc_trainer_remat_stats(const nnc_trainer_t *trainer,
+                                     nnc_remat_stats_t *out) {
+  static const char *fn = "nnc_trainer_remat_stats";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out)
+      return nullArgument(fn, "out");
+    if (out->struct_size != sizeof(nnc_remat_stats_t))
+      return invalidArgument(
+          fn, "out->struct_size is " + std::to_string(out->struct_size) +
+                  ", expected " + std::to_string(sizeof(nnc_remat_stats_t)));
+    std::memset(out, 0, sizeof(*out));
+    out->struct_size = sizeof(*out);
+    if (std::optional<nnc::RematReport> remat =
+            nnc::trainerRemat(*trainer->trainer)) {
+      out->budget_bytes = remat->budgetBytes;
+      out->peak_before_bytes = remat->peakBefore;
+      out->peak_after_bytes = remat->peakAfter;
+      out->predicted_arena_bytes = remat->predictedArena;
+      out->planned_arena_bytes = remat->plannedArena;
+      out->flops = static_cast<double>(remat->flops);
+      out->extra_flops = static_cast<double>(remat->extraFlops);
+      out->recomputed_count = remat->recomputed.size();
+      out->kept_count = remat->kept.size();
+    }
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_remat_value(const nnc_trainer_t *trainer, int32_t kept,
+                                     size_t index, char **out) {
+  static const char *fn = "nnc_trainer_remat_value";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out)
+      return nullArgument(fn, "out");
+    *out = nullptr;
+    std::optional<nnc::RematReport> remat =
+        nnc::trainerRemat(*trainer->trainer);
+    const std::vector<std::string> *list =
+        remat ? (kept ? &remat->kept : &remat->recomputed) : nullptr;
+    if (!list || index >= list->size())
+      return invalidArgument(
+          fn, "index " + std::to_string(index) + " is past the " +
+                  std::to_string(list ? list->size() : 0) +
+                  (kept ? " kept" : " recomputed") + " values");
+    *out = copyString((*list)[index]);
+    if (!*out)
+      return &outOfMemoryStatus();
+    return nullptr;
   });
 }
 

@@ -71,5 +71,6 @@ nnc::compileAndLoad(ModuleOp module, llvm::StringRef name,
   out.tuning = std::move(result.tuning);
   out.tuningSeconds = result.tuningSeconds;
   out.mixedPrecision = result.mixedPrecision;
+  out.remat = std::move(result.remat);
   return rt::Status::ok();
 }

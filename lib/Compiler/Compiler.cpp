@@ -19,6 +19,7 @@
 #include "nnc/NNCOps.h"
 #include "nnc/ShapeValues.h"
 #include "nnc/Target/Target.h"
+#include "nnc/Transforms/Passes.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Plan.h"
 #include "nnc/runtime/Sha256.h"
@@ -42,6 +43,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <limits>
 #include <sys/stat.h>
 
 using namespace mlir;
@@ -579,6 +581,169 @@ LogicalResult applyMixedPrecision(Compilation &c,
   return pm.run(*c.work);
 }
 
+LogicalResult runSharedPipeline(Compilation &c, nnc::CompileFailure &failure);
+
+/// The planned peak of `work` (a copy of the function's module, consumed)
+/// as the runtime reports it (nnc_executable_stats): inputs and outputs
+/// not written in place, weights, the arena and what kernels allocate.
+/// `arena` receives the arena's bytes.
+LogicalResult plannedPeak(Compilation &c, OwningOpRef<ModuleOp> work,
+                          int64_t &peak, int64_t &arena) {
+  nnc::CompileOptions options = c.options;
+  options.measureUnfused = false;
+  Compilation trial(c.source, c.functionName, options, c.target);
+  trial.work = std::move(work);
+  trial.numArgs = c.numArgs;
+  trial.values = c.values;
+  nnc::CompileFailure failure;
+  if (mlir::failed(runSharedPipeline(trial, failure)))
+    return mlir::failure();
+  int64_t io = 0;
+  for (size_t index = 0; index < trial.values.size(); ++index) {
+    const rt::PlanValue &value = trial.values[index];
+    bool donated = llvm::any_of(trial.donations,
+                                [&](auto pair) { return pair.first == index; });
+    if (value.role == rt::ValueRole::Weight ||
+        value.role == rt::ValueRole::Scratch || donated)
+      continue;
+    int64_t elements = 0;
+    size_t bytes = 0;
+    if (rt::checkedShapeSize(value.shape, rt::dtypeSize(value.dtype), elements,
+                             bytes)
+            .isOk())
+      io += bytes;
+  }
+  arena = trial.arenaBytes;
+  peak = io + static_cast<int64_t>(c.weights.size()) + trial.arenaBytes +
+         static_cast<int64_t>(rt::Plan::kCheckSlotBytes * trial.checks.size() +
+                              trial.kernelAllocBytes);
+  return success();
+}
+
+std::vector<std::string> stringsOf(DictionaryAttr figures, StringRef name) {
+  std::vector<std::string> list;
+  if (auto array = figures.getAs<ArrayAttr>(name))
+    for (Attribute entry : array)
+      if (auto text = dyn_cast<StringAttr>(entry))
+        list.push_back(text.str());
+  return list;
+}
+
+/// Stage "memory budget": with CompileOptions::memoryBudget, the peak
+/// planned without recomputation; when it is over the budget,
+/// --nnc-remat-budget with the budget less what is not temporaries, each
+/// choice checked by planning it, and the prediction's target lowered by
+/// the plan's excess until the plan fits (or the pass reaches its
+/// smallest, which fails the compile naming it).
+LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
+                                nnc::CompileFailure &failure) {
+  if (!c.options.memoryBudget)
+    return success();
+  const nnc::CompileOptions::MemoryBudget &asked = *c.options.memoryBudget;
+  func::FuncOp func = c.function();
+  failure = nnc::CompileFailure::InvalidInput;
+  if (asked.bytes <= 0 && !(asked.fraction > 0 && asked.fraction <= 1))
+    return emitError(func.getLoc())
+           << "a memory budget is a positive number of bytes or a fraction "
+              "in (0, 1] of the planned peak, not "
+           << (asked.bytes ? std::to_string(asked.bytes)
+                           : std::to_string(asked.fraction));
+  auto copy = [&](ModuleOp module) {
+    return OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone()));
+  };
+  nnc::RematReport report;
+  int64_t arena = 0;
+  failure = nnc::CompileFailure::Unsupported;
+  if (mlir::failed(plannedPeak(c, copy(*c.work), report.peakBefore, arena)))
+    return mlir::failure();
+  report.budgetBytes =
+      asked.bytes > 0
+          ? asked.bytes
+          : static_cast<int64_t>(asked.fraction * double(report.peakBefore));
+  report.peakAfter = report.peakBefore;
+  report.plannedArena = report.predictedArena = arena;
+  result.remat = report;
+  if (report.peakBefore <= report.budgetBytes)
+    return success();
+  int64_t fixed = report.peakBefore - arena;
+  failure = nnc::CompileFailure::InvalidInput;
+  if (fixed >= report.budgetBytes)
+    return emitError(func.getLoc())
+           << "memory budget of " << report.budgetBytes
+           << " bytes cannot be met: the inputs, outputs and weights of @"
+           << c.functionName << " alone take " << fixed
+           << " bytes (planned peak " << report.peakBefore << " bytes)";
+  int64_t target = report.budgetBytes - fixed;
+  nnc::dumpIR(*c.work, c.functionName + ".budget");
+  // Each round plans the pass's choice; a plan over the budget lowers the
+  // pass's target by the excess. The smallest plan is what a failure
+  // reports.
+  nnc::RematReport best;
+  std::vector<std::string> bestAlive;
+  best.peakAfter = std::numeric_limits<int64_t>::max();
+  for (int round = 0; round < 4; ++round) {
+    OwningOpRef<ModuleOp> chosen = copy(*c.work);
+    PassManager pm(c.context);
+    nnc::RematerializeBudgetPassOptions pass;
+    pass.function = c.functionName;
+    pass.budget = target;
+    pass.allowOverBudget = true;
+    pm.addPass(nnc::createRematerializeBudgetPass(pass));
+    failure = nnc::CompileFailure::Internal;
+    if (mlir::failed(pm.run(*chosen)))
+      return mlir::failure();
+    nnc::dumpIR(*chosen, c.functionName + ".remat" + std::to_string(round));
+    auto figures = chosen->lookupSymbol<func::FuncOp>(c.functionName)
+                       ->getAttrOfType<DictionaryAttr>(nnc::kRematAttrName);
+    if (!figures)
+      return emitError(func.getLoc())
+             << "--nnc-remat-budget left no figures on @" << c.functionName;
+    auto number = [&](StringRef name) -> int64_t {
+      auto value = figures.getAs<IntegerAttr>(name);
+      return value ? value.getInt() : 0;
+    };
+    int64_t peak = 0;
+    failure = nnc::CompileFailure::Unsupported;
+    if (mlir::failed(plannedPeak(c, copy(*chosen), peak, arena)))
+      return mlir::failure();
+    nnc::RematReport trial = report;
+    trial.peakAfter = peak;
+    trial.plannedArena = arena;
+    trial.predictedArena = number("after");
+    trial.flops = number("flops");
+    trial.extraFlops = number("extra_flops");
+    trial.recomputed = stringsOf(figures, "recomputed");
+    trial.kept = stringsOf(figures, "kept");
+    if (peak <= report.budgetBytes) {
+      result.remat = std::move(trial);
+      c.work = std::move(chosen);
+      return success();
+    }
+    if (peak < best.peakAfter) {
+      best = std::move(trial);
+      bestAlive = stringsOf(figures, "peak_values");
+    }
+    // The pass reached its smallest prediction: a lower target changes
+    // nothing.
+    auto fits = figures.getAs<BoolAttr>("fits");
+    if (!fits || !fits.getValue())
+      break;
+    target -= std::max<int64_t>(peak - report.budgetBytes, 64);
+  }
+  result.remat = best;
+  failure = nnc::CompileFailure::InvalidInput;
+  auto diag = emitError(func.getLoc())
+              << "memory budget of " << report.budgetBytes
+              << " bytes cannot be met: the smallest planned peak the search "
+                 "reached by recomputation is "
+              << best.peakAfter << " bytes (" << report.peakBefore
+              << " without; inputs, outputs and weights take " << fixed << ")";
+  if (!bestAlive.empty())
+    diag << "; the largest values alive at its predicted peak: "
+         << llvm::join(bestAlive, ", ");
+  return mlir::failure();
+}
+
 /// Stage "cache lookup": the key covers the compiler, the target and its
 /// fingerprint, the options, the specialized function and the weights.
 /// Sets the entry's path in `result` (none without a cache) and fills it on
@@ -914,6 +1079,8 @@ nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
       failed(applyMixedPrecision(c, failure)))
     return fail(failure);
   result.mixedPrecision = nnc::mixedPrecisionReport(c.function());
+  if (failed(applyMemoryBudget(c, result, failure)))
+    return fail(failure);
   // The kernel choices are part of what the cache key covers.
   if (failed(autotuneKernels(c.function(), *target, c.targetOptions, options,
                              result)))

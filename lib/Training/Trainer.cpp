@@ -107,6 +107,9 @@ public:
   /// The build of the last training step's shapes (its loss function
   /// carries what mixed precision did; read when asked, not per step).
   ModuleOp lastStepBuild;
+  /// What the memory budget did to the last step or gradient function
+  /// compiled.
+  std::optional<RematReport> lastRemat;
 
   ~CompilingSource() override {
     // The programs first, then the modules, then the model.
@@ -222,12 +225,19 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
   const rt::TrainFunction &function = layout_[kind];
   CompileOptions options = compile;
   options.donations = rt::donationsOf(kind, function);
+  // The budget is on the functions with a forward and a backward pass.
+  bool gradients = kind == rt::TrainFunctionKind::Step ||
+                   kind == rt::TrainFunctionKind::Grad;
+  if (!gradients)
+    options.memoryBudget.reset();
   std::vector<llvm::SmallVector<int64_t>> shapes;
   for (const auto &shape : argumentShapes)
     shapes.emplace_back(shape.begin(), shape.end());
   LoadedProgram loaded;
   NNC_RUNTIME_RETURN_IF_ERROR(compileAndLoad(current_, function.name, shapes,
                                              options, *device, loaded));
+  if (gradients)
+    lastRemat = loaded.remat;
   Made &entry = made[key];
   entry.program = std::move(loaded.program);
   entry.entry = {entry.program.get(), threads, loaded.seconds,
@@ -277,6 +287,8 @@ rt::Status CompilingSource::makeProbe(const rt::Shapes &argumentShapes,
   std::vector<std::string> ops = nonFiniteProbeOps(probeFn);
   CompileOptions options = compile;
   options.donations.clear();
+  // The probe returns every value: no budget applies to it.
+  options.memoryBudget.reset();
   std::vector<llvm::SmallVector<int64_t>> shapes;
   for (const auto &shape : argumentShapes)
     shapes.emplace_back(shape.begin(), shape.end());
@@ -613,4 +625,11 @@ nnc::trainerMixedPrecision(const rt::Trainer &trainer) {
   ModuleOp build = source->lastStepBuild;
   Operation *loss = build.lookupSymbol(source->pipeline.function + "_train");
   return loss ? mixedPrecisionReport(loss) : std::nullopt;
+}
+
+std::optional<nnc::RematReport> nnc::trainerRemat(const rt::Trainer &trainer) {
+  auto *source = dynamic_cast<const CompilingSource *>(&trainer.source());
+  if (!source)
+    return std::nullopt;
+  return source->lastRemat;
 }

@@ -1730,6 +1730,164 @@ done:
   nnc_context_destroy(context);
 }
 
+/* Four tanh layers of 8 on a batch of 512: the activations make the
+ * training step's peak. */
+static const char remat_mlir[] =
+    "func.func @main(%x: tensor<?x8xf32> loc(\"x\"),\n"
+    "    %w1: tensor<8x8xf32> {nnc.param = #nnc.param<trainable>,\n"
+    "      nnc.value = dense<0.1> : tensor<8x8xf32>} loc(\"w1\"),\n"
+    "    %w2: tensor<8x8xf32> {nnc.param = #nnc.param<trainable>,\n"
+    "      nnc.value = dense<0.2> : tensor<8x8xf32>} loc(\"w2\"),\n"
+    "    %w3: tensor<8x8xf32> {nnc.param = #nnc.param<trainable>,\n"
+    "      nnc.value = dense<-0.1> : tensor<8x8xf32>} loc(\"w3\"),\n"
+    "    %w4: tensor<8x8xf32> {nnc.param = #nnc.param<trainable>,\n"
+    "      nnc.value = dense<0.3> : tensor<8x8xf32>} loc(\"w4\"))\n"
+    "    -> tensor<?x8xf32> attributes {nnc.result_names = [\"y\"]} {\n"
+    "  %0 = nnc.matmul %x, %w1 : tensor<?x8xf32>, tensor<8x8xf32> "
+    "loc(\"fc1\")\n"
+    "  %1 = nnc.tanh %0 : tensor<?x8xf32> loc(\"tanh1\")\n"
+    "  %2 = nnc.matmul %1, %w2 : tensor<?x8xf32>, tensor<8x8xf32> "
+    "loc(\"fc2\")\n"
+    "  %3 = nnc.tanh %2 : tensor<?x8xf32> loc(\"tanh2\")\n"
+    "  %4 = nnc.matmul %3, %w3 : tensor<?x8xf32>, tensor<8x8xf32> "
+    "loc(\"fc3\")\n"
+    "  %5 = nnc.tanh %4 : tensor<?x8xf32> loc(\"tanh3\")\n"
+    "  %6 = nnc.matmul %5, %w4 : tensor<?x8xf32>, tensor<8x8xf32> "
+    "loc(\"fc4\")\n"
+    "  return %6 : tensor<?x8xf32>\n}\n";
+
+/* Trains two steps of remat_mlir with `fraction` of the planned peak or
+ * `bytes` as the memory budget (both 0: none); leaves the first weight in
+ * `w1` and the trainer in `*out` (caller destroys). */
+static nnc_status_t train_with_budget(nnc_model_t *model, double fraction,
+                                      uint64_t bytes, float *xs, float *ts,
+                                      float w1[64], nnc_trainer_t **out) {
+  nnc_train_options_t options;
+  nnc_compile_options_t compile;
+  nnc_tensor_t *x = NULL, *t = NULL;
+  const nnc_tensor_t *data[2], *param = NULL;
+  int64_t dims[2] = {512, 8};
+  nnc_status_t status;
+  int step;
+
+  nnc_train_options_initialize(&options);
+  CHECK(options.memory_budget_bytes == 0 &&
+        options.memory_budget_fraction == 0.0);
+  options.loss = NNC_LOSS_MSE;
+  options.optimizer = NNC_OPTIMIZER_SGD;
+  options.memory_budget_fraction = fraction;
+  options.memory_budget_bytes = bytes;
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  *out = NULL;
+  status = nnc_trainer_create(model, &options, &compile, out);
+  if (status)
+    return status;
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, xs,
+                                   512 * 8 * sizeof(float), &x));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, ts,
+                                   512 * 8 * sizeof(float), &t));
+  data[0] = x;
+  data[1] = t;
+  for (step = 0; step < 2 && !status; ++step)
+    status = nnc_trainer_step(*out, 2, data, NULL);
+  if (!status) {
+    EXPECT_OK(nnc_trainer_parameter(*out, 0, NULL, &param));
+    if (param)
+      memcpy(w1, nnc_tensor_const_data(param), 64 * sizeof(float));
+  }
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(t);
+  return status;
+}
+
+static void test_memory_budget(void) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_trainer_t *plain = NULL, *budgeted = NULL, *over = NULL;
+  nnc_remat_stats_t stats;
+  nnc_train_options_t options;
+  static float xs[512 * 8], ts[512 * 8];
+  float w1[64], w1_budgeted[64];
+  char *text = NULL;
+  size_t i;
+
+  for (i = 0; i < 512 * 8; ++i) {
+    xs[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    ts[i] = (float)((i * 11) % 13) / 13.0f;
+  }
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(nnc_model_parse_mlir(context, remat_mlir, sizeof(remat_mlir) - 1,
+                                 "remat.mlir", &model));
+  if (!model)
+    goto done;
+
+  /* A fraction outside (0, 1] is refused when the trainer is made. */
+  nnc_train_options_initialize(&options);
+  options.memory_budget_fraction = 1.5;
+  EXPECT_ERROR(nnc_trainer_create(model, &options, NULL, &over),
+               NNC_STATUS_INVALID_ARGUMENT, "memory_budget_fraction");
+  CHECK(over == NULL);
+
+  EXPECT_OK(train_with_budget(model, 0, 0, xs, ts, w1, &plain));
+  EXPECT_OK(train_with_budget(model, 0.9, 0, xs, ts, w1_budgeted, &budgeted));
+  if (!plain || !budgeted)
+    goto done;
+  /* The same kernels on the same numbers: the same weights. */
+  CHECK(memcmp(w1, w1_budgeted, sizeof(w1)) == 0);
+
+  /* No budget: zeros. */
+  memset(&stats, 0xff, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  EXPECT_OK(nnc_trainer_remat_stats(plain, &stats));
+  CHECK(stats.struct_size == sizeof(stats) && stats.budget_bytes == 0 &&
+        stats.peak_before_bytes == 0 && stats.recomputed_count == 0);
+
+  stats.struct_size = sizeof(stats);
+  EXPECT_OK(nnc_trainer_remat_stats(budgeted, &stats));
+  fprintf(stderr,
+          "memory budget %llu: planned peak %llu -> %llu, arena predicted "
+          "%llu planned %llu, extra FLOPs %.0f of %.0f, %u recomputed\n",
+          (unsigned long long)stats.budget_bytes,
+          (unsigned long long)stats.peak_before_bytes,
+          (unsigned long long)stats.peak_after_bytes,
+          (unsigned long long)stats.predicted_arena_bytes,
+          (unsigned long long)stats.planned_arena_bytes, stats.extra_flops,
+          stats.flops, stats.recomputed_count);
+  CHECK(stats.budget_bytes > 0 && stats.peak_before_bytes > stats.budget_bytes);
+  CHECK(stats.peak_after_bytes <= stats.budget_bytes);
+  CHECK(stats.recomputed_count > 0 && stats.extra_flops > 0 &&
+        stats.extra_flops < stats.flops);
+  CHECK(stats.planned_arena_bytes > 0 && stats.predicted_arena_bytes > 0);
+  EXPECT_OK(nnc_trainer_remat_value(budgeted, 0, 0, &text));
+  CHECK(text && strstr(text, "nnc.") && strstr(text, " bytes"));
+  nnc_string_destroy(text);
+  text = NULL;
+  EXPECT_ERROR(
+      nnc_trainer_remat_value(budgeted, 0, stats.recomputed_count, &text),
+      NNC_STATUS_INVALID_ARGUMENT, "past the");
+  EXPECT_ERROR(nnc_trainer_remat_value(budgeted, 1, 0, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "out");
+  stats.struct_size = 8;
+  EXPECT_ERROR(nnc_trainer_remat_stats(budgeted, &stats),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  EXPECT_ERROR(nnc_trainer_remat_stats(NULL, &stats),
+               NNC_STATUS_INVALID_ARGUMENT, "trainer");
+
+  /* A budget nothing reaches fails the step that compiles, saying so. */
+  EXPECT_ERROR(train_with_budget(model, 0, 1000, xs, ts, w1, &over),
+               NNC_STATUS_INVALID_ARGUMENT, "cannot be met");
+
+done:
+  nnc_trainer_destroy(over);
+  nnc_trainer_destroy(budgeted);
+  nnc_trainer_destroy(plain);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
 static void test_loader(const char *dir) {
   char path[4096];
   int64_t dims[2] = {5, 2};
@@ -1902,6 +2060,7 @@ int main(void) {
   test_parse_mlir();
   test_training(dir);
   test_skipped_step();
+  test_memory_budget();
   test_loader(dir);
   test_profiler();
   rmdir(dir);

@@ -85,6 +85,12 @@ loss and optimizer:
   --loss-scale dynamic|off|X
                            loss scaling (default: dynamic with --amp f16,
                            else off)
+  --memory-budget B        the training step's planned peak at most B
+                           bytes (64MiB, 512K) or that fraction of the peak
+                           planned without recomputation (0.5, 50%); the
+                           compiler recomputes forward values in backward
+                           to fit (docs/Rematerialization.md); --report
+                           shows the choice
   --no-name-nonfinite      do not name the first non-finite value of a
                            skipped step (naming it compiles a probe on the
                            first skip per batch shape and reruns the batch)
@@ -178,6 +184,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--min-lr",
                                                "--accumulate",
                                                "--loss-scale",
+                                               "--memory-budget",
                                                "--checkpoint",
                                                "--checkpoint-every",
                                                "--resume",
@@ -278,15 +285,31 @@ int nnc::tools::runTrain(int argc, char **argv) {
   // would change it are refused rather than ignored.
   bool savedTrainer = endsWith(args.model, ".nncx");
   if (savedTrainer)
-    for (const char *flag :
-         {"--loss",         "--reduction",    "--label-smoothing",
-          "--ignore-index", "--output",       "--optimizer",
-          "--lr",           "--momentum",     "--nesterov",
-          "--weight-decay", "--beta1",        "--beta2",
-          "--eps",          "--schedule",     "--step-size",
-          "--gamma",        "--warmup-steps", "--min-lr",
-          "--accumulate",   "--loss-scale",   "--cache-dir",
-          "--threads",      "--no-fuse",      "--no-library-kernels"})
+    for (const char *flag : {"--loss",
+                             "--reduction",
+                             "--label-smoothing",
+                             "--ignore-index",
+                             "--output",
+                             "--optimizer",
+                             "--lr",
+                             "--momentum",
+                             "--nesterov",
+                             "--weight-decay",
+                             "--beta1",
+                             "--beta2",
+                             "--eps",
+                             "--schedule",
+                             "--step-size",
+                             "--gamma",
+                             "--warmup-steps",
+                             "--min-lr",
+                             "--accumulate",
+                             "--loss-scale",
+                             "--memory-budget",
+                             "--cache-dir",
+                             "--threads",
+                             "--no-fuse",
+                             "--no-library-kernels"})
       if (args.has(flag))
         return fail({std::string(flag) + " is fixed by the saved trainer '" +
                          args.model + "'",

@@ -213,6 +213,53 @@ bool loadModel(const std::string &path, Context &context, Model &model,
 }
 
 /// The loss and optimizer flags shared by train and grad.
+/// --memory-budget: bytes ("4000000", "64MiB", "64MB", "512K"), or a
+/// fraction of the peak planned without recomputation ("0.5", "50%").
+bool parseMemoryBudget(const std::string &text, nnc_train_options_t &o,
+                       Failure &failure) {
+  auto bad = [&]() {
+    failure = {"--memory-budget must be bytes (4000000, 64MiB, 512K) or a "
+               "fraction of the planned peak in (0, 1] (0.5, 50%), got '" +
+                   text + "'",
+               2};
+    return false;
+  };
+  char *end = nullptr;
+  double number = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || !std::isfinite(number) ||
+      !(number > 0))
+    return bad();
+  std::string unit(end);
+  bool integral = text.find_first_of(".eE") == std::string::npos;
+  if (unit == "%" || (unit.empty() && !integral)) {
+    double fraction = unit == "%" ? number / 100 : number;
+    if (!(fraction > 0 && fraction <= 1))
+      return bad();
+    o.memory_budget_fraction = fraction;
+    return true;
+  }
+  static const std::pair<const char *, double> units[] = {{"", 1},
+                                                          {"B", 1},
+                                                          {"K", 1024},
+                                                          {"KiB", 1024},
+                                                          {"KB", 1e3},
+                                                          {"M", 1048576},
+                                                          {"MiB", 1048576},
+                                                          {"MB", 1e6},
+                                                          {"G", 1073741824.0},
+                                                          {"GiB", 1073741824.0},
+                                                          {"GB", 1e9}};
+  for (auto [name, scale] : units)
+    if (unit == name) {
+      double bytes = number * scale;
+      if (bytes < 1 || bytes > 9.0e18)
+        return bad();
+      o.memory_budget_bytes = static_cast<uint64_t>(bytes);
+      return true;
+    }
+  return bad();
+}
+
 bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
                       std::string &output, Failure &failure) {
   nnc_train_options_initialize(&o);
@@ -291,6 +338,9 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
   if (scale == "off")
     scale = "1";
   o.name_nonfinite = args.switches.count("--no-name-nonfinite") ? 0 : 1;
+  if (args.has("--memory-budget") &&
+      !parseMemoryBudget(args.get("--memory-budget"), o, failure))
+    return false;
   if (scale == "dynamic") {
     o.loss_scale = 0.0;
   } else {
@@ -456,6 +506,53 @@ void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
 
 namespace nnc::tools::train {
 
+/// The memory budget's choice: peaks, extra FLOPs, what is recomputed and
+/// what is kept (the largest first, as many as fit a screen).
+void printRemat(const nnc_trainer_t *trainer) {
+  if (!compilerIsOpen())
+    return;
+  nnc_remat_stats_t remat;
+  std::memset(&remat, 0, sizeof remat);
+  remat.struct_size = sizeof remat;
+  if (compiler().nnc_trainer_remat_stats(trainer, &remat) ||
+      !remat.budget_bytes)
+    return;
+  auto mib = [](uint64_t bytes) { return double(bytes) / 1048576.0; };
+  std::printf("memory budget: %llu bytes (%.2f MiB)\n",
+              (unsigned long long)remat.budget_bytes, mib(remat.budget_bytes));
+  std::printf("  planned peak: %llu bytes without recomputation, %llu with "
+              "(%.1f%%)\n",
+              (unsigned long long)remat.peak_before_bytes,
+              (unsigned long long)remat.peak_after_bytes,
+              remat.peak_before_bytes ? 100.0 * double(remat.peak_after_bytes) /
+                                            double(remat.peak_before_bytes)
+                                      : 0.0);
+  if (remat.peak_before_bytes <= remat.budget_bytes) {
+    std::printf("  the step fits without recomputation\n");
+    return;
+  }
+  std::printf("  temporaries: %llu bytes predicted, %llu planned\n",
+              (unsigned long long)remat.predicted_arena_bytes,
+              (unsigned long long)remat.planned_arena_bytes);
+  std::printf("  extra FLOPs: %.0f of %.0f (%.1f%%)\n", remat.extra_flops,
+              remat.flops,
+              remat.flops ? 100.0 * remat.extra_flops / remat.flops : 0.0);
+  for (int kept = 0; kept < 2; ++kept) {
+    uint32_t count = kept ? remat.kept_count : remat.recomputed_count;
+    std::printf("  %s: %u saved forward values\n", kept ? "kept" : "recomputed",
+                count);
+    for (uint32_t i = 0; i < count && i < 20; ++i) {
+      char *text = nullptr;
+      if (compiler().nnc_trainer_remat_value(trainer, kept, i, &text))
+        break;
+      std::printf("    %s\n", text);
+      nnc_string_destroy(text);
+    }
+    if (count > 20)
+      std::printf("    ... and %u more\n", count - 20);
+  }
+}
+
 void printStepReport(const nnc_trainer_t *trainer, int64_t skipped,
                      const SkippedStep &lastSkip) {
   nnc_executable_stats_t stats;
@@ -467,6 +564,7 @@ void printStepReport(const nnc_trainer_t *trainer, int64_t skipped,
     return;
   }
   printStats("training step report", stats, /*executable=*/false);
+  printRemat(trainer);
   // The policy applies to the forward and loss; the gradients follow.
   nnc_mixed_precision_t amp;
   std::memset(&amp, 0, sizeof amp);

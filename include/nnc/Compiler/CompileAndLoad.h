@@ -36,6 +36,8 @@ struct LoadedProgram {
   double tuningSeconds = 0;
   /// CompileResult::mixedPrecision.
   std::optional<MixedPrecisionReport> mixedPrecision;
+  /// CompileResult::remat.
+  std::optional<RematReport> remat;
 };
 
 /// Compiles function `name` of `module` for `inputShapes` with `options`

@@ -88,6 +88,28 @@ struct CompileOptions {
   /// Threads the executable's runs will use (0: every core): the tuner
   /// measures with as many, and its database keys on it.
   unsigned threads = 0;
+  /// A memory budget for a training function (docs/Rematerialization.md):
+  /// its planned peak (inputs, outputs, weights, temporaries) at most
+  /// `bytes`, or `fraction` of the peak planned without recomputation;
+  /// forward values are recomputed in backward to fit (--nnc-remat-budget),
+  /// and the compile fails (InvalidInput) when no choice fits.
+  struct MemoryBudget {
+    int64_t bytes = 0;
+    double fraction = 0;
+  };
+  std::optional<MemoryBudget> memoryBudget;
+};
+
+/// What a memory budget made of a compile: planned peaks (the runtime's
+/// figure: inputs, outputs, weights, temporaries) and what was recomputed.
+struct RematReport {
+  int64_t budgetBytes = 0;
+  int64_t peakBefore = 0, peakAfter = 0;
+  /// The arena as --nnc-remat-budget predicted it, and as planned.
+  int64_t predictedArena = 0, plannedArena = 0;
+  int64_t flops = 0, extraFlops = 0;
+  /// "op 'name' type bytes" of each saved forward value.
+  std::vector<std::string> recomputed, kept;
 };
 
 /// One kernel with a choice of candidates, and what the autotuner did.
@@ -131,6 +153,8 @@ struct CompileResult {
   double tuningSeconds = 0;
   /// What mixed precision did, when CompileOptions::precision asked for it.
   std::optional<MixedPrecisionReport> mixedPrecision;
+  /// What the memory budget did, when CompileOptions::memoryBudget set one.
+  std::optional<RematReport> remat;
 };
 
 /// Compiles function `functionName` of `module` (left unchanged) for

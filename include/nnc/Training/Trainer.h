@@ -63,6 +63,11 @@ runtime::Status createTrainer(mlir::ModuleOp module,
 std::optional<MixedPrecisionReport>
 trainerMixedPrecision(const runtime::Trainer &trainer);
 
+/// What the memory budget (TrainerOptions::compile.memoryBudget) did to the
+/// last training step (or gradient function) compiled; nothing before the
+/// first, without a budget, or for a trainer loaded from a file.
+std::optional<RematReport> trainerRemat(const runtime::Trainer &trainer);
+
 } // namespace nnc
 
 #endif // NNC_TRAINING_TRAINER_H
