@@ -7,10 +7,12 @@
 #===----------------------------------------------------------------------===#
 """Export the benchmark models to ONNX, with a random batch for each.
 
-Usage: /usr/bin/python3 bench/export_models.py [OUT_DIR]   (default
-build/bench/models). Writes, per model, OUT_DIR/<model>.onnx and, per
-benchmark case, OUT_DIR/<case>.npz holding the input (named like the model
-input) and "labels" (int64 class indices):
+Usage: /usr/bin/python3 bench/export_models.py [OUT_DIR [MODELS]]
+(OUT_DIR by default build/bench/models; MODELS a comma-separated subset of
+the names below, by default all: a subset draws the shared generator's
+batches in another order, so export all for the report). Writes, per model,
+OUT_DIR/<model>.onnx and, per benchmark case, OUT_DIR/<case>.npz holding the
+input (named like the model input) and "labels" (int64 class indices):
 
   mlp_digits   Linear 64->256->256->10, ReLU; x f32 [64, 64]
   mlp_wide     Linear 1024->4096->4096->1000, GELU; x f32 [128, 1024]
@@ -29,6 +31,10 @@ input) and "labels" (int64 class indices):
                residuals, ReLU6, 1000 classes; its classifier's dropout is
                taken out: a training step has no random ops); image f32
                [8, 3, 224, 224]; case mobilenet_v2_b8
+  gpt_12       gpt_tiny with 12 blocks (d_model, heads, T, vocabulary and
+               batch as gpt_tiny; for run.py's rematerialization section);
+               its batch comes from its own generator (seed 12), so that the
+               other models' batches are those of the exports before it
 
 Every export goes through utils/export_training_refs.py's export_onnx and
 check_initializers: eval() mode, opset 17, without constant folding, batch
@@ -178,7 +184,18 @@ def cases():
         "mobilenet_v2": (mobilenet_v2, "image",
                          lambda: {"mobilenet_v2_b8": (floats(8, 3, 224, 224),
                                                       labels(8, 1000))}),
+        # Last, and with its own generator: the models above keep their
+        # seeds (100 + position) and their batches' random draws.
+        "gpt_12": (lambda: TinyGPT(vocab=256, seq=128, d_model=256, heads=4,
+                                   layers=12), "tokens", gpt_12_batch),
     }
+
+
+def gpt_12_batch():
+    """gpt_12's batch (gpt_tiny's shapes) from a generator of its own."""
+    g = torch.Generator().manual_seed(12)
+    return {"gpt_12": (torch.randint(0, 256, (8, 128), generator=g),
+                       torch.randint(0, 256, (8 * 128,), generator=g))}
 
 
 # ---------------------------------------------------------------------------
@@ -210,7 +227,7 @@ def main(argv):
         first = next(iter(batches.values()))[0]
         path = os.path.join(out_dir, name + ".onnx")
         params = export(model, input_name, first, path,
-                        flat_output=name == "gpt_tiny")
+                        flat_output=name.startswith("gpt_"))
         for case, (x, y) in batches.items():
             np.savez(os.path.join(out_dir, case + ".npz"),
                      **{input_name: x.numpy(), "labels": y.numpy()})

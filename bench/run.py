@@ -13,6 +13,13 @@
 
   /usr/bin/python3 bench/run.py [--models a,b] [--steps N] [--out FILE]
                                 [--models-dir DIR] [--nnc-lib PATH] [--smoke]
+                                [--remat | --remat-only] [--remat-models a,b]
+                                [--remat-budgets 1.0,0.5,0.33]
+
+--remat adds the rematerialization section (bench_remat): nnc's training
+step under memory budgets (fractions of its planned peak without
+recomputation) against PyTorch with and without checkpointed blocks;
+--remat-only runs that section alone.
 
 --smoke needs neither PyTorch nor exported models: it writes a small MLP
 (mlp_digits' shape, NumPy weights) as MLIR, and compiles, runs and trains it
@@ -22,10 +29,13 @@ checks the PyTorch peak-memory measurement on tensors of known sizes).
 """
 
 import argparse
+import ctypes
 import math
 import datetime
+import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -60,10 +70,21 @@ CASES = {
     "resnet18_b1": ("resnet18", "image", 1),
     "resnet18_b8": ("resnet18", "image", 8),
     "mobilenet_v2_b8": ("mobilenet_v2", "image", 8),
+    "gpt_12": ("gpt_12", "tokens", 8),
 }
 # resnet18 is measured for inference only at batch 1.
 TRAIN_CASES = {"mlp_digits", "mlp_wide", "gpt_tiny", "cnn_small",
-               "resnet18_b8", "mobilenet_v2_b8"}
+               "resnet18_b8", "mobilenet_v2_b8", "gpt_12"}
+# The cases of a run without --models: gpt_12 (gpt_tiny with 12 blocks) is
+# there for the rematerialization section and runs in the others only when
+# named.
+DEFAULT_CASES = [c for c in CASES if c != "gpt_12"]
+# The rematerialization section (--remat): its default cases and budgets
+# (fractions of the planned peak without recomputation; 1.0 is the row
+# without a budget), and the targets on the recomputed FLOPs per budget.
+REMAT_CASES = ["gpt_tiny", "gpt_12", "resnet18_b8"]
+REMAT_BUDGETS = "1.0,0.5,0.33"
+REMAT_TARGETS = {0.5: 10.0, 0.33: 25.0}
 
 
 def try_import_torch():
@@ -85,12 +106,12 @@ AUTOTUNE = "cached"
 TUNING_BUDGET = 120.0
 
 
-def compile_options(cache_dir, precision="f32"):
+def compile_options(cache_dir, precision="f32", measure_unfused=1):
     # measure_unfused: the stats also count the kernels and bytes moved of
     # the function compiled without fusion (the MLIR passes once more, no
     # code generation; part of the cold compile times reported).
     return nnc.CompileOptions(cache_dir=cache_dir, num_threads=THREADS,
-                              measure_unfused=1,
+                              measure_unfused=measure_unfused,
                               library_kernels=LIBRARY_KERNELS,
                               autotune=AUTOTUNE,
                               tuning_budget_seconds=TUNING_BUDGET,
@@ -543,6 +564,350 @@ def bench_amp(lib, torch, case, args, row, model, tmodel, x, labels):
 
 
 # ---------------------------------------------------------------------------
+# Rematerialization (memory budgets on the training step)
+# ---------------------------------------------------------------------------
+
+
+def remat_options(fraction):
+    """nnc's train options for a memory budget of `fraction` of the step's
+    planned peak without recomputation; 1.0 (or more) is no budget."""
+    return nnc.TrainOptions(
+        learning_rate=LR,
+        memory_budget_fraction=0.0 if fraction >= 1.0 else fraction)
+
+
+def remat_fractions(text):
+    """The budgets of --remat-budgets as fractions, the row without a budget
+    (1.0) first, whether or not it was named."""
+    fractions = [float(f) for f in text.split(",") if f.strip()]
+    if any(not 0 < f <= 1 for f in fractions):
+        raise ValueError("--remat-budgets takes fractions in (0, 1]: %s" % text)
+    return [1.0] + [f for f in fractions if f < 1.0]
+
+
+# The error of a step whose budget no recomputation meets (the compiler's
+# message goes on with the values alive at the smallest peak reached).
+_BUDGET_ERROR = re.compile(
+    r"memory budget of (\d+) bytes cannot be met: the smallest planned peak "
+    r"the search reached by recomputation is (\d+) bytes"
+    r"(?: \((\d+) without; inputs, outputs and weights take (\d+)\))?")
+
+
+def record_remat_error(e, row):
+    """Records nnc's error `e` in the remat `row`: for a budget nnc cannot
+    meet, its figures (the budget, the smallest planned peak the search
+    reached, the peak without recomputation and what inputs, outputs and
+    weights take) and a short message without the list of values alive at
+    that peak; any other error as short_error has it."""
+    m = _BUDGET_ERROR.search(str(e))
+    if not m:
+        row["error"] = short_error(e)
+        return
+    budget, reached, before, fixed = (None if g is None else int(g)
+                                      for g in m.groups())
+    row.update(budget=budget, reached=reached, unmet=True)
+    if before is not None:
+        row["peak_before"] = before
+    row["error"] = (
+        "memory budget of %s MiB cannot be met: the smallest planned peak "
+        "the search reached by recomputation is %s MiB%s" % (
+            mib(budget), mib(reached),
+            "" if fixed is None else
+            " (inputs, outputs and weights take %s MiB)" % mib(fixed)))
+
+
+def proc_status_bytes(*keys):
+    """The fields `keys` (VmHWM, RssAnon, ...) of /proc/self/status, in
+    bytes."""
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in keys:
+                out[key] = int(value.split()[0]) * 1024
+    return out
+
+
+def reset_hwm():
+    """Resets this process's VmHWM to its current RSS (writing "5" to
+    /proc/self/clear_refs, Linux 4.0 on); False where that is refused."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def malloc_trim():
+    """Hands the C heap's free pages back to the system (glibc), so that the
+    RSS holds what is allocated, not what was."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+# glibc malloc's settings in the process that measures nnc's resident
+# memory: each block of 64 KiB or more gets a mapping of its own, unmapped
+# when freed (a fixed threshold also stops glibc from raising it as large
+# blocks are freed), so that memory freed earlier (the import, a compile)
+# is not silently reused for the trainer's buffers, and what a step frees
+# leaves the RSS.
+RSS_PROBE_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536",
+                 "MALLOC_TRIM_THRESHOLD_": "131072"}
+
+
+def remat_rss_probe(lib, args):
+    """--remat-rss CASE,FRACTION,CACHE, run by remat_measured_peak in a
+    process of its own, without PyTorch: how far a trainer of nnc with that
+    budget raises the process's anonymous resident memory (RssAnon: the heap
+    and anonymous mappings, not the pages of code and files, which a first
+    run of a library's code also brings in). The model imported and the
+    batch loaded, it trims the heap and reads RssAnon (*before*); creates
+    the trainer and takes its first step (loaded from CACHE, where the
+    parent compiled it; else compiled); trims the heap, reads RssAnon
+    (*held*: parameters, optimizer state, the pooled arena), resets VmHWM
+    and takes a second step. Linux keeps a high-water mark of the whole RSS
+    only, so the anonymous peak of that step is VmHWM less the file and
+    shared pages after it (they do not shrink during a step). Prints one
+    line "remat-rss {json}": peak = that peak - before (the measured peak;
+    RssAnon after the step where VmHWM cannot be reset, with hwm false),
+    held = held - before, and the first step's seconds and from_cache."""
+    case, fraction, cache = args.remat_rss.split(",", 2)
+    onnx_name, input_name, _ = CASES[case]
+    data = np.load(os.path.join(args.models_dir, case + ".npz"))
+    x, labels = data[input_name], data["labels"]
+    ctx = nnc.Context(lib)
+    model = ctx.import_onnx(os.path.join(args.models_dir,
+                                         onnx_name + ".onnx"))
+    data_in = [nnc.Tensor.view(lib, x),
+               nnc.Tensor.view(lib, trainer_labels(x, labels))]
+    malloc_trim()
+    before = proc_status_bytes("RssAnon")["RssAnon"]
+    trainer = model.trainer(remat_options(float(fraction)),
+                            compile_options(cache, measure_unfused=0))
+    t0 = time.perf_counter()
+    trainer.step(data_in)
+    first_s = time.perf_counter() - t0
+    from_cache = trainer.step_stats().from_cache
+    malloc_trim()
+    held = proc_status_bytes("RssAnon")["RssAnon"]
+    hwm = reset_hwm()
+    trainer.step(data_in)
+    after = proc_status_bytes("VmHWM", "RssAnon", "RssFile", "RssShmem")
+    peak = (after["VmHWM"] - after["RssFile"] - after["RssShmem"] if hwm
+            else after["RssAnon"])
+    print("remat-rss " + json.dumps({
+        "peak": peak - before,
+        "held": held - before, "before": before, "hwm": hwm,
+        "first_s": first_s, "from_cache": from_cache}), flush=True)
+    trainer.close()
+    model.close()
+    ctx.close()
+
+
+def remat_measured_peak(args, case, fraction, cache):
+    """Runs remat_rss_probe for `case` at `fraction` in a child process (this
+    script with --remat-rss, RSS_PROBE_ENV and the compile flags of this run,
+    so that it finds the step in `cache`); returns its figures, or
+    {"error": ...}."""
+    cmd = [sys.executable, os.path.abspath(__file__),
+           "--remat-rss", "%s,%r,%s" % (case, fraction, cache),
+           "--models-dir", args.models_dir, "--nnc-lib", args.nnc_lib,
+           "--autotune", args.autotune,
+           "--tuning-budget", str(args.tuning_budget)]
+    if args.no_library_kernels:
+        cmd.append("--no-library-kernels")
+    proc = subprocess.run(cmd, env=dict(os.environ, **RSS_PROBE_ENV),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith("remat-rss "):
+            return json.loads(line[len("remat-rss "):])
+    err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"error": "exit %d: %s" % (proc.returncode, short_error(err))}
+
+
+def checkpoint_blocks(torch, model):
+    """Wraps each of `model.blocks` (TinyGPT's transformer blocks, ResNet18's
+    BasicBlocks; the modules export_models.py defines) in
+    torch.utils.checkpoint.checkpoint (non-reentrant): backward recomputes
+    each block's forward from its input. Call after loading the weights (the
+    wrapper renames the state_dict keys)."""
+    from torch.utils.checkpoint import checkpoint
+
+    class Checkpointed(torch.nn.Module):
+
+        def __init__(self, block):
+            super().__init__()
+            self.block = block
+
+        def forward(self, x):
+            return checkpoint(self.block, x, use_reentrant=False)
+
+    if not hasattr(model, "blocks"):
+        raise RuntimeError("%s has no blocks to checkpoint" %
+                           type(model).__name__)
+    for i, block in enumerate(model.blocks):
+        model.blocks[i] = Checkpointed(block)
+    return model
+
+
+def torch_train_step(torch, model, opt, tx, ty, losses):
+    """One PyTorch training step of `model` as bench_case times it (zero
+    grad, forward, cross-entropy, backward, Adam step); the first loss goes
+    into `losses`."""
+    def step():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(tx), ty)
+        loss.backward()
+        opt.step()
+        if not losses:
+            losses.append(loss.item())
+    return step
+
+
+def bench_remat(lib, torch, case, args, res):
+    """The rematerialization rows of `case` into `res`: one nnc trainer per
+    budget of --remat-budgets (the first step compiles it, searching for
+    what to recompute; a budget nnc cannot meet is a row with the smallest
+    planned peak reached), their remat and step stats, the resident peak
+    each measures in a process of its own (remat_measured_peak), and
+    PyTorch's training step with and without torch.utils.checkpoint around
+    every block, same weights and batch; then all of them alternating, and
+    PyTorch's peaks (torch_peak)."""
+    onnx_name, input_name, batch = CASES[case]
+    data = np.load(os.path.join(args.models_dir, case + ".npz"))
+    x, labels = data[input_name], data["labels"]
+    path = os.path.join(args.models_dir, onnx_name + ".onnx")
+    res["batch"] = batch
+    runs = res["runs"] = [{"fraction": f}
+                          for f in remat_fractions(args.remat_budgets)]
+    fns = {}
+
+    # PyTorch, plain and checkpointed, each with its own Adam.
+    import onnx
+    proto = onnx.load(path)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(labels)
+    tmodels = {}
+    for name in ("torch", "torch_ckpt"):
+        res[name] = {}
+        try:
+            m = torch_model(torch, onnx_name, args.models_dir, proto)
+            tmodels[name] = (m if name == "torch"
+                             else checkpoint_blocks(torch, m))
+        except Exception as e:  # noqa: BLE001 - recorded in the report
+            res[name]["error"] = short_error(e)
+            print("  PyTorch (%s) failed: %s" % (name, e), flush=True)
+    del proto
+    opts, losses = {}, {}
+    for name, m in tmodels.items():
+        m.train()
+        opts[name] = torch.optim.Adam(m.parameters(), lr=LR)
+        losses[name] = []
+        fns[name] = torch_train_step(torch, m, opts[name], tx, ty,
+                                     losses[name])
+
+    # nnc, one trainer per budget.
+    ctx = nnc.Context(lib)
+    model = None
+    trainers = {}
+    cache = tempfile.mkdtemp(prefix="nnc-bench-remat-")
+    try:
+        try:
+            model = ctx.import_onnx(path)
+        except Exception as e:  # noqa: BLE001
+            res["error"] = "import: " + short_error(e)
+            print("  nnc import failed: %s" % e, flush=True)
+        data_in = [nnc.Tensor.view(lib, x),
+                   nnc.Tensor.view(lib, trainer_labels(x, labels))]
+        for row in runs if model is not None else []:
+            f = row["fraction"]
+            trainer = t0 = None
+            try:
+                trainer = model.trainer(remat_options(f), compile_options(
+                    cache, measure_unfused=0))
+                t0 = time.perf_counter()
+                info = trainer.step(data_in)
+                row["first_step_s"] = time.perf_counter() - t0
+                row["first_loss"] = info.loss
+            except Exception as e:  # noqa: BLE001 - recorded in the report
+                if t0 is not None:
+                    # How long the first step took to fail (the search).
+                    row["first_step_s"] = time.perf_counter() - t0
+                record_remat_error(e, row)
+                print("  nnc %.0f %%: %s" % (100 * f, row["error"]),
+                      flush=True)
+                if trainer is not None:
+                    trainer.close()
+                continue
+            s, r = trainer.step_stats(), trainer.remat_stats()
+            row.update(peak=s.peak_memory_bytes, arena=s.arena_bytes)
+            if r.budget_bytes:
+                row.update(budget=r.budget_bytes,
+                           peak_before=r.peak_before_bytes,
+                           peak=r.peak_after_bytes,
+                           predicted_arena=r.predicted_arena_bytes,
+                           planned_arena=r.planned_arena_bytes,
+                           flops=r.flops, extra_flops=r.extra_flops,
+                           recomputed=r.recomputed_count, kept=r.kept_count)
+            key = "nnc_%g" % f
+            trainers[key] = trainer
+            fns[key] = lambda t=trainer: t.step(data_in)
+            print("  nnc %.0f %%: first step %.2f s, planned peak %s%s MiB, "
+                  "arena %s MiB%s" % (
+                      100 * f, row["first_step_s"],
+                      mib(row["peak_before"]) + " -> "
+                      if "peak_before" in row else "", mib(row["peak"]),
+                      mib(row["arena"]),
+                      ", predicted %s; extra FLOPs %.1f %% (%d recomputed, "
+                      "%d kept)" % (mib(row["predicted_arena"]),
+                                    100 * row["extra_flops"] / row["flops"],
+                                    row["recomputed"], row["kept"])
+                      if row.get("flops") else ""), flush=True)
+        # The measured peaks, each in a process of its own, before the
+        # timing (this process idles meanwhile).
+        for row in runs:
+            if "nnc_%g" % row["fraction"] not in trainers:
+                continue
+            rss = remat_measured_peak(args, case, row["fraction"], cache)
+            row["rss"] = rss
+            print("  nnc %.0f %% measured: %s" % (
+                100 * row["fraction"],
+                rss.get("error") or "peak %s MiB (held between steps %s "
+                "MiB; first step from the cache %.2f s, from_cache %d)" % (
+                    mib(rss["peak"]), mib(rss["held"]), rss["first_s"],
+                    rss["from_cache"])), flush=True)
+
+        if fns:
+            times, n = alternate(fns, args.steps, args.budget)
+            res["n"] = n
+            for name, ts in times.items():
+                target = (res[name] if name in tmodels else
+                          next(r for r in runs
+                               if "nnc_%g" % r["fraction"] == name))
+                target["step_ms"] = median_ms(ts)
+            print("  training step: %s (N=%d)" % (", ".join(
+                "%s %.1f ms" % (k, median_ms(v)) for k, v in times.items()),
+                n), flush=True)
+        for name, m in tmodels.items():
+            res[name]["first_loss"] = losses[name][0] if losses[name] else None
+            live = list(m.parameters()) + list(m.buffers()) + [tx, ty]
+            live += [p.grad for p in m.parameters()]
+            live += [v for state in opts[name].state.values()
+                     for v in state.values() if torch.is_tensor(v)]
+            measure_torch_peak(torch, res[name], "train", fns[name], live)
+    finally:
+        for t in trainers.values():
+            t.close()
+        if model is not None:
+            model.close()
+        ctx.close()
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
 # The report
 # ---------------------------------------------------------------------------
 
@@ -605,7 +970,11 @@ def fusion_row(case, row, phase):
         mib(torch_peak_bytes), mem_ratio)
 
 
-def write_report(path, rows, lib, torch, command, elapsed, models_dir):
+def write_report(path, rows, remat, lib, torch, command, elapsed,
+                 models_dir):
+    """Writes the report: the header, the sections of `rows` (bench_case's
+    figures per case; none with --remat-only) and the rematerialization
+    section of `remat` (bench_remat's per case; none without --remat)."""
     lines = [
         "# Benchmarks",
         "",
@@ -630,6 +999,18 @@ def write_report(path, rows, lib, torch, command, elapsed, models_dir):
             lib.api_version(), source_revision(),
             os.path.relpath(lib.path)),
         "",
+    ]
+    if rows:
+        lines += main_sections(rows)
+    lines += remat_section(remat)
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def main_sections(rows):
+    """The inference, training-step, fusion and memory, bf16 and target
+    sections of the report."""
+    lines = [
         "## Inference",
         "",
         "| model | batch | N | PyTorch ms | nnc ms | ratio | nnc kernels "
@@ -742,8 +1123,7 @@ def write_report(path, rows, lib, torch, command, elapsed, models_dir):
     ]
     lines += amp_section(rows)
     lines += targets_section(rows)
-    with open(path, "w") as f:
-        f.write("\n".join(lines))
+    return lines
 
 
 def amp_section(rows):
@@ -809,6 +1189,152 @@ def amp_section(rows):
         "activations dominate and grows where the weights do (each run "
         "rounds the f32 weights into f32 temporaries). PyTorch 1.13's CPU "
         "autocast has no fast bf16 kernels on such a CPU either.",
+        "",
+    ]
+    return lines
+
+
+def remat_target(row):
+    """The target cell of a budget row: the most extra FLOPs allowed at its
+    budget (REMAT_TARGETS) and PASS or MISS; "—" for other budgets."""
+    goal = next((g for f, g in REMAT_TARGETS.items()
+                 if abs(f - row["fraction"]) < 1e-9), None)
+    if goal is None:
+        return "—"
+    if row.get("unmet"):
+        return "≤ %.0f %%: MISS (budget not met)" % goal
+    if not row.get("flops"):
+        return "≤ %.0f %%: —" % goal
+    extra = 100 * row["extra_flops"] / row["flops"]
+    return "≤ %.0f %%: %s" % (goal, "PASS" if extra <= goal else "MISS")
+
+
+def remat_section(remat):
+    """The rematerialization table: per model, nnc at each budget and
+    PyTorch with and without checkpointed blocks."""
+    if not remat:
+        return []
+    lines = [
+        "## Rematerialization (memory budget on the training step)",
+        "",
+        "The training step (cross-entropy, Adam lr 1e-3) of each model, in "
+        "one run: nnc without a budget (100 %%) and with "
+        "`memory_budget_fraction` set to each budget (the compiler "
+        "recomputes forward values in backward so that the step's planned "
+        "peak fits that fraction of its planned peak without recomputation; "
+        "docs/Rematerialization.md), and PyTorch eager without and with "
+        "`torch.utils.checkpoint.checkpoint` (non-reentrant) around every "
+        "block (the transformer blocks of the GPTs, the 8 BasicBlocks of "
+        "ResNet-18), on the same weights and batch. Every step alternates "
+        "with the others after %d warm-up steps each; times are medians of "
+        "N. Targets: ≤ 10 %% extra FLOPs at a 50 %% budget, ≤ 25 %% at "
+        "33 %%." % WARMUP,
+        "",
+        "| model | run | N | step ms | × 100 % | planned peak MiB "
+        "| budget MiB | measured peak MiB | extra FLOPs | recomputed / kept "
+        "| target | first step s cold / cached | first loss |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for case, res in remat.items():
+        runs = res.get("runs", [])
+        base = runs[0] if runs else {}
+        n = res.get("n", "—")
+        if res.get("error"):
+            lines.append("| %s | nnc failed: %s ||||||||||||" % (
+                case, res["error"]))
+        for row in runs:
+            t, b = row.get("step_ms"), base.get("step_ms")
+            before = row.get("peak_before") or base.get("peak")
+            if row.get("unmet"):
+                planned = "%s → not met (best %s)" % (mib(before),
+                                                      mib(row["reached"]))
+            elif "budget" in row:
+                planned = "%s → %s" % (mib(before), mib(row.get("peak")))
+            else:
+                planned = mib(row.get("peak"))
+            rss = row.get("rss", {})
+            measured = mib(rss.get("peak"))
+            if rss and not rss.get("error") and not rss.get("hwm"):
+                measured = "≥ " + measured
+            first_steps = fmt(row.get("first_step_s"), "%.1f")
+            if "first_s" in rss:
+                first_steps += " / %.1f%s" % (
+                    rss["first_s"], "" if rss["from_cache"] else
+                    " (not from the cache)")
+            if row.get("flops"):
+                extra = "%.1f %%" % (100 * row["extra_flops"] / row["flops"])
+                counts = "%d / %d" % (row["recomputed"], row["kept"])
+            elif row["fraction"] >= 1.0 and "peak" in row:
+                extra, counts = "0 %", "—"
+            else:
+                extra = counts = "—"
+            lines.append(
+                "| %s | nnc %.0f %% | %s | %s | %s | %s | %s | %s | %s | %s "
+                "| %s | %s | %s |" % (
+                    case, 100 * row["fraction"], n if t else "—",
+                    fmt(t, "%.1f"),
+                    fmt(t / b if t and b else None), planned,
+                    mib(row.get("budget")), measured, extra, counts,
+                    remat_target(row), first_steps,
+                    fmt(row.get("first_loss"), "%.4f")))
+            for err in (row.get("error"), rss.get("error")):
+                if err:
+                    lines.append("|  | nnc %.0f %% failed: %s ||||||||||||" % (
+                        100 * row["fraction"], err))
+        plain = res.get("torch", {})
+        for name, label in (("torch", "PyTorch"),
+                            ("torch_ckpt", "PyTorch, checkpointed blocks")):
+            tr = res.get(name, {})
+            t, b = tr.get("step_ms"), plain.get("step_ms")
+            lines.append(
+                "| %s | %s | %s | %s | %s | — | — | %s | — | — | — | — "
+                "| %s |" % (case, label, n if t else "—", fmt(t, "%.1f"),
+                            fmt(t / b if t and b else None),
+                            mib(tr.get("train_torch_peak")),
+                            fmt(tr.get("first_loss"), "%.4f")))
+            err = tr.get("error") or tr.get("train_torch_peak_error")
+            if err:
+                lines.append("|  | %s failed: %s ||||||||||||" % (label, err))
+    lines += [
+        "",
+        "Columns: *× 100 %* is the step time over that of the row without a "
+        "budget (nnc) or without checkpointing (PyTorch): the time "
+        "recomputation costs. *planned peak* is nnc's `peak_memory_bytes` "
+        "(inputs with the batch, parameters and Adam's state, outputs, "
+        "weights, arena) without → with recomputation "
+        "(`nnc_trainer_remat_stats`' `peak_before_bytes`, "
+        "`peak_after_bytes`); for a budget nnc cannot meet, the smallest "
+        "planned peak its search reached (from the step's error, on the line "
+        "below). *budget* is `budget_bytes`, the fraction of the planned "
+        "peak without recomputation. *measured peak* for nnc is how far the "
+        "trainer raises the process's anonymous resident memory: in a "
+        "process of its own (`run.py --remat-rss`, glibc's mmap threshold "
+        "fixed at 64 KiB so that large blocks are mapped fresh and unmapped "
+        "when freed), the peak during the trainer's second step (VmHWM, "
+        "reset just before it through `/proc/self/clear_refs`, less the file "
+        "and shared pages: code is not counted) minus RssAnon before "
+        "`nnc_trainer_create` (model imported, batch loaded, heap trimmed). "
+        "nnc keeps its arena from step to step, so a warm step alone grows "
+        "by about 0; this figure is what the trainer holds (parameters, "
+        "Adam's state, the arena, its own allocations) plus that growth, to "
+        "set beside the planned peak (less the batch, there before). The "
+        "first step, even from the cache, builds the training function "
+        "before it finds the step there; what that leaves on the heap "
+        "counts too. For PyTorch it is the peak of its CPU allocator "
+        "over one warm step (live at the start plus the growth, "
+        "bench/README.md). *extra FLOPs* = `extra_flops / flops` (the cost "
+        "model's FLOPs of the recomputed values over the step's); "
+        "*recomputed / kept*: the forward values saved for backward that "
+        "are recomputed and kept. *target*: PASS when the extra FLOPs are "
+        "within the target of that budget (MISS also when the budget is not "
+        "met). *first step s*: the wall time of a new trainer's first "
+        "step, which builds and compiles the training step (with the search "
+        "for what to recompute) into an empty cache (cold), and that of the "
+        "measuring process's trainer, which finds the step in that cache "
+        "(cached). *first loss* must "
+        "agree between the rows of a model (recomputation changes no "
+        "value; PyTorch's checkpointing recomputes BatchNorm in training "
+        "mode, updating its running statistics twice).",
         "",
     ]
     return lines
@@ -1049,9 +1575,10 @@ def smoke(lib, torch):
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--models", default=",".join(CASES),
-                        help="comma-separated cases (default: all: %s)" %
-                        ", ".join(CASES))
+    parser.add_argument("--models",
+                        help="comma-separated cases (default: %s; also "
+                        "gpt_12); with --remat-only, the cases of the "
+                        "rematerialization section" % ", ".join(DEFAULT_CASES))
     parser.add_argument("--steps", type=int, default=30,
                         help="timed iterations per phase at most (default 30)")
     parser.add_argument("--budget", type=float, default=40,
@@ -1078,6 +1605,21 @@ def main():
                         "nnc f32 and PyTorch under torch.autocast)")
     parser.add_argument("--tuning-budget", type=float, default=120.0,
                         help="seconds --autotune on may measure per compile")
+    parser.add_argument("--remat", action="store_true",
+                        help="add the rematerialization section: nnc's "
+                        "training step under memory budgets against PyTorch "
+                        "with checkpointed blocks")
+    parser.add_argument("--remat-only", action="store_true",
+                        help="run only the rematerialization section (for "
+                        "--models, else --remat-models)")
+    parser.add_argument("--remat-models", default=",".join(REMAT_CASES),
+                        help="cases of the rematerialization section "
+                        "(default %s)" % ",".join(REMAT_CASES))
+    parser.add_argument("--remat-budgets", default=REMAT_BUDGETS,
+                        help="memory budgets as fractions of the planned "
+                        "peak without recomputation; 1.0 is the row without "
+                        "a budget, always run (default %s)" % REMAT_BUDGETS)
+    parser.add_argument("--remat-rss", help=argparse.SUPPRESS)
     args = parser.parse_args()
     global LIBRARY_KERNELS, AUTOTUNE, TUNING_BUDGET
     LIBRARY_KERNELS = 0 if args.no_library_kernels else 1
@@ -1085,6 +1627,10 @@ def main():
     TUNING_BUDGET = args.tuning_budget
 
     lib = nnc.Library(args.nnc_lib)
+    if args.remat_rss:
+        # A child of bench_remat (remat_measured_peak), without PyTorch.
+        remat_rss_probe(lib, args)
+        return 0
     torch = try_import_torch()
     if args.smoke:
         smoke(lib, torch)
@@ -1094,13 +1640,26 @@ def main():
               "use --smoke", file=sys.stderr)
         return 1
     torch.set_num_threads(THREADS)
-    unknown = [c for c in args.models.split(",") if c not in CASES]
+    models = [] if args.remat_only else (
+        args.models.split(",") if args.models else DEFAULT_CASES)
+    remat_models = [] if not (args.remat or args.remat_only) else (
+        args.models.split(",") if args.remat_only and args.models
+        else args.remat_models.split(","))
+    unknown = [c for c in models + remat_models if c not in CASES]
     if unknown:
         parser.error("unknown models: %s" % ", ".join(unknown))
+    not_train = [c for c in remat_models if c not in TRAIN_CASES]
+    if not_train:
+        parser.error("not trained, so not in the rematerialization "
+                     "section: %s" % ", ".join(not_train))
+    try:
+        remat_fractions(args.remat_budgets)
+    except ValueError as e:
+        parser.error(str(e))
 
     start = time.perf_counter()
     rows = {}
-    for case in args.models.split(","):
+    for case in models:
         print("%s:" % case, flush=True)
         rows[case] = {}
         t0 = time.perf_counter()
@@ -1110,9 +1669,20 @@ def main():
             traceback.print_exc()
             rows[case]["error"] = short_error(e)
         print("  (%.0f s)" % (time.perf_counter() - t0), flush=True)
+    remat = {}
+    for case in remat_models:
+        print("%s, rematerialization:" % case, flush=True)
+        remat[case] = {}
+        t0 = time.perf_counter()
+        try:
+            bench_remat(lib, torch, case, args, remat[case])
+        except Exception as e:  # noqa: BLE001 - recorded in the report
+            traceback.print_exc()
+            remat[case]["error"] = short_error(e)
+        print("  (%.0f s)" % (time.perf_counter() - t0), flush=True)
     command = " ".join(["/usr/bin/python3"] +
                        [os.path.relpath(sys.argv[0])] + sys.argv[1:])
-    write_report(args.out, rows, lib, torch, command,
+    write_report(args.out, rows, remat, lib, torch, command,
                  time.perf_counter() - start, args.models_dir)
     print("wrote %s" % args.out)
     return 0
