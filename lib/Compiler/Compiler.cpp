@@ -20,6 +20,7 @@
 #include "nnc/ShapeValues.h"
 #include "nnc/Target/Target.h"
 #include "nnc/Transforms/Passes.h"
+#include "nnc/runtime/AtomicFile.h"
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Plan.h"
 #include "nnc/runtime/Sha256.h"
@@ -37,6 +38,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -581,6 +584,45 @@ LogicalResult applyMixedPrecision(Compilation &c,
   return pm.run(*c.work);
 }
 
+/// The digest of what a compile depends on: the compiler, the target and
+/// its fingerprint, the options, the specialized function and the weights,
+/// and `extra` (what a stage adds to it).
+std::string compileDigest(Compilation &c, llvm::StringRef extra) {
+  std::string key;
+  {
+    llvm::raw_string_ostream os(key);
+    os << nnc::compilerVersionString() << '\n'
+       << compilerBuildIdentity() << '\n'
+       << c.target.name() << '\n'
+       << c.target.fingerprint() << '\n'
+       << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
+       << (c.options.fuse ? " fuse" : "")
+       << (c.options.planMemory ? " plan-memory" : "")
+       << (c.options.libraryKernels ? " library-kernels" : "")
+       << (c.options.measureUnfused ? " unfused-figures" : "");
+    for (auto [output, input] : c.options.donations)
+      os << " donate " << output << "->" << input;
+    os << '\n';
+    // The values an executable is specialized on are part of what it is,
+    // even where two of them compile to the same code (a Trilu whose k
+    // keeps every element either way): it refuses runs with other values.
+    for (auto [i, value] : llvm::enumerate(c.values))
+      if (!value.specializedValues.empty())
+        os << "specialized value " << i << " ["
+           << llvm::join(
+                  llvm::map_range(value.specializedValues,
+                                  [](int64_t v) { return std::to_string(v); }),
+                  ", ")
+           << "]\n";
+    c.work->print(os);
+    os << '\n' << c.weights.size() << '\n' << extra;
+  }
+  rt::Sha256 hasher;
+  hasher.update(key.data(), key.size());
+  hasher.update(c.weights.data(), c.weights.size());
+  return rt::toHex(hasher.finish());
+}
+
 LogicalResult runSharedPipeline(Compilation &c, nnc::CompileFailure &failure);
 
 /// The planned peak of `work` (a copy of the function's module, consumed)
@@ -629,6 +671,107 @@ std::vector<std::string> stringsOf(DictionaryAttr figures, StringRef name) {
   return list;
 }
 
+/// The memory budget's decision kept in the compile cache, so that a
+/// cached compile applies it again (--nnc-remat-budget's `choice`) instead of
+/// searching and planning the function a few times. A text file: a version
+/// line, the report's figures, the choice, the values recomputed and kept,
+/// and a checksum of all that; a file that does not check is ignored (the
+/// decision is made again and the file replaced).
+constexpr llvm::StringLiteral kRematChoiceHeader = "nnc-remat-choice 1";
+
+std::string rematChoiceText(const nnc::RematReport &report,
+                            llvm::ArrayRef<int64_t> choice) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << kRematChoiceHeader << '\n'
+     << "budget " << report.budgetBytes << '\n'
+     << "peak " << report.peakBefore << ' ' << report.peakAfter << '\n'
+     << "arena " << report.predictedArena << ' ' << report.plannedArena
+     << '\n'
+     << "flops " << report.flops << ' ' << report.extraFlops << '\n'
+     << "choice";
+  for (int64_t k : choice)
+    os << ' ' << k;
+  os << '\n';
+  for (const std::string &value : report.recomputed)
+    os << "recomputed " << value << '\n';
+  for (const std::string &value : report.kept)
+    os << "kept " << value << '\n';
+  return text;
+}
+
+std::string checksumOf(llvm::StringRef text) {
+  rt::Sha256 hasher;
+  hasher.update(text.data(), text.size());
+  return rt::toHex(hasher.finish());
+}
+
+void writeRematChoice(const std::string &path, const nnc::RematReport &report,
+                      llvm::ArrayRef<int64_t> choice) {
+  if (path.empty() ||
+      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
+    return;
+  std::string text = rematChoiceText(report, choice);
+  text += "checksum " + checksumOf(text) + "\n";
+  // Best effort, as the compile cache: a failure costs a search next time.
+  (void)rt::writeFileAtomically(path, text.data(), text.size());
+}
+
+bool readRematChoice(const std::string &path, nnc::RematReport &report,
+                     std::vector<int64_t> &choice) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return false;
+  llvm::StringRef text = (*buffer)->getBuffer();
+  size_t at = text.rfind("checksum ");
+  if (at == llvm::StringRef::npos || !text.starts_with(kRematChoiceHeader) ||
+      text.drop_front(at).trim() != ("checksum " + checksumOf(text.take_front(at))))
+    return false;
+  nnc::RematReport read;
+  std::vector<int64_t> positions;
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.take_front(at).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  auto numbers = [](llvm::StringRef rest,
+                    llvm::SmallVectorImpl<int64_t> &out) {
+    llvm::SmallVector<llvm::StringRef> words;
+    rest.split(words, ' ', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef word : words) {
+      int64_t value;
+      if (word.getAsInteger(10, value))
+        return false;
+      out.push_back(value);
+    }
+    return true;
+  };
+  for (llvm::StringRef line : llvm::drop_begin(lines)) {
+    auto [word, rest] = line.split(' ');
+    llvm::SmallVector<int64_t> values;
+    if (word == "recomputed" || word == "kept") {
+      (word == "kept" ? read.kept : read.recomputed).push_back(rest.str());
+      continue;
+    }
+    if (!numbers(rest, values))
+      return false;
+    if (word == "budget" && values.size() == 1)
+      read.budgetBytes = values[0];
+    else if (word == "peak" && values.size() == 2)
+      std::tie(read.peakBefore, read.peakAfter) = {values[0], values[1]};
+    else if (word == "arena" && values.size() == 2)
+      std::tie(read.predictedArena, read.plannedArena) = {values[0],
+                                                          values[1]};
+    else if (word == "flops" && values.size() == 2)
+      std::tie(read.flops, read.extraFlops) = {values[0], values[1]};
+    else if (word == "choice")
+      positions.assign(values.begin(), values.end());
+    else
+      return false;
+  }
+  report = std::move(read);
+  choice = std::move(positions);
+  return true;
+}
+
 /// Stage "memory budget": with CompileOptions::memoryBudget, the peak
 /// planned without recomputation; when it is over the budget,
 /// --nnc-remat-budget with the budget less what is not temporaries, each
@@ -651,6 +794,50 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
   auto copy = [&](ModuleOp module) {
     return OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone()));
   };
+  auto runPass = [&](ModuleOp module, int64_t target,
+                     llvm::ArrayRef<int64_t> choice) {
+    PassManager pm(c.context);
+    nnc::RematerializeBudgetPassOptions pass;
+    pass.function = c.functionName;
+    pass.budget = target;
+    pass.allowOverBudget = true;
+    pass.choice.assign(choice.begin(), choice.end());
+    pm.addPass(nnc::createRematerializeBudgetPass(pass));
+    return pm.run(module);
+  };
+  // The figures are read off the function and taken off it: a cached
+  // decision applied again must give the same function (the compile
+  // cache's key).
+  auto takeFigures = [&](ModuleOp module) {
+    auto function = module.lookupSymbol<func::FuncOp>(c.functionName);
+    auto figures = function->getAttrOfType<DictionaryAttr>(nnc::kRematAttrName);
+    function->removeAttr(nnc::kRematAttrName);
+    return figures;
+  };
+  // A decision made before for this very function and budget.
+  std::string choicePath;
+  if (!c.options.cacheDir.empty()) {
+    llvm::SmallString<256> path(c.options.cacheDir);
+    llvm::sys::path::append(
+        path, compileDigest(c, "memory budget " + std::to_string(asked.bytes) +
+                                   " " + llvm::formatv("{0:e}", asked.fraction).str()) +
+                  ".nncremat");
+    choicePath = std::string(path);
+  }
+  {
+    nnc::RematReport cached;
+    std::vector<int64_t> choice;
+    if (!choicePath.empty() && readRematChoice(choicePath, cached, choice)) {
+      failure = nnc::CompileFailure::Internal;
+      if (!choice.empty()) {
+        if (mlir::failed(runPass(*c.work, cached.budgetBytes, choice)))
+          return mlir::failure();
+        takeFigures(*c.work);
+      }
+      result.remat = std::move(cached);
+      return success();
+    }
+  }
   nnc::RematReport report;
   int64_t arena = 0;
   failure = nnc::CompileFailure::Unsupported;
@@ -663,8 +850,10 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
   report.peakAfter = report.peakBefore;
   report.plannedArena = report.predictedArena = arena;
   result.remat = report;
-  if (report.peakBefore <= report.budgetBytes)
+  if (report.peakBefore <= report.budgetBytes) {
+    writeRematChoice(choicePath, report, {});
     return success();
+  }
   int64_t fixed = report.peakBefore - arena;
   failure = nnc::CompileFailure::InvalidInput;
   if (fixed >= report.budgetBytes)
@@ -683,18 +872,11 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
   best.peakAfter = std::numeric_limits<int64_t>::max();
   for (int round = 0; round < 4; ++round) {
     OwningOpRef<ModuleOp> chosen = copy(*c.work);
-    PassManager pm(c.context);
-    nnc::RematerializeBudgetPassOptions pass;
-    pass.function = c.functionName;
-    pass.budget = target;
-    pass.allowOverBudget = true;
-    pm.addPass(nnc::createRematerializeBudgetPass(pass));
     failure = nnc::CompileFailure::Internal;
-    if (mlir::failed(pm.run(*chosen)))
+    if (mlir::failed(runPass(*chosen, target, {})))
       return mlir::failure();
     nnc::dumpIR(*chosen, c.functionName + ".remat" + std::to_string(round));
-    auto figures = chosen->lookupSymbol<func::FuncOp>(c.functionName)
-                       ->getAttrOfType<DictionaryAttr>(nnc::kRematAttrName);
+    DictionaryAttr figures = takeFigures(*chosen);
     if (!figures)
       return emitError(func.getLoc())
              << "--nnc-remat-budget left no figures on @" << c.functionName;
@@ -715,6 +897,9 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
     trial.recomputed = stringsOf(figures, "recomputed");
     trial.kept = stringsOf(figures, "kept");
     if (peak <= report.budgetBytes) {
+      auto choice = figures.getAs<DenseI64ArrayAttr>("choice");
+      writeRematChoice(choicePath, trial,
+                       choice ? choice.asArrayRef() : llvm::ArrayRef<int64_t>());
       result.remat = std::move(trial);
       c.work = std::move(chosen);
       return success();
@@ -749,39 +934,7 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
 /// Sets the entry's path in `result` (none without a cache) and fills it on
 /// a hit.
 void cacheLookup(Compilation &c, nnc::CompileResult &result) {
-  std::string key;
-  {
-    llvm::raw_string_ostream os(key);
-    os << nnc::compilerVersionString() << '\n'
-       << compilerBuildIdentity() << '\n'
-       << c.target.name() << '\n'
-       << c.target.fingerprint() << '\n'
-       << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
-       << (c.options.fuse ? " fuse" : "")
-       << (c.options.planMemory ? " plan-memory" : "")
-       << (c.options.libraryKernels ? " library-kernels" : "")
-       << (c.options.measureUnfused ? " unfused-figures" : "");
-    for (auto [output, input] : c.options.donations)
-      os << " donate " << output << "->" << input;
-    os << '\n';
-    // The values an executable is specialized on are part of what it is,
-    // even where two of them compile to the same code (a Trilu whose k
-    // keeps every element either way): it refuses runs with other values.
-    for (auto [i, value] : llvm::enumerate(c.values))
-      if (!value.specializedValues.empty())
-        os << "specialized value " << i << " ["
-           << llvm::join(
-                  llvm::map_range(value.specializedValues,
-                                  [](int64_t v) { return std::to_string(v); }),
-                  ", ")
-           << "]\n";
-    c.work->print(os);
-    os << '\n' << c.weights.size() << '\n';
-  }
-  rt::Sha256 hasher;
-  hasher.update(key.data(), key.size());
-  hasher.update(c.weights.data(), c.weights.size());
-  std::string digest = rt::toHex(hasher.finish());
+  std::string digest = compileDigest(c, "");
   if (c.options.cacheDir.empty())
     return;
   llvm::SmallString<256> path(c.options.cacheDir);

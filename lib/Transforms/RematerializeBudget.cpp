@@ -444,7 +444,7 @@ void prune(const Model &m, int64_t target, std::vector<bool> &chosen,
 }
 
 /// How the choice was made, for the report.
-enum class Method { None, Greedy, Exact, ExactBounded };
+enum class Method { None, Greedy, Exact, ExactBounded, Given };
 
 const char *methodName(Method method) {
   switch (method) {
@@ -456,6 +456,8 @@ const char *methodName(Method method) {
     return "exact";
   case Method::ExactBounded:
     return "exact-bounded";
+  case Method::Given:
+    return "given";
   }
   return "none";
 }
@@ -660,7 +662,21 @@ struct RematerializeBudgetPass
     e = none;
     int64_t after = before;
     Method method = Method::None;
-    if (budget >= 0 && before > budget) {
+    if (!choice.empty()) {
+      for (int64_t k : choice) {
+        if (k < 0 || k >= static_cast<int64_t>(m.ops.size()) ||
+            !m.recomputable[k]) {
+          func.emitError() << "--nnc-remat-budget: choice " << k
+                           << " is not a recomputable forward op of @"
+                           << function;
+          return signalPassFailure();
+        }
+        chosen[k] = true;
+      }
+      method = Method::Given;
+      evaluate(m, chosen, e, budget);
+      after = placedArena(e, alignment);
+    } else if (budget >= 0 && before > budget) {
       // Search on the sweep's peak, then correct by what placement adds.
       // Each round asks the sweep for twice the shortfall more.
       int64_t target = budget, step = alignment;
@@ -686,12 +702,15 @@ struct RematerializeBudgetPass
     bool fits = budget < 0 || after <= budget;
     MLIRContext *context = &getContext();
     SmallVector<Attribute> recomputed, kept;
+    SmallVector<int64_t> positions;
     int64_t extra = 0, total = 0;
     for (size_t k = 0; k < m.ops.size(); ++k) {
       total += m.flops[k];
       bool again = chosen[k] && e.time[k] != kNever;
-      if (again)
+      if (again) {
         extra += m.flops[k];
+        positions.push_back(k);
+      }
       for (int id : m.defines[k]) {
         bool saved = m.forward[k] && llvm::any_of(m.readers[id], [&](int j) {
                        return !m.forward[j];
@@ -744,6 +763,7 @@ struct RematerializeBudgetPass
     figures.set("kept", b.getArrayAttr(kept));
     figures.set("fits", b.getBoolAttr(fits));
     figures.set("method", b.getStringAttr(methodName(method)));
+    figures.set("choice", b.getDenseI64ArrayAttr(positions));
     figures.set("peak_values", b.getArrayAttr(peakValues));
     func->setAttr(nnc::kRematAttrName, figures.getDictionary(context));
   }

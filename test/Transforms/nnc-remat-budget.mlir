@@ -26,6 +26,10 @@
 // RUN:   | FileCheck %s --check-prefix=LEAST
 // RUN: not nnc-opt %s --nnc-training-pipeline="function=branches loss=mse optimizer=sgd" --nnc-remat-budget="function=branches_train_step budget=100000" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVER
+// RUN: nnc-opt %s --nnc-training-pipeline="function=branches loss=mse optimizer=sgd" --nnc-remat-budget="function=branches_train_step budget=200000 choice=0" \
+// RUN:   | FileCheck %s --check-prefix=GIVEN
+// RUN: not nnc-opt %s --nnc-training-pipeline="function=branches loss=mse optimizer=sgd" --nnc-remat-budget="function=branches_train_step choice=999" \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCHOICE
 // RUN: not nnc-opt %s --nnc-remat-budget="function=missing budget=1" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOFUNC
 // RUN: not nnc-opt %s --nnc-remat-budget="function=branches budget=1 alignment=48" -o /dev/null 2>&1 \
@@ -44,12 +48,12 @@
 // 104).
 
 // NONE: nnc.remat = {after = 4260864 : i64, before = 4260864 : i64,
-// NONE-SAME: budget = -1 : i64, extra_flops = 0 : i64, fits = true,
+// NONE-SAME: budget = -1 : i64, choice = array<i64>, extra_flops = 0 : i64, fits = true,
 // NONE-SAME: flops = 104497219 : i64
 // NONE-NOT: nnc.recompute =
 
 // SQRT: nnc.remat = {after = 1180672 : i64, before = 4260864 : i64,
-// SQRT-SAME: budget = 1200000 : i64, extra_flops = 25411584 : i64, fits = true
+// SQRT-SAME: budget = 1200000 : i64, choice = array<i64: {{[0-9, ]+}}>, extra_flops = 25411584 : i64, fits = true
 // The clones come after the forward (the loss's gradient), just before
 // their backward readers; the first to run recomputes a checkpoint's
 // successor from the kept checkpoint.
@@ -99,7 +103,7 @@ func.func @pointwise(%x: tensor<256x64xf32>,
 // ONE-SAME: recomputed = ["nnc.gemm 'gy' tensor<256x64xf32> 65536 bytes"]
 // TWO-LABEL: func.func @branches_train_step
 // TWO-SAME: after = 147456 : i64, before = 278528 : i64
-// TWO-SAME: extra_flops = 1572864 : i64, fits = true
+// TWO-SAME: choice = array<i64: 0>, extra_flops = 1572864 : i64, fits = true
 // TWO-SAME: method = "exact"
 // TWO-SAME: recomputed = ["nnc.gemm 'gx' tensor<256x128xf32> 131072 bytes"]
 // TWO-GREEDY-LABEL: func.func @branches_train_step
@@ -110,6 +114,14 @@ func.func @pointwise(%x: tensor<256x64xf32>,
 // THREE-SAME: after = 139264 : i64, before = 278528 : i64
 // THREE-SAME: extra_flops = 2228224 : i64, fits = true
 // THREE-SAME: recomputed = ["nnc.gemm 'gx' tensor<256x128xf32> 131072 bytes", "nnc.gemm 'gy' tensor<256x64xf32> 65536 bytes"]
+// A choice made before (the positions of the recomputed ops, `choice`) is
+// applied again as it was, without a search.
+// GIVEN-LABEL: func.func @branches_train_step
+// GIVEN-SAME: after = 147456 : i64, before = 278528 : i64
+// GIVEN-SAME: choice = array<i64: 0>, extra_flops = 1572864 : i64, fits = true
+// GIVEN-SAME: method = "given"
+// GIVEN-SAME: recomputed = ["nnc.gemm 'gx' tensor<256x128xf32> 131072 bytes"]
+// BADCHOICE: error: --nnc-remat-budget: choice 999 is not a recomputable forward op of @branches_train_step
 // LEAST-LABEL: func.func @branches_train_step
 // LEAST-SAME: after = 139264 : i64, before = 278528 : i64, budget = 100000 : i64
 // LEAST-SAME: fits = false

@@ -179,9 +179,11 @@ def RematerializeBudgetPass
     `nnc.remat`, a dictionary of the figures: `budget`, `before` and `after`
     (predicted arena bytes), `flops` (the function's), `extra_flops`,
     `recomputed` and `kept` (strings "op 'name' type bytes"), `fits`,
-    `method` (`none`, `greedy`, `exact`, or `exact-bounded` when the exact
-    search ran out of evaluations) and `peak_values` (the largest values
-    alive at the predicted peak).
+    `method` (`none`, `greedy`, `exact`, `exact-bounded` when the exact
+    search ran out of evaluations, or `given` with the `choice` option),
+    `choice` (the positions of the recomputed ops among the function's ops,
+    which `choice` takes back) and `peak_values` (the largest values alive
+    at the predicted peak).
 
     ```mlir
     // nnc-opt --nnc-remat-budget="function=main_train_step budget=4096"
@@ -207,6 +209,10 @@ def RematerializeBudgetPass
            /*default=*/"20000",
            "Predictions the exact search may make before it settles for the "
            "best choice found">,
+    ListOption<"choice", "choice", "int64_t",
+               "Recompute these ops (positions among the function's ops, "
+               "`choice` in nnc.remat) instead of searching: a choice made "
+               "before, applied again">,
     Option<"allowOverBudget", "allow-over-budget", "bool",
            /*default=*/"false",
            "Apply the smallest configuration found when the budget cannot "
