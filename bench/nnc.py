@@ -271,6 +271,8 @@ _SIGNATURES = {
     "nnc_trainer_step_stats": (_p, [_p, ctypes.POINTER(ExecutableStats)]),
     "nnc_trainer_remat_stats": (_p, [_p, ctypes.POINTER(RematStats)]),
     "nnc_trainer_destroy": (None, [_p]),
+    "nnc_trainer_save": (_p, [_p, ctypes.c_char_p]),
+    "nnc_trainer_load_file": (_p, [ctypes.c_char_p, _pp]),
 }
 
 
@@ -288,8 +290,12 @@ class Library:
     def __init__(self, path):
         self.path = os.path.abspath(path)
         self._lib = ctypes.CDLL(self.path)
+        # libnnc_runtime.so has the runtime's functions only: the compiler's
+        # are left unbound there.
         for name, (restype, argtypes) in _SIGNATURES.items():
-            fn = getattr(self._lib, name)
+            fn = getattr(self._lib, name, None)
+            if fn is None:
+                continue
             fn.restype, fn.argtypes = restype, argtypes
             setattr(self, name, fn)
 
@@ -465,6 +471,11 @@ class Trainer:
                       _handles(data), ctypes.byref(info))
         return info
 
+    def save(self, path):
+        """The trainer with the functions it compiled, for load_trainer (in
+        a process with libnnc_runtime.so alone)."""
+        self.lib.call("nnc_trainer_save", self.handle, path.encode())
+
     def step_stats(self):
         """The ExecutableStats of the executable that ran the latest step
         (NNCError "not found" before the first)."""
@@ -483,3 +494,10 @@ class Trainer:
         if self.handle:
             self.lib.nnc_trainer_destroy(self.handle)
             self.handle = None
+
+
+def load_trainer(lib, path):
+    """A trainer Trainer.save wrote (nnc_trainer_load_file)."""
+    out = ctypes.c_void_p()
+    lib.call("nnc_trainer_load_file", path.encode(), ctypes.byref(out))
+    return Trainer(lib, out)

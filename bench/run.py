@@ -658,39 +658,36 @@ RSS_PROBE_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536",
                  "MALLOC_TRIM_THRESHOLD_": "131072"}
 
 
-def remat_rss_probe(lib, args):
-    """--remat-rss CASE,FRACTION,CACHE, run by remat_measured_peak in a
-    process of its own, without PyTorch: how far a trainer of nnc with that
-    budget raises the process's anonymous resident memory (RssAnon: the heap
-    and anonymous mappings, not the pages of code and files, which a first
-    run of a library's code also brings in). The model imported and the
-    batch loaded, it trims the heap and reads RssAnon (*before*); creates
-    the trainer and takes its first step (loaded from CACHE, where the
-    parent compiled it; else compiled); trims the heap, reads RssAnon
-    (*held*: parameters, optimizer state, the pooled arena), resets VmHWM
+def remat_rss_probe(args):
+    """--remat-rss CASE,TRAINER, run by remat_measured_peak in a process of
+    its own with libnnc_runtime.so alone (no compiler, no PyTorch): how far
+    the trainer TRAINER (nnc_trainer_save's file of a trainer that ran a
+    step: its state and compiled step) raises the process's anonymous
+    resident memory (RssAnon: the heap and anonymous mappings, not the pages
+    of code and files, which a first run of a library's code also brings
+    in) when it is loaded and trains, which is what the planned peak
+    counts: inputs, outputs, weights, arena, what kernels allocate. The
+    batch loaded, it trims the heap and reads RssAnon (*before*); loads the
+    trainer and takes a step; trims the heap, reads RssAnon (*held*:
+    parameters, optimizer state, the pooled arena and outputs), resets VmHWM
     and takes a second step. Linux keeps a high-water mark of the whole RSS
     only, so the anonymous peak of that step is VmHWM less the file and
     shared pages after it (they do not shrink during a step). Prints one
     line "remat-rss {json}": peak = that peak - before (the measured peak;
-    RssAnon after the step where VmHWM cannot be reset, with hwm false),
-    held = held - before, and the first step's seconds and from_cache."""
-    case, fraction, cache = args.remat_rss.split(",", 2)
-    onnx_name, input_name, _ = CASES[case]
+    RssAnon after the step where VmHWM cannot be reset, with hwm false) and
+    held = held - before."""
+    case, path = args.remat_rss.split(",", 1)
+    _, input_name, _ = CASES[case]
     data = np.load(os.path.join(args.models_dir, case + ".npz"))
     x, labels = data[input_name], data["labels"]
-    ctx = nnc.Context(lib)
-    model = ctx.import_onnx(os.path.join(args.models_dir,
-                                         onnx_name + ".onnx"))
+    lib = nnc.Library(os.path.join(os.path.dirname(args.nnc_lib),
+                                   "libnnc_runtime.so"))
     data_in = [nnc.Tensor.view(lib, x),
                nnc.Tensor.view(lib, trainer_labels(x, labels))]
     malloc_trim()
     before = proc_status_bytes("RssAnon")["RssAnon"]
-    trainer = model.trainer(remat_options(float(fraction)),
-                            compile_options(cache, measure_unfused=0))
-    t0 = time.perf_counter()
+    trainer = nnc.load_trainer(lib, path)
     trainer.step(data_in)
-    first_s = time.perf_counter() - t0
-    from_cache = trainer.step_stats().from_cache
     malloc_trim()
     held = proc_status_bytes("RssAnon")["RssAnon"]
     hwm = reset_hwm()
@@ -699,29 +696,27 @@ def remat_rss_probe(lib, args):
     peak = (after["VmHWM"] - after["RssFile"] - after["RssShmem"] if hwm
             else after["RssAnon"])
     print("remat-rss " + json.dumps({
-        "peak": peak - before,
-        "held": held - before, "before": before, "hwm": hwm,
-        "first_s": first_s, "from_cache": from_cache}), flush=True)
+        "peak": peak - before, "held": held - before, "before": before,
+        "hwm": hwm}), flush=True)
     trainer.close()
-    model.close()
-    ctx.close()
 
 
-def remat_measured_peak(args, case, fraction, cache):
-    """Runs remat_rss_probe for `case` at `fraction` in a child process (this
-    script with --remat-rss, RSS_PROBE_ENV and the compile flags of this run,
-    so that it finds the step in `cache`); returns its figures, or
-    {"error": ...}."""
+def remat_measured_peak(args, case, trainer, cache):
+    """Saves `trainer` (after its steps) into `cache` and runs
+    remat_rss_probe on it in a child process (this script with --remat-rss
+    and RSS_PROBE_ENV); returns its figures, or {"error": ...}."""
+    path = os.path.join(cache, "remat-probe.nnct")
+    try:
+        trainer.save(path)
+    except nnc.NNCError as e:
+        return {"error": short_error(str(e))}
     cmd = [sys.executable, os.path.abspath(__file__),
-           "--remat-rss", "%s,%r,%s" % (case, fraction, cache),
-           "--models-dir", args.models_dir, "--nnc-lib", args.nnc_lib,
-           "--autotune", args.autotune,
-           "--tuning-budget", str(args.tuning_budget)]
-    if args.no_library_kernels:
-        cmd.append("--no-library-kernels")
+           "--remat-rss", "%s,%s" % (case, path),
+           "--models-dir", args.models_dir, "--nnc-lib", args.nnc_lib]
     proc = subprocess.run(cmd, env=dict(os.environ, **RSS_PROBE_ENV),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
+    os.unlink(path)
     for line in proc.stdout.splitlines():
         if line.startswith("remat-rss "):
             return json.loads(line[len("remat-rss "):])
@@ -871,14 +866,13 @@ def bench_remat(lib, torch, case, args, res):
         for row in runs:
             if "nnc_%g" % row["fraction"] not in trainers:
                 continue
-            rss = remat_measured_peak(args, case, row["fraction"], cache)
+            rss = remat_measured_peak(
+                args, case, trainers["nnc_%g" % row["fraction"]], cache)
             row["rss"] = rss
             print("  nnc %.0f %% measured: %s" % (
                 100 * row["fraction"],
                 rss.get("error") or "peak %s MiB (held between steps %s "
-                "MiB; first step from the cache %.2f s, from_cache %d)" % (
-                    mib(rss["peak"]), mib(rss["held"]), rss["first_s"],
-                    rss["from_cache"])), flush=True)
+                "MiB)" % (mib(rss["peak"]), mib(rss["held"]))), flush=True)
 
         if fns:
             times, n = alternate(fns, args.steps, args.budget)
@@ -1232,7 +1226,7 @@ def remat_section(remat):
         "",
         "| model | run | N | step ms | × 100 % | planned peak MiB "
         "| budget MiB | measured peak MiB | extra FLOPs | recomputed / kept "
-        "| target | first step s cold / cached | first loss |",
+        "| target | first step s | first loss |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for case, res in remat.items():
@@ -1257,10 +1251,6 @@ def remat_section(remat):
             if rss and not rss.get("error") and not rss.get("hwm"):
                 measured = "≥ " + measured
             first_steps = fmt(row.get("first_step_s"), "%.1f")
-            if "first_s" in rss:
-                first_steps += " / %.1f%s" % (
-                    rss["first_s"], "" if rss["from_cache"] else
-                    " (not from the cache)")
             if row.get("flops"):
                 extra = "%.1f %%" % (100 * row["extra_flops"] / row["flops"])
                 counts = "%d / %d" % (row["recomputed"], row["kept"])
@@ -1307,19 +1297,17 @@ def remat_section(remat):
         "planned peak its search reached (from the step's error, on the line "
         "below). *budget* is `budget_bytes`, the fraction of the planned "
         "peak without recomputation. *measured peak* for nnc is how far the "
-        "trainer raises the process's anonymous resident memory: in a "
-        "process of its own (`run.py --remat-rss`, glibc's mmap threshold "
-        "fixed at 64 KiB so that large blocks are mapped fresh and unmapped "
-        "when freed), the peak during the trainer's second step (VmHWM, "
-        "reset just before it through `/proc/self/clear_refs`, less the file "
-        "and shared pages: code is not counted) minus RssAnon before "
-        "`nnc_trainer_create` (model imported, batch loaded, heap trimmed). "
-        "nnc keeps its arena from step to step, so a warm step alone grows "
-        "by about 0; this figure is what the trainer holds (parameters, "
-        "Adam's state, the arena, its own allocations) plus that growth, to "
-        "set beside the planned peak (less the batch, there before). The "
-        "first step, even from the cache, builds the training function "
-        "before it finds the step there; what that leaves on the heap "
+        "trainer raises a process's anonymous resident memory: the trainer "
+        "is saved (`nnc_trainer_save`: its state and the step it compiled) "
+        "and loaded in a process of its own with `libnnc_runtime.so` alone "
+        "(`run.py --remat-rss`, glibc's mmap threshold fixed at 64 KiB so "
+        "that large blocks are mapped fresh and unmapped when freed); the "
+        "figure is the peak during its second step (VmHWM, reset just "
+        "before it through `/proc/self/clear_refs`, less the file and shared "
+        "pages: code is not counted) minus RssAnon before the load (batch "
+        "loaded, heap trimmed): parameters, Adam's state, the arena, "
+        "outputs and what kernels and libraries allocate, to set beside the "
+        "planned peak (less the batch, there before). "
         "counts too. For PyTorch it is the peak of its CPU allocator "
         "over one warm step (live at the start plus the growth, "
         "bench/README.md). *extra FLOPs* = `extra_flops / flops` (the cost "
@@ -1329,9 +1317,7 @@ def remat_section(remat):
         "within the target of that budget (MISS also when the budget is not "
         "met). *first step s*: the wall time of a new trainer's first "
         "step, which builds and compiles the training step (with the search "
-        "for what to recompute) into an empty cache (cold), and that of the "
-        "measuring process's trainer, which finds the step in that cache "
-        "(cached). *first loss* must "
+        "for what to recompute) into an empty cache. *first loss* must "
         "agree between the rows of a model (recomputation changes no "
         "value; PyTorch's checkpointing recomputes BatchNorm in training "
         "mode, updating its running statistics twice).",
@@ -1626,11 +1612,12 @@ def main():
     AUTOTUNE = args.autotune
     TUNING_BUDGET = args.tuning_budget
 
-    lib = nnc.Library(args.nnc_lib)
     if args.remat_rss:
-        # A child of bench_remat (remat_measured_peak), without PyTorch.
-        remat_rss_probe(lib, args)
+        # A child of bench_remat (remat_measured_peak), with
+        # libnnc_runtime.so alone.
+        remat_rss_probe(args)
         return 0
+    lib = nnc.Library(args.nnc_lib)
     torch = try_import_torch()
     if args.smoke:
         smoke(lib, torch)
