@@ -686,8 +686,7 @@ std::string rematChoiceText(const nnc::RematReport &report,
   os << kRematChoiceHeader << '\n'
      << "budget " << report.budgetBytes << '\n'
      << "peak " << report.peakBefore << ' ' << report.peakAfter << '\n'
-     << "arena " << report.predictedArena << ' ' << report.plannedArena
-     << '\n'
+     << "arena " << report.predictedArena << ' ' << report.plannedArena << '\n'
      << "flops " << report.flops << ' ' << report.extraFlops << '\n'
      << "choice";
   for (int64_t k : choice)
@@ -726,14 +725,14 @@ bool readRematChoice(const std::string &path, nnc::RematReport &report,
   llvm::StringRef text = (*buffer)->getBuffer();
   size_t at = text.rfind("checksum ");
   if (at == llvm::StringRef::npos || !text.starts_with(kRematChoiceHeader) ||
-      text.drop_front(at).trim() != ("checksum " + checksumOf(text.take_front(at))))
+      text.drop_front(at).trim() !=
+          ("checksum " + checksumOf(text.take_front(at))))
     return false;
   nnc::RematReport read;
   std::vector<int64_t> positions;
   llvm::SmallVector<llvm::StringRef> lines;
   text.take_front(at).split(lines, '\n', -1, /*KeepEmpty=*/false);
-  auto numbers = [](llvm::StringRef rest,
-                    llvm::SmallVectorImpl<int64_t> &out) {
+  auto numbers = [](llvm::StringRef rest, llvm::SmallVectorImpl<int64_t> &out) {
     llvm::SmallVector<llvm::StringRef> words;
     rest.split(words, ' ', -1, /*KeepEmpty=*/false);
     for (llvm::StringRef word : words) {
@@ -758,8 +757,7 @@ bool readRematChoice(const std::string &path, nnc::RematReport &report,
     else if (word == "peak" && values.size() == 2)
       std::tie(read.peakBefore, read.peakAfter) = {values[0], values[1]};
     else if (word == "arena" && values.size() == 2)
-      std::tie(read.predictedArena, read.plannedArena) = {values[0],
-                                                          values[1]};
+      std::tie(read.predictedArena, read.plannedArena) = {values[0], values[1]};
     else if (word == "flops" && values.size() == 2)
       std::tie(read.flops, read.extraFlops) = {values[0], values[1]};
     else if (word == "choice")
@@ -819,9 +817,10 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
   if (!c.options.cacheDir.empty()) {
     llvm::SmallString<256> path(c.options.cacheDir);
     llvm::sys::path::append(
-        path, compileDigest(c, "memory budget " + std::to_string(asked.bytes) +
-                                   " " + llvm::formatv("{0:e}", asked.fraction).str()) +
-                  ".nncremat");
+        path,
+        compileDigest(c, "memory budget " + std::to_string(asked.bytes) + " " +
+                             llvm::formatv("{0:e}", asked.fraction).str()) +
+            ".nncremat");
     choicePath = std::string(path);
   }
   {
@@ -899,7 +898,8 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
     if (peak <= report.budgetBytes) {
       auto choice = figures.getAs<DenseI64ArrayAttr>("choice");
       writeRematChoice(choicePath, trial,
-                       choice ? choice.asArrayRef() : llvm::ArrayRef<int64_t>());
+                       choice ? choice.asArrayRef()
+                              : llvm::ArrayRef<int64_t>());
       result.remat = std::move(trial);
       c.work = std::move(chosen);
       return success();
