@@ -121,6 +121,12 @@ struct Convolution {
   dnnl::primitive primitive;
   int argA = 0, argB = 0, argOut = 0;
   Operand a, b, out;
+  /// The primitive's scratchpad, which this library hands it per call
+  /// (scratchpad_mode::user): Debian's oneDNN is built for concurrent
+  /// execution, where a library-managed scratchpad is kept by each primitive
+  /// for its life (ResNet-18's weight gradients: about 300 MB in all).
+  memory::desc scratchpad;
+  size_t scratchpadBytes = 0;
   bool bias = false;
   memory::desc biasDesc;
   /// Backward data with a bias: added to the result after the primitive.
@@ -133,9 +139,10 @@ struct Convolution {
     thread_local dnnl::stream stream(engine());
     memory userA(a.user, engine(), pa), userB(b.user, engine(), pb),
         userOut(out.user, engine(), pout);
-    char *base =
-        staging().reserve(a.stagingBytes + b.stagingBytes + out.stagingBytes);
-    if (!base && a.stagingBytes + b.stagingBytes + out.stagingBytes)
+    size_t total =
+        a.stagingBytes + b.stagingBytes + out.stagingBytes + scratchpadBytes;
+    char *base = staging().reserve(total);
+    if (!base && total)
       throw std::bad_alloc();
     size_t offset = 0;
     auto inside = [&](Operand &op, memory &user) -> memory {
@@ -153,6 +160,9 @@ struct Convolution {
       b.reorder->execute(stream, userB, insideB);
     std::unordered_map<int, memory> args = {
         {argA, insideA}, {argB, insideB}, {argOut, insideOut}};
+    if (scratchpadBytes)
+      args.insert(
+          {DNNL_ARG_SCRATCHPAD, memory(scratchpad, engine(), base + offset)});
     std::optional<memory> biasMemory;
     if (bias && direction == Direction::Forward && pc) {
       biasMemory.emplace(biasDesc, engine(), pc);
@@ -177,7 +187,10 @@ struct Convolution {
 };
 
 /// Checks the descriptor's fields and builds its primitive, or says why not.
-std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
+/// With `plainActivations` the image operands keep nnc's plain layout (only
+/// the weights' is oneDNN's choice).
+std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
+                                       std::string &error) {
   if (d[kVersion] != kFormat) {
     error = "descriptor format " + std::to_string(d[kVersion]) +
             " (this library reads " + std::to_string(kFormat) + ")";
@@ -215,25 +228,29 @@ std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
   try {
     const dnnl::engine &eng = engine();
     auto algorithm = dnnl::algorithm::convolution_direct;
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto image = [&](const Dims &dims) {
+      return plainActivations ? plain(dims) : anyLayout(dims);
+    };
     memory::desc biasDesc = plain({m});
     conv->biasDesc = biasDesc;
     bool forwardBias = conv->bias && conv->direction == Direction::Forward;
     // The forward primitive: what runs, or the hint of a backward one.
     auto forwardDesc =
-        forwardBias
-            ? dnnl::convolution_forward::desc(
-                  conv->direction == Direction::Forward
-                      ? dnnl::prop_kind::forward_inference
-                      : dnnl::prop_kind::forward_training,
-                  algorithm, anyLayout(src), anyLayout(weights), biasDesc,
-                  anyLayout(dst), strides, dilates, padsBegin, padsEnd)
-            : dnnl::convolution_forward::desc(
-                  conv->direction == Direction::Forward
-                      ? dnnl::prop_kind::forward_inference
-                      : dnnl::prop_kind::forward_training,
-                  algorithm, anyLayout(src), anyLayout(weights), anyLayout(dst),
-                  strides, dilates, padsBegin, padsEnd);
-    dnnl::convolution_forward::primitive_desc forward(forwardDesc, eng);
+        forwardBias ? dnnl::convolution_forward::desc(
+                          conv->direction == Direction::Forward
+                              ? dnnl::prop_kind::forward_inference
+                              : dnnl::prop_kind::forward_training,
+                          algorithm, image(src), anyLayout(weights), biasDesc,
+                          image(dst), strides, dilates, padsBegin, padsEnd)
+                    : dnnl::convolution_forward::desc(
+                          conv->direction == Direction::Forward
+                              ? dnnl::prop_kind::forward_inference
+                              : dnnl::prop_kind::forward_training,
+                          algorithm, image(src), anyLayout(weights), image(dst),
+                          strides, dilates, padsBegin, padsEnd);
+    dnnl::convolution_forward::primitive_desc forward(forwardDesc, attr, eng);
     switch (conv->direction) {
     case Direction::Forward:
       conv->a.user = plain(src);
@@ -246,12 +263,14 @@ std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
       conv->argB = DNNL_ARG_WEIGHTS;
       conv->argOut = DNNL_ARG_DST;
       conv->primitive = dnnl::convolution_forward(forward);
+      conv->scratchpad = forward.scratchpad_desc();
       break;
     case Direction::BackwardData: {
       dnnl::convolution_backward_data::desc desc(
-          algorithm, anyLayout(src), anyLayout(weights), anyLayout(dst),
-          strides, dilates, padsBegin, padsEnd);
-      dnnl::convolution_backward_data::primitive_desc pd(desc, eng, forward);
+          algorithm, image(src), anyLayout(weights), image(dst), strides,
+          dilates, padsBegin, padsEnd);
+      dnnl::convolution_backward_data::primitive_desc pd(desc, attr, eng,
+                                                         forward);
       conv->a.user = plain(dst);
       conv->b.user = plain(weights);
       conv->out.user = plain(src);
@@ -262,6 +281,7 @@ std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
       conv->argB = DNNL_ARG_WEIGHTS;
       conv->argOut = DNNL_ARG_DIFF_SRC;
       conv->primitive = dnnl::convolution_backward_data(pd);
+      conv->scratchpad = pd.scratchpad_desc();
       conv->biasChannels = c;
       conv->biasBatch = n;
       conv->biasInner = inner;
@@ -269,9 +289,10 @@ std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
     }
     case Direction::BackwardWeights: {
       dnnl::convolution_backward_weights::desc desc(
-          algorithm, anyLayout(src), anyLayout(weights), anyLayout(dst),
-          strides, dilates, padsBegin, padsEnd);
-      dnnl::convolution_backward_weights::primitive_desc pd(desc, eng, forward);
+          algorithm, image(src), anyLayout(weights), image(dst), strides,
+          dilates, padsBegin, padsEnd);
+      dnnl::convolution_backward_weights::primitive_desc pd(desc, attr, eng,
+                                                            forward);
       conv->a.user = plain(src);
       conv->b.user = plain(dst);
       conv->out.user = plain(weights);
@@ -282,9 +303,11 @@ std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
       conv->argB = DNNL_ARG_DIFF_DST;
       conv->argOut = DNNL_ARG_DIFF_WEIGHTS;
       conv->primitive = dnnl::convolution_backward_weights(pd);
+      conv->scratchpad = pd.scratchpad_desc();
       break;
     }
     }
+    conv->scratchpadBytes = Staging::round(conv->scratchpad.get_size());
   } catch (const dnnl::error &e) {
     error = std::string("oneDNN: ") + e.what();
     return nullptr;
@@ -292,6 +315,26 @@ std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
     error = e.what();
     return nullptr;
   }
+  return conv;
+}
+
+/// The primitive for a descriptor: with the layouts oneDNN prefers, unless
+/// they take more than twice the memory of nnc's plain ones for an image
+/// operand (blocked layouts pad the channels: a max-pool's window
+/// extraction, one channel per image, staged 8 times its size, 300 MB for
+/// ResNet-18's first pooling), then with plain images.
+std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
+  std::unique_ptr<Convolution> conv = buildWith(d, false, error);
+  if (!conv)
+    return nullptr;
+  bool padded = false;
+  for (const Operand *op : {&conv->a, &conv->b, &conv->out})
+    padded |= op->stagingBytes > 2 * op->user.get_size() + 4096;
+  if (!padded)
+    return conv;
+  std::string plainError;
+  if (std::unique_ptr<Convolution> plainConv = buildWith(d, true, plainError))
+    return plainConv;
   return conv;
 }
 
