@@ -593,6 +593,12 @@ _BUDGET_ERROR = re.compile(
     r"(?: \((\d+) without; inputs, outputs and weights take (\d+)\))?")
 
 
+# A budget below what no recomputation changes.
+_FIXED_ERROR = re.compile(
+    r"memory budget of (\d+) bytes cannot be met: the inputs, outputs and "
+    r"weights of @\S+ alone take (\d+) bytes \(planned peak (\d+) bytes\)")
+
+
 def record_remat_error(e, row):
     """Records nnc's error `e` in the remat `row`: for a budget nnc cannot
     meet, its figures (the budget, the smallest planned peak the search
@@ -601,7 +607,16 @@ def record_remat_error(e, row):
     that peak; any other error as short_error has it."""
     m = _BUDGET_ERROR.search(str(e))
     if not m:
-        row["error"] = short_error(e)
+        f = _FIXED_ERROR.search(str(e))
+        if not f:
+            row["error"] = short_error(e)
+            return
+        budget, fixed, before = (int(g) for g in f.groups())
+        row.update(budget=budget, reached=fixed, unmet=True,
+                   peak_before=before)
+        row["error"] = (
+            "memory budget of %s MiB cannot be met: the inputs, outputs and "
+            "weights alone take %s MiB" % (mib(budget), mib(fixed)))
         return
     budget, reached, before, fixed = (None if g is None else int(g)
                                       for g in m.groups())
@@ -1242,6 +1257,9 @@ def remat_section(remat):
             if row.get("unmet"):
                 planned = "%s → not met (best %s)" % (mib(before),
                                                       mib(row["reached"]))
+                if "alone take" in row.get("error", ""):
+                    planned = "%s → not met (fixed %s)" % (
+                        mib(before), mib(row["reached"]))
             elif "budget" in row:
                 planned = "%s → %s" % (mib(before), mib(row.get("peak")))
             else:
@@ -1308,7 +1326,7 @@ def remat_section(remat):
         "loaded, heap trimmed): parameters, Adam's state, the arena, "
         "outputs and what kernels and libraries allocate, to set beside the "
         "planned peak (less the batch, there before). "
-        "counts too. For PyTorch it is the peak of its CPU allocator "
+        "For PyTorch it is the peak of its CPU allocator "
         "over one warm step (live at the start plus the growth, "
         "bench/README.md). *extra FLOPs* = `extra_flops / flops` (the cost "
         "model's FLOPs of the recomputed values over the step's); "
