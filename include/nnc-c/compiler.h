@@ -610,6 +610,50 @@ nnc_trainer_remat_stats(const nnc_trainer_t *trainer, nnc_remat_stats_t *out);
 NNC_API_EXPORT nnc_status_t nnc_trainer_remat_value(
     const nnc_trainer_t *trainer, int32_t kept, size_t index, char **out);
 
+/* The memory of a training step of a trainer nnc_trainer_create made, on data
+ * shaped like `data` (borrowed; read for dtypes and shapes only, checked as
+ * nnc_trainer_prepare checks them), as it is configured and under each
+ * alternative that would lower it, every figure planned by the compiler (no
+ * code is generated; the trainer's own functions are left as they are). A
+ * figure is the planned peak of the function a step runs
+ * (nnc_executable_stats' peak_memory_bytes: inputs, outputs, weights,
+ * temporaries) plus, with accumulation, the gradients summed so far and the
+ * optimizer state the trainer holds while the gradient function runs; the
+ * larger of that and the update's peak. Without accumulation, current_bytes
+ * is nnc_trainer_step_stats' peak_memory_bytes after a step on such data. */
+typedef struct nnc_memory_alternatives_t {
+  size_t struct_size;     /* set by the caller to sizeof(this struct) */
+  uint64_t current_bytes; /* as configured */
+  /* The smallest memory_budget_bytes the compiler meets by recomputation in
+   * backward (found to within about 1 %; it bounds the function's own
+   * planned peak: without accumulation, the step's), the figure under it
+   * (the step's peak_memory_bytes without accumulation; the prediction the
+   * budget is met by is conservative, so it may be well below), and the
+   * FLOPs it recomputes over the function's; all 0 when it lowers nothing. */
+  uint64_t budget_bytes;
+  uint64_t budget_peak_bytes;
+  double budget_extra_flops;
+  /* The alternatives below keep the rest of the trainer's options, its
+   * memory budget included; each is 0 where that budget cannot be met.
+   * With precision BF16 (the op policy's defaults); 0 when the trainer
+   * already computes in F16 or BF16. */
+  uint64_t amp_bytes;
+  /* Micro-batches per optimizer step of this alternative: the trainer's
+   * accumulate times the smallest factor >= 2 of the batch size, each
+   * micro-batch that much smaller; 0 (and accumulate_bytes 0) when the batch
+   * has no such factor or its size is fixed by the model. */
+  int64_t accumulate;
+  uint64_t accumulate_bytes;
+  double seconds; /* what computing these took */
+} nnc_memory_alternatives_t;
+
+/* Fills `*out` (caller sets struct_size). UNIMPLEMENTED for a trainer loaded
+ * from a file (it has no compiler); INVALID_ARGUMENT for data that does not
+ * fit the trainer. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_memory_alternatives(
+    nnc_trainer_t *trainer, size_t count, const nnc_tensor_t *const *data,
+    nnc_memory_alternatives_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -405,6 +405,17 @@ typedef struct nnc_loader_options_t {
   int32_t drop_last;  /* nonzero: no short last batch per epoch */
   int32_t workers;    /* threads gathering batches; default 2 */
   int32_t prefetch;   /* batches prepared ahead; default 4 */
+  /* Optional (NULL: none): runs on a worker thread on every gathered batch
+   * before nnc_loader_next hands it out (augmentation, normalization,
+   * decoding). `tensors[0, count)` are the batch's arrays in loader order,
+   * borrowed for the call: their contents may change, their shapes not.
+   * Workers call it concurrently. A nonzero return stops the loader:
+   * nnc_loader_next returns INTERNAL naming the batch and the value, in
+   * place of that batch. For reproducible runs it must be a function of the
+   * batch alone (contents, epoch, index). */
+  int32_t (*transform)(void *user_data, int64_t epoch, int64_t index,
+                       size_t count, nnc_tensor_t *const *tensors);
+  void *transform_user_data; /* passed to transform */
 } nnc_loader_options_t;
 
 static inline void
@@ -419,6 +430,8 @@ nnc_loader_options_initialize(nnc_loader_options_t *options) {
   options->drop_last = 0;
   options->workers = 2;
   options->prefetch = 4;
+  options->transform = NULL;
+  options->transform_user_data = NULL;
 }
 
 /* Serves the arrays of a dataset (sharing their first, sample dimension) as
@@ -637,6 +650,104 @@ NNC_API_EXPORT size_t nnc_trainer_output_count(const nnc_trainer_t *trainer);
 
 /* Releases `trainer` (owned; NULL is a no-op). */
 NNC_API_EXPORT void nnc_trainer_destroy(nnc_trainer_t *trainer);
+
+/*===----------------------------------------------------------------------===*
+ * Watching a training run
+ *===----------------------------------------------------------------------===*/
+
+/* Where a run's time and memory go, per interval, and advice when a figure
+ * crosses its threshold (docs/Training.md, "Watching a run"). It reads
+ * counters the trainer and the loader keep anyway: watching costs nothing
+ * per step (the kernel advice profiles the second interval, unless
+ * profile_kernels is 0). */
+typedef struct nnc_monitor_s nnc_monitor_t;
+
+typedef struct nnc_monitor_options_t {
+  /* Stamped by nnc_monitor_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* Data advice when waiting for batches takes more than this share of an
+   * interval's wall time (default 0.10). */
+  double data_wait_share;
+  /* Memory advice when the resident memory passes this share of what is
+   * available (default 0.90). */
+  double memory_share;
+  /* What is available, in bytes; 0 (the default): the cgroup's limit, else
+   * the physical memory. */
+  uint64_t memory_limit_bytes;
+  /* Kernel advice when at most 3 kernels take this share of the kernel time
+   * of the profiled interval (default 0.5). */
+  double kernel_share;
+  /* Nonzero (the default): profile the second interval for the kernel
+   * advice (when the profiler already records, its events are read). */
+  int32_t profile_kernels;
+} nnc_monitor_options_t;
+
+static inline void
+nnc_monitor_options_initialize(nnc_monitor_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->data_wait_share = 0.10;
+  options->memory_share = 0.90;
+  options->memory_limit_bytes = 0;
+  options->kernel_share = 0.5;
+  options->profile_kernels = 1;
+}
+
+/* The topics of advice, as bits. */
+#define NNC_ADVICE_DATA_WAIT 1u
+#define NNC_ADVICE_MEMORY 2u
+#define NNC_ADVICE_KERNELS 4u
+
+typedef struct nnc_interval_stats_t {
+  size_t struct_size;    /* set by the caller to sizeof(nnc_interval_stats_t) */
+  int64_t step;          /* optimizer steps taken at the end of the interval */
+  int64_t steps;         /* optimizer steps taken in it */
+  int64_t samples;       /* rows of data the trainer ran in it */
+  int64_t micro_batches; /* nnc_trainer_step calls in it */
+  /* The interval's wall time and its parts, which add up to it: the
+   * compiled step running (busy), waiting for the loader's batches, and
+   * everything else (compiling new shapes, evaluation, checkpoints, the
+   * caller's own work). */
+  double wall_seconds;
+  double busy_seconds;
+  double data_wait_seconds;
+  double other_seconds;
+  double samples_per_second;
+  /* The planned peak of the program the last step ran (its
+   * peak_memory_bytes); 0 before any step. */
+  uint64_t planned_peak_bytes;
+  /* The process's resident memory now and at its highest, and what it may
+   * use (memory_source says where that figure comes from: "physical
+   * memory", "cgroup /sys/fs/cgroup/.../memory.max", "the limit given"). */
+  uint64_t resident_bytes;
+  uint64_t peak_resident_bytes;
+  uint64_t memory_available_bytes;
+  const char *memory_source;
+  /* NNC_ADVICE_* bits raised in this interval (each topic once per
+   * monitor), and their texts, one line each; NULL when none. Strings are
+   * owned by the monitor, valid until its next call. */
+  uint32_t advice;
+  const char *advice_text;
+} nnc_interval_stats_t;
+
+/* Creates a monitor of `trainer` and `loader` (both borrowed, must outlive
+ * it; `loader` may be NULL when the caller feeds data itself); its first
+ * interval starts now. `options` may be NULL for the defaults. */
+NNC_API_EXPORT nnc_status_t nnc_monitor_create(
+    const nnc_trainer_t *trainer, const nnc_loader_t *loader,
+    const nnc_monitor_options_t *options, nnc_monitor_t **out_monitor);
+
+/* Ends the current interval, fills `*out_stats` (caller sets struct_size)
+ * with its figures and starts the next. */
+NNC_API_EXPORT nnc_status_t
+nnc_monitor_interval(nnc_monitor_t *monitor, nnc_interval_stats_t *out_stats);
+
+/* Releases `monitor` (owned; NULL is a no-op); stops the profiler if it
+ * started it. */
+NNC_API_EXPORT void nnc_monitor_destroy(nnc_monitor_t *monitor);
 
 #ifdef __cplusplus
 }

@@ -261,4 +261,42 @@ nnc_status_t nnc_trainer_remat_value(const nnc_trainer_t *trainer, int32_t kept,
   });
 }
 
+nnc_status_t nnc_trainer_memory_alternatives(nnc_trainer_t *trainer,
+                                             size_t count,
+                                             const nnc_tensor_t *const *data,
+                                             nnc_memory_alternatives_t *out) {
+  static const char *fn = "nnc_trainer_memory_alternatives";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out)
+      return nullArgument(fn, "out");
+    if (out->struct_size < sizeof(nnc_memory_alternatives_t))
+      return invalidArgument(
+          fn, "out->struct_size is " + std::to_string(out->struct_size) +
+                  ", expected " +
+                  std::to_string(sizeof(nnc_memory_alternatives_t)));
+    Batch batch;
+    if (nnc_status_t s =
+            checkBatch(fn, *trainer, count, data, trainer->data.size(), batch))
+      return s;
+    nnc::MemoryAlternatives figures;
+    if (nnc_status_t s =
+            convertStatus(fn, nnc::trainerMemoryAlternatives(
+                                  *trainer->trainer, batch.key, figures)))
+      return s;
+    std::memset(out, 0, sizeof(*out));
+    out->struct_size = sizeof(*out);
+    out->current_bytes = figures.current;
+    out->budget_bytes = figures.budget;
+    out->budget_peak_bytes = figures.budgetPeak;
+    out->budget_extra_flops = figures.budgetExtraFlops;
+    out->amp_bytes = figures.amp;
+    out->accumulate = figures.accumulate;
+    out->accumulate_bytes = figures.accumulateBytes;
+    out->seconds = figures.seconds;
+    return nullptr;
+  });
+}
+
 } // extern "C"

@@ -770,6 +770,31 @@ bool readRematChoice(const std::string &path, nnc::RematReport &report,
   return true;
 }
 
+/// --nnc-remat-budget on the function in `module` with `target` bytes for
+/// its temporaries (its smallest prediction when none fits), or applying
+/// `choice`.
+LogicalResult runRematPass(Compilation &c, ModuleOp module, int64_t target,
+                           llvm::ArrayRef<int64_t> choice) {
+  PassManager pm(c.context);
+  nnc::RematerializeBudgetPassOptions pass;
+  pass.function = c.functionName;
+  pass.budget = target;
+  pass.allowOverBudget = true;
+  pass.choice.assign(choice.begin(), choice.end());
+  pm.addPass(nnc::createRematerializeBudgetPass(pass));
+  return pm.run(module);
+}
+
+/// The figures --nnc-remat-budget left on the function in `module`, taken
+/// off it: a cached decision applied again must give the same function
+/// (the compile cache's key).
+DictionaryAttr takeRematFigures(Compilation &c, ModuleOp module) {
+  auto function = module.lookupSymbol<func::FuncOp>(c.functionName);
+  auto figures = function->getAttrOfType<DictionaryAttr>(nnc::kRematAttrName);
+  function->removeAttr(nnc::kRematAttrName);
+  return figures;
+}
+
 /// Stage "memory budget": with CompileOptions::memoryBudget, the peak
 /// planned without recomputation; when it is over the budget,
 /// --nnc-remat-budget with the budget less what is not temporaries, each
@@ -792,26 +817,6 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
   auto copy = [&](ModuleOp module) {
     return OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone()));
   };
-  auto runPass = [&](ModuleOp module, int64_t target,
-                     llvm::ArrayRef<int64_t> choice) {
-    PassManager pm(c.context);
-    nnc::RematerializeBudgetPassOptions pass;
-    pass.function = c.functionName;
-    pass.budget = target;
-    pass.allowOverBudget = true;
-    pass.choice.assign(choice.begin(), choice.end());
-    pm.addPass(nnc::createRematerializeBudgetPass(pass));
-    return pm.run(module);
-  };
-  // The figures are read off the function and taken off it: a cached
-  // decision applied again must give the same function (the compile
-  // cache's key).
-  auto takeFigures = [&](ModuleOp module) {
-    auto function = module.lookupSymbol<func::FuncOp>(c.functionName);
-    auto figures = function->getAttrOfType<DictionaryAttr>(nnc::kRematAttrName);
-    function->removeAttr(nnc::kRematAttrName);
-    return figures;
-  };
   // A decision made before for this very function and budget.
   std::string choicePath;
   if (!c.options.cacheDir.empty()) {
@@ -829,9 +834,9 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
     if (!choicePath.empty() && readRematChoice(choicePath, cached, choice)) {
       failure = nnc::CompileFailure::Internal;
       if (!choice.empty()) {
-        if (mlir::failed(runPass(*c.work, cached.budgetBytes, choice)))
+        if (mlir::failed(runRematPass(c, *c.work, cached.budgetBytes, choice)))
           return mlir::failure();
-        takeFigures(*c.work);
+        takeRematFigures(c, *c.work);
       }
       result.remat = std::move(cached);
       return success();
@@ -872,10 +877,10 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
   for (int round = 0; round < 4; ++round) {
     OwningOpRef<ModuleOp> chosen = copy(*c.work);
     failure = nnc::CompileFailure::Internal;
-    if (mlir::failed(runPass(*chosen, target, {})))
+    if (mlir::failed(runRematPass(c, *chosen, target, {})))
       return mlir::failure();
     nnc::dumpIR(*chosen, c.functionName + ".remat" + std::to_string(round));
-    DictionaryAttr figures = takeFigures(*chosen);
+    DictionaryAttr figures = takeRematFigures(c, *chosen);
     if (!figures)
       return emitError(func.getLoc())
              << "--nnc-remat-budget left no figures on @" << c.functionName;
@@ -927,6 +932,95 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
     diag << "; the largest values alive at its predicted peak: "
          << llvm::join(bestAlive, ", ");
   return mlir::failure();
+}
+
+/// The smallest memory budget a compile meets by recomputation. The
+/// smallest arena --nnc-remat-budget fits is found by bisection of its
+/// target (to within 1 %, a handful of predictions): aimed at a target it
+/// cannot fit, its search stops where no single recomputation lowers the
+/// peak, short of that. With what is not temporaries added, that is a
+/// budget, checked by the memory budget stage itself on a copy and raised
+/// by 1 % while the stage does not meet it (the plan may exceed the
+/// prediction). `out` keeps zeros when no budget below the peak without
+/// recomputation is met.
+LogicalResult smallestRematPeak(Compilation &c, nnc::PlannedPeak &out,
+                                nnc::CompileFailure &failure) {
+  auto copy = [&]() {
+    return OwningOpRef<ModuleOp>(cast<ModuleOp>(c.work->clone()));
+  };
+  failure = nnc::CompileFailure::Unsupported;
+  int64_t peakBefore = 0, arenaBefore = 0;
+  if (mlir::failed(plannedPeak(c, copy(), peakBefore, arenaBefore)))
+    return mlir::failure();
+  // The pass with `target` (negative: report only): its predicted arena
+  // when it fits, -1 when it does not.
+  failure = nnc::CompileFailure::Internal;
+  auto predicted = [&](int64_t target) -> FailureOr<int64_t> {
+    OwningOpRef<ModuleOp> chosen = copy();
+    if (mlir::failed(runRematPass(c, *chosen, target, {})))
+      return mlir::failure();
+    DictionaryAttr figures = takeRematFigures(c, *chosen);
+    auto fits = figures ? figures.getAs<BoolAttr>("fits") : BoolAttr();
+    auto after = figures ? figures.getAs<IntegerAttr>("after") : IntegerAttr();
+    if (!fits || !after)
+      return emitError(c.function().getLoc())
+             << "--nnc-remat-budget left no figures on @" << c.functionName;
+    return fits.getValue() ? after.getInt() : -1;
+  };
+  FailureOr<int64_t> before = predicted(-1);
+  if (mlir::failed(before))
+    return mlir::failure();
+  int64_t low = 0, high = *before, smallest = *before;
+  while (high - low > std::max<int64_t>(64, high / 100)) {
+    int64_t middle = low + (high - low) / 2;
+    FailureOr<int64_t> arena = predicted(middle);
+    if (mlir::failed(arena))
+      return mlir::failure();
+    if (*arena >= 0)
+      smallest = *arena;
+    (*arena >= 0 ? high : low) = middle;
+  }
+  // The budget stage on copies, its errors unreported: a budget it does
+  // not meet is simply raised.
+  ScopedDiagnosticHandler quiet(c.context,
+                                [](Diagnostic &) { return success(); });
+  auto trial = [&](int64_t budget) -> std::optional<nnc::RematReport> {
+    nnc::CompileOptions options = c.options;
+    options.memoryBudget = nnc::CompileOptions::MemoryBudget{budget, 0};
+    options.cacheDir.clear();
+    Compilation attempt(c.source, c.functionName, options, c.target);
+    attempt.work = copy();
+    attempt.numArgs = c.numArgs;
+    attempt.values = c.values;
+    attempt.weights = c.weights;
+    nnc::CompileResult result;
+    nnc::CompileFailure ignored;
+    if (mlir::failed(applyMemoryBudget(attempt, result, ignored)) ||
+        !result.remat)
+      return std::nullopt;
+    return result.remat;
+  };
+  int64_t budget = peakBefore - arenaBefore + smallest;
+  for (int round = 0; round < 4 && budget < peakBefore; ++round) {
+    if (std::optional<nnc::RematReport> met = trial(budget)) {
+      // The plan may land below the budget that produced it; that peak,
+      // asked for as the budget, is the smaller answer when the stage
+      // meets it too.
+      if (met->peakAfter < budget)
+        if (std::optional<nnc::RematReport> tighter = trial(met->peakAfter);
+            tighter && tighter->peakAfter <= met->peakAfter) {
+          budget = met->peakAfter;
+          met = tighter;
+        }
+      out.smallestBudget = budget;
+      out.budgetPeak = met->peakAfter;
+      out.flops = met->flops;
+      out.extraFlops = met->extraFlops;
+      return success();
+    }
+    budget += std::max<int64_t>(64, budget / 100);
+  }
+  return success();
 }
 
 /// Stage "cache lookup": the key covers the compiler, the target and its
@@ -1205,6 +1299,50 @@ LogicalResult generateAndPackage(Compilation &c, nnc::CompileResult &result) {
 }
 
 } // namespace
+
+nnc::CompileFailure nnc::planPeak(ModuleOp module, llvm::StringRef functionName,
+                                  ArrayRef<SmallVector<int64_t>> inputShapes,
+                                  const CompileOptions &options,
+                                  bool smallestByRecomputation,
+                                  PlannedPeak &out) {
+  out = PlannedPeak();
+  nnc::registerAllTargets();
+  const Target *target = lookupTarget(options.target);
+  if (!target) {
+    emitError(module.getLoc()) << "unknown target '" << options.target << "'";
+    return CompileFailure::Unsupported;
+  }
+  // compile()'s stages, in its order, up to the shared pipeline.
+  Compilation c(module, functionName, options, *target);
+  CompileFailure failure = CompileFailure::Internal;
+  if (failed(copyFunction(c, failure)) ||
+      failed(extractWeights(c, inputShapes, failure)) ||
+      failed(specializeShapes(c, failure)) ||
+      failed(applyMixedPrecision(c, failure)))
+    return failure;
+  // Before the options' own budget, which would change what there is to
+  // recompute.
+  if (smallestByRecomputation && failed(smallestRematPeak(c, out, failure)))
+    return failure;
+  CompileResult result;
+  if (failed(applyMemoryBudget(c, result, failure))) {
+    out.budgetMissed = failure == CompileFailure::InvalidInput;
+    return failure;
+  }
+  // The database's kernel choices, which may change what kernels allocate;
+  // `on` would measure the others, which a plan does not.
+  CompileOptions cached = options;
+  if (cached.autotune != AutotuneMode::Off)
+    cached.autotune = AutotuneMode::Cached;
+  if (failed(autotuneKernels(c.function(), *target, c.targetOptions, cached,
+                             result)))
+    return CompileFailure::InvalidInput;
+  int64_t arena = 0;
+  failure = CompileFailure::Unsupported;
+  if (failed(plannedPeak(c, std::move(c.work), out.peak, arena)))
+    return failure;
+  return CompileFailure::None;
+}
 
 nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
                                 ArrayRef<SmallVector<int64_t>> inputShapes,

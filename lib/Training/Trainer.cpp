@@ -29,6 +29,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -139,11 +141,32 @@ public:
   rt::Status probe(const rt::Shapes &key, const rt::Shapes &argumentShapes,
                    const Probe *&out) override;
 
+  /// What planning a step gives (MemoryAlternatives says what is
+  /// counted): as configured; when asked, the smallest budget the gradient
+  /// function meets (PlannedPeak::smallestBudget), the step's figure under
+  /// it and the extra FLOPs; and whether the trainer's memory budget cannot
+  /// be met (the status says so too).
+  struct StepPlan {
+    int64_t peak = 0, budget = 0, budgetPeak = 0;
+    double extraFlops = 0;
+    bool budgetMissed = false;
+  };
+  /// Plans a step of `trainer` on data of shapes `key` with the training
+  /// functions built by `options` and `accumulate` micro-batches per
+  /// update, in modules of its own: the trainer's are left alone.
+  rt::Status plannedStep(const rt::Trainer &trainer, const rt::Shapes &key,
+                         const TrainingPipelineOptions &options,
+                         int64_t accumulate, bool smallest,
+                         StepPlan &out) const;
+
 private:
-  rt::Status bind(ModuleOp built);
+  rt::Status build(const rt::Shapes &inputShapes,
+                   TrainingPipelineOptions options,
+                   OwningOpRef<ModuleOp> &out) const;
+  rt::Status bind(ModuleOp built, rt::TrainLayout &out) const;
   struct MadeProbe;
   rt::Status makeProbe(const rt::Shapes &argumentShapes, MadeProbe &made);
-  rt::Status bindResults(rt::TrainFunction &f, func::FuncOp func);
+  rt::Status bindResults(rt::TrainFunction &f, func::FuncOp func) const;
 
   struct Made {
     std::unique_ptr<rt::Program> program;
@@ -164,17 +187,43 @@ private:
   bool bound_ = false;
 };
 
+/// Values are inputs of every training function: the trainer feeds them.
+void takeValuesOff(ModuleOp built) {
+  for (auto f : built.getOps<func::FuncOp>())
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      f.removeArgAttr(i, NNCDialect::getValueAttrName());
+}
+
 rt::Status CompilingSource::prepare(const rt::Shapes &inputShapes) {
   auto it = builds_.find(inputShapes);
   if (it != builds_.end()) {
     current_ = *it->second;
     return rt::Status::ok();
   }
-  MLIRContext &context = *module->getContext();
-  DiagnosticCapture capture(context);
   rt::ProfileScope profile("build", pipeline.function + " training functions");
-  OwningOpRef<ModuleOp> built(cast<ModuleOp>(module->getOperation()->clone()));
-  TrainingPipelineOptions options = pipeline;
+  OwningOpRef<ModuleOp> built;
+  NNC_RUNTIME_RETURN_IF_ERROR(build(inputShapes, pipeline, built));
+  dumpIR(*built, pipeline.function + ".training");
+  takeValuesOff(*built);
+  // The layout of the functions is the same for every shape.
+  if (!bound_) {
+    NNC_RUNTIME_RETURN_IF_ERROR(bind(*built, layout_));
+    bound_ = true;
+  }
+  current_ = *built;
+  builds_[inputShapes] = std::move(built);
+  return rt::Status::ok();
+}
+
+/// The training functions for graph inputs of `inputShapes`, built by
+/// `options` in a module of their own (values still on the arguments).
+rt::Status CompilingSource::build(const rt::Shapes &inputShapes,
+                                  TrainingPipelineOptions options,
+                                  OwningOpRef<ModuleOp> &out) const {
+  ModuleOp model = module.get();
+  MLIRContext &context = *model.getContext();
+  DiagnosticCapture capture(context);
+  OwningOpRef<ModuleOp> built(cast<ModuleOp>(model->clone()));
   for (unsigned i = 0; i < numModelArgs; ++i) {
     if (dataOfArg[i] < 0)
       continue;
@@ -193,16 +242,7 @@ rt::Status CompilingSource::prepare(const rt::Shapes &inputShapes) {
                                   : rt::StatusCode::InvalidArgument,
                       errors);
   }
-  dumpIR(*built, pipeline.function + ".training");
-  // Values are inputs of every training function: the trainer feeds them.
-  for (auto f : built->getOps<func::FuncOp>())
-    for (unsigned i = 0; i < f.getNumArguments(); ++i)
-      f.removeArgAttr(i, NNCDialect::getValueAttrName());
-  // The layout of the functions is the same for every shape.
-  if (!bound_)
-    NNC_RUNTIME_RETURN_IF_ERROR(bind(*built));
-  current_ = *built;
-  builds_[inputShapes] = std::move(built);
+  out = std::move(built);
   return rt::Status::ok();
 }
 
@@ -302,10 +342,105 @@ rt::Status CompilingSource::makeProbe(const rt::Shapes &argumentShapes,
   return rt::Status::ok();
 }
 
+/// A failed planPeak as compileAndLoad reports a failed compile.
+rt::Status planStatus(CompileFailure failure, std::string errors) {
+  rt::StatusCode code =
+      failure == CompileFailure::InvalidInput  ? rt::StatusCode::InvalidArgument
+      : failure == CompileFailure::Unsupported ? rt::StatusCode::Unimplemented
+                                               : rt::StatusCode::Internal;
+  return rt::Status(code, std::move(errors));
+}
+
+rt::Status CompilingSource::plannedStep(const rt::Trainer &trainer,
+                                        const rt::Shapes &key,
+                                        const TrainingPipelineOptions &options,
+                                        int64_t accumulate, bool smallest,
+                                        StepPlan &out) const {
+  out = StepPlan();
+  const rt::TrainerSpec &spec = trainer.spec();
+  rt::Shapes inputShapes(key.begin(), key.end() - 1);
+  // The trainer's own build of these shapes, read only, when it has one.
+  OwningOpRef<ModuleOp> fresh;
+  ModuleOp built;
+  auto found = builds_.find(inputShapes);
+  if (found != builds_.end() &&
+      describeTrainingPipeline(options) == describeTrainingPipeline(pipeline)) {
+    built = *found->second;
+  } else {
+    NNC_RUNTIME_RETURN_IF_ERROR(build(inputShapes, options, fresh));
+    takeValuesOff(*fresh);
+    built = *fresh;
+  }
+  rt::TrainLayout layout;
+  NNC_RUNTIME_RETURN_IF_ERROR(bind(built, layout));
+  // The argument shapes Trainer::bindArguments gives (the seed, the loss
+  // scale and the learning rate are scalars).
+  auto shapesOf = [&](const rt::TrainFunction &function) {
+    std::vector<llvm::SmallVector<int64_t>> shapes;
+    for (const rt::TrainBinding &b : function.arguments) {
+      std::vector<int64_t> dims;
+      if (b.source == rt::TrainSource::Data && b.index < key.size())
+        dims = key[b.index];
+      else if (b.source == rt::TrainSource::Slot)
+        dims = spec.slots[b.index].dims;
+      else if (b.source == rt::TrainSource::State)
+        dims = trainer.state()[b.index].shape();
+      else if (b.source == rt::TrainSource::Gradient)
+        dims = spec.slots[spec.trainable[b.index]].dims;
+      shapes.emplace_back(dims.begin(), dims.end());
+    }
+    return shapes;
+  };
+  // With accumulation the trainer holds the gradients summed so far and
+  // the optimizer state while the gradient function runs, outside its plan
+  // (the step and apply functions take both as arguments: inside theirs).
+  int64_t held = 0;
+  std::vector<rt::TrainFunctionKind> kinds = {rt::TrainFunctionKind::Step};
+  if (accumulate > 1) {
+    kinds = {rt::TrainFunctionKind::Grad, rt::TrainFunctionKind::Apply};
+    for (unsigned n : spec.trainable)
+      held += trainer.slotValues()[n].sizeInBytes();
+    for (const rt::HostTensor &tensor : trainer.state())
+      held += tensor.sizeInBytes();
+  }
+  DiagnosticCapture capture(*module.get().getContext());
+  for (rt::TrainFunctionKind kind : kinds) {
+    // Compiled as program() compiles it: the same donations and budget.
+    const rt::TrainFunction &function = layout[kind];
+    CompileOptions planned = compile;
+    planned.donations = rt::donationsOf(kind, function);
+    bool gradients = kind != rt::TrainFunctionKind::Apply;
+    if (!gradients)
+      planned.memoryBudget.reset();
+    PlannedPeak plan;
+    CompileFailure failure = planPeak(built, function.name, shapesOf(function),
+                                      planned, gradients && smallest, plan);
+    if (failure != CompileFailure::None) {
+      out.budgetMissed = plan.budgetMissed;
+      return planStatus(failure, capture.errors());
+    }
+    int64_t outside = gradients ? held : 0;
+    out.peak = std::max(out.peak, plan.peak + outside);
+    if (!smallest)
+      continue;
+    if (gradients && plan.smallestBudget) {
+      out.budget = plan.smallestBudget;
+      out.extraFlops = double(plan.extraFlops) / double(plan.flops);
+    }
+    out.budgetPeak = std::max(
+        out.budgetPeak,
+        (gradients && plan.smallestBudget ? plan.budgetPeak : plan.peak) +
+            outside);
+  }
+  if (!out.budget)
+    out.budgetPeak = 0;
+  return rt::Status::ok();
+}
+
 /// Results named like a slot are its new value (parameters come as
 /// param<i>, running statistics under their argument's name).
 rt::Status CompilingSource::bindResults(rt::TrainFunction &f,
-                                        func::FuncOp func) {
+                                        func::FuncOp func) const {
   auto names =
       func->getAttrOfType<ArrayAttr>(NNCDialect::getResultNamesAttrName());
   for (unsigned k = 0; k < func.getNumResults(); ++k) {
@@ -350,7 +485,7 @@ rt::Status CompilingSource::bindResults(rt::TrainFunction &f,
 
 /// Classifies the arguments and results of the built functions and checks
 /// the optimizer state against the trainer's.
-rt::Status CompilingSource::bind(ModuleOp built) {
+rt::Status CompilingSource::bind(ModuleOp built, rt::TrainLayout &out) const {
   std::string base = pipeline.function;
   auto lookup = [&](const std::string &name) {
     return built.lookupSymbol<func::FuncOp>(name);
@@ -427,8 +562,7 @@ rt::Status CompilingSource::bind(ModuleOp built) {
   if (!evalFn)
     return internal("the model function @" + base + " is gone");
   eval.results.assign(evalFn.getNumResults(), rt::TrainResult());
-  layout_ = std::move(layout);
-  bound_ = true;
+  out = std::move(layout);
   return rt::Status::ok();
 }
 
@@ -625,6 +759,75 @@ nnc::trainerMixedPrecision(const rt::Trainer &trainer) {
   ModuleOp build = source->lastStepBuild;
   Operation *loss = build.lookupSymbol(source->pipeline.function + "_train");
   return loss ? mixedPrecisionReport(loss) : std::nullopt;
+}
+
+rt::Status nnc::trainerMemoryAlternatives(const rt::Trainer &trainer,
+                                          const rt::Shapes &key,
+                                          MemoryAlternatives &out) {
+  auto start = std::chrono::steady_clock::now();
+  out = MemoryAlternatives();
+  auto *source = dynamic_cast<const CompilingSource *>(&trainer.source());
+  if (!source)
+    return rt::Status(rt::StatusCode::Unimplemented,
+                      "the trainer was loaded from a file: it has no compiler "
+                      "to plan its functions with");
+  const rt::TrainerSpec &spec = trainer.spec();
+  if (key.size() != spec.data.size())
+    return invalid("expected the shapes of " +
+                   std::to_string(spec.data.size()) + " data tensors, got " +
+                   std::to_string(key.size()));
+  // As configured, and at the smallest recomputation.
+  CompilingSource::StepPlan plan;
+  NNC_RUNTIME_RETURN_IF_ERROR(source->plannedStep(
+      trainer, key, source->pipeline, spec.accumulate, true, plan));
+  out.current = plan.peak;
+  if (plan.budget && plan.budgetPeak < out.current) {
+    out.budget = plan.budget;
+    out.budgetPeak = plan.budgetPeak;
+    out.budgetExtraFlops = plan.extraFlops;
+  }
+  // An alternative keeps the trainer's memory budget: where that cannot be
+  // met, the trainer could not run it (0).
+  auto alternative = [&](const rt::Shapes &shapes,
+                         const TrainingPipelineOptions &options,
+                         int64_t accumulate, int64_t &figure) {
+    rt::Status status =
+        source->plannedStep(trainer, shapes, options, accumulate, false, plan);
+    figure = status.isOk() ? plan.peak : 0;
+    return plan.budgetMissed ? rt::Status::ok() : status;
+  };
+  // Mixed precision as --amp bf16 asks for it (the op policy's defaults).
+  if (!source->pipeline.precision.enabled()) {
+    TrainingPipelineOptions amp = source->pipeline;
+    amp.precision = MixedPrecisionOptions();
+    amp.precision.dtype = "bf16";
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        alternative(key, amp, spec.accumulate, out.amp));
+  }
+  // Micro-batches: the batch dimension (the first of every data tensor,
+  // free in the signature; flattened labels hold it too) divided by its
+  // smallest factor of 2 or more.
+  bool free = !key.empty() && !key[0].empty();
+  for (size_t i = 0; free && i < key.size(); ++i)
+    free = !key[i].empty() && !spec.data[i].dims.empty() &&
+           spec.data[i].dims[0] == -1;
+  int64_t batch = free ? key[0][0] : 0, factor = 2;
+  while (factor <= batch && batch % factor)
+    ++factor;
+  if (free && factor <= batch) {
+    rt::Shapes micro = key;
+    for (std::vector<int64_t> &dims : micro)
+      dims[0] /= factor;
+    NNC_RUNTIME_RETURN_IF_ERROR(alternative(micro, source->pipeline,
+                                            spec.accumulate * factor,
+                                            out.accumulateBytes));
+    if (out.accumulateBytes)
+      out.accumulate = spec.accumulate * factor;
+  }
+  out.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return rt::Status::ok();
 }
 
 std::optional<nnc::RematReport> nnc::trainerRemat(const rt::Trainer &trainer) {

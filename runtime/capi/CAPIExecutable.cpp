@@ -180,29 +180,11 @@ nnc_status_t nnc::capi::programStats(const char *fn, const rt::Program &program,
                 std::to_string(sizeof(nnc_executable_stats_t)));
   nnc_executable_stats_t &out = *out_stats;
   const rt::Plan &plan = program.plan();
-  uint64_t ioBytes = 0;
-  for (size_t index = 0; index < plan.values.size(); ++index) {
-    const rt::PlanValue &value = plan.values[index];
-    // Weights and the arena are counted below; an output written into
-    // its input's buffer takes none of its own.
-    bool donated = std::any_of(plan.donations.begin(), plan.donations.end(),
-                               [&](auto pair) { return pair.first == index; });
-    if (value.role == rt::ValueRole::Weight ||
-        value.role == rt::ValueRole::Scratch || donated)
-      continue;
-    int64_t elements = 0;
-    size_t bytes = 0;
-    if (rt::checkedShapeSize(value.shape, rt::dtypeSize(value.dtype), elements,
-                             bytes)
-            .isOk())
-      ioBytes += bytes;
-  }
   out.kernel_count = static_cast<uint32_t>(plan.steps.size());
   out.library_calls = plan.libraryCalls;
   out.code_bytes = program.codeBytes();
   out.weight_bytes = program.weightBytes();
-  out.peak_memory_bytes = ioBytes + program.weightBytes() +
-                          program.scratchBytes() + plan.kernelAllocBytes;
+  out.peak_memory_bytes = program.plannedPeakBytes();
   out.compile_seconds = compileSeconds;
   out.from_cache = fromCache ? 1 : 0;
   out.arena_bytes = program.scratchBytes();

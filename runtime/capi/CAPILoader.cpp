@@ -16,10 +16,6 @@
 
 using namespace nnc::capi;
 
-struct nnc_loader_s {
-  std::shared_ptr<rt::DataLoader> loader;
-};
-
 struct nnc_batch_s {
   std::weak_ptr<rt::DataLoader> loader;
   rt::Batch batch;
@@ -47,6 +43,30 @@ nnc_status_t convertOptions(const char *fn,
   out.dropLast = options->drop_last != 0;
   out.workers = options->workers;
   out.prefetch = options->prefetch;
+  if (auto transform = options->transform) {
+    void *userData = options->transform_user_data;
+    out.transform = [transform, userData](rt::Batch &batch) -> rt::Status {
+      std::vector<nnc_tensor_s> views(batch.arrays.size());
+      std::vector<nnc_tensor_t *> pointers;
+      for (size_t i = 0; i < views.size(); ++i) {
+        rt::HostTensor &tensor = batch.arrays[i];
+        views[i].dtype = fromRuntime(tensor.dtype());
+        views[i].dims = tensor.shape();
+        views[i].data = tensor.data();
+        views[i].byteSize = tensor.sizeInBytes();
+        pointers.push_back(&views[i]);
+      }
+      int32_t result = transform(userData, batch.epoch, batch.index,
+                                 pointers.size(), pointers.data());
+      if (result != 0)
+        return rt::Status(rt::StatusCode::Internal,
+                          "the loader's transform returned " +
+                              std::to_string(result) + " on batch " +
+                              std::to_string(batch.index) + " of epoch " +
+                              std::to_string(batch.epoch));
+      return rt::Status::ok();
+    };
+  }
   return nullptr;
 }
 

@@ -55,27 +55,6 @@ nnc_status_t batchOf(const char *fn, const nnc_trainer_s &t, size_t count,
   return nullptr;
 }
 
-/// A batch checked against the trainer's data signature.
-struct Batch {
-  std::vector<rt::TensorRef> refs;
-  rt::Shapes key;
-  std::vector<int64_t> flatDims; // of labels given one row per sample
-};
-
-/// Checks a batch of `expected` entries: its references and key.
-nnc_status_t checkBatch(const char *fn, const nnc_trainer_s &t, size_t count,
-                        const nnc_tensor_t *const *data, size_t expected,
-                        Batch &batch) {
-  if (count != expected)
-    return invalidArgument(fn, "expected " + std::to_string(expected) +
-                                   " data tensors, got " +
-                                   std::to_string(count));
-  if (nnc_status_t s = batchOf(fn, t, count, data, batch.refs))
-    return s;
-  return convertStatus(fn, t.trainer->checkData(batch.refs, expected, batch.key,
-                                                batch.flatDims));
-}
-
 /// Points the parameter views at the current values: steps and checkpoint
 /// loads swap the buffers they update, and a view handed out earlier must
 /// show the new values.
@@ -100,6 +79,20 @@ nnc_status_t loaded(const char *fn, rt::Status status,
 }
 
 } // namespace
+
+nnc_status_t nnc::capi::checkBatch(const char *fn, const nnc_trainer_s &t,
+                                   size_t count,
+                                   const nnc_tensor_t *const *data,
+                                   size_t expected, Batch &batch) {
+  if (count != expected)
+    return invalidArgument(fn, "expected " + std::to_string(expected) +
+                                   " data tensors, got " +
+                                   std::to_string(count));
+  if (nnc_status_t s = batchOf(fn, t, count, data, batch.refs))
+    return s;
+  return convertStatus(fn, t.trainer->checkData(batch.refs, expected, batch.key,
+                                                batch.flatDims));
+}
 
 std::unique_ptr<nnc_trainer_s>
 nnc::capi::makeTrainer(std::unique_ptr<rt::Trainer> trainer) {

@@ -17,6 +17,7 @@
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/HostTensor.h"
 #include "nnc/runtime/Plan.h"
+#include "nnc/runtime/Program.h"
 #include "nnc/runtime/Status.h"
 
 #include <exception>
@@ -161,7 +162,28 @@ struct nnc_trainer_s {
   ~nnc_trainer_s();
 };
 
+namespace nnc::runtime {
+class DataLoader;
+} // namespace nnc::runtime
+
+struct nnc_loader_s {
+  std::shared_ptr<nnc::runtime::DataLoader> loader;
+};
+
 namespace nnc::capi {
+
+/// A batch checked against a trainer's data signature.
+struct Batch {
+  std::vector<rt::TensorRef> refs;
+  std::vector<std::vector<int64_t>> key; // rt::Shapes
+  std::vector<int64_t> flatDims;         // of labels given one row per sample
+};
+
+/// Checks `data[0, count)` against the `expected` entries of `t`'s data
+/// signature (dtypes and shapes): its references and key.
+nnc_status_t checkBatch(const char *fn, const nnc_trainer_s &t, size_t count,
+                        const nnc_tensor_t *const *data, size_t expected,
+                        Batch &batch);
 
 /// Wraps `trainer` into a handle.
 std::unique_ptr<nnc_trainer_s>

@@ -175,6 +175,26 @@ private:
   std::vector<void *> &buffers;
 };
 
+uint64_t Program::plannedPeakBytes() const {
+  uint64_t ioBytes = 0;
+  for (size_t index = 0; index < plan_.values.size(); ++index) {
+    const PlanValue &value = plan_.values[index];
+    // Weights and the arena are counted below; an output written into
+    // its input's buffer takes none of its own.
+    bool donated = std::any_of(plan_.donations.begin(), plan_.donations.end(),
+                               [&](auto pair) { return pair.first == index; });
+    if (value.role == ValueRole::Weight || value.role == ValueRole::Scratch ||
+        donated)
+      continue;
+    int64_t elements = 0;
+    size_t bytes = 0;
+    if (checkedShapeSize(value.shape, dtypeSize(value.dtype), elements, bytes)
+            .isOk())
+      ioBytes += bytes;
+  }
+  return ioBytes + weightBytes_ + scratchBytes_ + plan_.kernelAllocBytes;
+}
+
 namespace {
 
 /// Whether the buffers the caller hands back for reuse fit the outputs

@@ -384,8 +384,12 @@ Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
   NNC_RUNTIME_RETURN_IF_ERROR(
       bindArguments(kind, batch, gradients, scale, lr, refs, shapes));
   TrainProgram program;
-  NNC_RUNTIME_RETURN_IF_ERROR(
-      source_->program(kind, key, shapes, program, compiled));
+  auto lookup = Clock::now();
+  Status found = source_->program(kind, key, shapes, program, compiled);
+  if (counting_)
+    counters_.hostSeconds +=
+        std::chrono::duration<double>(Clock::now() - lookup).count();
+  NNC_RUNTIME_RETURN_IF_ERROR(found);
   if (kind == TrainFunctionKind::Step || kind == TrainFunctionKind::Grad) {
     lastStep_ = program;
     hasLastStep_ = true;
@@ -443,8 +447,25 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
   ProfileScope profile("step", "train step");
   out.nonFinite.clear();
   out.probeSeconds = 0;
-  NNC_RUNTIME_RETURN_IF_ERROR(
-      source_->prepare(Shapes(key.begin(), key.end() - 1)));
+  // Every return below counts the call's time.
+  struct Count {
+    Trainer &trainer;
+    Clock::time_point start;
+    ~Count() {
+      trainer.counters_.stepSeconds +=
+          std::chrono::duration<double>(Clock::now() - start).count();
+      trainer.counting_ = false;
+    }
+  } count{*this, start};
+  counting_ = true;
+  ++counters_.calls;
+  if (!batch.empty())
+    counters_.samples += batch.front().rank ? batch.front().dims[0] : 1;
+  auto preparing = Clock::now();
+  Status prepared = source_->prepare(Shapes(key.begin(), key.end() - 1));
+  counters_.hostSeconds +=
+      std::chrono::duration<double>(Clock::now() - preparing).count();
+  NNC_RUNTIME_RETURN_IF_ERROR(prepared);
   double scale = scaler_.scale;
   double lr = learningRate();
   int64_t accumulate = spec_.accumulate;
@@ -506,8 +527,10 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
   }
   // Named before the seed moves on: the probe reruns the last micro-batch
   // as its gradient computation saw it.
-  if (applied && found)
+  if (applied && found) {
     nameNonFinite(batch, key, scale, lr, out);
+    counters_.hostSeconds += out.probeSeconds;
+  }
   ++draws_;
   if (applied && scaler_.update(found))
     ++steps_;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int passed = 0;
@@ -1888,6 +1889,322 @@ done:
   nnc_context_destroy(context);
 }
 
+/* What a training step of remat_mlir takes, and what a memory budget, bf16
+ * and accumulation would make of it, planned without compiling; each figure
+ * checked against a trainer that does what it says. */
+static void test_memory_alternatives(const char *dir) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_trainer_t *plain = NULL, *budgeted = NULL, *accumulating = NULL,
+                *loaded = NULL;
+  nnc_memory_alternatives_t alt, micro;
+  nnc_executable_stats_t stats;
+  nnc_train_options_t options;
+  nnc_compile_options_t compile;
+  nnc_tensor_t *x = NULL, *t = NULL, *half_x = NULL, *half_t = NULL,
+               *narrow = NULL;
+  const nnc_tensor_t *data[2], *half[2], *param = NULL;
+  static float xs[512 * 8], ts[512 * 8];
+  float w1[64];
+  int64_t dims[2] = {512, 8}, half_dims[2] = {256, 8},
+          narrow_dims[2] = {512, 7};
+  uint64_t gradient_bytes = 0;
+  char path[4200];
+  size_t i;
+
+  for (i = 0; i < 512 * 8; ++i) {
+    xs[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    ts[i] = (float)((i * 11) % 13) / 13.0f;
+  }
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(nnc_model_parse_mlir(context, remat_mlir, sizeof(remat_mlir) - 1,
+                                 "remat.mlir", &model));
+  if (model)
+    EXPECT_OK(train_with_budget(model, 0, 0, xs, ts, w1, &plain));
+  if (!plain)
+    goto done;
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, xs, sizeof(xs), &x));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, ts, sizeof(ts), &t));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, half_dims, xs,
+                                   sizeof(xs) / 2, &half_x));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, half_dims, ts,
+                                   sizeof(ts) / 2, &half_t));
+  data[0] = x;
+  data[1] = t;
+  half[0] = half_x;
+  half[1] = half_t;
+  memset(&alt, 0, sizeof(alt));
+  alt.struct_size = sizeof(alt);
+  EXPECT_OK(nnc_trainer_memory_alternatives(plain, 2, data, &alt));
+  fprintf(stderr,
+          "memory alternatives: current %llu, budget %llu: %llu (+%.3f "
+          "FLOPs), bf16 %llu, accumulate %lld: %llu (%.3f s)\n",
+          (unsigned long long)alt.current_bytes,
+          (unsigned long long)alt.budget_bytes,
+          (unsigned long long)alt.budget_peak_bytes, alt.budget_extra_flops,
+          (unsigned long long)alt.amp_bytes, (long long)alt.accumulate,
+          (unsigned long long)alt.accumulate_bytes, alt.seconds);
+  CHECK(alt.struct_size == sizeof(alt) && alt.seconds > 0);
+  /* As configured: the peak of the step the trainer ran. */
+  memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  EXPECT_OK(nnc_trainer_step_stats(plain, &stats));
+  CHECK(alt.current_bytes == stats.peak_memory_bytes);
+  CHECK(alt.budget_bytes > 0 && alt.budget_bytes < alt.current_bytes);
+  CHECK(alt.budget_peak_bytes > 0 && alt.budget_peak_bytes <= alt.budget_bytes);
+  CHECK(alt.budget_extra_flops > 0 && alt.budget_extra_flops < 1);
+  CHECK(alt.amp_bytes > 0 && alt.amp_bytes != alt.current_bytes);
+  CHECK(alt.accumulate == 2 && alt.accumulate_bytes > 0 &&
+        alt.accumulate_bytes < alt.current_bytes);
+
+  /* A trainer given the budget meets it, at the figure said. */
+  EXPECT_OK(
+      train_with_budget(model, 0, alt.budget_bytes, xs, ts, w1, &budgeted));
+  if (budgeted) {
+    EXPECT_OK(nnc_trainer_step_stats(budgeted, &stats));
+    CHECK(stats.peak_memory_bytes == alt.budget_peak_bytes);
+  }
+
+  /* Two micro-batches of 256: the gradient step's peak and the gradients
+   * summed meanwhile (SGD without momentum holds no other state). */
+  nnc_train_options_initialize(&options);
+  options.loss = NNC_LOSS_MSE;
+  options.optimizer = NNC_OPTIMIZER_SGD;
+  options.accumulate = 2;
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  EXPECT_OK(nnc_trainer_create(model, &options, &compile, &accumulating));
+  if (accumulating) {
+    EXPECT_OK(nnc_trainer_step(accumulating, 2, half, NULL));
+    EXPECT_OK(nnc_trainer_step(accumulating, 2, half, NULL));
+    EXPECT_OK(nnc_trainer_step_stats(accumulating, &stats));
+    for (i = 0; i < nnc_trainer_parameter_count(accumulating); ++i)
+      if (!nnc_trainer_parameter(accumulating, i, NULL, &param))
+        gradient_bytes += nnc_tensor_byte_size(param);
+    CHECK(alt.accumulate_bytes == stats.peak_memory_bytes + gradient_bytes);
+    memset(&micro, 0, sizeof(micro));
+    micro.struct_size = sizeof(micro);
+    EXPECT_OK(nnc_trainer_memory_alternatives(accumulating, 2, half, &micro));
+    CHECK(micro.current_bytes == alt.accumulate_bytes);
+    CHECK(micro.accumulate == 4 &&
+          micro.accumulate_bytes < alt.accumulate_bytes);
+  }
+
+  /* Data that does not fit, a short struct, a trainer without a compiler. */
+  EXPECT_ERROR(nnc_trainer_memory_alternatives(plain, 1, data, &alt),
+               NNC_STATUS_INVALID_ARGUMENT, "data tensors");
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, narrow_dims, xs,
+                                   512 * 7 * sizeof(float), &narrow));
+  data[0] = narrow;
+  EXPECT_ERROR(nnc_trainer_memory_alternatives(plain, 2, data, &alt),
+               NNC_STATUS_INVALID_ARGUMENT, "must be");
+  data[0] = x;
+  alt.struct_size = 8;
+  EXPECT_ERROR(nnc_trainer_memory_alternatives(plain, 2, data, &alt),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  alt.struct_size = sizeof(alt);
+  snprintf(path, sizeof(path), "%s/alternatives.nncx", dir);
+  EXPECT_OK(nnc_trainer_save(plain, path));
+  EXPECT_OK(nnc_trainer_load_file(path, &loaded));
+  if (loaded)
+    EXPECT_ERROR(nnc_trainer_memory_alternatives(loaded, 2, data, &alt),
+                 NNC_STATUS_UNIMPLEMENTED, "loaded from a file");
+  remove(path);
+
+done:
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(t);
+  nnc_tensor_destroy(half_x);
+  nnc_tensor_destroy(half_t);
+  nnc_tensor_destroy(narrow);
+  nnc_trainer_destroy(loaded);
+  nnc_trainer_destroy(accumulating);
+  nnc_trainer_destroy(budgeted);
+  nnc_trainer_destroy(plain);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
+/* A loader transform that takes 15 ms per batch (a slow loader) and one that
+ * fails on batch 2. */
+static int32_t slow_transform(void *user_data, int64_t epoch, int64_t index,
+                              size_t count, nnc_tensor_t *const *tensors) {
+  struct timespec pause = {0, 15 * 1000 * 1000};
+  (void)epoch;
+  (void)index;
+  ++*(int *)user_data;
+  CHECK(count == 2 && tensors[0] && nnc_tensor_data(tensors[0]));
+  nanosleep(&pause, NULL);
+  return 0;
+}
+
+static int32_t failing_transform(void *user_data, int64_t epoch, int64_t index,
+                                 size_t count, nnc_tensor_t *const *tensors) {
+  (void)user_data;
+  (void)epoch;
+  (void)count;
+  (void)tensors;
+  return index == 2 ? 7 : 0;
+}
+
+static void test_monitor(void) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_trainer_t *trainer = NULL;
+  nnc_loader_t *loader = NULL, *failing = NULL;
+  nnc_monitor_t *monitor = NULL, *bad = NULL;
+  nnc_monitor_options_t options;
+  nnc_loader_options_t loader_options;
+  nnc_train_options_t train_options;
+  nnc_compile_options_t compile;
+  nnc_interval_stats_t stats;
+  nnc_executable_stats_t step_stats;
+  nnc_batch_t *batch = NULL;
+  nnc_tensor_t *arrays[2] = {NULL, NULL};
+  static float xs[64 * 8], ts[64 * 8];
+  const char *names[2] = {"x", "labels"};
+  int64_t dims[2] = {64, 8};
+  uint32_t raised = 0;
+  int transformed = 0, interval, step;
+  size_t i;
+
+  for (i = 0; i < 64 * 8; ++i) {
+    xs[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    ts[i] = (float)((i * 11) % 13) / 13.0f;
+  }
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    return;
+  EXPECT_OK(nnc_model_parse_mlir(context, remat_mlir, sizeof(remat_mlir) - 1,
+                                 "remat.mlir", &model));
+  nnc_train_options_initialize(&train_options);
+  train_options.loss = NNC_LOSS_MSE;
+  train_options.optimizer = NNC_OPTIMIZER_SGD;
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  if (model)
+    EXPECT_OK(nnc_trainer_create(model, &train_options, &compile, &trainer));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, xs, sizeof(xs),
+                                   &arrays[0]));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, ts, sizeof(ts),
+                                   &arrays[1]));
+  nnc_loader_options_initialize(&loader_options);
+  CHECK(loader_options.transform == NULL);
+  loader_options.batch_size = 8;
+  loader_options.workers = 1;
+  loader_options.prefetch = 1;
+  loader_options.transform = slow_transform;
+  loader_options.transform_user_data = &transformed;
+  EXPECT_OK(nnc_loader_create(2, names, (const nnc_tensor_t *const *)arrays,
+                              &loader_options, &loader));
+  if (!trainer || !loader)
+    goto done;
+
+  /* Bad arguments. */
+  nnc_monitor_options_initialize(&options);
+  options.data_wait_share = 0;
+  EXPECT_ERROR(nnc_monitor_create(trainer, loader, &options, &bad),
+               NNC_STATUS_INVALID_ARGUMENT, "data_wait_share");
+  CHECK(bad == NULL);
+  EXPECT_ERROR(nnc_monitor_create(NULL, loader, NULL, &bad),
+               NNC_STATUS_INVALID_ARGUMENT, "trainer");
+  options.struct_size = 3;
+  EXPECT_ERROR(nnc_monitor_create(trainer, loader, &options, &bad),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+
+  /* A memory limit of one byte and a kernel share any kernel passes: every
+   * topic is raised, each once. */
+  nnc_monitor_options_initialize(&options);
+  options.memory_limit_bytes = 1;
+  options.kernel_share = 0.01;
+  EXPECT_OK(nnc_monitor_create(trainer, loader, &options, &monitor));
+  if (!monitor)
+    goto done;
+  memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats) - 1;
+  EXPECT_ERROR(nnc_monitor_interval(monitor, &stats),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  for (interval = 0; interval < 3; ++interval) {
+    for (step = 0; step < 4; ++step) {
+      const nnc_tensor_t *data[2];
+      EXPECT_OK(nnc_loader_next(loader, &batch));
+      if (!batch)
+        goto done;
+      data[0] = nnc_batch_tensor(batch, 0);
+      data[1] = nnc_batch_tensor(batch, 1);
+      EXPECT_OK(nnc_trainer_step(trainer, 2, data, NULL));
+      nnc_batch_destroy(batch);
+      batch = NULL;
+    }
+    memset(&stats, 0, sizeof(stats));
+    stats.struct_size = sizeof(stats);
+    EXPECT_OK(nnc_monitor_interval(monitor, &stats));
+    /* The parts add up to the wall time, exactly as doubles add. */
+    CHECK(stats.busy_seconds >= 0 && stats.data_wait_seconds >= 0 &&
+          stats.other_seconds >= 0);
+    CHECK(stats.busy_seconds + stats.data_wait_seconds + stats.other_seconds ==
+          stats.wall_seconds);
+    CHECK(stats.steps == 4 && stats.step == 4 * (interval + 1) &&
+          stats.micro_batches == 4 && stats.samples == 32);
+    CHECK(stats.samples_per_second > 0 &&
+          fabs(stats.samples_per_second * stats.wall_seconds - 32) < 1e-6);
+    CHECK(stats.resident_bytes > 0 &&
+          stats.peak_resident_bytes >= stats.resident_bytes);
+    CHECK(stats.memory_available_bytes == 1 && stats.memory_source &&
+          strcmp(stats.memory_source, "the limit given") == 0);
+    step_stats.struct_size = sizeof(step_stats);
+    EXPECT_OK(nnc_trainer_step_stats(trainer, &step_stats));
+    CHECK(stats.planned_peak_bytes == step_stats.peak_memory_bytes &&
+          stats.planned_peak_bytes > 0);
+    /* Four 15 ms batches on one worker against steps of microseconds. */
+    if (interval > 0)
+      CHECK(stats.data_wait_seconds > 0.02);
+    CHECK((stats.advice & raised) == 0);
+    CHECK((stats.advice != 0) == (stats.advice_text != NULL));
+    if (stats.advice & NNC_ADVICE_DATA_WAIT)
+      CHECK(strstr(stats.advice_text, "raise the loader's workers "
+                                      "(--workers, now 1) or prefetch "
+                                      "(--prefetch, now 1)") != NULL);
+    if (stats.advice & NNC_ADVICE_MEMORY)
+      CHECK(strstr(stats.advice_text, "memory is near its limit") != NULL);
+    if (stats.advice & NNC_ADVICE_KERNELS)
+      CHECK(strstr(stats.advice_text, "the step is dominated by") != NULL);
+    raised |= stats.advice;
+  }
+  CHECK(raised ==
+        (NNC_ADVICE_DATA_WAIT | NNC_ADVICE_MEMORY | NNC_ADVICE_KERNELS));
+  CHECK(transformed >= 12);
+
+  /* A transform that fails stops the loader with what it returned. */
+  loader_options.transform = failing_transform;
+  loader_options.transform_user_data = NULL;
+  EXPECT_OK(nnc_loader_create(2, names, (const nnc_tensor_t *const *)arrays,
+                              &loader_options, &failing));
+  if (failing) {
+    for (i = 0; i < 2; ++i) {
+      EXPECT_OK(nnc_loader_next(failing, &batch));
+      nnc_batch_destroy(batch);
+      batch = NULL;
+    }
+    EXPECT_ERROR(nnc_loader_next(failing, &batch), NNC_STATUS_INTERNAL,
+                 "transform returned 7 on batch 2 of epoch 0");
+    CHECK(batch == NULL);
+  }
+
+done:
+  nnc_batch_destroy(batch);
+  nnc_monitor_destroy(monitor);
+  nnc_loader_destroy(failing);
+  nnc_loader_destroy(loader);
+  nnc_tensor_destroy(arrays[0]);
+  nnc_tensor_destroy(arrays[1]);
+  nnc_trainer_destroy(trainer);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
 static void test_loader(const char *dir) {
   char path[4096];
   int64_t dims[2] = {5, 2};
@@ -2061,7 +2378,9 @@ int main(void) {
   test_training(dir);
   test_skipped_step();
   test_memory_budget();
+  test_memory_alternatives(dir);
   test_loader(dir);
+  test_monitor();
   test_profiler();
   rmdir(dir);
   printf("%d passed, %d failed\n", passed, failed);

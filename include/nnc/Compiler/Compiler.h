@@ -167,6 +167,36 @@ CompileResult compile(mlir::ModuleOp module, llvm::StringRef functionName,
                       llvm::ArrayRef<llvm::SmallVector<int64_t>> inputShapes,
                       const CompileOptions &options);
 
+/// A compile's planned peak, found without the compile (planPeak).
+struct PlannedPeak {
+  /// As the executable compile() makes would report it (peak_memory_bytes:
+  /// inputs and outputs not written in place, weights, temporaries).
+  int64_t peak = 0;
+  /// When asked: the smallest memory budget (CompileOptions::memoryBudget
+  /// bytes) the compile meets by recomputation, as found (to within about
+  /// 1 %), whatever budget the options set, and the planned peak under it
+  /// (at most that), with the function's FLOPs and those it recomputes; 0
+  /// when none is found below the peak without recomputation.
+  int64_t smallestBudget = 0, budgetPeak = 0;
+  int64_t flops = 0, extraFlops = 0;
+  /// The compile would fail because the options' memory budget cannot be
+  /// met (the result is InvalidInput).
+  bool budgetMissed = false;
+};
+
+/// The planned peak of compile(module, functionName, inputShapes, options)
+/// from its stages up to the memory plan: mixed precision and the memory
+/// budget as `options` set them, kernel choices from the tuning database
+/// only (nothing is measured), no cache and no code. With
+/// `smallestByRecomputation` (for a training function, as
+/// --nnc-remat-budget takes it), also the smallest budget and the peak
+/// under it. Errors are diagnostics on the module's context; the result
+/// says which kind (None on success).
+CompileFailure planPeak(mlir::ModuleOp module, llvm::StringRef functionName,
+                        llvm::ArrayRef<llvm::SmallVector<int64_t>> inputShapes,
+                        const CompileOptions &options,
+                        bool smallestByRecomputation, PlannedPeak &out);
+
 /// With the environment variable NNC_DUMP_IR naming a folder, writes
 /// `module` there as `<name>.mlir` (the compile driver: `<function>.input`,
 /// `.kernels` and `.lowered`; the trainer: `<model>.training`), and compiles

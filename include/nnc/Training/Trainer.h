@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace mlir {
 class ModuleOp;
@@ -67,6 +68,44 @@ trainerMixedPrecision(const runtime::Trainer &trainer);
 /// last training step (or gradient function) compiled; nothing before the
 /// first, without a budget, or for a trainer loaded from a file.
 std::optional<RematReport> trainerRemat(const runtime::Trainer &trainer);
+
+/// The memory of a training step and what would lower it, each planned by
+/// the compiler (planPeak), no code generated. A configuration's figure is
+/// the largest, over the functions a step runs, of the function's planned
+/// peak plus what the trainer holds outside it meanwhile: with
+/// accumulation, the gradients summed so far and the optimizer state while
+/// the gradient function runs. Without accumulation that is the training
+/// step's peak_memory_bytes exactly.
+struct MemoryAlternatives {
+  /// As the trainer is configured.
+  int64_t current = 0;
+  /// The smallest memory budget (CompileOptions::memoryBudget: the
+  /// gradient function's own planned peak) the compiler meets by
+  /// recomputation in backward, the figure under it, and its extra FLOPs
+  /// over the function's; 0 when it lowers nothing.
+  int64_t budget = 0, budgetPeak = 0;
+  double budgetExtraFlops = 0;
+  /// The alternatives below keep the rest of the configuration, the memory
+  /// budget included: where that budget cannot be met, they are 0.
+  /// With mixed precision in bf16; 0 when the trainer already computes in
+  /// f16 or bf16.
+  int64_t amp = 0;
+  /// Micro-batches per step (the trainer's accumulation times the smallest
+  /// factor of 2 or more dividing the batch) and the figure at those
+  /// micro-batches; 0 when the batch has no such factor or is not free.
+  int64_t accumulate = 0;
+  int64_t accumulateBytes = 0;
+  double seconds = 0;
+};
+
+/// The figures for data of shapes `key` (all data, labels last, as
+/// Trainer::checkData returns them) of a trainer createTrainer made; its
+/// own functions and programs are left as they are. Unimplemented for a
+/// trainer loaded from a file (it has no compiler).
+runtime::Status
+trainerMemoryAlternatives(const runtime::Trainer &trainer,
+                          const std::vector<std::vector<int64_t>> &key,
+                          MemoryAlternatives &out);
 
 } // namespace nnc
 

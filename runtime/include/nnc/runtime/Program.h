@@ -61,6 +61,10 @@ public:
   uint64_t codeBytes() const { return codeBytes_; }
   /// The sum of the scratch values' sizes (the bytes one run holds).
   uint64_t scratchBytes() const { return scratchBytes_; }
+  /// The bytes one run holds at most, as the plan counts them: inputs and
+  /// outputs not written into an input's buffer, weights, the scratch
+  /// arena and what kernels allocate themselves.
+  uint64_t plannedPeakBytes() const;
   /// Scratch blocks allocated so far (the pool's high-water mark, in
   /// blocks): one per scratch value after any number of sequential runs.
   uint64_t scratchAllocations() const {

@@ -145,6 +145,20 @@ struct TrainerSpec {
 };
 
 /// A program ready to run, as a source hands it out.
+/// What a trainer's step() calls have taken, summed since it was made: the
+/// training monitor (Monitor.h) splits wall time with it.
+struct TrainerCounters {
+  /// Seconds inside step(), and of those, spent getting programs (building
+  /// and compiling the functions of a new shape, cache lookups) and naming
+  /// non-finite values: host work, not the compiled step.
+  double stepSeconds = 0;
+  double hostSeconds = 0;
+  /// Rows of data (the first dimension of the batch's first tensor) and
+  /// step() calls (micro-batches).
+  int64_t samples = 0;
+  int64_t calls = 0;
+};
+
 struct TrainProgram {
   const Program *program = nullptr;
   /// Caps the threads its kernels use (0: all cores).
@@ -269,6 +283,7 @@ public:
   const TrainProgram *lastStep() const {
     return hasLastStep_ ? &lastStep_ : nullptr;
   }
+  const TrainerCounters &counters() const { return counters_; }
 
   /// Writes a checkpoint at `path` (atomically) with `userMetadata`
   /// stored under "user.<key>"; refused in the middle of an accumulation.
@@ -328,6 +343,9 @@ private:
   std::map<Shapes, std::vector<HostTensor>> spare_[kNumTrainFunctionKinds];
   TrainProgram lastStep_;
   bool hasLastStep_ = false;
+  TrainerCounters counters_;
+  /// Inside step(): the program lookups of run() count as host time.
+  bool counting_ = false;
   /// Scalars fed to every run, kept to avoid allocating them per step.
   HostTensor scaleTensor_, lrTensor_, seedTensor_;
 };
