@@ -13,6 +13,7 @@
 #include "../common/CAPIHelpers.h"
 #include "../common/FileHelpers.h"
 #include "CompilerLibrary.h"
+#include "Plot.h"
 #include "Train.h"
 
 #include <algorithm>
@@ -37,6 +38,7 @@ namespace {
 const char *kUsage = R"(usage: nnc-run MODEL [options]
        nnc-run train MODEL --data FILE.npz [options]   (see train --help)
        nnc-run grad MODEL --inputs FILE.npz --save FILE.npz
+       nnc-run plot LOG [LOG...] -o FILE.svg   (see plot --help)
 
 Compiles MODEL (.onnx or .mlir) for the shapes of the given inputs (and the
 values of its shape inputs), or loads a compiled .nncx, runs it once per run
@@ -826,5 +828,7 @@ int main(int argc, char **argv) {
     return nnc::tools::runTrain(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "grad") == 0)
     return nnc::tools::runGrad(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "plot") == 0)
+    return nnc::tools::runPlot(argc - 1, argv + 1);
   return runTool(argc, argv);
 }
