@@ -124,6 +124,20 @@ output:
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
+  --plot FILE.svg          at the end, the run's curves (loss, evaluation,
+                           learning rate, throughput, time waiting for
+                           data) as one self-contained SVG file
+  --no-advice              no advice: by default a run says once when data
+                           loading stalls the step, memory nears its limit
+                           (with what --memory-budget, --amp and
+                           --accumulate would make of the planned peak) or
+                           a few kernels dominate the step
+  --memory-limit B         the memory the figures and the advice compare
+                           with (64MiB, 2G; default: the cgroup's limit,
+                           else the physical memory)
+  --data-delay MS          each batch takes MS milliseconds longer to
+                           gather (on the loader's workers): a slow loader,
+                           to see what the monitor says of one
   --progress auto|bar|lines|none    (auto: a bar on a terminal, else lines)
   --log-every N            steps between progress lines (default: 10 lines
                            per run)
@@ -135,6 +149,11 @@ configuration:
                            `name = value` or a bare switch name, without the
                            dashes; `model PATH`; `#` comments. The command
                            line overrides it.
+
+Progress lines say, per interval, the samples per second, the shares of the
+wall time spent in the compiled step (busy), waiting for data and in
+everything else, the step's planned peak and the resident memory against
+what is available; the metrics log has them as "interval" records.
 
 Prints the final loss and, with --eval and a class loss, a last line
 `test accuracy: NN.N%`. Exit status: 0 on success, 1 on any error, 2 for a
@@ -202,11 +221,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--amp-low-ops",
                                                "--amp-f32-ops",
                                                "--label-column",
-                                               "--trace"};
+                                               "--trace",
+                                               "--plot",
+                                               "--memory-limit",
+                                               "--data-delay"};
   static const std::set<std::string> flags = {
-      "--no-shuffle", "--drop-last",         "--nesterov",
-      "--quiet",      "--no-name-nonfinite", "--profile",
-      "--report",     "--no-fuse",           "--no-library-kernels"};
+      "--no-shuffle",         "--drop-last", "--nesterov", "--quiet",
+      "--no-name-nonfinite",  "--profile",   "--report",   "--no-fuse",
+      "--no-library-kernels", "--no-advice"};
   Args args;
   bool help = false;
   Failure failure;
@@ -249,7 +271,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
     return fail({"give --epochs or --steps, not both", 2});
   int64_t batchSize = 32, evalBatchSize = 0, epochs = 1, steps = 0, seed = 0,
           workers = 2, prefetch = 4, checkpointEvery = 0, logEvery = 0,
-          labelColumn = -1;
+          labelColumn = -1, dataDelayMs = 0;
   if (!parseInt(args, "--batch-size", 1, batchSize, failure) ||
       !parseInt(args, "--eval-batch-size", 1, evalBatchSize, failure) ||
       !parseInt(args, "--epochs", 1, epochs, failure) ||
@@ -259,8 +281,19 @@ int nnc::tools::runTrain(int argc, char **argv) {
       !parseInt(args, "--prefetch", 1, prefetch, failure) ||
       !parseInt(args, "--checkpoint-every", 1, checkpointEvery, failure) ||
       !parseInt(args, "--log-every", 1, logEvery, failure) ||
-      !parseInt(args, "--label-column", INT64_MIN, labelColumn, failure))
+      !parseInt(args, "--label-column", INT64_MIN, labelColumn, failure) ||
+      !parseInt(args, "--data-delay", 0, dataDelayMs, failure))
     return fail(failure);
+  uint64_t memoryLimit = 0;
+  if (args.has("--memory-limit") &&
+      !parseBytes(args.get("--memory-limit"), memoryLimit))
+    return fail({"--memory-limit must be bytes (4000000, 64MiB, 2G), got '" +
+                     args.get("--memory-limit") + "'",
+                 2});
+  std::string plotPath = args.get("--plot");
+  if (args.has("--plot") && !endsWith(plotPath, ".svg"))
+    return fail({"--plot file '" + plotPath + "' must end in .svg", 2});
+  bool advise = !args.switches.count("--no-advice");
   nnc_train_options_t options;
   std::string output;
   if (!fillTrainOptions(args, options, output, failure))
@@ -329,6 +362,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
   loaderOptions.drop_last = args.switches.count("--drop-last") != 0;
   loaderOptions.workers = static_cast<int32_t>(workers);
   loaderOptions.prefetch = static_cast<int32_t>(prefetch);
+  if (dataDelayMs > 0) {
+    loaderOptions.transform_user_data = &dataDelayMs;
+    loaderOptions.transform = [](void *delay, int64_t, int64_t, size_t,
+                                 nnc_tensor_t *const *) -> int32_t {
+      usleep(static_cast<useconds_t>(*static_cast<int64_t *>(delay) * 1000));
+      return 0;
+    };
+  }
 
   // The cosine schedule ends at the last step, which depends on the data.
   Trainer trainer;
@@ -444,12 +485,20 @@ int nnc::tools::runTrain(int argc, char **argv) {
   MetricsLog metrics;
   if (!metrics.open(args.get("--metrics"), args.has("--resume"), failure))
     return fail(failure);
+  MetricsRun plotted;
+  if (!plotPath.empty()) {
+    size_t slash = args.model.rfind('/');
+    plotted.label =
+        args.model.substr(slash == std::string::npos ? 0 : slash + 1);
+    metrics.keep(&plotted);
+  }
   std::string checkpointPath = args.get("--checkpoint");
   // Files that cannot be written are found out before training, not after.
   for (const auto &[flag, what] :
        {std::pair<const char *, const char *>{"--checkpoint", "checkpoints"},
         {"--save-params", "parameters"},
-        {"--save-trainer", "the trainer"}}) {
+        {"--save-trainer", "the trainer"},
+        {"--plot", "the plot"}}) {
     std::string path = args.get(flag);
     if (path.empty())
       continue;
@@ -499,6 +548,54 @@ int nnc::tools::runTrain(int argc, char **argv) {
     return true;
   };
 
+  // The monitor: where the wall time and the memory go, per progress
+  // interval, and advice once per topic.
+  nnc_monitor_options_t monitorOptions;
+  nnc_monitor_options_initialize(&monitorOptions);
+  monitorOptions.memory_limit_bytes = memoryLimit;
+  monitorOptions.profile_kernels = advise ? 1 : 0;
+  nnc_monitor_t *rawMonitor = nullptr;
+  if (nnc_status_t status = nnc_monitor_create(trainer.get(), loader.get(),
+                                               &monitorOptions, &rawMonitor))
+    return fail({takeMessage(status)});
+  MonitorHandle monitor(rawMonitor);
+  std::vector<std::string> advised;
+  BatchHandle lastBatch; // its shapes, for the memory alternatives
+  auto giveAdvice = [&](const nnc_interval_stats_t &stats, int64_t epoch,
+                        bool &barDrawn) {
+    // One line per topic raised, in the order of their bits.
+    std::vector<std::string> lines;
+    for (const char *p = stats.advice_text; p && *p;) {
+      const char *end = std::strchr(p, '\n');
+      lines.emplace_back(p, end ? end - p : std::strlen(p));
+      p = end ? end + 1 : p + lines.back().size();
+    }
+    size_t line = 0;
+    for (uint32_t bit :
+         {NNC_ADVICE_DATA_WAIT, NNC_ADVICE_MEMORY, NNC_ADVICE_KERNELS}) {
+      if (!(stats.advice & bit) || line >= lines.size())
+        continue;
+      std::string text = lines[line++];
+      const char *topic = bit == NNC_ADVICE_DATA_WAIT ? "data_wait"
+                          : bit == NNC_ADVICE_MEMORY  ? "memory"
+                                                      : "kernels";
+      if (bit == NNC_ADVICE_MEMORY)
+        text += memoryAlternatives(trainer.get(), lastBatch.get(), savedTrainer,
+                                   options, batchSize);
+      if (barDrawn) {
+        std::fputc('\n', stderr);
+        barDrawn = false;
+      }
+      if (progress != "none")
+        std::fprintf(stderr, "nnc-run: advice: %s\n", text.c_str());
+      metrics.advice(stats.step, epoch, topic, text);
+      advised.push_back(text);
+    }
+  };
+  nnc_interval_stats_t lastInterval, total;
+  std::memset(&lastInterval, 0, sizeof(lastInterval));
+  std::memset(&total, 0, sizeof(total));
+
   // The loop: one batch per trainer step call; `accumulate` calls make an
   // optimizer step.
   int64_t startStep = nnc_trainer_step_count(trainer.get());
@@ -541,6 +638,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
       if (!std::isfinite(info.loss) && options.loss_scale != 0.0)
         std::fprintf(stderr, "nnc-run: warning: the loss is %g at step %lld\n",
                      info.loss, (long long)step + 1);
+      lastBatch = std::move(batch);
     }
     lastLoss = info.loss;
     skipped += info.skipped;
@@ -577,24 +675,42 @@ int nnc::tools::runTrain(int argc, char **argv) {
     metrics.step(done, epoch, info, info.seconds, rate);
     double eta =
         (totalSteps - done) * elapsed / std::max<int64_t>(1, done - startStep);
+    bool intervalEnd = done % logEvery == 0 || done == totalSteps;
+    if (intervalEnd) {
+      nnc_interval_stats_t stats;
+      std::memset(&stats, 0, sizeof(stats));
+      stats.struct_size = sizeof(stats);
+      if (nnc_status_t status = nnc_monitor_interval(monitor.get(), &stats))
+        return fail({takeMessage(status)});
+      metrics.interval(epoch, stats);
+      lastInterval = stats;
+      total.wall_seconds += stats.wall_seconds;
+      total.busy_seconds += stats.busy_seconds;
+      total.data_wait_seconds += stats.data_wait_seconds;
+      total.other_seconds += stats.other_seconds;
+      if (advise && stats.advice)
+        giveAdvice(stats, epoch, barDrawn);
+    }
     if (progress == "bar") {
       int width = 30;
       int filled = static_cast<int>(width * done / totalSteps);
       std::fprintf(stderr,
                    "\r[%s%s] step %lld/%lld  loss %.4f  %.0f samples/s  "
-                   "ETA %s ",
+                   "%s  ETA %s ",
                    std::string(filled, '#').c_str(),
                    std::string(width - filled, '.').c_str(), (long long)done,
                    (long long)totalSteps, info.loss, rate,
+                   formatShares(lastInterval).c_str(),
                    formatDuration(eta).c_str());
       barDrawn = true;
-    } else if (progress == "lines" &&
-               (done % logEvery == 0 || done == totalSteps)) {
-      std::fprintf(stderr,
-                   "step %lld/%lld: loss %.4f, lr %.3g, %.0f samples/s, "
-                   "ETA %s\n",
-                   (long long)done, (long long)totalSteps, info.loss,
-                   info.learning_rate, rate, formatDuration(eta).c_str());
+    } else if (progress == "lines" && intervalEnd) {
+      std::fprintf(
+          stderr,
+          "step %lld/%lld: loss %.4f, lr %.3g, %.0f samples/s, %s, "
+          "%s, ETA %s\n",
+          (long long)done, (long long)totalSteps, info.loss, info.learning_rate,
+          lastInterval.samples_per_second, formatShares(lastInterval).c_str(),
+          formatMemory(lastInterval).c_str(), formatDuration(eta).c_str());
     }
     // The end of an epoch: evaluate and checkpoint.
     int64_t nextEpoch = 0, nextIndex = 0;
@@ -646,8 +762,16 @@ int nnc::tools::runTrain(int argc, char **argv) {
                          " skipped for non-finite gradients")
                             .c_str()
                       : "");
-  if (args.switches.count("--report"))
+  // Where the loop's time went, summed over its intervals, and the
+  // memory at its end.
+  if (total.wall_seconds > 0)
+    std::printf("time: %s of %.1f s; memory: %s\n", formatShares(total).c_str(),
+                total.wall_seconds, formatMemory(lastInterval).c_str());
+  if (args.switches.count("--report")) {
     printStepReport(trainer.get(), skipped, lastSkip);
+    for (const std::string &text : advised)
+      std::printf("advice: %s\n", text.c_str());
+  }
   std::printf("final loss: %.6g\n", lastLoss);
   if (evalLoader) {
     double metric = 0;
@@ -658,6 +782,10 @@ int nnc::tools::runTrain(int argc, char **argv) {
     else
       std::printf("test mse: %.6g\n", metric);
   }
+  if (!plotPath.empty() &&
+      !writeSvg(plotPath, renderPlot({plotted}, plotted.label),
+                failure.message))
+    return fail(failure);
   // After the last evaluation, so that its programs are saved too.
   if (args.has("--save-trainer"))
     if (nnc_status_t status =

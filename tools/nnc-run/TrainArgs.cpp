@@ -212,6 +212,35 @@ bool loadModel(const std::string &path, Context &context, Model &model,
   return true;
 }
 
+bool parseBytes(const std::string &text, uint64_t &out) {
+  char *end = nullptr;
+  double number = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || !std::isfinite(number) ||
+      !(number > 0))
+    return false;
+  std::string unit(end);
+  static const std::pair<const char *, double> units[] = {{"", 1},
+                                                          {"B", 1},
+                                                          {"K", 1024},
+                                                          {"KiB", 1024},
+                                                          {"KB", 1e3},
+                                                          {"M", 1048576},
+                                                          {"MiB", 1048576},
+                                                          {"MB", 1e6},
+                                                          {"G", 1073741824.0},
+                                                          {"GiB", 1073741824.0},
+                                                          {"GB", 1e9}};
+  for (auto [name, scale] : units)
+    if (unit == name) {
+      double bytes = number * scale;
+      if (bytes < 1 || bytes > 9.0e18)
+        return false;
+      out = static_cast<uint64_t>(bytes);
+      return true;
+    }
+  return false;
+}
+
 /// The loss and optimizer flags shared by train and grad.
 /// --memory-budget: bytes ("4000000", "64MiB", "64MB", "512K"), or a
 /// fraction of the peak planned without recomputation ("0.5", "50%").
@@ -238,26 +267,11 @@ bool parseMemoryBudget(const std::string &text, nnc_train_options_t &o,
     o.memory_budget_fraction = fraction;
     return true;
   }
-  static const std::pair<const char *, double> units[] = {{"", 1},
-                                                          {"B", 1},
-                                                          {"K", 1024},
-                                                          {"KiB", 1024},
-                                                          {"KB", 1e3},
-                                                          {"M", 1048576},
-                                                          {"MiB", 1048576},
-                                                          {"MB", 1e6},
-                                                          {"G", 1073741824.0},
-                                                          {"GiB", 1073741824.0},
-                                                          {"GB", 1e9}};
-  for (auto [name, scale] : units)
-    if (unit == name) {
-      double bytes = number * scale;
-      if (bytes < 1 || bytes > 9.0e18)
-        return bad();
-      o.memory_budget_bytes = static_cast<uint64_t>(bytes);
-      return true;
-    }
-  return bad();
+  uint64_t bytes = 0;
+  if (!parseBytes(text, bytes))
+    return bad();
+  o.memory_budget_bytes = bytes;
+  return true;
 }
 
 bool fillTrainOptions(const Args &args, nnc_train_options_t &o,

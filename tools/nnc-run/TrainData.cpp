@@ -286,6 +286,166 @@ bool evaluate(nnc_trainer_t *trainer, nnc_loader_t *loader, bool classLoss,
   return true;
 }
 
+namespace {
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string csvField(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+} // namespace
+
+bool MetricsLog::open(const std::string &path, bool append, Failure &failure) {
+  if (path.empty())
+    return true;
+  csv = endsWith(path, ".csv");
+  if (!csv && !endsWith(path, ".jsonl")) {
+    failure = {"--metrics file '" + path + "' must end in .csv or .jsonl", 2};
+    return false;
+  }
+  bool exists = access(path.c_str(), F_OK) == 0;
+  // A resumed run appends; a CSV's columns must be these.
+  if (csv && append && exists) {
+    std::ifstream in(path);
+    std::string header;
+    if (std::getline(in, header) && !header.empty() && header != kCsvHeader) {
+      failure = {"metrics file '" + path +
+                 "' has other columns (an older nnc-run's?) than this run "
+                 "writes; give a new file"};
+      return false;
+    }
+  }
+  file = std::fopen(path.c_str(), append ? "a" : "w");
+  if (!file) {
+    failure = {"cannot open metrics file '" + path +
+               "': " + std::strerror(errno)};
+    return false;
+  }
+  if (csv && (!append || !exists || std::ftell(file) == 0))
+    std::fprintf(file, "%s\n", kCsvHeader);
+  return true;
+}
+
+void MetricsLog::step(int64_t step, int64_t epoch, const nnc_step_info_t &info,
+                      double seconds, double samplesPerSecond) {
+  if (kept) {
+    double x = static_cast<double>(step);
+    kept->loss.push_back({x, info.loss});
+    kept->learningRate.push_back({x, info.learning_rate});
+    kept->stepThroughput.push_back({x, samplesPerSecond});
+  }
+  if (!file)
+    return;
+  if (csv)
+    std::fprintf(file, "step,%lld,%lld,%.9g,%.9g,%.9g,%d,%.6f,%.1f,,,,,,,,\n",
+                 (long long)step, (long long)epoch, info.loss,
+                 info.learning_rate, info.loss_scale, info.skipped, seconds,
+                 samplesPerSecond);
+  else
+    std::fprintf(file,
+                 "{\"kind\": \"step\", \"step\": %lld, \"epoch\": %lld, "
+                 "\"loss\": %.9g, \"learning_rate\": %.9g, \"loss_scale\": "
+                 "%.9g, \"skipped\": %s, \"seconds\": %.6f, "
+                 "\"samples_per_second\": %.1f}\n",
+                 (long long)step, (long long)epoch, info.loss,
+                 info.learning_rate, info.loss_scale,
+                 info.skipped ? "true" : "false", seconds, samplesPerSecond);
+}
+
+void MetricsLog::eval(int64_t step, int64_t epoch, const char *metric,
+                      double value) {
+  if (kept) {
+    kept->evalName = metric;
+    kept->eval.push_back({static_cast<double>(step), value});
+  }
+  if (!file)
+    return;
+  if (csv)
+    std::fprintf(file, "eval,%lld,%lld,,,,,,,%.9g,,,,,,,\n", (long long)step,
+                 (long long)epoch, value);
+  else
+    std::fprintf(file,
+                 "{\"kind\": \"eval\", \"step\": %lld, \"epoch\": %lld, "
+                 "\"%s\": %.9g}\n",
+                 (long long)step, (long long)epoch, metric, value);
+  std::fflush(file);
+}
+
+void MetricsLog::interval(int64_t epoch, const nnc_interval_stats_t &stats) {
+  // The shares are of the interval's wall time; they add up to 1.
+  double wall = stats.wall_seconds > 0 ? stats.wall_seconds : 1;
+  double busy = stats.busy_seconds / wall,
+         wait = stats.data_wait_seconds / wall,
+         other = stats.other_seconds / wall;
+  if (kept) {
+    double x = static_cast<double>(stats.step);
+    kept->intervalThroughput.push_back({x, stats.samples_per_second});
+    kept->busy.push_back({x, busy});
+    kept->dataWait.push_back({x, wait});
+    kept->other.push_back({x, other});
+  }
+  if (!file)
+    return;
+  if (csv)
+    std::fprintf(file,
+                 "interval,%lld,%lld,,,,,%.6f,%.1f,,%.6f,%.6f,%.6f,%llu,%llu,"
+                 "%llu,\n",
+                 (long long)stats.step, (long long)epoch, stats.wall_seconds,
+                 stats.samples_per_second, busy, wait, other,
+                 (unsigned long long)stats.planned_peak_bytes,
+                 (unsigned long long)stats.resident_bytes,
+                 (unsigned long long)stats.memory_available_bytes);
+  else
+    std::fprintf(
+        file,
+        "{\"kind\": \"interval\", \"step\": %lld, \"epoch\": %lld, "
+        "\"seconds\": %.6f, \"samples_per_second\": %.1f, \"busy\": %.6f, "
+        "\"data_wait\": %.6f, \"other\": %.6f, \"planned_peak_bytes\": %llu, "
+        "\"rss_bytes\": %llu, \"memory_available_bytes\": %llu}\n",
+        (long long)stats.step, (long long)epoch, stats.wall_seconds,
+        stats.samples_per_second, busy, wait, other,
+        (unsigned long long)stats.planned_peak_bytes,
+        (unsigned long long)stats.resident_bytes,
+        (unsigned long long)stats.memory_available_bytes);
+  std::fflush(file);
+}
+
+void MetricsLog::advice(int64_t step, int64_t epoch, const char *topic,
+                        const std::string &text) {
+  if (!file)
+    return;
+  if (csv)
+    std::fprintf(file, "advice,%lld,%lld,,,,,,,,,,,,,,%s\n", (long long)step,
+                 (long long)epoch,
+                 csvField(std::string(topic) + ": " + text).c_str());
+  else
+    std::fprintf(file,
+                 "{\"kind\": \"advice\", \"step\": %lld, \"epoch\": %lld, "
+                 "\"topic\": %s, \"text\": %s}\n",
+                 (long long)step, (long long)epoch, jsonString(topic).c_str(),
+                 jsonString(text).c_str());
+  std::fflush(file);
+}
+
 std::string formatDuration(double seconds) {
   long s = static_cast<long>(seconds + 0.5);
   char text[32];
@@ -294,6 +454,112 @@ std::string formatDuration(double seconds) {
                   s % 60);
   else
     std::snprintf(text, sizeof(text), "%ld:%02ld", s / 60, s % 60);
+  return text;
+}
+
+namespace {
+
+std::string bytesText(uint64_t bytes) {
+  const char *units[] = {"B", "kB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1000 && unit < 4) {
+    value /= 1000;
+    ++unit;
+  }
+  // Three significant digits: 1.78 MB, 17.0 kB, 183 MB.
+  int decimals = unit == 0 || value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*f %s", decimals, value, units[unit]);
+  return text;
+}
+
+} // namespace
+
+std::string formatShares(const nnc_interval_stats_t &stats) {
+  if (!(stats.wall_seconds > 0))
+    return "busy -, data -, other -";
+  // Rounded so that the three printed figures add up to 100.
+  long busy = std::lround(100 * stats.busy_seconds / stats.wall_seconds);
+  long wait = std::lround(100 * stats.data_wait_seconds / stats.wall_seconds);
+  wait = std::min(wait, 100 - busy);
+  char text[64];
+  std::snprintf(text, sizeof(text), "busy %ld %%, data %ld %%, other %ld %%",
+                busy, wait, 100 - busy - wait);
+  return text;
+}
+
+std::string formatMemory(const nnc_interval_stats_t &stats) {
+  std::string text;
+  if (stats.planned_peak_bytes)
+    text = "planned peak " + bytesText(stats.planned_peak_bytes) + ", ";
+  text += "resident " + bytesText(stats.resident_bytes);
+  if (stats.memory_available_bytes)
+    text += " of " + bytesText(stats.memory_available_bytes);
+  return text;
+}
+
+std::string memoryAlternatives(nnc_trainer_t *trainer, const nnc_batch_t *batch,
+                               bool savedTrainer,
+                               const nnc_train_options_t &options,
+                               int64_t batchSize) {
+  if (savedTrainer)
+    return "; a saved trainer has no compiler to plan what --memory-budget, "
+           "--amp or --accumulate would make of it";
+  if (!batch)
+    return "";
+  std::vector<const nnc_tensor_t *> data;
+  for (size_t i = 0; i < nnc_batch_tensor_count(batch); ++i)
+    data.push_back(nnc_batch_tensor(batch, i));
+  nnc_memory_alternatives_t figures;
+  std::memset(&figures, 0, sizeof(figures));
+  figures.struct_size = sizeof(figures);
+  if (nnc_status_t status = compiler().nnc_trainer_memory_alternatives(
+          trainer, data.size(), data.data(), &figures))
+    return "; planning the alternatives failed: " + takeMessage(status);
+  std::string text = "; planned by the compiler for this batch (now " +
+                     bytesText(figures.current_bytes) + "):";
+  std::vector<std::string> parts;
+  if (figures.budget_bytes &&
+      figures.budget_peak_bytes < figures.current_bytes) {
+    char extra[48];
+    std::snprintf(extra, sizeof(extra), " at %.1f %% more FLOPs",
+                  100 * figures.budget_extra_flops);
+    // With accumulation the budget bounds the gradient function alone.
+    parts.push_back(
+        (options.accumulate == 1
+             ? " --memory-budget " + std::to_string(figures.budget_bytes)
+             : std::string(" recomputation (--memory-budget)")) +
+        " would cut the planned peak to " +
+        bytesText(figures.budget_peak_bytes) + extra);
+  } else {
+    parts.push_back(" recomputation (--memory-budget) would not lower it");
+  }
+  if (figures.amp_bytes && figures.amp_bytes < figures.current_bytes &&
+      bytesText(figures.amp_bytes) == bytesText(figures.current_bytes))
+    parts.push_back(" --amp bf16 would lower it by only " +
+                    std::to_string(figures.current_bytes - figures.amp_bytes) +
+                    " bytes");
+  else if (figures.amp_bytes && figures.amp_bytes < figures.current_bytes)
+    parts.push_back(" --amp bf16 would cut it to " +
+                    bytesText(figures.amp_bytes));
+  else if (figures.amp_bytes)
+    parts.push_back(" --amp bf16 would not lower it (" +
+                    bytesText(figures.amp_bytes) + ")");
+  if (figures.accumulate > 0 && figures.accumulate_bytes) {
+    int64_t factor =
+        figures.accumulate / std::max<int64_t>(1, options.accumulate);
+    parts.push_back(" --batch-size " +
+                    std::to_string(batchSize / std::max<int64_t>(1, factor)) +
+                    " --accumulate " + std::to_string(figures.accumulate) +
+                    " (the same update) would " +
+                    (figures.accumulate_bytes < figures.current_bytes
+                         ? "cut it to "
+                         : "make it ") +
+                    bytesText(figures.accumulate_bytes));
+  }
+  for (size_t k = 0; k < parts.size(); ++k)
+    text += (k ? ";" : "") + parts[k];
   return text;
 }
 

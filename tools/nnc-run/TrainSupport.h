@@ -15,6 +15,7 @@
 #include "../common/CAPIHelpers.h"
 #include "../common/FileHelpers.h"
 #include "CompilerLibrary.h"
+#include "Plot.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -42,7 +43,11 @@ struct LoaderDeleter {
 struct BatchDeleter {
   void operator()(nnc_batch_t *b) const { nnc_batch_destroy(b); }
 };
+struct MonitorDeleter {
+  void operator()(nnc_monitor_t *m) const { nnc_monitor_destroy(m); }
+};
 using Trainer = std::unique_ptr<nnc_trainer_t, TrainerDeleter>;
+using MonitorHandle = std::unique_ptr<nnc_monitor_t, MonitorDeleter>;
 using Loader = std::unique_ptr<nnc_loader_t, LoaderDeleter>;
 using BatchHandle = std::unique_ptr<nnc_batch_t, BatchDeleter>;
 
@@ -70,69 +75,35 @@ struct EvalResult {
   int64_t elements = 0;    // mse
 };
 
-/// The metrics log: CSV or JSON lines, one record per step or evaluation.
+/// The metrics log: CSV or JSON lines, one record per step, evaluation,
+/// monitor interval and piece of advice (docs/Training.md lists the
+/// fields). Records may also be kept in memory (for --plot).
 class MetricsLog {
 public:
-  bool open(const std::string &path, bool append, Failure &failure) {
-    if (path.empty())
-      return true;
-    csv = endsWith(path, ".csv");
-    if (!csv && !endsWith(path, ".jsonl")) {
-      failure = {"--metrics file '" + path + "' must end in .csv or .jsonl", 2};
-      return false;
-    }
-    bool exists = access(path.c_str(), F_OK) == 0;
-    file = std::fopen(path.c_str(), append ? "a" : "w");
-    if (!file) {
-      failure = {"cannot open metrics file '" + path +
-                 "': " + std::strerror(errno)};
-      return false;
-    }
-    if (csv && (!append || !exists))
-      std::fprintf(file, "kind,step,epoch,loss,learning_rate,loss_scale,"
-                         "skipped,seconds,samples_per_second,eval_metric\n");
-    return true;
-  }
+  /// The CSV's columns; a record leaves the others empty.
+  static constexpr const char *kCsvHeader =
+      "kind,step,epoch,loss,learning_rate,loss_scale,skipped,seconds,"
+      "samples_per_second,eval_metric,busy,data_wait,other,"
+      "planned_peak_bytes,rss_bytes,memory_available_bytes,text";
+
+  bool open(const std::string &path, bool append, Failure &failure);
   ~MetricsLog() {
     if (file)
       std::fclose(file);
   }
   void step(int64_t step, int64_t epoch, const nnc_step_info_t &info,
-            double seconds, double samplesPerSecond) {
-    if (!file)
-      return;
-    if (csv)
-      std::fprintf(file, "step,%lld,%lld,%.9g,%.9g,%.9g,%d,%.6f,%.1f,\n",
-                   (long long)step, (long long)epoch, info.loss,
-                   info.learning_rate, info.loss_scale, info.skipped, seconds,
-                   samplesPerSecond);
-    else
-      std::fprintf(file,
-                   "{\"kind\": \"step\", \"step\": %lld, \"epoch\": %lld, "
-                   "\"loss\": %.9g, \"learning_rate\": %.9g, \"loss_scale\": "
-                   "%.9g, \"skipped\": %s, \"seconds\": %.6f, "
-                   "\"samples_per_second\": %.1f}\n",
-                   (long long)step, (long long)epoch, info.loss,
-                   info.learning_rate, info.loss_scale,
-                   info.skipped ? "true" : "false", seconds, samplesPerSecond);
-  }
-  void eval(int64_t step, int64_t epoch, const char *metric, double value) {
-    if (!file)
-      return;
-    if (csv)
-      std::fprintf(file, "eval,%lld,%lld,,,,,,,%.9g\n", (long long)step,
-                   (long long)epoch, value);
-    else
-      std::fprintf(file,
-                   "{\"kind\": \"eval\", \"step\": %lld, \"epoch\": %lld, "
-                   "\"%s\": %.9g}\n",
-                   (long long)step, (long long)epoch, metric, value);
-    std::fflush(file);
-  }
+            double seconds, double samplesPerSecond);
+  void eval(int64_t step, int64_t epoch, const char *metric, double value);
+  void interval(int64_t epoch, const nnc_interval_stats_t &stats);
+  void advice(int64_t step, int64_t epoch, const char *topic,
+              const std::string &text);
+  /// Also keeps the records in `run` (borrowed), for a plot.
+  void keep(MetricsRun *run) { kept = run; }
 
 private:
   std::FILE *file = nullptr;
   bool csv = false;
+  MetricsRun *kept = nullptr;
 };
 
 bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
@@ -145,6 +116,8 @@ bool parseArgs(int argc, char **argv, const std::set<std::string> &valued,
 bool readConfig(const std::string &path, const std::set<std::string> &valued,
                 const std::set<std::string> &flags, Args &args,
                 Failure &failure);
+/// Bytes with an optional unit: "4000000", "64MiB", "64MB", "512K", "2G".
+bool parseBytes(const std::string &text, uint64_t &out);
 bool parseInt(const Args &args, const std::string &flag, int64_t min,
               int64_t &out, Failure &failure);
 bool parseReal(const Args &args, const std::string &flag, double &out,
@@ -193,6 +166,17 @@ bool evaluate(nnc_trainer_t *trainer, nnc_loader_t *loader, bool classLoss,
               int64_t outputIndex, int64_t numOutputs, EvalResult &result,
               Failure &failure);
 std::string formatDuration(double seconds);
+/// "busy 91 %, data 2 %, other 7 %": the shares of an interval's wall time.
+std::string formatShares(const nnc_interval_stats_t &stats);
+/// "planned peak 1.8 MB, resident 95.3 MB of 24.0 GB".
+std::string formatMemory(const nnc_interval_stats_t &stats);
+/// What the memory advice adds: the planned peaks the compiler gives the
+/// step under --memory-budget, --amp bf16 and --accumulate for data shaped
+/// like `batch`, or why there are none.
+std::string memoryAlternatives(nnc_trainer_t *trainer, const nnc_batch_t *batch,
+                               bool savedTrainer,
+                               const nnc_train_options_t &options,
+                               int64_t batchSize);
 int fail(const Failure &failure);
 
 } // namespace nnc::tools::train
