@@ -7,7 +7,8 @@
 # gradients, Adam) is compiled for this CPU and run on batches a data loader
 # prepares on worker threads. Prints progress, one line per epoch with the
 # test accuracy, and ends with `test accuracy: NN.N%`. The metrics log and a
-# checkpoint are written to a temporary folder.
+# checkpoint are written to a temporary folder, the curves of the run to
+# build/digits-run.svg.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -22,9 +23,11 @@ trap 'rm -rf "$out"' EXIT
 [[ -x $run ]] || { echo "demo.sh: $run not built; run utils/setup.sh" >&2; exit 1; }
 
 echo "== Training a CNN (examples/digits/cnn.onnx, 38,330 parameters) on 1442"
-echo "   hand-written digits with nnc-run train; 355 held out for testing"
+echo "   hand-written digits with nnc-run train; 355 held out for testing;"
+echo "   the run's curves go to $build_dir/digits-run.svg"
 "$run" train "$digits/cnn.onnx" \
   --data "$digits/train.npz" --eval "$digits/test.npz" \
   --loss cross_entropy --optimizer adam --lr 0.01 --batch-size 32 \
   --epochs 15 --drop-last --seed 0 \
-  --metrics "$out/metrics.csv" --checkpoint "$out/digits.ckpt"
+  --metrics "$out/metrics.csv" --checkpoint "$out/digits.ckpt" \
+  --plot "$build_dir/digits-run.svg"
