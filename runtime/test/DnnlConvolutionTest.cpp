@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <malloc.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -287,8 +288,12 @@ INSTANTIATE_TEST_SUITE_P(
 #define NNC_TEST_ASAN 1
 #endif
 
-/// The process's anonymous resident bytes (heap and anonymous mappings).
+/// The process's anonymous resident bytes (heap and anonymous mappings)
+/// that hold live data: free memory the allocator caches (per-thread
+/// arenas, which the convolutions' worker threads fill in an order that
+/// varies from run to run) is handed back first.
 int64_t residentAnonymousBytes() {
+  malloc_trim(0);
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line))
