@@ -33,6 +33,13 @@ install(TARGETS nnc_runtime NNCCAPI
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS nnc-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The runtime's glue libraries, opened next to libnnc_runtime.so at run
+# time (oneDNN convolutions, Gloo collectives), where they were built.
+foreach(glue nnc_dnnl nnc_gloo)
+  if(TARGET ${glue})
+    install(TARGETS ${glue} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
+endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/include/nnc-c/runtime.h
               ${PROJECT_SOURCE_DIR}/include/nnc-c/compiler.h
               ${PROJECT_SOURCE_DIR}/include/nnc-c/nnc.h

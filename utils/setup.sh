@@ -36,6 +36,9 @@ packages=(
   liblld-22-dev libomp-22-dev libopenblas0-pthread
   # oneDNN, for convolutions and their gradients (the runtime's glue links it)
   libdnnl-dev
+  # Gloo, the CPU collectives of data-parallel training (the runtime's glue
+  # links it)
+  libgloo-dev
   # build tools
   cmake ninja-build ccache
   # ONNX schema and test data, protobuf

@@ -118,18 +118,6 @@ RuntimeLibrary &blas() {
   return *runtime;
 }
 
-/// The directory of libnnc_runtime.so, with a trailing slash; empty when
-/// unknown.
-std::string runtimeDirectory() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&runtimeDirectory), &info) ||
-      !info.dli_fname)
-    return "";
-  std::string path = info.dli_fname;
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
-}
-
 DnnlGlue *openDnnlGlue() {
   auto *glue = new DnnlGlue;
   // oneDNN's OpenMP calls bind to the runtime kernels use (libomp provides
@@ -144,7 +132,7 @@ DnnlGlue *openDnnlGlue() {
   if (const char *path = std::getenv("NNC_DNNL_GLUE")) {
     candidates.push_back(path);
   } else {
-    std::string dir = runtimeDirectory();
+    std::string dir = runtimeLibraryDirectory();
     if (!dir.empty())
       candidates.push_back(dir + "libnnc_dnnl.so");
     candidates.push_back("libnnc_dnnl.so");

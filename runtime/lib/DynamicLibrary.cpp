@@ -6,6 +6,16 @@
 
 namespace nnc::runtime {
 
+std::string runtimeLibraryDirectory() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&runtimeLibraryDirectory), &info) ||
+      !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
 DynamicLibrary::DynamicLibrary(DynamicLibrary &&other) noexcept
     : handle_(other.handle_), path_(std::move(other.path_)) {
   other.handle_ = nullptr;

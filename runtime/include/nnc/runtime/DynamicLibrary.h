@@ -46,6 +46,11 @@ private:
   std::string path_;
 };
 
+/// The directory of libnnc_runtime.so, with a trailing slash (where its
+/// glue libraries, libnnc_dnnl.so and libnnc_gloo.so, sit); empty when
+/// unknown.
+std::string runtimeLibraryDirectory();
+
 } // namespace nnc::runtime
 
 #endif // NNC_RUNTIME_DYNAMICLIBRARY_H
