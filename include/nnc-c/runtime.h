@@ -416,6 +416,13 @@ typedef struct nnc_loader_options_t {
   int32_t (*transform)(void *user_data, int64_t epoch, int64_t index,
                        size_t count, nnc_tensor_t *const *tensors);
   void *transform_user_data; /* passed to transform */
+  /* Data-parallel training: serve shard `shard_index` of `shard_count`
+   * (default 0 of 1). Every shard visits the same epoch order, padded to a
+   * multiple of shard_count with its first samples (as DistributedSampler);
+   * shard r's batch i is the r-th of shard_count equal pieces of batch i of
+   * a loader of shard_count x batch_size rows (docs/Distributed.md). */
+  int64_t shard_index;
+  int64_t shard_count;
 } nnc_loader_options_t;
 
 static inline void
@@ -432,6 +439,8 @@ nnc_loader_options_initialize(nnc_loader_options_t *options) {
   options->prefetch = 4;
   options->transform = NULL;
   options->transform_user_data = NULL;
+  options->shard_index = 0;
+  options->shard_count = 1;
 }
 
 /* Serves the arrays of a dataset (sharing their first, sample dimension) as
@@ -642,6 +651,95 @@ typedef struct nnc_trainer_info_t {
 /* Fills `*out_info` (caller sets struct_size first). */
 NNC_API_EXPORT nnc_status_t nnc_trainer_info(const nnc_trainer_t *trainer,
                                              nnc_trainer_info_t *out_info);
+
+/* Data-parallel training (docs/Distributed.md): the trainer becomes one
+ * rank of a group that averages its gradients over Gloo (TCP) before every
+ * optimizer step. */
+typedef struct nnc_distributed_options_t {
+  /* Stamped by nnc_distributed_options_initialize; do not set by hand. */
+  size_t struct_size;
+  uint32_t abi_version;
+  /* Nonzero (the default): the rank, world size and store come from the
+   * launcher's variables when any are set: torchrun's RANK, WORLD_SIZE,
+   * LOCAL_RANK, LOCAL_WORLD_SIZE, Slurm's SLURM_PROCID, SLURM_NTASKS,
+   * SLURM_LOCALID, or Open MPI's OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK,
+   * with MASTER_ADDR and MASTER_PORT; the fields below otherwise. */
+  int32_t from_environment;
+  int32_t rank;            /* default 0 */
+  int32_t world_size;      /* default 1: nothing to distribute */
+  const char *master_addr; /* rank 0 serves the store here (127.0.0.1) */
+  int32_t master_port;     /* default 29500 */
+  /* Every collective's and the rendezvous's limit: a rank gone or stalled
+   * fails the others' steps within it, naming the collective. Default
+   * 300. */
+  double timeout_seconds;
+  /* Gradients are all-reduced in buckets of at most this many bytes, in
+   * reverse parameter order (default 25 MiB, as DDP's bucket_cap_mb). */
+  int64_t bucket_bytes;
+  /* Nonzero (the default): after every optimizer step the buffers (batch
+   * normalization's running statistics) take rank 0's values. */
+  int32_t broadcast_buffers;
+  /* The network interface other ranks reach this one at (NULL:
+   * $GLOO_SOCKET_IFNAME when set, else the host name, or 127.0.0.1 when
+   * the master is a loopback address). */
+  const char *iface;
+} nnc_distributed_options_t;
+
+static inline void
+nnc_distributed_options_initialize(nnc_distributed_options_t *options) {
+  if (!options)
+    return;
+  options->struct_size = sizeof(*options);
+  options->abi_version = NNC_ABI_VERSION;
+  options->from_environment = 1;
+  options->rank = 0;
+  options->world_size = 1;
+  options->master_addr = "127.0.0.1";
+  options->master_port = 29500;
+  options->timeout_seconds = 300;
+  options->bucket_bytes = (int64_t)25 << 20;
+  options->broadcast_buffers = 1;
+  options->iface = NULL;
+}
+
+/* Joins the group `options` describes (NULL: the defaults) as its rank:
+ * rendezvous through the TCP store rank 0 serves, a check that every rank
+ * trains the same model the same way, then rank 0's parameters, buffers,
+ * optimizer state, step count and loss scaler on every rank. A world of
+ * one changes nothing. UNIMPLEMENTED names libnnc_gloo.so when the Gloo
+ * glue is missing; UNAVAILABLE names the ranks not heard from when the
+ * rendezvous times out; a malformed launcher variable is INVALID_ARGUMENT
+ * naming it. Only before the first step of an accumulation. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_distribute(
+    nnc_trainer_t *trainer, const nnc_distributed_options_t *options);
+
+typedef struct nnc_distributed_info_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_distributed_info_t) */
+  int32_t rank, world_size, local_rank, local_world_size;
+  /* "gloo ... over TCP"; "" before nnc_trainer_distribute or in a world of
+   * one. Borrowed from the trainer. */
+  const char *backend;
+  /* Per optimizer step: gradient buckets, bytes all-reduced, buffer bytes
+   * broadcast. */
+  int64_t buckets, bytes_per_step, buffer_bytes_per_step;
+  /* Optimizer steps all-reduced, and the seconds spent in collectives
+   * (none of it overlaps computation yet: all of it is exposed). */
+  int64_t reductions;
+  double seconds;
+} nnc_distributed_info_t;
+
+/* Where this process sits, as nnc_trainer_distribute would read it from
+ * `options` (NULL: the defaults) and the launcher's variables, without
+ * joining anything: fills the rank and world fields of `*out_info` (caller
+ * sets struct_size first; the statistics are zero, backend ""). What a
+ * program needs before it has a trainer, e.g. to shard its data. */
+NNC_API_EXPORT nnc_status_t nnc_distributed_launch(
+    const nnc_distributed_options_t *options, nnc_distributed_info_t *out_info);
+
+/* Fills `*out_info` (caller sets struct_size first): rank 0 of 1 before
+ * nnc_trainer_distribute. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_distributed_info(
+    const nnc_trainer_t *trainer, nnc_distributed_info_t *out_info);
 
 /* The number of model outputs nnc_trainer_evaluate returns; 0 before the
  * trainer's functions exist (a created trainer before its first step or

@@ -43,6 +43,8 @@ nnc_status_t convertOptions(const char *fn,
   out.dropLast = options->drop_last != 0;
   out.workers = options->workers;
   out.prefetch = options->prefetch;
+  out.shardIndex = options->shard_index;
+  out.shardCount = options->shard_count;
   if (auto transform = options->transform) {
     void *userData = options->transform_user_data;
     out.transform = [transform, userData](rt::Batch &batch) -> rt::Status {

@@ -11,9 +11,12 @@
 
 #include "Handles.h"
 
+#include "nnc/runtime/Collectives.h"
 #include "nnc/runtime/Trainer.h"
 
+#include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 using namespace nnc::capi;
@@ -271,6 +274,147 @@ nnc_status_t nnc_trainer_info(const nnc_trainer_t *trainer,
     out_info->class_loss = spec.loss != "mse";
     out_info->accumulate = spec.accumulate;
     out_info->seed = spec.seed;
+    return nullptr;
+  });
+}
+
+namespace {
+
+/// The launch `options` and the environment describe, checked.
+nnc_status_t resolveLaunch(const char *fn,
+                           const nnc_distributed_options_t *&options,
+                           const nnc_distributed_options_t &defaults,
+                           rt::CommunicatorOptions &comm) {
+  if (!options)
+    options = &defaults;
+  if (nnc_status_t s = checkOptions(fn, "options", options))
+    return s;
+  bool found = false;
+  if (options->from_environment)
+    if (nnc_status_t s =
+            convertStatus(fn, rt::launchFromEnvironment(comm.launch, found)))
+      return s;
+  if (!found) {
+    if (options->world_size < 1 || options->rank < 0 ||
+        options->rank >= options->world_size)
+      return invalidArgument(fn, "rank " + std::to_string(options->rank) +
+                                     " is not a rank of a world of " +
+                                     std::to_string(options->world_size));
+    if (!options->master_addr || !*options->master_addr)
+      return invalidArgument(fn, "options->master_addr is not set");
+    if (options->master_port < 1 || options->master_port > 65535)
+      return invalidArgument(fn, "master port " +
+                                     std::to_string(options->master_port) +
+                                     " is not in 1..65535");
+    comm.launch.rank = options->rank;
+    comm.launch.worldSize = options->world_size;
+    comm.launch.localRank = options->rank;
+    comm.launch.localWorldSize = options->world_size;
+    comm.launch.masterAddr = options->master_addr;
+    comm.launch.masterPort = options->master_port;
+    comm.launch.source = "nnc_distributed_options_t";
+  }
+  if (!(options->timeout_seconds > 0) ||
+      !std::isfinite(options->timeout_seconds) ||
+      options->timeout_seconds > 1e6)
+    return invalidArgument(fn, "timeout_seconds must be in (0, 1e6]");
+  if (options->bucket_bytes < 1)
+    return invalidArgument(fn, "bucket_bytes " +
+                                   std::to_string(options->bucket_bytes) +
+                                   " is not positive");
+  return nullptr;
+}
+
+} // namespace
+
+nnc_status_t nnc_distributed_launch(const nnc_distributed_options_t *options,
+                                    nnc_distributed_info_t *out_info) {
+  static const char *fn = "nnc_distributed_launch";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!out_info)
+      return nullArgument(fn, "out_info");
+    if (out_info->struct_size != sizeof(nnc_distributed_info_t))
+      return invalidArgument(fn, "out_info->struct_size must be "
+                                 "sizeof(nnc_distributed_info_t)");
+    nnc_distributed_options_t defaults;
+    nnc_distributed_options_initialize(&defaults);
+    rt::CommunicatorOptions comm;
+    if (nnc_status_t s = resolveLaunch(fn, options, defaults, comm))
+      return s;
+    std::memset(reinterpret_cast<char *>(out_info) + sizeof(size_t), 0,
+                sizeof(*out_info) - sizeof(size_t));
+    out_info->rank = comm.launch.rank;
+    out_info->world_size = comm.launch.worldSize;
+    out_info->local_rank = comm.launch.localRank;
+    out_info->local_world_size = comm.launch.localWorldSize;
+    out_info->backend = "";
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_distribute(nnc_trainer_t *trainer,
+                                    const nnc_distributed_options_t *options) {
+  static const char *fn = "nnc_trainer_distribute";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (trainer->trainer->communicator())
+      return invalidArgument(fn, "the trainer is already distributed");
+    nnc_distributed_options_t defaults;
+    nnc_distributed_options_initialize(&defaults);
+    rt::CommunicatorOptions comm;
+    if (nnc_status_t s = resolveLaunch(fn, options, defaults, comm))
+      return s;
+    trainer->localRank = comm.launch.localRank;
+    trainer->localWorldSize = comm.launch.localWorldSize;
+    if (comm.launch.worldSize == 1)
+      return nullptr;
+    comm.timeoutMs = static_cast<int64_t>(options->timeout_seconds * 1000);
+    if (options->iface)
+      comm.iface = options->iface;
+    else if (const char *iface = std::getenv("GLOO_SOCKET_IFNAME"))
+      comm.iface = iface;
+    std::unique_ptr<rt::Communicator> communicator;
+    if (nnc_status_t s =
+            convertStatus(fn, rt::createGlooCommunicator(comm, communicator)))
+      return s;
+    rt::DataParallelOptions dp;
+    dp.bucketBytes = options->bucket_bytes;
+    dp.broadcastBuffers = options->broadcast_buffers != 0;
+    std::string backend = communicator->backend();
+    rt::Status status = trainer->trainer->distribute(
+        std::shared_ptr<rt::Communicator>(std::move(communicator)), dp);
+    refreshViews(*trainer);
+    if (nnc_status_t s = convertStatus(fn, status))
+      return s;
+    trainer->backend = backend;
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_distributed_info(const nnc_trainer_t *trainer,
+                                          nnc_distributed_info_t *out_info) {
+  static const char *fn = "nnc_trainer_distributed_info";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out_info)
+      return nullArgument(fn, "out_info");
+    if (out_info->struct_size != sizeof(nnc_distributed_info_t))
+      return invalidArgument(fn, "out_info->struct_size must be "
+                                 "sizeof(nnc_distributed_info_t)");
+    const rt::Communicator *comm = trainer->trainer->communicator();
+    const rt::DataParallelStats &stats = trainer->trainer->dataParallelStats();
+    out_info->rank = comm ? comm->rank() : 0;
+    out_info->world_size = comm ? comm->size() : 1;
+    out_info->local_rank = comm ? trainer->localRank : 0;
+    out_info->local_world_size = comm ? trainer->localWorldSize : 1;
+    out_info->backend = trainer->backend.c_str();
+    out_info->buckets = stats.buckets;
+    out_info->bytes_per_step = stats.bytesPerStep;
+    out_info->buffer_bytes_per_step = stats.bufferBytesPerStep;
+    out_info->reductions = stats.reductions;
+    out_info->seconds = stats.seconds;
     return nullptr;
   });
 }

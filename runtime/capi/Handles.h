@@ -159,6 +159,10 @@ struct nnc_trainer_s {
   std::vector<nnc_tensor_s> slotViews;
   /// What nnc_step_info_t::nonfinite points at.
   std::string nonFinite;
+  /// Data-parallel: where this rank sits, and the communicator's name
+  /// (nnc_distributed_info_t::backend points at it).
+  int localRank = 0, localWorldSize = 1;
+  std::string backend;
   ~nnc_trainer_s();
 };
 

@@ -122,9 +122,10 @@ void epochPermutation(uint64_t seed, int64_t epoch, int64_t n,
 DataLoader::DataLoader(std::vector<NpzEntry> dataset,
                        const DataLoaderOptions &options, int64_t numSamples)
     : dataset_(std::move(dataset)), options_(options), numSamples_(numSamples) {
+  shardSamples_ = (numSamples_ + options_.shardCount - 1) / options_.shardCount;
   batchesPerEpoch_ = options_.dropLast
-                         ? numSamples_ / options_.batchSize
-                         : (numSamples_ - 1) / options_.batchSize + 1;
+                         ? shardSamples_ / options_.batchSize
+                         : (shardSamples_ - 1) / options_.batchSize + 1;
   for (const NpzEntry &entry : dataset_)
     rowBytes_.push_back(entry.tensor.sizeInBytes() /
                         static_cast<size_t>(numSamples_));
@@ -150,10 +151,24 @@ Status DataLoader::create(std::vector<NpzEntry> dataset,
                    ") is unreasonably large");
   int64_t n = 0;
   NNC_RUNTIME_RETURN_IF_ERROR(validateDataset(dataset, n));
-  if (options.dropLast && options.batchSize > n)
-    return invalid("batch size " + std::to_string(options.batchSize) +
-                   " with dropLast leaves no batch of the " +
-                   std::to_string(n) + " samples");
+  if (options.shardCount < 1 || options.shardIndex < 0 ||
+      options.shardIndex >= options.shardCount)
+    return invalid("shard " + std::to_string(options.shardIndex) + " of " +
+                   std::to_string(options.shardCount) +
+                   " is not a shard (0 <= index < count)");
+  if (options.shardCount > n)
+    return invalid(
+        "the " + std::to_string(n) + " samples cannot be split into " +
+        std::to_string(options.shardCount) + " shards of at least one sample");
+  int64_t rows = (n + options.shardCount - 1) / options.shardCount;
+  if (options.dropLast && options.batchSize > rows)
+    return invalid(
+        "batch size " + std::to_string(options.batchSize) +
+        " with dropLast leaves no batch of the " + std::to_string(rows) +
+        " samples" +
+        (options.shardCount > 1
+             ? " of each of " + std::to_string(options.shardCount) + " shards"
+             : std::string()));
 
   std::unique_ptr<DataLoader> loader(
       new DataLoader(std::move(dataset), options, n));
@@ -183,7 +198,7 @@ DataLoader::~DataLoader() {
 
 int64_t DataLoader::rowsOf(int64_t index) const {
   int64_t start = index * options_.batchSize;
-  return std::min(options_.batchSize, numSamples_ - start);
+  return std::min(options_.batchSize, shardSamples_ - start);
 }
 
 std::shared_ptr<const std::vector<int64_t>>
@@ -195,7 +210,28 @@ DataLoader::permutationFor(int64_t epoch, std::unique_lock<std::mutex> &lock) {
   // result is the same.
   lock.unlock();
   auto permutation = std::make_shared<std::vector<int64_t>>();
-  epochPermutation(options_.seed, epoch, numSamples_, *permutation);
+  if (options_.shuffle) {
+    epochPermutation(options_.seed, epoch, numSamples_, *permutation);
+  } else {
+    permutation->resize(static_cast<size_t>(numSamples_));
+    std::iota(permutation->begin(), permutation->end(), int64_t(0));
+  }
+  if (options_.shardCount > 1) {
+    // This shard's rows in batch order: piece shardIndex of every global
+    // batch, over the order padded with its first samples.
+    const int64_t count = options_.shardCount, batchSize = options_.batchSize;
+    std::vector<int64_t> shard(static_cast<size_t>(shardSamples_));
+    for (int64_t index = 0, row = 0; row < shardSamples_; ++index) {
+      int64_t rows = std::min(batchSize, shardSamples_ - row);
+      int64_t first = index * count * batchSize + options_.shardIndex * rows;
+      for (int64_t j = 0; j < rows; ++j, ++row) {
+        int64_t q = first + j;
+        shard[static_cast<size_t>(row)] = (*permutation)[static_cast<size_t>(
+            q < numSamples_ ? q : q - numSamples_)];
+      }
+    }
+    permutation->swap(shard);
+  }
   lock.lock();
   return permutations_.emplace(epoch, std::move(permutation)).first->second;
 }
@@ -213,7 +249,7 @@ void DataLoader::workerLoop() {
     uint64_t generation = generation_;
     int64_t epoch = sequence / batchesPerEpoch_;
     std::shared_ptr<const std::vector<int64_t>> permutation;
-    if (options_.shuffle)
+    if (options_.shuffle || options_.shardCount > 1)
       permutation = permutationFor(epoch, lock);
     Batch batch;
     auto pooled = pool_.find(rowsOf(sequence % batchesPerEpoch_));

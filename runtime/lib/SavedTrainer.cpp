@@ -309,7 +309,12 @@ public:
                       " program for data of shapes {" + keyText(key) +
                       "}; it has " +
                       (have.empty() ? std::string("none") : have) +
-                      " (save it from a trainer that prepared those shapes)");
+                      (kind == TrainFunctionKind::Grad && have.empty()
+                           ? " (accumulation and data-parallel training run "
+                             "the grad and apply programs: save the trainer "
+                             "from a run that used them)"
+                           : " (save it from a trainer that prepared those "
+                             "shapes)"));
   }
   std::vector<Entry> programs() const override {
     std::vector<Entry> entries;

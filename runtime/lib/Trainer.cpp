@@ -9,6 +9,7 @@
 #include "nnc/runtime/Trainer.h"
 
 #include "nnc/runtime/Checkpoint.h"
+#include "nnc/runtime/Collectives.h"
 #include "nnc/runtime/Profiler.h"
 
 #include <chrono>
@@ -262,7 +263,7 @@ Status Trainer::prepare(const Shapes &key, bool withEval, bool &compiled) {
   Shapes inputs(key.begin(), key.end() - 1);
   NNC_RUNTIME_RETURN_IF_ERROR(source_->prepare(inputs));
   std::vector<std::pair<TrainFunctionKind, Shapes>> wanted;
-  if (spec_.accumulate == 1) {
+  if (spec_.accumulate == 1 && !communicator_) {
     wanted.push_back({TrainFunctionKind::Step, key});
   } else {
     wanted.push_back({TrainFunctionKind::Grad, key});
@@ -333,7 +334,10 @@ Status Trainer::bindArguments(TrainFunctionKind kind,
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   };
-  uint64_t seed = mix(spec_.seed ^ mix(draws_));
+  uint64_t key = draws_;
+  if (communicator_)
+    key += static_cast<uint64_t>(communicator_->rank());
+  uint64_t seed = mix(spec_.seed ^ mix(key));
   std::memcpy(seedTensor_.data(), &seed, sizeof(seed));
 
   const TrainFunction &function = (*source_->layout())[kind];
@@ -477,7 +481,9 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
                           std::vector<HostTensor> &outputs) {
     spare[static_cast<unsigned>(kind)][key].swap(outputs);
   };
-  if (accumulate == 1) {
+  // Data-parallel steps take the gradient path: the ranks' gradients are
+  // summed between the gradient computation and the update.
+  if (accumulate == 1 && !communicator_) {
     NNC_RUNTIME_RETURN_IF_ERROR(run(TrainFunctionKind::Step, &batch, key,
                                     nullptr, scale, lr, outputs, compiled));
     takeResults(TrainFunctionKind::Step, outputs, /*applyUpdates=*/true, loss,
@@ -500,14 +506,19 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
         addInto(accumulated_[n], gradients[n]);
     }
     if (++microSteps_ == accumulate) {
-      // The mean of the micro-batch gradients: the update divides by the
-      // scale times the number of micro-batches.
+      // The mean of the micro-batch gradients (of every rank's): the update
+      // divides by the scale times the number of micro-batches.
       bool applyCompiled = false;
       std::vector<HostTensor> appliedOutputs;
-      Status status =
-          run(TrainFunctionKind::Apply, nullptr, Shapes{}, &accumulated_,
-              scale * static_cast<double>(accumulate), lr, appliedOutputs,
-              applyCompiled);
+      double micro = static_cast<double>(accumulate);
+      Status status = Status::ok();
+      if (communicator_) {
+        status = allReduceGradients(accumulated_);
+        micro *= communicator_->size();
+      }
+      if (status.isOk())
+        status = run(TrainFunctionKind::Apply, nullptr, Shapes{}, &accumulated_,
+                     scale * micro, lr, appliedOutputs, applyCompiled);
       if (!status.isOk()) {
         // The update did not run: the accumulation is dropped whole (its
         // micro-batches would otherwise count twice or never apply).
@@ -523,6 +534,8 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
       microSteps_ = 0;
       accumulated_.clear();
       applied = true;
+      if (communicator_ && dpOptions_.broadcastBuffers)
+        NNC_RUNTIME_RETURN_IF_ERROR(broadcastBuffers());
     }
   }
   // Named before the seed moves on: the probe reruns the last micro-batch
@@ -531,7 +544,7 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
     nameNonFinite(batch, key, scale, lr, out);
     counters_.hostSeconds += out.probeSeconds;
   }
-  ++draws_;
+  draws_ += communicator_ ? static_cast<uint64_t>(communicator_->size()) : 1;
   if (applied && scaler_.update(found))
     ++steps_;
   // The step was skipped (parameters and state untouched); skipping more
@@ -593,11 +606,17 @@ void Trainer::nameNonFinite(const std::vector<TensorRef> &batch,
       return;
     }
   }
-  out.nonFinite = spec_.accumulate > 1
-                      ? "not named: every value of the last micro-batch is "
-                        "finite, an earlier micro-batch of the step was not"
-                      : "not named: every value of the probe's rerun is "
-                        "finite";
+  if (communicator_)
+    out.nonFinite = "not named: every value of rank " +
+                    std::to_string(communicator_->rank()) +
+                    "'s last micro-batch is finite; another rank's (or an "
+                    "earlier micro-batch) was not";
+  else
+    out.nonFinite = spec_.accumulate > 1
+                        ? "not named: every value of the last micro-batch is "
+                          "finite, an earlier micro-batch of the step was not"
+                        : "not named: every value of the probe's rerun is "
+                          "finite";
 }
 
 Status Trainer::gradients(const std::vector<TensorRef> &batch,

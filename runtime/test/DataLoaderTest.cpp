@@ -144,6 +144,79 @@ TEST(DataLoader, EveryEpochCoversEverySampleOnce) {
   }
 }
 
+// Shards for data-parallel training: over epochs, shuffled or not, with a
+// short last batch, the shards' batch i is batch i of one loader of
+// count x batchSize rows (as sets; pieces in shard order), so the shards of
+// an epoch are disjoint when the count divides the samples, and padded
+// with the epoch's first samples when it does not.
+TEST(DataLoader, ShardsSplitTheGlobalBatches) {
+  for (bool shuffle : {false, true}) {
+    for (int64_t n : {int64_t(12), int64_t(13), int64_t(20)}) {
+      for (int64_t count : {int64_t(2), int64_t(3)}) {
+        SCOPED_TRACE("n " + std::to_string(n) + " shards " +
+                     std::to_string(count) + " shuffle " +
+                     std::to_string(shuffle));
+        DataLoaderOptions o;
+        o.batchSize = 2;
+        o.shuffle = shuffle;
+        o.seed = 11;
+        DataLoaderOptions global = o;
+        global.batchSize = 2 * count;
+        std::vector<std::unique_ptr<DataLoader>> shards;
+        for (int64_t r = 0; r < count; ++r) {
+          DataLoaderOptions so = o;
+          so.shardIndex = r;
+          so.shardCount = count;
+          shards.push_back(makeLoader(n, so));
+          ASSERT_TRUE(shards.back());
+        }
+        int64_t padded = (n + count - 1) / count * count;
+        EXPECT_EQ(shards[0]->shardSamples(), padded / count);
+        // The order of the one loader, padded as the shards pad it.
+        auto one = makeLoader(n, global);
+        ASSERT_TRUE(one);
+        for (int e = 0; e < 2; ++e) {
+          std::vector<int64_t> order;
+          for (auto &epoch : takeEpochs(*one, 1))
+            order = epoch;
+          for (int64_t k = n; k < padded; ++k)
+            order.push_back(order[size_t(k - n)]);
+          std::vector<int64_t> joined;
+          for (int64_t i = 0; i < shards[0]->batchesPerEpoch(); ++i) {
+            for (int64_t r = 0; r < count; ++r) {
+              Batch b;
+              ASSERT_TRUE(shards[size_t(r)]->next(b).isOk());
+              EXPECT_EQ(b.epoch, e);
+              EXPECT_EQ(b.index, i);
+              std::vector<int64_t> ids = samplesOf(b);
+              joined.insert(joined.end(), ids.begin(), ids.end());
+            }
+          }
+          EXPECT_EQ(joined, order);
+          if (n % count == 0) {
+            std::set<int64_t> distinct(joined.begin(), joined.end());
+            EXPECT_EQ(int64_t(distinct.size()), n);
+          }
+        }
+      }
+    }
+  }
+  DataLoaderOptions bad;
+  bad.shardIndex = 2;
+  bad.shardCount = 2;
+  std::unique_ptr<DataLoader> loader;
+  Status s = DataLoader::create(makeDataset(4), bad, loader);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("shard 2 of 2 is not a shard"), std::string::npos)
+      << s.message();
+  bad.shardIndex = 0;
+  bad.shardCount = 5;
+  s = DataLoader::create(makeDataset(4), bad, loader);
+  EXPECT_NE(s.message().find("4 samples cannot be split into 5 shards"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(DataLoader, OrderIsAFunctionOfSeedAndEpoch) {
   DataLoaderOptions o;
   o.batchSize = 4;

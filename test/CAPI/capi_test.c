@@ -15,11 +15,15 @@
 
 #include "mlp_model.h"
 
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2356,8 +2360,215 @@ static void test_profiler(void) {
   nnc_context_destroy(context);
 }
 
-int main(void) {
+/* One rank of the data-parallel check below, in a process of its own:
+ * SGD at lr 0.5 on y = x * w with w = 1, mean squared error against 0;
+ * rank r's batch is 4 rows of r + 1. The averaged gradient of both ranks
+ * is that of the 8 rows together: 2/24 * (4 * 1 + 4 * 4) = 5/3 per weight,
+ * so w becomes 1 - 0.5 * 5/3 = 1/6 on both. Returns the exit status. */
+static int run_rank(int rank, int port) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_trainer_t *trainer = NULL;
+  nnc_train_options_t options;
+  nnc_compile_options_t compile;
+  nnc_distributed_options_t dist;
+  nnc_distributed_info_t info;
+  nnc_step_info_t step;
+  const nnc_tensor_t *param = NULL;
+  nnc_tensor_t *x = NULL, *t = NULL;
+  const nnc_tensor_t *data[2];
+  int64_t dims[2] = {4, 3};
+  float xs[12], zeros[12];
+  int i;
+
+  for (i = 0; i < 12; ++i) {
+    xs[i] = (float)(rank + 1);
+    zeros[i] = 0.0f;
+  }
+  nnc_train_options_initialize(&options);
+  options.loss = NNC_LOSS_MSE;
+  options.optimizer = NNC_OPTIMIZER_SGD;
+  options.learning_rate = 0.5;
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (context)
+    EXPECT_OK(nnc_model_parse_mlir(context, train_mlir, sizeof(train_mlir) - 1,
+                                   "train.mlir", &model));
+  if (model)
+    EXPECT_OK(nnc_trainer_create(model, &options, &compile, &trainer));
+  if (trainer) {
+    nnc_distributed_options_initialize(&dist);
+    dist.from_environment = 0;
+    dist.rank = rank;
+    dist.world_size = 2;
+    dist.master_port = port;
+    dist.timeout_seconds = 60;
+    EXPECT_OK(nnc_trainer_distribute(trainer, &dist));
+    info.struct_size = sizeof(info);
+    EXPECT_OK(nnc_trainer_distributed_info(trainer, &info));
+    CHECK(info.rank == rank && info.world_size == 2);
+    CHECK(strstr(info.backend, "gloo") != NULL);
+    EXPECT_ERROR(nnc_trainer_distribute(trainer, &dist),
+                 NNC_STATUS_INVALID_ARGUMENT, "already distributed");
+    EXPECT_OK(
+        nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, xs, sizeof(xs), &x));
+    EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, zeros,
+                                     sizeof(zeros), &t));
+    data[0] = x;
+    data[1] = t;
+    memset(&step, 0, sizeof(step));
+    step.struct_size = sizeof(step);
+    EXPECT_OK(nnc_trainer_step(trainer, 2, data, &step));
+    CHECK(step.applied && step.step == 1);
+    EXPECT_OK(nnc_trainer_parameter(trainer, 0, NULL, &param));
+    if (param) {
+      const float *w = (const float *)nnc_tensor_const_data(param);
+      for (i = 0; i < 3; ++i)
+        CHECK(close_to(w[i], 1.0 / 6.0));
+    }
+    EXPECT_OK(nnc_trainer_distributed_info(trainer, &info));
+    CHECK(info.reductions == 1 && info.buckets == 1 &&
+          info.bytes_per_step == 12 && info.buffer_bytes_per_step == 0);
+  }
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(t);
+  nnc_trainer_destroy(trainer);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+  return failed ? 1 : 0;
+}
+
+/* Launch options, checked without joining; then two ranks, each a new
+ * process running this program's run_rank. */
+static void test_distributed(const char *self) {
+  nnc_distributed_options_t dist;
+  nnc_distributed_info_t info;
+  nnc_loader_options_t loader;
+  struct sockaddr_in address;
+  socklen_t length = sizeof(address);
+  pid_t ranks[2];
+  int fd, port = 0, r;
+
+  nnc_distributed_options_initialize(&dist);
+  CHECK(dist.from_environment == 1 && dist.world_size == 1 &&
+        dist.master_port == 29500 && dist.bucket_bytes == 25 << 20 &&
+        dist.broadcast_buffers == 1);
+  nnc_loader_options_initialize(&loader);
+  CHECK(loader.shard_index == 0 && loader.shard_count == 1);
+  dist.from_environment = 0;
+  dist.rank = 1;
+  dist.world_size = 3;
+  info.struct_size = sizeof(info);
+  EXPECT_OK(nnc_distributed_launch(&dist, &info));
+  CHECK(info.rank == 1 && info.world_size == 3 && info.reductions == 0 &&
+        info.backend && !*info.backend);
+  dist.rank = 3;
+  EXPECT_ERROR(nnc_distributed_launch(&dist, &info),
+               NNC_STATUS_INVALID_ARGUMENT,
+               "rank 3 is not a rank of a world of 3");
+  dist.rank = 0;
+  dist.bucket_bytes = 0;
+  EXPECT_ERROR(nnc_distributed_launch(&dist, &info),
+               NNC_STATUS_INVALID_ARGUMENT, "bucket_bytes 0 is not positive");
+  dist.bucket_bytes = 1024;
+  dist.timeout_seconds = 0;
+  EXPECT_ERROR(nnc_distributed_launch(&dist, &info),
+               NNC_STATUS_INVALID_ARGUMENT, "timeout_seconds");
+  dist.struct_size = 3;
+  EXPECT_ERROR(nnc_distributed_launch(&dist, &info),
+               NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+  info.struct_size = 1;
+  EXPECT_ERROR(nnc_distributed_launch(NULL, &info), NNC_STATUS_INVALID_ARGUMENT,
+               "struct_size");
+
+  /* Shards: 5 samples in order, padded to 6 with sample 0, batches of 2
+   * per shard; shard r's batch i is piece r of the 4-row global batch i
+   * (the last global batch, 2 rows, gives each shard one). */
+  {
+    const int64_t expected[2][3] = {{0, 1, 4}, {2, 3, 0}};
+    int64_t dims[1] = {5}, values[5] = {0, 1, 2, 3, 4};
+    const char *names[1] = {"v"};
+    nnc_tensor_t *v = NULL;
+    const nnc_tensor_t *arrays[1];
+    int shard;
+    EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_I64, 1, dims, values,
+                                     sizeof(values), &v));
+    arrays[0] = v;
+    loader.batch_size = 2;
+    loader.shuffle = 0;
+    loader.workers = 1;
+    loader.shard_count = 2;
+    for (shard = 0; shard < 2 && v; ++shard) {
+      nnc_loader_t *l = NULL;
+      nnc_batch_t *batch = NULL;
+      int row = 0, b;
+      loader.shard_index = shard;
+      EXPECT_OK(nnc_loader_create(1, names, arrays, &loader, &l));
+      if (!l)
+        continue;
+      CHECK(nnc_loader_batches_per_epoch(l) == 2);
+      for (b = 0; b < 2; ++b) {
+        int64_t k;
+        EXPECT_OK(nnc_loader_next(l, &batch));
+        if (!batch)
+          break;
+        CHECK(nnc_batch_size(batch) == (b == 0 ? 2 : 1));
+        for (k = 0; k < nnc_batch_size(batch); ++k, ++row)
+          CHECK(((const int64_t *)nnc_tensor_const_data(
+                    nnc_batch_tensor(batch, 0)))[k] == expected[shard][row]);
+        nnc_batch_destroy(batch);
+        batch = NULL;
+      }
+      nnc_loader_destroy(l);
+    }
+    loader.shard_index = 2;
+    {
+      nnc_loader_t *l = NULL;
+      EXPECT_ERROR(nnc_loader_create(1, names, arrays, &loader, &l),
+                   NNC_STATUS_INVALID_ARGUMENT, "shard 2 of 2 is not a shard");
+      loader.shard_index = 0;
+      loader.shard_count = 6;
+      EXPECT_ERROR(nnc_loader_create(1, names, arrays, &loader, &l),
+                   NNC_STATUS_INVALID_ARGUMENT,
+                   "the 5 samples cannot be split into 6 shards");
+    }
+    nnc_tensor_destroy(v);
+  }
+
+  fd = socket(AF_INET, SOCK_STREAM, 0);
+  memset(&address, 0, sizeof(address));
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && bind(fd, (struct sockaddr *)&address, sizeof(address)) == 0 &&
+      getsockname(fd, (struct sockaddr *)&address, &length) == 0)
+    port = ntohs(address.sin_port);
+  if (fd >= 0)
+    close(fd);
+  CHECK(port > 0);
+  if (port <= 0)
+    return;
+  for (r = 0; r < 2; ++r) {
+    char rank_text[16], port_text[16];
+    snprintf(rank_text, sizeof(rank_text), "%d", r);
+    snprintf(port_text, sizeof(port_text), "%d", port);
+    ranks[r] = fork();
+    if (ranks[r] == 0) {
+      execl(self, self, "--rank", rank_text, port_text, (char *)NULL);
+      _exit(127);
+    }
+  }
+  for (r = 0; r < 2; ++r) {
+    int status = 0;
+    CHECK(ranks[r] > 0 && waitpid(ranks[r], &status, 0) == ranks[r] &&
+          WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+}
+
+int main(int argc, char **argv) {
   char dir[4096];
+  if (argc == 4 && strcmp(argv[1], "--rank") == 0)
+    return run_rank(atoi(argv[2]), atoi(argv[3]));
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof(dir), "%s/nnc-capi-test-XXXXXX",
            tmp && *tmp ? tmp : "/tmp");
@@ -2382,6 +2593,7 @@ int main(void) {
   test_loader(dir);
   test_monitor();
   test_profiler();
+  test_distributed("/proc/self/exe");
   rmdir(dir);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

@@ -55,6 +55,19 @@ struct DataLoaderOptions {
   int64_t workers = 2;
   /// Batches prepared ahead of the consumer at most (the queue depth); >= 1.
   int64_t prefetch = 4;
+  /// Data-parallel training: this loader serves shard `shardIndex` of
+  /// `shardCount` (0 <= shardIndex < shardCount <= the samples). Every
+  /// shard visits the same epoch order (the same seed); the order is padded
+  /// to a multiple of `shardCount` with its first samples, as PyTorch's
+  /// DistributedSampler does, and cut into global batches of shardCount x
+  /// batchSize rows, each split into shardCount consecutive pieces of equal
+  /// size: shard r's batch i is piece r of global batch i. The shards of an
+  /// epoch are disjoint (but for the padding), and their batch i together
+  /// is batch i of one loader of shardCount x batchSize rows, and the
+  /// micro-batches shardCount i .. shardCount i + shardCount - 1 of one
+  /// loader of batchSize rows.
+  int64_t shardIndex = 0;
+  int64_t shardCount = 1;
   /// Optional; runs on a worker thread on each gathered batch (augmentation,
   /// normalization). It may change the arrays' contents but not their
   /// shapes, and must be a function of the batch alone (its contents, epoch
@@ -116,7 +129,11 @@ public:
   BatchPosition position() const;
 
   int64_t batchesPerEpoch() const { return batchesPerEpoch_; }
+  /// The samples of the dataset (of every shard together).
   int64_t numSamples() const { return numSamples_; }
+  /// The rows this loader serves per epoch: numSamples() padded to a
+  /// multiple of the shard count, divided by it.
+  int64_t shardSamples() const { return shardSamples_; }
   const std::vector<NpzEntry> &dataset() const { return dataset_; }
   const DataLoaderOptions &options() const { return options_; }
 
@@ -150,6 +167,7 @@ private:
   std::vector<NpzEntry> dataset_;
   DataLoaderOptions options_;
   int64_t numSamples_ = 0;
+  int64_t shardSamples_ = 0;
   int64_t batchesPerEpoch_ = 0;
   std::vector<size_t> rowBytes_;
 

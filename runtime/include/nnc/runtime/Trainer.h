@@ -30,6 +30,7 @@
 namespace nnc::runtime {
 
 struct Checkpoint;
+class Communicator;
 class ExecutableReader;
 
 /// Shapes of a list of tensors, e.g. of one batch of data.
@@ -226,6 +227,32 @@ struct StepResult {
   double probeSeconds = 0;
 };
 
+/// How a trainer takes part in data-parallel training (distribute()).
+struct DataParallelOptions {
+  /// The gradients are all-reduced in buckets of at most this many bytes
+  /// (a larger gradient is a bucket of its own), filled in reverse
+  /// parameter order, the order backward makes them in (DDP's
+  /// bucket_cap_mb, 25 MiB).
+  int64_t bucketBytes = int64_t(25) << 20;
+  /// After every optimizer step the buffers (batch normalization's running
+  /// statistics) take rank 0's values, as DDP's broadcast_buffers does;
+  /// otherwise each rank keeps its own.
+  bool broadcastBuffers = true;
+};
+
+/// What data-parallel training did, summed since distribute().
+struct DataParallelStats {
+  /// All-reduced optimizer steps, and per step the buckets and bytes.
+  int64_t reductions = 0;
+  int64_t buckets = 0;
+  int64_t bytesPerStep = 0;
+  /// Seconds in collectives (gradients and buffers). None of it overlaps
+  /// computation yet: it is all exposed.
+  double seconds = 0;
+  /// Bytes broadcast per step for the buffers.
+  int64_t bufferBytesPerStep = 0;
+};
+
 class Trainer {
 public:
   /// `slotValues` and `state` hold the initial values of `spec.slots` and
@@ -299,6 +326,24 @@ public:
     return loadedMetadata_;
   }
 
+  /// Makes this trainer one rank of `communicator`'s group: every rank
+  /// checks that the others train the same model the same way (the
+  /// checkpoint fingerprint, parameters, data signature, accumulation,
+  /// seed), then takes rank 0's parameters, buffers, optimizer state, step
+  /// count and loss scaler. From then on every optimizer step averages the
+  /// gradients of all ranks (all-reduced in buckets, after the last
+  /// micro-batch of an accumulation only), so that every rank applies the
+  /// same update; a non-finite gradient on any rank skips the step on all.
+  /// Micro-batch k of rank r draws the random keys of micro-batch
+  /// k x size + r of one process, so W ranks train as one process
+  /// accumulating W micro-batches. Refused mid-accumulation; a failed
+  /// collective fails the step with the communicator's error.
+  Status distribute(std::shared_ptr<Communicator> communicator,
+                    const DataParallelOptions &options);
+  /// Null until distribute().
+  const Communicator *communicator() const { return communicator_.get(); }
+  const DataParallelStats &dataParallelStats() const { return dpStats_; }
+
   /// Writes the trainer (its layout, state and every program made so far)
   /// to `path` atomically as an executable that loadTrainer reads; refused
   /// in the middle of an accumulation or before any program exists.
@@ -326,6 +371,10 @@ private:
                    std::vector<HostTensor> *gradients);
   /// The checkpoint image of the current state (without user metadata).
   Status stateCheckpoint(Checkpoint &out) const;
+  /// Data-parallel: sums `gradients` over the ranks (DataParallel.cpp).
+  Status allReduceGradients(std::vector<HostTensor> &gradients);
+  /// Data-parallel: rank 0's buffers to every rank.
+  Status broadcastBuffers();
 
   TrainerSpec spec_;
   std::unique_ptr<TrainProgramSource> source_;
@@ -334,8 +383,22 @@ private:
   std::vector<HostTensor> accumulated_; // per trainable parameter
   int64_t microSteps_ = 0;
   int64_t steps_ = 0;
-  /// Micro-batches run so far: with the seed, what keys random ops.
+  /// Micro-batches run so far (by every rank together): with the seed,
+  /// what keys random ops. This rank's micro-batch draws key
+  /// draws_ + rank, and each one moves draws_ on by the world size.
   uint64_t draws_ = 0;
+  std::shared_ptr<Communicator> communicator_;
+  DataParallelOptions dpOptions_;
+  DataParallelStats dpStats_;
+  /// The gradient buckets: trainable-parameter indices, planned on the
+  /// first reduction for the gradients' dtypes and sizes.
+  struct Bucket {
+    std::vector<unsigned> gradients;
+    DType dtype = DType::F32;
+    int64_t elements = 0;
+    HostTensor staging; ///< for buckets of more than one gradient
+  };
+  std::vector<Bucket> buckets_;
   LossScaler scaler_;
   std::map<std::string, std::string> loadedMetadata_;
   /// Per function and key, the previous generation of the outputs (the
