@@ -32,6 +32,10 @@ llvm_config.add_tool_substitutions(
      "nnc-run", "nnc-conformance", "nnc-chargpt"],
     tool_dirs)
 
+# nnc-run by path, for scripts that start it themselves (dp_launch.py).
+config.substitutions.append(
+    ("%nnc_run_bin", os.path.join(config.nnc_tools_dir, "nnc-run")))
+
 # The tool tests (test/Tools): .npy/.npz files written and dumped with the
 # standard library, and the ONNX backend test data (libonnx-testdata).
 config.substitutions.append(

@@ -2,7 +2,7 @@
 """Compares an .npz archive nnc wrote with PyTorch's reference archive.
 
 Usage: compare_npz.py ACTUAL.npz EXPECTED.npz [--rtol R] [--atol A]
-                      [--keys-from expected|actual|both]
+                      [--keys-from expected|actual|both] [--skip TEXT]...
 
 Every key of EXPECTED.npz (--keys-from expected, the default) must be in
 ACTUAL.npz with the same dtype and shape, and satisfy
@@ -10,7 +10,8 @@ ACTUAL.npz with the same dtype and shape, and satisfy
 With --keys-from actual every key of ACTUAL.npz must be in EXPECTED.npz
 instead; with both, the two key sets must be equal. Prints one line per key
 with the largest absolute difference, then "N arrays match", or a count of
-the failures; exits 1 on any mismatch or missing key. Needs numpy only.
+the failures; exits 1 on any mismatch or missing key. Keys containing a
+--skip text are left out of the comparison. Needs numpy only.
 """
 import argparse
 import sys
@@ -45,6 +46,8 @@ def main():
     ap.add_argument("--keys-from", choices=["expected", "actual", "both"],
                     default="expected",
                     help="whose keys must be present in the other archive")
+    ap.add_argument("--skip", action="append", default=[],
+                    help="leave out keys containing this text (repeatable)")
     args = ap.parse_args()
     actual = np.load(args.actual)
     expected = np.load(args.expected)
@@ -57,6 +60,7 @@ def main():
         keys = list(expected.files) + [
             k for k in actual.files if k not in expected.files
         ]
+    keys = [k for k in keys if not any(text in k for text in args.skip)]
     failures = 0
     for key in keys:
         if key not in actual.files:

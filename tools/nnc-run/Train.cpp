@@ -8,6 +8,7 @@
 
 #include "Train.h"
 
+#include "Launch.h"
 #include "TrainSupport.h"
 
 #include <algorithm>
@@ -94,6 +95,20 @@ loss and optimizer:
   --no-name-nonfinite      do not name the first non-finite value of a
                            skipped step (naming it compiles a probe on the
                            first skip per batch shape and reruns the batch)
+data parallel (docs/Distributed.md):
+  --nproc N                train as N ranks on this machine (processes
+                           joined over Gloo on 127.0.0.1), each on its own
+                           shard of every epoch with --batch-size rows per
+                           step; the gradients are averaged before every
+                           update. Under a launcher (torchrun, srun, mpirun)
+                           leave it out: RANK, WORLD_SIZE, MASTER_ADDR,
+                           MASTER_PORT (or Slurm's, Open MPI's) say the rank
+  --master-port P          --nproc: the rendezvous port (default: a free one)
+  --bucket-size B          gradient bucket bytes (default 25MiB)
+  --dist-timeout SECONDS   every collective's limit (default 300): a rank
+                           that dies or stalls fails the others within it
+  --no-broadcast-buffers   keep each rank's batch-norm running statistics
+                           (default: rank 0's after every step, as DDP)
 state:
   --checkpoint FILE        write a checkpoint there at the end of every
                            epoch, every --checkpoint-every steps and at the end
@@ -224,11 +239,22 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--trace",
                                                "--plot",
                                                "--memory-limit",
-                                               "--data-delay"};
-  static const std::set<std::string> flags = {
-      "--no-shuffle",         "--drop-last", "--nesterov", "--quiet",
-      "--no-name-nonfinite",  "--profile",   "--report",   "--no-fuse",
-      "--no-library-kernels", "--no-advice"};
+                                               "--data-delay",
+                                               "--nproc",
+                                               "--master-port",
+                                               "--bucket-size",
+                                               "--dist-timeout"};
+  static const std::set<std::string> flags = {"--no-shuffle",
+                                              "--drop-last",
+                                              "--nesterov",
+                                              "--quiet",
+                                              "--no-name-nonfinite",
+                                              "--profile",
+                                              "--report",
+                                              "--no-fuse",
+                                              "--no-library-kernels",
+                                              "--no-advice",
+                                              "--no-broadcast-buffers"};
   Args args;
   bool help = false;
   Failure failure;
@@ -294,6 +320,63 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (args.has("--plot") && !endsWith(plotPath, ".svg"))
     return fail({"--plot file '" + plotPath + "' must end in .svg", 2});
   bool advise = !args.switches.count("--no-advice");
+
+  // Data parallel: --nproc starts the ranks (this process only waits for
+  // them); a rank learns its place from the launcher's variables.
+  int64_t nproc = 1, masterPort = 0;
+  double distTimeout = 300;
+  uint64_t bucketBytes = uint64_t(25) << 20;
+  if (!parseInt(args, "--nproc", 1, nproc, failure) ||
+      !parseInt(args, "--master-port", 1, masterPort, failure) ||
+      (args.has("--dist-timeout") &&
+       !parseReal(args, "--dist-timeout", distTimeout, failure)))
+    return fail(failure);
+  if (masterPort > 65535)
+    return fail({"--master-port must be in 1..65535", 2});
+  if (!(distTimeout > 0) || distTimeout > 1e6)
+    return fail({"--dist-timeout must be a positive number of seconds", 2});
+  if (args.has("--bucket-size") &&
+      (!parseBytes(args.get("--bucket-size"), bucketBytes) || bucketBytes < 1))
+    return fail({"--bucket-size must be bytes (4000000, 25MiB), got '" +
+                     args.get("--bucket-size") + "'",
+                 2});
+  bool launched = std::getenv("NNC_RUN_LAUNCHED") != nullptr;
+  if (nproc > 1 && !launched) {
+    if (std::getenv("RANK") || std::getenv("SLURM_PROCID") ||
+        std::getenv("OMPI_COMM_WORLD_RANK"))
+      return fail({"--nproc starts its own ranks; under a launcher (RANK, "
+                   "SLURM_PROCID or OMPI_COMM_WORLD_RANK is set) leave it out",
+                   2});
+    std::vector<std::string> arguments{"nnc-run"};
+    for (int i = 0; i < argc; ++i)
+      arguments.push_back(argv[i]);
+    setenv("NNC_RUN_LAUNCHED", "1", 1);
+    return launchLocalRanks(static_cast<int>(nproc),
+                            static_cast<int>(masterPort), 10.0, arguments);
+  }
+  nnc_distributed_options_t distOptions;
+  nnc_distributed_options_initialize(&distOptions);
+  distOptions.timeout_seconds = distTimeout;
+  distOptions.bucket_bytes = static_cast<int64_t>(bucketBytes);
+  distOptions.broadcast_buffers =
+      !args.switches.count("--no-broadcast-buffers");
+  nnc_distributed_info_t launch;
+  launch.struct_size = sizeof(launch);
+  if (nnc_status_t status = nnc_distributed_launch(&distOptions, &launch))
+    return fail({takeMessage(status), 2});
+  const int rank = launch.rank, world = launch.world_size;
+  // Rank 0 speaks for the run: it alone prints, logs, evaluates and writes
+  // files; the other ranks report only their errors.
+  const bool lead = rank == 0;
+  // Before what a rank says on stderr: its errors, warnings, skipped steps.
+  const std::string rankPrefix =
+      world > 1 ? "rank " + std::to_string(rank) + ": " : "";
+  if (world > 1) {
+    setFailurePrefix(rankPrefix);
+    if (!lead && !std::freopen("/dev/null", "w", stdout))
+      return fail(
+          {"cannot silence the output of rank " + std::to_string(rank)});
+  }
   nnc_train_options_t options;
   std::string output;
   if (!fillTrainOptions(args, options, output, failure))
@@ -303,14 +386,15 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (progress != "auto" && progress != "bar" && progress != "lines" &&
       progress != "none")
     return fail({"--progress must be auto, bar, lines or none", 2});
-  if (args.switches.count("--quiet"))
+  if (args.switches.count("--quiet") || !lead)
     progress = "none";
   if (progress == "auto")
     progress = isatty(STDERR_FILENO) ? "bar" : "lines";
   bool classLoss = options.loss != NNC_LOSS_MSE;
   std::string labelsName = args.get("--labels", "labels");
 
-  bool profiling = args.switches.count("--profile") || args.has("--trace");
+  bool profiling =
+      lead && (args.switches.count("--profile") || args.has("--trace"));
   if (profiling)
     nnc_profiler_start();
 
@@ -362,6 +446,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
   loaderOptions.drop_last = args.switches.count("--drop-last") != 0;
   loaderOptions.workers = static_cast<int32_t>(workers);
   loaderOptions.prefetch = static_cast<int32_t>(prefetch);
+  loaderOptions.shard_index = rank;
+  loaderOptions.shard_count = world;
   if (dataDelayMs > 0) {
     loaderOptions.transform_user_data = &dataDelayMs;
     loaderOptions.transform = [](void *delay, int64_t, int64_t, size_t,
@@ -446,7 +532,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
         outputIndex = k;
     }
   }
-  if (args.has("--eval")) {
+  if (args.has("--eval") && lead) {
     nnc_loader_options_t evalOptions;
     nnc_loader_options_initialize(&evalOptions);
     evalOptions.shuffle = 0;
@@ -477,13 +563,41 @@ int nnc::tools::runTrain(int argc, char **argv) {
                        batchText + ", this run uses " +
                        std::to_string(batchSize),
                    2});
-    if (nnc_status_t status = nnc_loader_seek(
-            loader.get(), std::atoll(epochText), std::atoll(indexText)))
+    // A checkpoint of another world size resumes at the first batch that
+    // holds no sample its run had reached in that epoch.
+    const char *worldText =
+        nnc_trainer_checkpoint_metadata(trainer.get(), "data.world_size");
+    int64_t savedWorld = worldText ? std::atoll(worldText) : 1;
+    int64_t epochAt = std::atoll(epochText), indexAt = std::atoll(indexText);
+    if (savedWorld != world && savedWorld > 0) {
+      int64_t rows = indexAt * batchSize * savedWorld;
+      indexAt = (rows + batchSize * world - 1) / (batchSize * world);
+      if (indexAt >= nnc_loader_batches_per_epoch(loader.get())) {
+        ++epochAt;
+        indexAt = 0;
+      }
+      if (lead)
+        std::fprintf(stderr,
+                     "nnc-run: the checkpoint was written by %lld rank(s), "
+                     "this run has %d: it resumes at batch %lld of epoch "
+                     "%lld\n",
+                     (long long)savedWorld, world, (long long)indexAt,
+                     (long long)epochAt + 1);
+    }
+    if (nnc_status_t status = nnc_loader_seek(loader.get(), epochAt, indexAt))
       return fail({takeMessage(status)});
   }
 
+  // Every rank takes rank 0's state (after a resume, the same checkpoint's)
+  // and from now on averages its gradients with the others'.
+  if (world > 1)
+    if (nnc_status_t status =
+            nnc_trainer_distribute(trainer.get(), &distOptions))
+      return fail({takeMessage(status)});
+
   MetricsLog metrics;
-  if (!metrics.open(args.get("--metrics"), args.has("--resume"), failure))
+  if (!metrics.open(lead ? args.get("--metrics") : std::string(),
+                    args.has("--resume"), failure))
     return fail(failure);
   MetricsRun plotted;
   if (!plotPath.empty()) {
@@ -492,7 +606,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
         args.model.substr(slash == std::string::npos ? 0 : slash + 1);
     metrics.keep(&plotted);
   }
-  std::string checkpointPath = args.get("--checkpoint");
+  std::string checkpointPath = lead ? args.get("--checkpoint") : std::string();
   // Files that cannot be written are found out before training, not after.
   for (const auto &[flag, what] :
        {std::pair<const char *, const char *>{"--checkpoint", "checkpoints"},
@@ -516,11 +630,12 @@ int nnc::tools::runTrain(int argc, char **argv) {
     int64_t epoch = 0, index = 0;
     nnc_loader_position(loader.get(), &epoch, &index);
     std::string e = std::to_string(epoch), i = std::to_string(index),
-                b = std::to_string(batchSize);
-    const char *keys[] = {"data.epoch", "data.index", "data.batch_size"};
-    const char *values[] = {e.c_str(), i.c_str(), b.c_str()};
+                b = std::to_string(batchSize), w = std::to_string(world);
+    const char *keys[] = {"data.epoch", "data.index", "data.batch_size",
+                          "data.world_size"};
+    const char *values[] = {e.c_str(), i.c_str(), b.c_str(), w.c_str()};
     if (nnc_status_t status = nnc_trainer_save_checkpoint(
-            trainer.get(), checkpointPath.c_str(), 3, keys, values)) {
+            trainer.get(), checkpointPath.c_str(), 4, keys, values)) {
       failure = {takeMessage(status)};
       return false;
     }
@@ -636,8 +751,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
       epochLoss += info.loss;
       ++epochBatches;
       if (!std::isfinite(info.loss) && options.loss_scale != 0.0)
-        std::fprintf(stderr, "nnc-run: warning: the loss is %g at step %lld\n",
-                     info.loss, (long long)step + 1);
+        std::fprintf(stderr,
+                     "nnc-run: %swarning: the loss is %g at step %lld\n",
+                     rankPrefix.c_str(), info.loss, (long long)step + 1);
       lastBatch = std::move(batch);
     }
     lastLoss = info.loss;
@@ -654,13 +770,15 @@ int nnc::tools::runTrain(int argc, char **argv) {
       }
       if (skipped <= kLoggedSkips)
         std::fprintf(stderr,
-                     "nnc-run: step %lld skipped: the gradients were not "
+                     "nnc-run: %sstep %lld skipped: the gradients were not "
                      "finite at loss scale %g; first non-finite value: %s\n",
-                     (long long)step + 1, info.loss_scale,
+                     rankPrefix.c_str(), (long long)step + 1, info.loss_scale,
                      lastSkip.nonFinite.c_str());
       if (skipped == kLoggedSkips)
-        std::fprintf(stderr, "nnc-run: further skipped steps are counted, "
-                             "not logged\n");
+        std::fprintf(stderr,
+                     "nnc-run: %sfurther skipped steps are counted, not "
+                     "logged\n",
+                     rankPrefix.c_str());
     }
     int64_t done = info.step;
     // A skipped step (non-finite gradients) is retried on the next batches.
@@ -747,7 +865,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   }
   if (!saveCheckpoint())
     return fail(failure);
-  if (args.has("--save-params") &&
+  if (lead && args.has("--save-params") &&
       !writeParams(trainer.get(), args.get("--save-params"), failure))
     return fail(failure);
   double elapsed =
@@ -756,7 +874,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   std::printf("trained %lld steps (%lld samples) in %.1f s (%.1f s in the "
               "training step, %.2f s waiting for data)%s\n",
               (long long)(nnc_trainer_step_count(trainer.get()) - startStep),
-              (long long)samples, elapsed, computeSeconds,
+              (long long)samples * world, elapsed, computeSeconds,
               nnc_loader_wait_seconds(loader.get()),
               skipped ? (", " + std::to_string(skipped) +
                          " skipped for non-finite gradients")
@@ -767,6 +885,20 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (total.wall_seconds > 0)
     std::printf("time: %s of %.1f s; memory: %s\n", formatShares(total).c_str(),
                 total.wall_seconds, formatMemory(lastInterval).c_str());
+  if (world > 1) {
+    nnc_distributed_info_t dist;
+    dist.struct_size = sizeof(dist);
+    if (nnc_status_t status =
+            nnc_trainer_distributed_info(trainer.get(), &dist))
+      return fail({takeMessage(status)});
+    std::printf("data parallel: %d ranks (%s); per step %lld gradient "
+                "bucket(s), %lld bytes all-reduced, %lld buffer bytes "
+                "broadcast; %.2f s in collectives (rank 0), not "
+                "overlapped\n",
+                dist.world_size, dist.backend, (long long)dist.buckets,
+                (long long)dist.bytes_per_step,
+                (long long)dist.buffer_bytes_per_step, dist.seconds);
+  }
   if (args.switches.count("--report")) {
     printStepReport(trainer.get(), skipped, lastSkip);
     for (const std::string &text : advised)
@@ -782,12 +914,12 @@ int nnc::tools::runTrain(int argc, char **argv) {
     else
       std::printf("test mse: %.6g\n", metric);
   }
-  if (!plotPath.empty() &&
+  if (lead && !plotPath.empty() &&
       !writeSvg(plotPath, renderPlot({plotted}, plotted.label),
                 failure.message))
     return fail(failure);
   // After the last evaluation, so that its programs are saved too.
-  if (args.has("--save-trainer"))
+  if (lead && args.has("--save-trainer"))
     if (nnc_status_t status =
             nnc_trainer_save(trainer.get(), args.get("--save-trainer").c_str()))
       return fail({takeMessage(status)});

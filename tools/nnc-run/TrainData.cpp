@@ -563,8 +563,18 @@ std::string memoryAlternatives(nnc_trainer_t *trainer, const nnc_batch_t *batch,
   return text;
 }
 
+namespace {
+std::string &failurePrefix() {
+  static std::string prefix;
+  return prefix;
+}
+} // namespace
+
+void setFailurePrefix(const std::string &prefix) { failurePrefix() = prefix; }
+
 int fail(const Failure &failure) {
-  std::fprintf(stderr, "nnc-run: error: %s\n", failure.message.c_str());
+  std::fprintf(stderr, "nnc-run: %serror: %s\n", failurePrefix().c_str(),
+               failure.message.c_str());
   return failure.exitCode;
 }
 

@@ -178,6 +178,8 @@ std::string memoryAlternatives(nnc_trainer_t *trainer, const nnc_batch_t *batch,
                                const nnc_train_options_t &options,
                                int64_t batchSize);
 int fail(const Failure &failure);
+/// What fail() puts before "error:" ("rank 1: " in a data-parallel run).
+void setFailurePrefix(const std::string &prefix);
 
 } // namespace nnc::tools::train
 
