@@ -683,6 +683,10 @@ typedef struct nnc_distributed_options_t {
    * $GLOO_SOCKET_IFNAME when set, else the host name, or 127.0.0.1 when
    * the master is a loopback address). */
   const char *iface;
+  /* Nonzero (the default): a bucket's all-reduce starts as soon as the
+   * gradient computation has written its gradients, while backward goes
+   * on; zero: after the whole computation. */
+  int32_t overlap;
 } nnc_distributed_options_t;
 
 static inline void
@@ -700,6 +704,7 @@ nnc_distributed_options_initialize(nnc_distributed_options_t *options) {
   options->bucket_bytes = (int64_t)25 << 20;
   options->broadcast_buffers = 1;
   options->iface = NULL;
+  options->overlap = 1;
 }
 
 /* Joins the group `options` describes (NULL: the defaults) as its rank:
@@ -722,10 +727,12 @@ typedef struct nnc_distributed_info_t {
   /* Per optimizer step: gradient buckets, bytes all-reduced, buffer bytes
    * broadcast. */
   int64_t buckets, bytes_per_step, buffer_bytes_per_step;
-  /* Optimizer steps all-reduced, and the seconds spent in collectives
-   * (none of it overlaps computation yet: all of it is exposed). */
+  /* Optimizer steps all-reduced; the seconds spent in collectives, and of
+   * those the seconds the steps waited for them (not hidden behind
+   * backward). */
   int64_t reductions;
   double seconds;
+  double exposed_seconds;
 } nnc_distributed_info_t;
 
 /* Where this process sits, as nnc_trainer_distribute would read it from

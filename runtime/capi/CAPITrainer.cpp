@@ -381,6 +381,7 @@ nnc_status_t nnc_trainer_distribute(nnc_trainer_t *trainer,
     rt::DataParallelOptions dp;
     dp.bucketBytes = options->bucket_bytes;
     dp.broadcastBuffers = options->broadcast_buffers != 0;
+    dp.overlap = options->overlap != 0;
     std::string backend = communicator->backend();
     rt::Status status = trainer->trainer->distribute(
         std::shared_ptr<rt::Communicator>(std::move(communicator)), dp);
@@ -415,6 +416,7 @@ nnc_status_t nnc_trainer_distributed_info(const nnc_trainer_t *trainer,
     out_info->buffer_bytes_per_step = stats.bufferBytesPerStep;
     out_info->reductions = stats.reductions;
     out_info->seconds = stats.seconds;
+    out_info->exposed_seconds = stats.exposedSeconds;
     return nullptr;
   });
 }

@@ -12,8 +12,12 @@
 #include "nnc/runtime/Trainer.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace nnc::runtime {
@@ -74,6 +78,249 @@ struct ScalerImage {
 };
 
 } // namespace
+
+/// The gradient buckets of data-parallel steps and the thread that reduces
+/// them. Buckets hold consecutive gradients of one dtype in reverse
+/// parameter order (the order backward makes them in), up to the cap: the
+/// same on every rank, whatever order its program writes them in. The
+/// thread reduces them in bucket order, each as soon as all its gradients
+/// are ready, so every rank issues the same collectives in the same order.
+class GradientReducer {
+public:
+  struct Gradient {
+    DType dtype = DType::F32;
+    int64_t elements = 0;
+  };
+
+  explicit GradientReducer(Communicator &comm) : comm_(comm) {}
+  ~GradientReducer() { stop(); }
+
+  int64_t bucketCount() const { return static_cast<int64_t>(buckets_.size()); }
+  int64_t bytes() const { return bytes_; }
+
+  /// Starts one reduction of `gradients` (planning the buckets when they
+  /// changed). Gradient n is reduced where ready() says it lies, or, with
+  /// `sums`, added into (*sums)[n] first, which is reduced.
+  Status start(const std::vector<Gradient> &gradients, int64_t cap,
+               std::vector<HostTensor> *sums) {
+    stop();
+    if (!samePlan(gradients, cap))
+      plan(gradients, cap);
+    if (sums) {
+      if (sums->size() != gradients.size())
+        return Status(StatusCode::Internal, "accumulated gradients missing");
+      for (size_t n = 0; n < gradients.size(); ++n)
+        if ((*sums)[n].dtype() != gradients[n].dtype ||
+            (*sums)[n].numElements() != gradients[n].elements)
+          return Status(StatusCode::Internal,
+                        "accumulated gradient " + std::to_string(n) +
+                            " does not match the gradient");
+    }
+    sums_ = sums;
+    std::fill(data_.begin(), data_.end(), nullptr);
+    for (Bucket &bucket : buckets_)
+      bucket.pending = static_cast<int64_t>(bucket.gradients.size());
+    status_ = Status::ok();
+    abandoned_ = false;
+    seconds_ = 0;
+    try {
+      thread_ = std::thread([this] { work(); });
+    } catch (const std::system_error &e) {
+      return Status(StatusCode::Unavailable,
+                    std::string("cannot start the gradient all-reduce "
+                                "thread: ") +
+                        e.what());
+    }
+    return Status::ok();
+  }
+
+  /// Gradient n holds its final value at `data` (on the running thread).
+  void ready(size_t n, void *data) {
+    if (n >= data_.size())
+      return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (data_[n])
+      return;
+    data_[n] = data;
+    if (--buckets_[bucketOf_[n]].pending == 0)
+      wake_.notify_one();
+  }
+
+  /// Waits for the reductions (`abandon`: the computation failed, no more
+  /// gradients come); returns the first failure, the seconds waited and
+  /// the seconds spent in collectives.
+  Status finish(bool abandon, double &waited, double &seconds) {
+    auto start = Clock::now();
+    if (abandon) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abandoned_ = true;
+      wake_.notify_one();
+    }
+    if (thread_.joinable())
+      thread_.join();
+    waited = secondsSince(start);
+    seconds = seconds_;
+    return status_;
+  }
+
+private:
+  struct Bucket {
+    std::vector<size_t> gradients;
+    DType dtype = DType::F32;
+    int64_t elements = 0;
+    int64_t pending = 0;
+    HostTensor staging; ///< for buckets of more than one gradient
+  };
+
+  bool samePlan(const std::vector<Gradient> &gradients, int64_t cap) const {
+    if (cap != cap_ || gradients.size() != planned_.size())
+      return false;
+    for (size_t n = 0; n < gradients.size(); ++n)
+      if (gradients[n].dtype != planned_[n].dtype ||
+          gradients[n].elements != planned_[n].elements)
+        return false;
+    return true;
+  }
+
+  void plan(const std::vector<Gradient> &gradients, int64_t cap) {
+    buckets_.clear();
+    bucketOf_.assign(gradients.size(), 0);
+    data_.assign(gradients.size(), nullptr);
+    bytes_ = 0;
+    int64_t filled = 0;
+    for (size_t n = gradients.size(); n-- > 0;) {
+      int64_t size = gradients[n].elements *
+                     static_cast<int64_t>(dtypeSize(gradients[n].dtype));
+      if (buckets_.empty() || buckets_.back().dtype != gradients[n].dtype ||
+          filled + size > cap) {
+        buckets_.emplace_back();
+        buckets_.back().dtype = gradients[n].dtype;
+        filled = 0;
+      }
+      buckets_.back().gradients.push_back(n);
+      buckets_.back().elements += gradients[n].elements;
+      bucketOf_[n] = buckets_.size() - 1;
+      filled += size;
+      bytes_ += size;
+    }
+    planned_ = gradients;
+    cap_ = cap;
+  }
+
+  void stop() {
+    if (!thread_.joinable())
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abandoned_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+
+  /// The thread: every bucket in order, once all its gradients are ready.
+  void work() {
+    for (Bucket &bucket : buckets_) {
+      std::vector<void *> data;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return bucket.pending == 0 || abandoned_; });
+        if (bucket.pending != 0)
+          return; // abandoned: the step fails anyway
+        for (size_t n : bucket.gradients)
+          data.push_back(data_[n]);
+      }
+      Status s = reduce(bucket, data);
+      if (!s.isOk()) {
+        status_ = s;
+        return;
+      }
+    }
+  }
+
+  Status reduce(Bucket &bucket, const std::vector<void *> &data) {
+    const size_t width = dtypeSize(bucket.dtype);
+    // The sums, when there are earlier micro-batches, hold what is reduced.
+    std::vector<void *> targets = data;
+    if (sums_)
+      for (size_t i = 0; i < bucket.gradients.size(); ++i) {
+        HostTensor &sum = (*sums_)[bucket.gradients[i]];
+        NNC_RUNTIME_RETURN_IF_ERROR(addInto(sum, data[i]));
+        targets[i] = sum.data();
+      }
+    auto start = Clock::now();
+    if (bucket.gradients.size() == 1) {
+      Status s =
+          comm_.allReduce(targets[0], static_cast<size_t>(bucket.elements),
+                          bucket.dtype, ReduceOp::Sum);
+      seconds_ += secondsSince(start);
+      return s;
+    }
+    if (!bucket.staging.data() ||
+        bucket.staging.numElements() != bucket.elements)
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          HostTensor::create(bucket.dtype, {bucket.elements}, bucket.staging));
+    auto *staging = bucket.staging.dataAs<uint8_t>();
+    size_t offset = 0;
+    for (size_t i = 0; i < bucket.gradients.size(); ++i) {
+      size_t bytes =
+          static_cast<size_t>(planned_[bucket.gradients[i]].elements) * width;
+      std::memcpy(staging + offset, targets[i], bytes);
+      offset += bytes;
+    }
+    Status s = comm_.allReduce(staging, static_cast<size_t>(bucket.elements),
+                               bucket.dtype, ReduceOp::Sum);
+    seconds_ += secondsSince(start);
+    NNC_RUNTIME_RETURN_IF_ERROR(s);
+    offset = 0;
+    for (size_t i = 0; i < bucket.gradients.size(); ++i) {
+      size_t bytes =
+          static_cast<size_t>(planned_[bucket.gradients[i]].elements) * width;
+      std::memcpy(targets[i], staging + offset, bytes);
+      offset += bytes;
+    }
+    return Status::ok();
+  }
+
+  /// sum += the gradient at `data` (f32 or f64, as accumulation allows).
+  static Status addInto(HostTensor &sum, const void *data) {
+    int64_t n = sum.numElements();
+    if (sum.dtype() == DType::F64) {
+      double *s = sum.dataAs<double>();
+      const auto *v = static_cast<const double *>(data);
+      for (int64_t i = 0; i < n; ++i)
+        s[i] += v[i];
+      return Status::ok();
+    }
+    if (sum.dtype() != DType::F32)
+      return Status(StatusCode::Unimplemented, std::string("accumulating ") +
+                                                   dtypeName(sum.dtype()) +
+                                                   " gradients");
+    float *s = sum.dataAs<float>();
+    const auto *v = static_cast<const float *>(data);
+    for (int64_t i = 0; i < n; ++i)
+      s[i] += v[i];
+    return Status::ok();
+  }
+
+  Communicator &comm_;
+  std::vector<Gradient> planned_;
+  int64_t cap_ = 0;
+  int64_t bytes_ = 0;
+  std::vector<Bucket> buckets_;
+  std::vector<size_t> bucketOf_;
+  std::vector<void *> data_;
+  std::vector<HostTensor> *sums_ = nullptr;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool abandoned_ = false;
+  Status status_;
+  double seconds_ = 0;
+};
+
+Trainer::Trainer() = default;
+Trainer::~Trainer() = default;
 
 Status Trainer::distribute(std::shared_ptr<Communicator> communicator,
                            const DataParallelOptions &options) {
@@ -152,78 +399,80 @@ Status Trainer::distribute(std::shared_ptr<Communicator> communicator,
   dpOptions_ = options;
   dpStats_ = DataParallelStats();
   dpStats_.seconds = secondsSince(start);
-  buckets_.clear();
+  dpStats_.exposedSeconds = dpStats_.seconds;
+  reducer_.reset();
   return Status::ok();
 }
 
-Status Trainer::allReduceGradients(std::vector<HostTensor> &gradients) {
-  auto start = Clock::now();
-  ProfileScope profile("allreduce", "gradient all-reduce");
-  // Planned for these gradients: in reverse order, consecutive ones of one
-  // dtype share a bucket up to the cap.
-  bool planned = !buckets_.empty();
-  if (planned) {
-    size_t covered = 0;
-    for (const Bucket &bucket : buckets_)
-      for (unsigned g : bucket.gradients) {
-        ++covered;
-        planned &= g < gradients.size() && gradients[g].dtype() == bucket.dtype;
-      }
-    planned &= covered == gradients.size();
-  }
-  if (!planned) {
-    buckets_.clear();
-    int64_t bytes = 0;
-    for (size_t n = gradients.size(); n-- > 0;) {
-      const HostTensor &g = gradients[n];
-      int64_t size = static_cast<int64_t>(g.sizeInBytes());
-      if (buckets_.empty() || buckets_.back().dtype != g.dtype() ||
-          bytes + size > dpOptions_.bucketBytes) {
-        buckets_.emplace_back();
-        buckets_.back().dtype = g.dtype();
-        bytes = 0;
-      }
-      Bucket &bucket = buckets_.back();
-      bucket.gradients.push_back(static_cast<unsigned>(n));
-      bucket.elements += g.numElements();
-      bytes += size;
-    }
-    dpStats_.buckets = static_cast<int64_t>(buckets_.size());
-    dpStats_.bytesPerStep = 0;
-    for (const HostTensor &g : gradients)
-      dpStats_.bytesPerStep += static_cast<int64_t>(g.sizeInBytes());
-  }
-  for (Bucket &bucket : buckets_) {
-    if (bucket.gradients.size() == 1) {
-      HostTensor &g = gradients[bucket.gradients[0]];
-      NNC_RUNTIME_RETURN_IF_ERROR(communicator_->allReduce(
-          g.data(), static_cast<size_t>(g.numElements()), g.dtype(),
-          ReduceOp::Sum));
+Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
+                                 const Shapes &key, double scale, double lr,
+                                 double &loss, bool &compiled) {
+  std::vector<TensorRef> refs;
+  TrainProgram program;
+  NNC_RUNTIME_RETURN_IF_ERROR(lookup(TrainFunctionKind::Grad, &batch, key,
+                                     nullptr, scale, lr, refs, program,
+                                     compiled));
+  const Program &grad = *program.program;
+  const TrainFunction &function = (*source_->layout())[TrainFunctionKind::Grad];
+  // Which output is which gradient, and what the gradients are.
+  const size_t count = spec_.trainable.size();
+  std::vector<int64_t> gradientOf(grad.outputs().size(), -1);
+  std::vector<GradientReducer::Gradient> gradients(count);
+  size_t found = 0;
+  for (size_t k = 0; k < function.results.size() && k < gradientOf.size();
+       ++k) {
+    const TrainResult &result = function.results[k];
+    if (result.sink != TrainSink::Gradient || result.index >= count)
       continue;
-    }
-    if (!bucket.staging.data() ||
-        bucket.staging.numElements() != bucket.elements)
-      NNC_RUNTIME_RETURN_IF_ERROR(
-          HostTensor::create(bucket.dtype, {bucket.elements}, bucket.staging));
-    auto *staging = bucket.staging.dataAs<uint8_t>();
-    size_t offset = 0;
-    for (unsigned n : bucket.gradients) {
-      std::memcpy(staging + offset, gradients[n].data(),
-                  gradients[n].sizeInBytes());
-      offset += gradients[n].sizeInBytes();
-    }
+    const PlanValue &value = grad.plan().values[grad.outputs()[k]];
+    int64_t elements = 0;
+    size_t bytes = 0;
     NNC_RUNTIME_RETURN_IF_ERROR(
-        communicator_->allReduce(staging, static_cast<size_t>(bucket.elements),
-                                 bucket.dtype, ReduceOp::Sum));
-    offset = 0;
-    for (unsigned n : bucket.gradients) {
-      std::memcpy(gradients[n].data(), staging + offset,
-                  gradients[n].sizeInBytes());
-      offset += gradients[n].sizeInBytes();
-    }
+        checkedShapeSize(value.shape, dtypeSize(value.dtype), elements, bytes));
+    gradientOf[k] = result.index;
+    gradients[result.index] = {value.dtype, elements};
+    ++found;
   }
+  if (found != count)
+    return Status(StatusCode::Internal,
+                  "the gradient function returns " + std::to_string(found) +
+                      " of the " + std::to_string(count) + " gradients");
+  if (!reducer_)
+    reducer_ = std::make_unique<GradientReducer>(*communicator_);
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      reducer_->start(gradients, dpOptions_.bucketBytes,
+                      microSteps_ == 0 ? nullptr : &accumulated_));
+  dpStats_.buckets = reducer_->bucketCount();
+  dpStats_.bytesPerStep = reducer_->bytes();
+
+  // The previous generation of the outputs, if any, is written in place.
+  std::vector<HostTensor> outputs;
+  outputs.swap(spare_[static_cast<unsigned>(TrainFunctionKind::Grad)][key]);
+  Program::OutputReady ready = [&](size_t output, void *data) {
+    if (gradientOf[output] >= 0)
+      reducer_->ready(static_cast<size_t>(gradientOf[output]), data);
+  };
+  Status status = grad.run(refs, outputs, program.threads,
+                           dpOptions_.overlap ? &ready : nullptr);
+  if (status.isOk() && !dpOptions_.overlap)
+    for (size_t k = 0; k < outputs.size(); ++k)
+      ready(k, outputs[k].data());
+  double waited = 0, seconds = 0;
+  Status reduced = reducer_->finish(!status.isOk(), waited, seconds);
+  dpStats_.seconds += seconds;
+  dpStats_.exposedSeconds += waited;
+  NNC_RUNTIME_RETURN_IF_ERROR(status);
+  NNC_RUNTIME_RETURN_IF_ERROR(reduced);
   ++dpStats_.reductions;
-  dpStats_.seconds += secondsSince(start);
+
+  std::vector<HostTensor> local(count);
+  bool ignored = false;
+  takeResults(TrainFunctionKind::Grad, outputs, /*applyUpdates=*/true, loss,
+              ignored, &local);
+  // The first micro-batch's gradients were reduced where they lie; later
+  // ones were added into the sums, which were reduced.
+  if (microSteps_ == 0)
+    accumulated_ = std::move(local);
   return Status::ok();
 }
 
@@ -242,6 +491,7 @@ Status Trainer::broadcastBuffers() {
   }
   dpStats_.bufferBytesPerStep = bytes;
   dpStats_.seconds += secondsSince(start);
+  dpStats_.exposedSeconds += secondsSince(start);
   return Status::ok();
 }
 

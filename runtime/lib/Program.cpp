@@ -93,6 +93,17 @@ Status Program::load(ExecutableReader executable, Device &device,
         std::find(step.args.begin(), step.args.end(), plan.checksValue) !=
             step.args.end());
   }
+  program->outputReadyStep_.assign(program->outputs_.size(), -1);
+  program->readyAfter_.resize(plan.steps.size());
+  for (size_t i = 0; i < program->outputs_.size(); ++i) {
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      if (std::find(plan.steps[s].args.begin(), plan.steps[s].args.end(),
+                    program->outputs_[i]) != plan.steps[s].args.end())
+        program->outputReadyStep_[i] = static_cast<int64_t>(s);
+    if (program->outputReadyStep_[i] >= 0)
+      program->readyAfter_[static_cast<size_t>(program->outputReadyStep_[i])]
+          .push_back(static_cast<uint32_t>(i));
+  }
   program->nameEvents();
   program->codeBytes_ = code->size;
   program->device_ = &device;
@@ -247,7 +258,8 @@ Status checkSpecializedValues(const std::string &source, size_t index,
 } // namespace
 
 Status Program::run(const std::vector<TensorRef> &inputs,
-                    std::vector<HostTensor> &outputs, uint32_t threads) const {
+                    std::vector<HostTensor> &outputs, uint32_t threads,
+                    const OutputReady *ready) const {
   if (inputs.size() != inputs_.size())
     return Status(StatusCode::InvalidArgument,
                   source_ + ": expects " + std::to_string(inputs_.size()) +
@@ -321,6 +333,10 @@ Status Program::run(const std::vector<TensorRef> &inputs,
         checks, slots.data(), plan_.checks.size() * Plan::kCheckSlotBytes));
   }
 
+  if (ready)
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      if (outputReadyStep_[i] < 0)
+        (*ready)(i, buffers[outputs_[i]]);
   LaunchConfig config;
   config.threads = threads;
   std::vector<void *> args(maxArgs_);
@@ -340,6 +356,11 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                       step.bytesRead, step.bytesWritten);
     if (stepChecks_[s])
       NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, s, slots));
+    if (ready && !readyAfter_[s].empty()) {
+      NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
+      for (uint32_t i : readyAfter_[s])
+        (*ready)(i, buffers[outputs_[i]]);
+    }
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
   if (!reuse)

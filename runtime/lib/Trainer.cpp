@@ -378,29 +378,39 @@ Status Trainer::bindArguments(TrainFunctionKind kind,
   return Status::ok();
 }
 
-Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
-                    const Shapes &key, const std::vector<HostTensor> *gradients,
-                    double scale, double lr, std::vector<HostTensor> &out,
-                    bool &compiled) {
+Status Trainer::lookup(TrainFunctionKind kind,
+                       const std::vector<TensorRef> *batch, const Shapes &key,
+                       const std::vector<HostTensor> *gradients, double scale,
+                       double lr, std::vector<TensorRef> &refs,
+                       TrainProgram &program, bool &compiled) {
   compiled = false;
-  std::vector<TensorRef> refs;
   Shapes shapes;
   NNC_RUNTIME_RETURN_IF_ERROR(
       bindArguments(kind, batch, gradients, scale, lr, refs, shapes));
-  TrainProgram program;
-  auto lookup = Clock::now();
+  auto start = Clock::now();
   Status found = source_->program(kind, key, shapes, program, compiled);
   if (counting_)
     counters_.hostSeconds +=
-        std::chrono::duration<double>(Clock::now() - lookup).count();
+        std::chrono::duration<double>(Clock::now() - start).count();
   NNC_RUNTIME_RETURN_IF_ERROR(found);
   if (kind == TrainFunctionKind::Step || kind == TrainFunctionKind::Grad) {
     lastStep_ = program;
     hasLastStep_ = true;
   }
+  return Status::ok();
+}
+
+Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
+                    const Shapes &key, const std::vector<HostTensor> *gradients,
+                    double scale, double lr, std::vector<HostTensor> &out,
+                    bool &compiled, const Program::OutputReady *ready) {
+  std::vector<TensorRef> refs;
+  TrainProgram program;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      lookup(kind, batch, key, gradients, scale, lr, refs, program, compiled));
   // The previous generation of the outputs, if any, is written in place.
   out.swap(spare_[static_cast<unsigned>(kind)][key]);
-  return program.program->run(refs, out, program.threads);
+  return program.program->run(refs, out, program.threads, ready);
 }
 
 void Trainer::takeResults(TrainFunctionKind kind,
@@ -491,19 +501,31 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
     recycle(TrainFunctionKind::Step, key, outputs);
     applied = true;
   } else {
-    std::vector<HostTensor> gradients(spec_.trainable.size());
-    NNC_RUNTIME_RETURN_IF_ERROR(run(TrainFunctionKind::Grad, &batch, key,
-                                    nullptr, scale, lr, outputs, compiled));
-    // The micro-batch updates the running statistics as a forward pass of
-    // that batch does in PyTorch.
-    bool ignored = false;
-    takeResults(TrainFunctionKind::Grad, outputs, /*applyUpdates=*/true, loss,
-                ignored, &gradients);
-    if (microSteps_ == 0) {
-      accumulated_ = std::move(gradients);
+    if (communicator_ && microSteps_ + 1 == accumulate) {
+      // The last micro-batch of a data-parallel step: its gradients join
+      // the sums and the sums are all-reduced, bucket by bucket, as
+      // backward writes them.
+      Status status = reducedGradients(batch, key, scale, lr, loss, compiled);
+      if (!status.isOk()) {
+        microSteps_ = 0;
+        accumulated_.clear();
+        return status;
+      }
     } else {
-      for (size_t n = 0; n < gradients.size(); ++n)
-        addInto(accumulated_[n], gradients[n]);
+      std::vector<HostTensor> gradients(spec_.trainable.size());
+      NNC_RUNTIME_RETURN_IF_ERROR(run(TrainFunctionKind::Grad, &batch, key,
+                                      nullptr, scale, lr, outputs, compiled));
+      // The micro-batch updates the running statistics as a forward pass of
+      // that batch does in PyTorch.
+      bool ignored = false;
+      takeResults(TrainFunctionKind::Grad, outputs, /*applyUpdates=*/true, loss,
+                  ignored, &gradients);
+      if (microSteps_ == 0) {
+        accumulated_ = std::move(gradients);
+      } else {
+        for (size_t n = 0; n < gradients.size(); ++n)
+          addInto(accumulated_[n], gradients[n]);
+      }
     }
     if (++microSteps_ == accumulate) {
       // The mean of the micro-batch gradients (of every rank's): the update
@@ -511,14 +533,11 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
       bool applyCompiled = false;
       std::vector<HostTensor> appliedOutputs;
       double micro = static_cast<double>(accumulate);
-      Status status = Status::ok();
-      if (communicator_) {
-        status = allReduceGradients(accumulated_);
+      if (communicator_)
         micro *= communicator_->size();
-      }
-      if (status.isOk())
-        status = run(TrainFunctionKind::Apply, nullptr, Shapes{}, &accumulated_,
-                     scale * micro, lr, appliedOutputs, applyCompiled);
+      Status status =
+          run(TrainFunctionKind::Apply, nullptr, Shapes{}, &accumulated_,
+              scale * micro, lr, appliedOutputs, applyCompiled);
       if (!status.isOk()) {
         // The update did not run: the accumulation is dropped whole (its
         // micro-batches would otherwise count twice or never apply).

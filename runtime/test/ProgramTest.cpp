@@ -271,6 +271,41 @@ TEST(ProgramTest, OutputsPassedBackAreReused) {
   expectY(one, x);
 }
 
+// `ready` hears of each output once, after the last step that touches it
+// (where: after the stage step, y: after the finish step), with the buffer
+// the run returns it in; an output no step touches is ready at once.
+TEST(ProgramTest, OutputsAreAnnouncedWhenFinal) {
+  Plan plan = arenaPlan();
+  plan.values.push_back(plan.values[2]);
+  plan.values.back().name = "untouched";
+  std::unique_ptr<Program> program;
+  ASSERT_TRUE(loadPlan(plan, program).isOk());
+  EXPECT_EQ(program->outputReadyStep(0), 1);
+  EXPECT_EQ(program->outputReadyStep(1), 0);
+  EXPECT_EQ(program->outputReadyStep(2), -1);
+  const float x[4] = {1, 2, 3, 4};
+  std::vector<std::pair<size_t, void *>> heard;
+  std::vector<float> yWhenHeard;
+  Program::OutputReady ready = [&](size_t output, void *data) {
+    heard.push_back({output, data});
+    if (output == 0)
+      yWhenHeard.assign(static_cast<float *>(data),
+                        static_cast<float *>(data) + 4);
+  };
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(program->run({refOf(x)}, outputs, 0, &ready).isOk());
+  ASSERT_EQ(heard.size(), 3u);
+  EXPECT_EQ(heard[0].first, 2u);
+  EXPECT_EQ(heard[1].first, 1u);
+  EXPECT_EQ(heard[2].first, 0u);
+  for (auto [output, data] : heard)
+    EXPECT_EQ(data, outputs[output].data());
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(outputs[0].dataAs<float>()[i], 2 * x[i] + 1) << i;
+  EXPECT_EQ(yWhenHeard, std::vector<float>(outputs[0].dataAs<float>(),
+                                           outputs[0].dataAs<float>() + 4));
+}
+
 TEST(ProgramTest, DonatedOutputsAreWrittenIntoTheirInputs) {
   // y is written into x's buffer: the stage step reads x before the finish
   // step writes y.

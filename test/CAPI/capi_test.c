@@ -2430,6 +2430,7 @@ static int run_rank(int rank, int port) {
     EXPECT_OK(nnc_trainer_distributed_info(trainer, &info));
     CHECK(info.reductions == 1 && info.buckets == 1 &&
           info.bytes_per_step == 12 && info.buffer_bytes_per_step == 0);
+    CHECK(info.seconds > 0 && info.exposed_seconds > 0);
   }
   nnc_tensor_destroy(x);
   nnc_tensor_destroy(t);
@@ -2453,7 +2454,7 @@ static void test_distributed(const char *self) {
   nnc_distributed_options_initialize(&dist);
   CHECK(dist.from_environment == 1 && dist.world_size == 1 &&
         dist.master_port == 29500 && dist.bucket_bytes == 25 << 20 &&
-        dist.broadcast_buffers == 1);
+        dist.broadcast_buffers == 1 && dist.overlap == 1);
   nnc_loader_options_initialize(&loader);
   CHECK(loader.shard_index == 0 && loader.shard_count == 1);
   dist.from_environment = 0;

@@ -109,6 +109,8 @@ data parallel (docs/Distributed.md):
                            that dies or stalls fails the others within it
   --no-broadcast-buffers   keep each rank's batch-norm running statistics
                            (default: rank 0's after every step, as DDP)
+  --no-overlap             all-reduce the gradients after backward, not
+                           bucket by bucket while it runs (to compare)
 state:
   --checkpoint FILE        write a checkpoint there at the end of every
                            epoch, every --checkpoint-every steps and at the end
@@ -254,7 +256,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                               "--no-fuse",
                                               "--no-library-kernels",
                                               "--no-advice",
-                                              "--no-broadcast-buffers"};
+                                              "--no-broadcast-buffers",
+                                              "--no-overlap"};
   Args args;
   bool help = false;
   Failure failure;
@@ -360,6 +363,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   distOptions.bucket_bytes = static_cast<int64_t>(bucketBytes);
   distOptions.broadcast_buffers =
       !args.switches.count("--no-broadcast-buffers");
+  distOptions.overlap = !args.switches.count("--no-overlap");
   nnc_distributed_info_t launch;
   launch.struct_size = sizeof(launch);
   if (nnc_status_t status = nnc_distributed_launch(&distOptions, &launch))
@@ -893,11 +897,14 @@ int nnc::tools::runTrain(int argc, char **argv) {
       return fail({takeMessage(status)});
     std::printf("data parallel: %d ranks (%s); per step %lld gradient "
                 "bucket(s), %lld bytes all-reduced, %lld buffer bytes "
-                "broadcast; %.2f s in collectives (rank 0), not "
-                "overlapped\n",
+                "broadcast; rank 0: %.2f s in collectives, %.2f s waiting "
+                "for them (%s)\n",
                 dist.world_size, dist.backend, (long long)dist.buckets,
                 (long long)dist.bytes_per_step,
-                (long long)dist.buffer_bytes_per_step, dist.seconds);
+                (long long)dist.buffer_bytes_per_step, dist.seconds,
+                dist.exposed_seconds,
+                distOptions.overlap ? "buckets overlap backward"
+                                    : "after backward, --no-overlap");
   }
   if (args.switches.count("--report")) {
     printStepReport(trainer.get(), skipped, lastSkip);

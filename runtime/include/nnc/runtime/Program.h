@@ -21,6 +21,7 @@
 #include "nnc/runtime/Plan.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -87,8 +88,21 @@ public:
   /// into that input's buffer, which the caller must own and let the run
   /// overwrite; its tensor in `outputs` is left empty (and needs none for
   /// reuse).
+  ///
+  /// `ready`, when given, is called on the running thread with each
+  /// output's index and buffer as soon as the output holds its final value:
+  /// after the last step whose arguments include it (before the first step
+  /// for one no step touches), the device synchronized. What data-parallel
+  /// training starts a gradient's all-reduce on while backward goes on.
+  using OutputReady = std::function<void(size_t output, void *data)>;
   Status run(const std::vector<TensorRef> &inputs,
-             std::vector<HostTensor> &outputs, uint32_t threads = 0) const;
+             std::vector<HostTensor> &outputs, uint32_t threads = 0,
+             const OutputReady *ready = nullptr) const;
+  /// The plan step after which output `output` is final (-1: none touches
+  /// it).
+  int64_t outputReadyStep(size_t output) const {
+    return outputReadyStep_[output];
+  }
 
   /// What the profiler calls this program's steps: "<label>/<step name>"
   /// ("<label>/<kernel>" for a step without a name), with the step's detail,
@@ -130,6 +144,10 @@ private:
   /// Per plan step: it takes the checks buffer (whose slots are read
   /// after it).
   std::vector<bool> stepChecks_;
+  /// Per output, the last step that touches it; per step, the outputs that
+  /// are final after it.
+  std::vector<int64_t> outputReadyStep_;
+  std::vector<std::vector<uint32_t>> readyAfter_;
 
   std::vector<uint32_t> scratch_;    // indices into plan().values
   std::vector<size_t> scratchSizes_; // bytes, per entry of scratch_

@@ -31,6 +31,7 @@ namespace nnc::runtime {
 
 struct Checkpoint;
 class Communicator;
+class GradientReducer;
 class ExecutableReader;
 
 /// Shapes of a list of tensors, e.g. of one batch of data.
@@ -238,6 +239,10 @@ struct DataParallelOptions {
   /// statistics) take rank 0's values, as DDP's broadcast_buffers does;
   /// otherwise each rank keeps its own.
   bool broadcastBuffers = true;
+  /// A bucket's all-reduce starts (on a communication thread) as soon as
+  /// the gradient computation has written its last gradient, while the
+  /// rest of backward runs; otherwise after the whole computation.
+  bool overlap = true;
 };
 
 /// What data-parallel training did, summed since distribute().
@@ -246,9 +251,10 @@ struct DataParallelStats {
   int64_t reductions = 0;
   int64_t buckets = 0;
   int64_t bytesPerStep = 0;
-  /// Seconds in collectives (gradients and buffers). None of it overlaps
-  /// computation yet: it is all exposed.
+  /// Seconds in collectives (gradients and buffers), and of those, the
+  /// seconds the step waited for them (not hidden behind computation).
   double seconds = 0;
+  double exposedSeconds = 0;
   /// Bytes broadcast per step for the buffers.
   int64_t bufferBytesPerStep = 0;
 };
@@ -349,12 +355,19 @@ public:
   /// in the middle of an accumulation or before any program exists.
   Status save(const std::string &path) const;
 
+  ~Trainer();
+
 private:
-  Trainer() = default;
+  Trainer();
   Status run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
              const Shapes &key, const std::vector<HostTensor> *gradients,
              double scale, double lr, std::vector<HostTensor> &out,
-             bool &compiled);
+             bool &compiled, const Program::OutputReady *ready = nullptr);
+  /// The arguments and program run() runs.
+  Status lookup(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
+                const Shapes &key, const std::vector<HostTensor> *gradients,
+                double scale, double lr, std::vector<TensorRef> &refs,
+                TrainProgram &program, bool &compiled);
   /// The arguments of `kind` (scalars set to `scale` and `lr`, the seed
   /// to this micro-batch's) and their shapes.
   Status bindArguments(TrainFunctionKind kind,
@@ -371,8 +384,11 @@ private:
                    std::vector<HostTensor> *gradients);
   /// The checkpoint image of the current state (without user metadata).
   Status stateCheckpoint(Checkpoint &out) const;
-  /// Data-parallel: sums `gradients` over the ranks (DataParallel.cpp).
-  Status allReduceGradients(std::vector<HostTensor> &gradients);
+  /// Data-parallel: the last micro-batch's gradient computation with the
+  /// gradients summed over the ranks into `accumulated_` (DataParallel.cpp).
+  Status reducedGradients(const std::vector<TensorRef> &batch,
+                          const Shapes &key, double scale, double lr,
+                          double &loss, bool &compiled);
   /// Data-parallel: rank 0's buffers to every rank.
   Status broadcastBuffers();
 
@@ -390,15 +406,8 @@ private:
   std::shared_ptr<Communicator> communicator_;
   DataParallelOptions dpOptions_;
   DataParallelStats dpStats_;
-  /// The gradient buckets: trainable-parameter indices, planned on the
-  /// first reduction for the gradients' dtypes and sizes.
-  struct Bucket {
-    std::vector<unsigned> gradients;
-    DType dtype = DType::F32;
-    int64_t elements = 0;
-    HostTensor staging; ///< for buckets of more than one gradient
-  };
-  std::vector<Bucket> buckets_;
+  /// The gradient buckets and the thread that reduces them.
+  std::unique_ptr<GradientReducer> reducer_;
   LossScaler scaler_;
   std::map<std::string, std::string> loadedMetadata_;
   /// Per function and key, the previous generation of the outputs (the
