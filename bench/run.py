@@ -21,6 +21,10 @@ step under memory budgets (fractions of its planned peak without
 recomputation) against PyTorch with and without checkpointed blocks;
 --remat-only runs that section alone.
 
+--dist adds the data-parallel scaling section (bench/dist.py): the
+char-level GPT on 1 and 2 ranks over Gloo, nnc (buckets overlapping
+backward or not) beside PyTorch DDP; --dist-only runs that section alone.
+
 --smoke needs neither PyTorch nor exported models: it writes a small MLP
 (mlp_digits' shape, NumPy weights) as MLIR, and compiles, runs and trains it
 at batch 4 for 2 timed steps, checking nnc's output against NumPy, and
@@ -980,10 +984,29 @@ def fusion_row(case, row, phase):
 
 
 def write_report(path, rows, remat, lib, torch, command, elapsed,
-                 models_dir):
+                 models_dir, dist_text=""):
     """Writes the report: the header, the sections of `rows` (bench_case's
     figures per case; none with --remat-only) and the rematerialization
     section of `remat` (bench_remat's per case; none without --remat)."""
+    if not rows and not remat and dist_text:
+        # --dist-only: the section says what it measures.
+        lines = [
+            "# Benchmarks: data-parallel scaling",
+            "",
+            "- Command: `%s`" % command,
+            "- Date: %s (the whole run took %.0f s)" % (
+                datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), elapsed),
+            "- Machine: %s, %d cores (`os.cpu_count()`), %s" % (
+                cpu_model(), os.cpu_count(), platform.platform()),
+            "- PyTorch %s; Python %s; nnc source %s" % (
+                torch.__version__ if torch else "absent",
+                platform.python_version(), source_revision()),
+            "",
+            dist_text,
+        ]
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        return
     lines = [
         "# Benchmarks",
         "",
@@ -1012,6 +1035,8 @@ def write_report(path, rows, remat, lib, torch, command, elapsed,
     if rows:
         lines += main_sections(rows)
     lines += remat_section(remat)
+    if dist_text:
+        lines.append(dist_text)
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
@@ -1623,6 +1648,15 @@ def main():
                         help="memory budgets as fractions of the planned "
                         "peak without recomputation; 1.0 is the row without "
                         "a budget, always run (default %s)" % REMAT_BUDGETS)
+    parser.add_argument("--dist", action="store_true",
+                        help="add the data-parallel scaling section "
+                        "(bench/dist.py): the char-level GPT on 1 and 2 "
+                        "ranks, nnc beside PyTorch DDP")
+    parser.add_argument("--dist-only", action="store_true",
+                        help="run only the data-parallel scaling section")
+    parser.add_argument("--dist-steps", type=int, default=60,
+                        help="steps per configuration of that section "
+                        "(default 60, the first 5 not timed)")
     parser.add_argument("--remat-rss", help=argparse.SUPPRESS)
     args = parser.parse_args()
     global LIBRARY_KERNELS, AUTOTUNE, TUNING_BUDGET
@@ -1645,7 +1679,7 @@ def main():
               "use --smoke", file=sys.stderr)
         return 1
     torch.set_num_threads(THREADS)
-    models = [] if args.remat_only else (
+    models = [] if args.remat_only or args.dist_only else (
         args.models.split(",") if args.models else DEFAULT_CASES)
     remat_models = [] if not (args.remat or args.remat_only) else (
         args.models.split(",") if args.remat_only and args.models
@@ -1657,6 +1691,8 @@ def main():
     if not_train:
         parser.error("not trained, so not in the rematerialization "
                      "section: %s" % ", ".join(not_train))
+    if (args.dist or args.dist_only) and args.dist_steps <= 5:
+        parser.error("--dist-steps must be more than the 5 of warm-up")
     try:
         remat_fractions(args.remat_budgets)
     except ValueError as e:
@@ -1685,10 +1721,20 @@ def main():
             traceback.print_exc()
             remat[case]["error"] = short_error(e)
         print("  (%.0f s)" % (time.perf_counter() - t0), flush=True)
+    dist_text = ""
+    if args.dist or args.dist_only:
+        import dist
+        print("data-parallel scaling:", flush=True)
+        t0 = time.perf_counter()
+        dist_rows = dist.measure(
+            os.path.join(os.path.dirname(os.path.dirname(args.nnc_lib)),
+                         "bin", "nnc-run"), args.dist_steps)
+        dist_text = dist.section(dist_rows, args.dist_steps)
+        print("  (%.0f s)" % (time.perf_counter() - t0), flush=True)
     command = " ".join(["/usr/bin/python3"] +
                        [os.path.relpath(sys.argv[0])] + sys.argv[1:])
     write_report(args.out, rows, remat, lib, torch, command,
-                 time.perf_counter() - start, args.models_dir)
+                 time.perf_counter() - start, args.models_dir, dist_text)
     print("wrote %s" % args.out)
     return 0
 
