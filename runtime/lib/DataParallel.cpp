@@ -93,17 +93,37 @@ public:
   };
 
   explicit GradientReducer(Communicator &comm) : comm_(comm) {}
-  ~GradientReducer() { stop(); }
+  ~GradientReducer() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable())
+      thread_.join();
+  }
 
   int64_t bucketCount() const { return static_cast<int64_t>(buckets_.size()); }
   int64_t bytes() const { return bytes_; }
 
   /// Starts one reduction of `gradients` (planning the buckets when they
-  /// changed). Gradient n is reduced where ready() says it lies, or, with
-  /// `sums`, added into (*sums)[n] first, which is reduced.
+  /// changed); the previous one has finished. Gradient n is reduced where
+  /// ready() says it lies, or, with `sums`, added into (*sums)[n] first,
+  /// which is reduced. The thread is started on the first reduction and
+  /// serves every later one.
   Status start(const std::vector<Gradient> &gradients, int64_t cap,
                std::vector<HostTensor> *sums) {
-    stop();
+    if (!thread_.joinable()) {
+      try {
+        thread_ = std::thread([this] { work(); });
+      } catch (const std::system_error &e) {
+        return Status(StatusCode::Unavailable,
+                      std::string("cannot start the gradient all-reduce "
+                                  "thread: ") +
+                          e.what());
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!samePlan(gradients, cap))
       plan(gradients, cap);
     if (sums) {
@@ -123,14 +143,8 @@ public:
     status_ = Status::ok();
     abandoned_ = false;
     seconds_ = 0;
-    try {
-      thread_ = std::thread([this] { work(); });
-    } catch (const std::system_error &e) {
-      return Status(StatusCode::Unavailable,
-                    std::string("cannot start the gradient all-reduce "
-                                "thread: ") +
-                        e.what());
-    }
+    ++started_;
+    wake_.notify_all();
     return Status::ok();
   }
 
@@ -143,7 +157,7 @@ public:
       return;
     data_[n] = data;
     if (--buckets_[bucketOf_[n]].pending == 0)
-      wake_.notify_one();
+      wake_.notify_all();
   }
 
   /// Waits for the reductions (`abandon`: the computation failed, no more
@@ -151,13 +165,12 @@ public:
   /// the seconds spent in collectives.
   Status finish(bool abandon, double &waited, double &seconds) {
     auto start = Clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
     if (abandon) {
-      std::lock_guard<std::mutex> lock(mutex_);
       abandoned_ = true;
-      wake_.notify_one();
+      wake_.notify_all();
     }
-    if (thread_.joinable())
-      thread_.join();
+    served_cv_.wait(lock, [&] { return served_ == started_; });
     waited = secondsSince(start);
     seconds = seconds_;
     return status_;
@@ -207,34 +220,34 @@ private:
     cap_ = cap;
   }
 
-  void stop() {
-    if (!thread_.joinable())
-      return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abandoned_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
-  }
-
-  /// The thread: every bucket in order, once all its gradients are ready.
+  /// The thread: for each reduction started, every bucket in order, once
+  /// all its gradients are ready.
   void work() {
-    for (Bucket &bucket : buckets_) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stopping_ || started_ > served_; });
+      if (stopping_)
+        return;
       std::vector<void *> data;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return bucket.pending == 0 || abandoned_; });
+      for (Bucket &bucket : buckets_) {
+        wake_.wait(lock, [&] {
+          return bucket.pending == 0 || abandoned_ || stopping_;
+        });
         if (bucket.pending != 0)
-          return; // abandoned: the step fails anyway
+          break; // abandoned: the step fails anyway
+        data.clear();
         for (size_t n : bucket.gradients)
           data.push_back(data_[n]);
+        lock.unlock();
+        Status s = reduce(bucket, data);
+        lock.lock();
+        if (!s.isOk()) {
+          status_ = s;
+          break;
+        }
       }
-      Status s = reduce(bucket, data);
-      if (!s.isOk()) {
-        status_ = s;
-        return;
-      }
+      served_ = started_;
+      served_cv_.notify_all();
     }
   }
 
@@ -313,7 +326,11 @@ private:
   std::vector<HostTensor> *sums_ = nullptr;
   std::thread thread_;
   std::mutex mutex_;
-  std::condition_variable wake_;
+  /// Guarded by mutex_: the reductions started and finished, and what the
+  /// thread waits on.
+  std::condition_variable wake_, served_cv_;
+  uint64_t started_ = 0, served_ = 0;
+  bool stopping_ = false;
   bool abandoned_ = false;
   Status status_;
   double seconds_ = 0;

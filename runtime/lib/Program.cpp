@@ -93,13 +93,15 @@ Status Program::load(ExecutableReader executable, Device &device,
         std::find(step.args.begin(), step.args.end(), plan.checksValue) !=
             step.args.end());
   }
+  // One pass over the steps: the last step that touches each value.
+  std::vector<int64_t> lastStep(plan.values.size(), -1);
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (uint32_t arg : plan.steps[s].args)
+      lastStep[arg] = static_cast<int64_t>(s);
   program->outputReadyStep_.assign(program->outputs_.size(), -1);
   program->readyAfter_.resize(plan.steps.size());
   for (size_t i = 0; i < program->outputs_.size(); ++i) {
-    for (size_t s = 0; s < plan.steps.size(); ++s)
-      if (std::find(plan.steps[s].args.begin(), plan.steps[s].args.end(),
-                    program->outputs_[i]) != plan.steps[s].args.end())
-        program->outputReadyStep_[i] = static_cast<int64_t>(s);
+    program->outputReadyStep_[i] = lastStep[program->outputs_[i]];
     if (program->outputReadyStep_[i] >= 0)
       program->readyAfter_[static_cast<size_t>(program->outputReadyStep_[i])]
           .push_back(static_cast<uint32_t>(i));
