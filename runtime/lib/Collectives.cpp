@@ -2,6 +2,7 @@
 
 #include "nnc/runtime/Collectives.h"
 
+#include "CollectivesInternal.h"
 #include "nnc/runtime/DynamicLibrary.h"
 #include "nnc/runtime/GlooGlue.h"
 
@@ -25,6 +26,14 @@
 #include <vector>
 
 namespace nnc::runtime {
+
+std::string collectives::secondsText(int64_t ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g s", ms / 1000.0);
+  return text;
+}
+
+using collectives::secondsText;
 
 //===----------------------------------------------------------------------===//
 // Launch
@@ -64,13 +73,6 @@ constexpr Launcher kLaunchers[] = {
     {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
      "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
 };
-
-/// "1.5 s", "300 s".
-std::string secondsText(int64_t ms) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%g s", ms / 1000.0);
-  return text;
-}
 
 bool isLoopback(const std::string &host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -765,14 +767,14 @@ private:
   std::string address_;
 };
 
-/// Every rank announces itself under "nnc/rank/<r>" (its world size and
-/// host) and waits for all others, so that a rank that never comes is
-/// named, and a launch whose ranks disagree on the world is refused.
-Status join(Store &store, const LaunchInfo &launch, const std::string &host,
-            int64_t timeoutMs) {
+} // namespace
+
+Status collectives::join(Store &store, const LaunchInfo &launch,
+                         const std::string &prefix, const std::string &host,
+                         int64_t timeoutMs) {
   std::string me = std::to_string(launch.worldSize) + " " + host;
   NNC_RUNTIME_RETURN_IF_ERROR(
-      store.set("nnc/rank/" + std::to_string(launch.rank), me));
+      store.set(prefix + "/rank/" + std::to_string(launch.rank), me));
   auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
   std::vector<int> missing;
   for (int r = 0; r < launch.worldSize; ++r) {
@@ -781,7 +783,8 @@ Status join(Store &store, const LaunchInfo &launch, const std::string &host,
                                                                  Clock::now())
                .count());
     std::string value;
-    Status status = store.get("nnc/rank/" + std::to_string(r), left, value);
+    Status status =
+        store.get(prefix + "/rank/" + std::to_string(r), left, value);
     if (!status.isOk()) {
       missing.push_back(r);
       // The store's connection is closed after a timeout: the rest is
@@ -815,8 +818,6 @@ Status join(Store &store, const LaunchInfo &launch, const std::string &host,
                     secondsText(timeoutMs));
 }
 
-} // namespace
-
 Status createGlooCommunicator(const CommunicatorOptions &options,
                               std::unique_ptr<Communicator> &out) {
   const LaunchInfo &launch = options.launch;
@@ -843,7 +844,8 @@ Status createGlooCommunicator(const CommunicatorOptions &options,
   NNC_RUNTIME_RETURN_IF_ERROR(
       connectTcpStore(launch.masterAddr, launch.masterPort, launch.rank == 0,
                       options.timeoutMs, store));
-  NNC_RUNTIME_RETURN_IF_ERROR(join(*store, launch, host, options.timeoutMs));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      collectives::join(*store, launch, "nnc", host, options.timeoutMs));
   gloo_glue::StoreCallbacks callbacks{store.get(), storeSet, storeGet};
   char error[1024] = {0};
   void *context = glue.create(launch.rank, launch.worldSize, host.c_str(),

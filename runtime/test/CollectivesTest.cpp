@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/runtime/Collectives.h"
+#include "nnc/runtime/CudaDriver.h"
 
 #include "TestUtils.h"
 
@@ -442,4 +443,83 @@ TEST(Gloo, MissingGlueIsNamed) {
     return true;
   });
   EXPECT_EQ(codes, std::vector<int>(1, 0));
+}
+
+// NCCL: without the library, Unimplemented naming it; with it but without a
+// CUDA driver (this machine's case, and any without a GPU), Unavailable
+// naming the driver. Each in a child: both libraries are looked for once per
+// process.
+TEST(Nccl, MissingLibraryIsNamed) {
+  std::vector<int> codes = runRanks(1, 30, [&](int rank) {
+    ::setenv("NNC_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
+    std::unique_ptr<Communicator> comm;
+    Status status = createNcclCommunicator(options(0, 1, freePort()), 0, comm);
+    std::fprintf(stderr, "no NCCL: %s\n", status.toString().c_str());
+    CHILD_CHECK(status.code() == StatusCode::Unimplemented);
+    CHILD_CHECK(contains(status, "NCCL"));
+    CHILD_CHECK(contains(status, "/nonexistent/libnccl.so.2"));
+    return true;
+  });
+  EXPECT_EQ(codes, std::vector<int>(1, 0));
+}
+
+TEST(Nccl, NoCudaDriverIsNamed) {
+  std::vector<int> codes = runRanks(1, 30, [&](int rank) {
+    ::setenv("NNC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    std::unique_ptr<Communicator> comm;
+    Status status = createNcclCommunicator(options(0, 1, freePort()), 0, comm);
+    std::fprintf(stderr, "no driver: %s\n", status.toString().c_str());
+    CHILD_CHECK(!status.isOk());
+    // Where NCCL itself is missing, that is said first.
+    if (status.code() != StatusCode::Unimplemented) {
+      CHILD_CHECK(status.code() == StatusCode::Unavailable);
+      CHILD_CHECK(contains(status, "NCCL needs a CUDA device"));
+      CHILD_CHECK(contains(status, "/nonexistent/libcuda.so.1"));
+    }
+    return true;
+  });
+  EXPECT_EQ(codes, std::vector<int>(1, 0));
+}
+
+// On a machine with a GPU (and NCCL): a world of one on device 0 reduces,
+// broadcasts, gathers and meets in a barrier on device memory; elsewhere
+// skipped, saying why.
+TEST(Nccl, WorldOfOneOnDeviceZero) {
+  CudaDriver driver;
+  int count = 0;
+  if (!CudaDriver::load(driver).isOk() || driver.cuInit(0) != 0 ||
+      driver.cuDeviceGetCount(&count) != 0 || count == 0)
+    GTEST_SKIP() << "no CUDA device here";
+  std::unique_ptr<Communicator> comm;
+  Status status = createNcclCommunicator(options(0, 1, freePort()), 0, comm);
+  if (status.code() == StatusCode::Unimplemented)
+    GTEST_SKIP() << status.message();
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  EXPECT_NE(comm->backend().find("nccl"), std::string::npos);
+  int device = 0;
+  void *context = nullptr;
+  ASSERT_EQ(driver.cuDeviceGet(&device, 0), 0);
+  ASSERT_EQ(driver.cuDevicePrimaryCtxRetain(&context, device), 0);
+  ASSERT_EQ(driver.cuCtxSetCurrent(context), 0);
+  unsigned long long buffer = 0, gathered = 0;
+  ASSERT_EQ(driver.cuMemAlloc_v2(&buffer, 3 * sizeof(float)), 0);
+  ASSERT_EQ(driver.cuMemAlloc_v2(&gathered, 3 * sizeof(float)), 0);
+  const float values[3] = {1.5f, -2.f, 4.f};
+  ASSERT_EQ(driver.cuMemcpyHtoD_v2(buffer, values, sizeof values), 0);
+  auto *data = reinterpret_cast<void *>(buffer);
+  EXPECT_TRUE(comm->allReduce(data, 3, DType::F32, ReduceOp::Sum).isOk());
+  EXPECT_TRUE(comm->broadcast(data, sizeof values, 0).isOk());
+  EXPECT_TRUE(
+      comm->allGather(data, reinterpret_cast<void *>(gathered), sizeof values)
+          .isOk());
+  EXPECT_TRUE(comm->barrier().isOk());
+  float back[3] = {0, 0, 0};
+  ASSERT_EQ(driver.cuMemcpyDtoH_v2(back, gathered, sizeof back), 0);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(back[i], values[i]) << i;
+  EXPECT_EQ(comm->sequence(), 4u);
+  comm.reset();
+  driver.cuMemFree_v2(buffer);
+  driver.cuMemFree_v2(gathered);
+  driver.cuDevicePrimaryCtxRelease_v2(device);
 }

@@ -2,7 +2,8 @@
 //
 // Data-parallel training's communication, on the engines users already
 // trust: Gloo over TCP for CPU devices (through libnnc_gloo.so, opened with
-// dlopen; runtime/gloo), NCCL for CUDA devices (with the CUDA backend).
+// dlopen; runtime/gloo), NCCL for CUDA devices (libnccl.so.2 and the CUDA
+// driver, opened with dlopen; NcclCommunicator.cpp).
 //
 // - Launch: where a process learns its rank. torchrun's variables (RANK,
 //   WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT),
@@ -145,6 +146,20 @@ struct CommunicatorOptions {
 /// Unavailable naming the ranks not heard from when the rendezvous times
 /// out.
 Status createGlooCommunicator(const CommunicatorOptions &options,
+                              std::unique_ptr<Communicator> &out);
+
+/// An NCCL communicator for `options.launch` on CUDA device `device` (an
+/// ordinal on this host; usually the local rank). Rank 0 makes NCCL's
+/// unique id and publishes it in the TCP store at MASTER_ADDR:MASTER_PORT,
+/// which every rank joins (naming the ranks not heard from), and every rank
+/// reads it there before ncclCommInitRank. The collectives take memory of
+/// that device (device pointers as `void *`), run on the communicator's own
+/// stream and return once it has finished them; past the timeout, or on an
+/// asynchronous NCCL error, the communicator is aborted and the call fails.
+/// F32, F64, F16, BF16, I32, I64 and U8 reduce. Unimplemented naming
+/// libnccl.so.2 when NCCL cannot be opened ($NNC_NCCL_LIBRARY overrides
+/// it); Unavailable naming the CUDA driver on a machine without one.
+Status createNcclCommunicator(const CommunicatorOptions &options, int device,
                               std::unique_ptr<Communicator> &out);
 
 } // namespace nnc::runtime
