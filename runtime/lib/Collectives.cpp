@@ -607,6 +607,61 @@ Status Communicator::issue(Call call, const char *what) {
   return broken_;
 }
 
+Status Communicator::split(const std::string &name,
+                           std::unique_ptr<Communicator> &) {
+  return Status(StatusCode::Unimplemented,
+                "the " + backend() + " communicator cannot split off '" + name +
+                    "'");
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives of compiled programs
+//===----------------------------------------------------------------------===//
+
+namespace {
+thread_local CollectiveScope *currentScope = nullptr;
+} // namespace
+
+struct CollectiveScopeAccess {
+  static void allReduce(const void *input, void *output, int64_t count,
+                        int32_t dtype) {
+    CollectiveScope *scope = currentScope;
+    bool known = dtype >= 0 && dtype < static_cast<int32_t>(kNumDTypes);
+    if (count > 0 && known && input != output)
+      std::memmove(output, input,
+                   static_cast<size_t>(count) *
+                       dtypeSize(static_cast<DType>(dtype)));
+    if (!scope)
+      return;
+    ++scope->calls_;
+    if (!scope->status_.isOk())
+      return;
+    if (count < 0 || !known) {
+      scope->status_ =
+          Status(StatusCode::InvalidArgument,
+                 "a program's all-reduce of " + std::to_string(count) +
+                     " elements of dtype " + std::to_string(dtype));
+      return;
+    }
+    if (!scope->communicator_ || count == 0)
+      return;
+    scope->status_ = scope->communicator_->allReduce(
+        output, static_cast<size_t>(count), static_cast<DType>(dtype),
+        ReduceOp::Sum);
+  }
+};
+
+CollectiveScope::CollectiveScope(Communicator *communicator)
+    : communicator_(communicator), outer_(currentScope) {
+  currentScope = this;
+}
+
+CollectiveScope::~CollectiveScope() { currentScope = outer_; }
+
+Status CollectiveScope::currentFailure() {
+  return currentScope ? currentScope->status_ : Status::ok();
+}
+
 //===----------------------------------------------------------------------===//
 // Gloo
 //===----------------------------------------------------------------------===//
@@ -714,19 +769,63 @@ int storeGet(void *self, const char *key, int64_t timeoutMs,
   return 0;
 }
 
+/// Keys of `base` under "<prefix>/": a second rendezvous on the same store.
+class PrefixStore : public Store {
+public:
+  PrefixStore(std::shared_ptr<Store> base, std::string prefix)
+      : base_(std::move(base)), prefix_(std::move(prefix)) {}
+  Status set(const std::string &key, const std::string &value) override {
+    return base_->set(prefix_ + "/" + key, value);
+  }
+  Status get(const std::string &key, int64_t timeoutMs,
+             std::string &value) override {
+    return base_->get(prefix_ + "/" + key, timeoutMs, value);
+  }
+  Status add(const std::string &key, int64_t delta, int64_t &result) override {
+    return base_->add(prefix_ + "/" + key, delta, result);
+  }
+
+private:
+  std::shared_ptr<Store> base_;
+  std::string prefix_;
+};
+
+/// Where a Gloo communicator connects from, kept for split().
+struct GlooEndpoint {
+  LaunchInfo launch;
+  std::string host, iface;
+  int64_t timeoutMs = 0;
+};
+
+Status connectGloo(const GlooLibrary &glue, const GlooEndpoint &endpoint,
+                   std::shared_ptr<Store> store, const std::string &prefix,
+                   std::unique_ptr<Communicator> &out);
+
 class GlooCommunicator : public Communicator {
 public:
-  GlooCommunicator(int rank, int size, int64_t timeoutMs,
-                   const GlooLibrary &glue, std::unique_ptr<Store> store,
-                   void *context, std::string address)
-      : Communicator(rank, size, timeoutMs), glue_(glue),
-        store_(std::move(store)), context_(context),
-        address_(std::move(address)) {}
+  GlooCommunicator(const GlooEndpoint &endpoint, const GlooLibrary &glue,
+                   std::shared_ptr<Store> store, std::string prefix,
+                   void *context)
+      : Communicator(endpoint.launch.rank, endpoint.launch.worldSize,
+                     endpoint.timeoutMs),
+        endpoint_(endpoint), glue_(glue), store_(std::move(store)),
+        prefix_(std::move(prefix)), context_(context) {}
 
   ~GlooCommunicator() override { glue_.destroy(context_); }
 
   std::string backend() const override {
-    return glue_.version + " over TCP (" + address_ + ")";
+    return glue_.version + " over TCP (" +
+           (endpoint_.iface.empty() ? endpoint_.host
+                                    : "interface " + endpoint_.iface) +
+           ")";
+  }
+
+  Status split(const std::string &name,
+               std::unique_ptr<Communicator> &out) override {
+    if (name.empty() || name.find('/') != std::string::npos)
+      return Status(StatusCode::InvalidArgument,
+                    "a communicator split off as '" + name + "'");
+    return connectGloo(glue_, endpoint_, store_, prefix_ + "/" + name, out);
   }
 
 protected:
@@ -761,11 +860,47 @@ protected:
   }
 
 private:
+  GlooEndpoint endpoint_;
   const GlooLibrary &glue_;
-  std::unique_ptr<Store> store_;
+  std::shared_ptr<Store> store_;
+  std::string prefix_;
   void *context_;
-  std::string address_;
 };
+
+/// Joins the ranks under `prefix` on `store`, then connects every pair of
+/// them through Gloo.
+Status connectGloo(const GlooLibrary &glue, const GlooEndpoint &endpoint,
+                   std::shared_ptr<Store> store, const std::string &prefix,
+                   std::unique_ptr<Communicator> &out) {
+  const LaunchInfo &launch = endpoint.launch;
+  NNC_RUNTIME_RETURN_IF_ERROR(collectives::join(
+      *store, launch, prefix, endpoint.host, endpoint.timeoutMs));
+  // The first communicator's keys are Gloo's own (as before splits
+  // existed); a split's are under its prefix.
+  std::unique_ptr<Store> keys;
+  Store *rendezvous = store.get();
+  if (prefix != "nnc") {
+    keys = std::make_unique<PrefixStore>(store, prefix);
+    rendezvous = keys.get();
+  }
+  gloo_glue::StoreCallbacks callbacks{rendezvous, storeSet, storeGet};
+  char error[1024] = {0};
+  void *context = glue.create(launch.rank, launch.worldSize,
+                              endpoint.host.c_str(), endpoint.iface.c_str(),
+                              endpoint.timeoutMs, &callbacks, error,
+                              sizeof(error));
+  if (!context)
+    return Status(
+        StatusCode::Unavailable,
+        "rank " + std::to_string(launch.rank) + " of " +
+            std::to_string(launch.worldSize) +
+            " could not connect to the other ranks through Gloo" +
+            (prefix == "nnc" ? std::string() : " (" + prefix + ")") + ": " +
+            error);
+  out = std::make_unique<GlooCommunicator>(endpoint, glue, std::move(store),
+                                           prefix, context);
+  return Status::ok();
+}
 
 } // namespace
 
@@ -844,23 +979,14 @@ Status createGlooCommunicator(const CommunicatorOptions &options,
   NNC_RUNTIME_RETURN_IF_ERROR(
       connectTcpStore(launch.masterAddr, launch.masterPort, launch.rank == 0,
                       options.timeoutMs, store));
-  NNC_RUNTIME_RETURN_IF_ERROR(
-      collectives::join(*store, launch, "nnc", host, options.timeoutMs));
-  gloo_glue::StoreCallbacks callbacks{store.get(), storeSet, storeGet};
-  char error[1024] = {0};
-  void *context = glue.create(launch.rank, launch.worldSize, host.c_str(),
-                              options.iface.c_str(), options.timeoutMs,
-                              &callbacks, error, sizeof(error));
-  if (!context)
-    return Status(
-        StatusCode::Unavailable,
-        "rank " + std::to_string(launch.rank) + " of " +
-            std::to_string(launch.worldSize) +
-            " could not connect to the other ranks through Gloo: " + error);
-  out = std::make_unique<GlooCommunicator>(
-      launch.rank, launch.worldSize, options.timeoutMs, glue, std::move(store),
-      context, options.iface.empty() ? host : "interface " + options.iface);
-  return Status::ok();
+  GlooEndpoint endpoint{launch, host, options.iface, options.timeoutMs};
+  return connectGloo(glue, endpoint, std::shared_ptr<Store>(std::move(store)),
+                     "nnc", out);
 }
 
 } // namespace nnc::runtime
+
+void nnc_runtime_all_reduce(const void *input, void *output, int64_t count,
+                            int32_t dtype) {
+  nnc::runtime::CollectiveScopeAccess::allReduce(input, output, count, dtype);
+}

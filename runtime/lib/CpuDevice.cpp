@@ -10,6 +10,8 @@
 
 #include "nnc/runtime/Device.h"
 
+#include "nnc/runtime/Collectives.h"
+
 #include "nnc/runtime/LibraryConvolution.h"
 
 #include <atomic>
@@ -116,6 +118,27 @@ RuntimeLibrary &blas() {
       "(install libopenblas0-pthread, or set NNC_BLAS_LIBRARY)",
       {"cblas_sgemm", "cblas_dgemm"}, "openblas_set_num_threads");
   return *runtime;
+}
+
+/// Code that runs collectives calls nnc_runtime_all_reduce, which this
+/// library defines: a program that opened it with RTLD_LOCAL (Python's
+/// ctypes) hides it from the code, so it is promoted to the global scope.
+const Status &runtimeSymbolsExposed() {
+  static const Status status = [] {
+    const char *symbol = "nnc_runtime_all_reduce";
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&nnc_runtime_all_reduce), &info) &&
+        info.dli_fname)
+      (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    if (dlsym(RTLD_DEFAULT, symbol))
+      return Status::ok();
+    return Status(StatusCode::Unavailable,
+                  std::string("the code runs collectives through ") + symbol +
+                      ", which the runtime cannot make visible to it (" +
+                      (info.dli_fname ? info.dli_fname : "unknown library") +
+                      ")");
+  }();
+  return status;
 }
 
 DnnlGlue *openDnnlGlue() {
@@ -281,6 +304,11 @@ public:
       if (!glue.status.isOk())
         return Status(glue.status.code(),
                       source + ": " + glue.status.message());
+    }
+    if (requirements.needsCollectives) {
+      const Status &exposed = runtimeSymbolsExposed();
+      if (!exposed.isOk())
+        return Status(exposed.code(), source + ": " + exposed.message());
     }
     static const uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
     if (size < sizeof(kElfMagic) ||

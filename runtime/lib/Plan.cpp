@@ -38,6 +38,7 @@ constexpr size_t kMinStepBytes = 4 + 4;
 constexpr uint8_t kLibraryOpenMP = 1;
 constexpr uint8_t kLibraryBlas = 2;
 constexpr uint8_t kLibraryDnnl = 4;
+constexpr uint8_t kLibraryCollectives = 8;
 
 class Writer {
 public:
@@ -204,7 +205,8 @@ std::vector<uint8_t> serializePlan(const Plan &plan) {
     w.str(f);
   w.u8((plan.needsOpenMP ? kLibraryOpenMP : 0) |
        (plan.needsBlas ? kLibraryBlas : 0) |
-       (plan.needsDnnl ? kLibraryDnnl : 0));
+       (plan.needsDnnl ? kLibraryDnnl : 0) |
+       (plan.needsCollectives ? kLibraryCollectives : 0));
   w.u32(plan.libraryCalls);
   w.u64(plan.temporaryBytes);
   w.u32(plan.unfusedKernels);
@@ -365,12 +367,14 @@ Status parsePlan(const uint8_t *data, size_t size, uint64_t weightsSize,
     NNC_RUNTIME_RETURN_IF_ERROR(r.str(f, "a CPU feature"));
   uint8_t libraries = 0;
   NNC_RUNTIME_RETURN_IF_ERROR(r.u8(libraries, "the runtime libraries"));
-  if (libraries & ~(kLibraryOpenMP | kLibraryBlas | kLibraryDnnl))
+  if (libraries &
+      ~(kLibraryOpenMP | kLibraryBlas | kLibraryDnnl | kLibraryCollectives))
     return r.fail("the runtime libraries are " + std::to_string(libraries) +
-                  " (known: 1 OpenMP, 2 BLAS, 4 oneDNN)");
+                  " (known: 1 OpenMP, 2 BLAS, 4 oneDNN, 8 collectives)");
   plan.needsOpenMP = (libraries & kLibraryOpenMP) != 0;
   plan.needsBlas = (libraries & kLibraryBlas) != 0;
   plan.needsDnnl = (libraries & kLibraryDnnl) != 0;
+  plan.needsCollectives = (libraries & kLibraryCollectives) != 0;
   NNC_RUNTIME_RETURN_IF_ERROR(r.u32(plan.libraryCalls, "the library calls"));
   NNC_RUNTIME_RETURN_IF_ERROR(
       r.u64(plan.temporaryBytes, "the temporary bytes"));

@@ -2,6 +2,7 @@
 
 #include "nnc/runtime/Program.h"
 
+#include "nnc/runtime/Collectives.h"
 #include "nnc/runtime/Profiler.h"
 
 #include <algorithm>
@@ -54,6 +55,7 @@ Status Program::load(ExecutableReader executable, Device &device,
   requirements.needsOpenMP = plan.needsOpenMP;
   requirements.needsBlas = plan.needsBlas;
   requirements.needsDnnl = plan.needsDnnl;
+  requirements.needsCollectives = plan.needsCollectives;
   NNC_RUNTIME_RETURN_IF_ERROR(device.loadModule(
       code->data, code->size, requirements, source, program->module_));
   for (const PlanStep &step : plan.steps) {
@@ -358,6 +360,13 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                       step.bytesRead, step.bytesWritten);
     if (stepChecks_[s])
       NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, s, slots));
+    if (plan_.needsCollectives && step.kind == StepKind::Library) {
+      Status failed = CollectiveScope::currentFailure();
+      if (!failed.isOk())
+        return Status(failed.code(),
+                      source_ + ": step " + std::to_string(s) + " '" +
+                          eventNames_[s] + "': " + failed.message());
+    }
     if (ready && !readyAfter_[s].empty()) {
       NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
       for (uint32_t i : readyAfter_[s])

@@ -13,13 +13,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -330,6 +333,84 @@ TEST(Gloo, CollectivesOverLoopback) {
     bad = comm->allReduce(text, 1, DType::BF16, ReduceOp::Sum);
     CHILD_CHECK(!bad.isOk() && contains(bad, "an all-reduce of bf16"));
     CHILD_CHECK(comm->sequence() == 8);
+    return true;
+  });
+  EXPECT_EQ(codes, std::vector<int>(kWorld, 0));
+}
+
+// A split communicator is independent of its parent: each runs on its own
+// thread, and the two threads issue their collectives in orders that differ
+// between the ranks; a program's all-reduce (nnc_runtime_all_reduce) sums
+// over the scope's communicator, copies outside any scope, and a failure is
+// kept in the scope.
+TEST(Gloo, SplitAndProgramScope) {
+  int port = freePort();
+  constexpr int kWorld = 2;
+  std::vector<int> codes = runRanks(kWorld, 60, [&](int rank) {
+    std::unique_ptr<Communicator> comm, program;
+    Status status = createGlooCommunicator(options(rank, kWorld, port), comm);
+    if (!status.isOk())
+      return report(rank, "create", status);
+    status = comm->split("program", program);
+    if (!status.isOk())
+      return report(rank, "split", status);
+    CHILD_CHECK(program->rank() == rank && program->size() == kWorld);
+    std::unique_ptr<Communicator> bad;
+    CHILD_CHECK(!comm->split("a/b", bad).isOk());
+
+    // Rank 0's worker reduces before the main thread does; rank 1's after.
+    float buckets[64], stats[8];
+    for (int i = 0; i < 64; ++i)
+      buckets[i] = float(rank + i);
+    for (int i = 0; i < 8; ++i)
+      stats[i] = float(10 * rank + i);
+    std::atomic<bool> workerOk{false};
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool mainDone = false;
+    std::thread worker([&] {
+      if (rank == 1) {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [&] { return mainDone; });
+      }
+      bool ok = true;
+      for (int k = 0; k < 3 && ok; ++k)
+        ok = comm->allReduce(buckets, 64, DType::F32, ReduceOp::Sum).isOk();
+      workerOk = ok;
+    });
+    float copied[8];
+    {
+      CollectiveScope scope(program.get());
+      nnc_runtime_all_reduce(stats, stats, 8, static_cast<int32_t>(DType::F32));
+      float input[3] = {1.f, 2.f, float(rank)}, output[3] = {0, 0, 0};
+      nnc_runtime_all_reduce(input, output, 3,
+                             static_cast<int32_t>(DType::F32));
+      CHILD_CHECK(scope.status().isOk());
+      CHILD_CHECK(scope.calls() == 2);
+      CHILD_CHECK(output[0] == 2.f && output[1] == 4.f && output[2] == 1.f);
+      {
+        // Outside the scope of a communicator: a world of one.
+        CollectiveScope alone(nullptr);
+        nnc_runtime_all_reduce(stats, copied, 8,
+                               static_cast<int32_t>(DType::F32));
+      }
+      nnc_runtime_all_reduce(input, output, 3, 99);
+      CHILD_CHECK(!scope.status().isOk());
+      CHILD_CHECK(!CollectiveScope::currentFailure().isOk());
+    }
+    CHILD_CHECK(CollectiveScope::currentFailure().isOk());
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      mainDone = true;
+    }
+    cv.notify_all();
+    worker.join();
+    CHILD_CHECK(workerOk);
+    for (int i = 0; i < 8; ++i)
+      CHILD_CHECK(stats[i] == float(10 + 2 * i) && copied[i] == stats[i]);
+    for (int i = 0; i < 64; ++i)
+      CHILD_CHECK(buckets[i] == float(4 * (1 + 2 * i)));
+    CHILD_CHECK(program->sequence() == 2 && comm->sequence() == 3);
     return true;
   });
   EXPECT_EQ(codes, std::vector<int>(kWorld, 0));

@@ -269,17 +269,17 @@ TEST(PlanTest, Errors) {
   // temporary bytes (u64), the unfused kernels (u32), the unfused bytes
   // moved and the kernel allocation bytes (u64 each), the donation count
   // (u32, here 0), the checks value, the check count and the specialized
-  // input count (u32 each). Bits other than OpenMP, BLAS and oneDNN are
-  // refused; a plain 1 (the OpenMP flag of earlier plans) still reads as
+  // input count (u32 each). Bits other than OpenMP, BLAS, oneDNN and
+  // collectives are refused; a plain 1 (the OpenMP flag of earlier plans) still reads as
   // OpenMP alone.
   size_t libraries = bytes.size() - 49;
   ASSERT_EQ(bytes[libraries], 3);
   std::vector<uint8_t> unknown = bytes;
-  unknown[libraries] = 8;
+  unknown[libraries] = 16;
   EXPECT_NE(parse(unknown, parsed)
                 .message()
-                .find("the runtime libraries are 8 (known: 1 OpenMP, 2 BLAS, "
-                      "4 oneDNN)"),
+                .find("the runtime libraries are 16 (known: 1 OpenMP, 2 BLAS, "
+                      "4 oneDNN, 8 collectives)"),
             std::string::npos)
       << parse(unknown, parsed).message();
   std::vector<uint8_t> dnnl = bytes;
@@ -289,6 +289,13 @@ TEST(PlanTest, Errors) {
   EXPECT_FALSE(parsed.needsBlas);
   EXPECT_TRUE(parsed.needsDnnl);
   EXPECT_EQ(serializePlan(parsed), dnnl);
+  EXPECT_FALSE(parsed.needsCollectives);
+  std::vector<uint8_t> collectives = bytes;
+  collectives[libraries] = 8;
+  ASSERT_TRUE(parse(collectives, parsed).isOk());
+  EXPECT_TRUE(parsed.needsCollectives);
+  EXPECT_FALSE(parsed.needsOpenMP || parsed.needsBlas || parsed.needsDnnl);
+  EXPECT_EQ(serializePlan(parsed)[libraries], 8);
   std::vector<uint8_t> openmpOnly = bytes;
   openmpOnly[libraries] = 1;
   ASSERT_TRUE(parse(openmpOnly, parsed).isOk());

@@ -100,6 +100,16 @@ public:
   Status allGather(const void *input, void *output, size_t bytes);
   Status barrier();
 
+  /// A new communicator over the same ranks whose collectives are
+  /// independent of this one's (their own connections and numbering), so
+  /// that two threads may each issue collectives in their own order: the
+  /// collectives of compiled programs (synchronized batch normalization)
+  /// beside the gradient buckets' thread. Every rank calls it with the same
+  /// `name`, in the same order; it rendezvouses like the first. Unimplemented
+  /// where the backend cannot.
+  virtual Status split(const std::string &name,
+                       std::unique_ptr<Communicator> &out);
+
 protected:
   Communicator(int rank, int size, int64_t timeoutMs)
       : rank_(rank), size_(size), timeoutMs_(timeoutMs) {}
@@ -162,6 +172,48 @@ Status createGlooCommunicator(const CommunicatorOptions &options,
 Status createNcclCommunicator(const CommunicatorOptions &options, int device,
                               std::unique_ptr<Communicator> &out);
 
+/// Collectives inside compiled programs: the code generated for
+/// `nnc.all_reduce` calls nnc_runtime_all_reduce, which runs on the
+/// communicator of the scope the calling thread is in. Outside any scope
+/// the program is a world of one (the all-reduce copies its input), which
+/// is what a single process, evaluation, and the rerun that names a
+/// non-finite value see. A collective that fails is recorded in the scope
+/// (the first failure is kept) and the program stops after that step.
+class CollectiveScope {
+public:
+  /// Enters a scope on `communicator` (null: a world of one) for this
+  /// thread; scopes nest.
+  explicit CollectiveScope(Communicator *communicator);
+  ~CollectiveScope();
+  CollectiveScope(const CollectiveScope &) = delete;
+  CollectiveScope &operator=(const CollectiveScope &) = delete;
+
+  /// The first failure of a collective in this scope, or ok.
+  const Status &status() const { return status_; }
+  /// Collectives run in this scope.
+  uint64_t calls() const { return calls_; }
+
+  /// The failure recorded in the calling thread's innermost scope, or ok
+  /// (no scope, or nothing failed).
+  static Status currentFailure();
+
+private:
+  friend struct CollectiveScopeAccess;
+  Communicator *communicator_;
+  CollectiveScope *outer_;
+  Status status_;
+  uint64_t calls_ = 0;
+};
+
 } // namespace nnc::runtime
+
+extern "C" {
+/// What generated code calls for `nnc.all_reduce` (a sum over the ranks):
+/// `count` elements of DType `dtype` from `input` summed over the ranks of
+/// the calling thread's CollectiveScope into `output` (which may be
+/// `input`). Failures are recorded in the scope, not returned.
+void nnc_runtime_all_reduce(const void *input, void *output, int64_t count,
+                            int32_t dtype);
+}
 
 #endif // NNC_RUNTIME_COLLECTIVES_H

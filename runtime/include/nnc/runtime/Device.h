@@ -60,6 +60,9 @@ struct CodeRequirements {
   /// The oneDNN glue libnnc_dnnl.so (nnc_dnnl_convolution), opened with its
   /// symbols global after the OpenMP runtime, so that oneDNN runs on it.
   bool needsDnnl = false;
+  /// The runtime's nnc_runtime_all_reduce (Collectives.h), which the CPU
+  /// device makes visible to the code it loads.
+  bool needsCollectives = false;
 };
 
 class Device {

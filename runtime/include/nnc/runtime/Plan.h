@@ -118,6 +118,10 @@ struct Plan {
   bool needsOpenMP = false;
   bool needsBlas = false;
   bool needsDnnl = false;
+  /// The code calls nnc_runtime_all_reduce (collectives inside the program,
+  /// nnc/runtime/Collectives.h): the runtime makes its own symbols visible
+  /// to the code, and stops a run after a step whose collective failed.
+  bool needsCollectives = false;
   /// Figures reported by `nnc-run --report`: calls into GEMM/convolution
   /// libraries per run, and the bytes of temporaries: for version 2 plans
   /// the size of the scratch arena, for version 1 plans the bytes the
