@@ -2,7 +2,8 @@
 //
 // library_conv: which operand plays which part of the convolution, the
 // verifier (shapes consistent in the convolution's terms, one form of
-// operands throughout) and the memory effects of its buffer form.
+// operands throughout) and the memory effects of its buffer form; the
+// all-reduce and its library form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -245,4 +246,47 @@ std::optional<LibraryConvolution> nnc::getLibraryConvolution(Operation *op,
   }
   why = "it is not a convolution";
   return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, AllReduceOp::Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult LibraryAllReduceOp::verify() {
+  Type input = getInput().getType(), init = getInit().getType();
+  bool tensors = isa<RankedTensorType>(init);
+  if (tensors != isa<RankedTensorType>(input) ||
+      (!tensors && (!isa<MemRefType>(init) || !isa<MemRefType>(input))))
+    return emitOpError("takes two tensors or two buffers");
+  auto in = cast<ShapedType>(input), out = cast<ShapedType>(init);
+  if (!in.hasStaticShape() || in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError("input ")
+           << input << " and init " << init
+           << " must have the same static shape and element type";
+  if (!isa<FloatType>(in.getElementType()))
+    return emitOpError("reduces floats, not ") << in.getElementType();
+  if (tensors ? getResult().size() != 1 || getResult()[0].getType() != init
+              : !getResult().empty())
+    return emitOpError(tensors ? "returns init's type on tensors"
+                               : "returns nothing on buffers");
+  return success();
+}
+
+void LibraryAllReduceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!isa<MemRefType>(getInit().getType()))
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), &getInputMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getInitMutable(),
+                       SideEffects::DefaultResource::get());
 }

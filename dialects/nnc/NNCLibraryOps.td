@@ -14,6 +14,7 @@
 
 include "nnc/NNCBase.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def NNC_LibraryConvOp : NNC_Op<"library_conv", [
@@ -67,6 +68,60 @@ def NNC_LibraryConvOp : NNC_Op<"library_conv", [
     ::mlir::Value getWeights();
     ::mlir::Value getDst();
     ::mlir::Value getBias();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def NNC_AllReduceOp : NNC_Op<"all_reduce", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the sum of a tensor over the ranks of data-parallel training";
+  let description = [{
+    Every rank running the program passes its `input`; each gets back the
+    elementwise sum of all ranks' inputs, in the input's type. In a single
+    process (a world of one) the result is the input. Every rank must reach
+    the same all-reduces in the same order, which holds because all ranks
+    run the same compiled program; it is what synchronized batch
+    normalization (`--nnc-sync-batch-norm`) uses for its statistics, and
+    its gradient is the all-reduce of the result's gradient.
+
+    ```mlir
+    %s = nnc.all_reduce %x : tensor<2x16xf32>
+    ```
+  }];
+  let arguments = (ins NNC_FloatTensor:$input);
+  let results = (outs NNC_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NNC_LibraryAllReduceOp : NNC_Op<"library_all_reduce", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "an all-reduce (sum over the ranks) run by the runtime";
+  let description = [{
+    `nnc.all_reduce` after the conversion to linalg: the sum over the ranks
+    of `input` into `init` (same shape and element type, static; its
+    contents are not read). On tensors it returns the result; on buffers it
+    writes `init` and returns nothing, and the target's pass on buffers
+    emits the call into the runtime.
+
+    ```mlir
+    %s = nnc.library_all_reduce ins(%x : tensor<2x16xf32>)
+        outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyShaped:$input, AnyShaped:$init);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `:` type($input) `)` `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
   }];
 }
 

@@ -265,6 +265,13 @@ std::optional<LogicalResult> nnc::autodiff::coreRules(Rule &rule) {
         grads[0] = TransposeOp::create(b, loc, g, inverse);
         return success();
       })
+      // A sum over the ranks: every rank's input reaches every rank's
+      // result, so its gradient is the sum of the results' gradients over
+      // the ranks.
+      .Case([&](AllReduceOp) {
+        grads[0] = AllReduceOp::create(b, loc, g);
+        return success();
+      })
       .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>([&](Operation *) {
         grads[0] = ReshapeOp::create(b, loc, operand(0).getType(), g);
         return success();

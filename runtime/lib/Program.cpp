@@ -360,7 +360,7 @@ Status Program::run(const std::vector<TensorRef> &inputs,
                       step.bytesRead, step.bytesWritten);
     if (stepChecks_[s])
       NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, s, slots));
-    if (plan_.needsCollectives && step.kind == StepKind::Library) {
+    if (plan_.needsCollectives) {
       Status failed = CollectiveScope::currentFailure();
       if (!failed.isOk())
         return Status(failed.code(),

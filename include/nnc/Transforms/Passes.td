@@ -490,6 +490,46 @@ def MixedPrecisionPass : Pass<"nnc-mixed-precision", "mlir::ModuleOp"> {
   ];
 }
 
+def SyncBatchNormPass : Pass<"nnc-sync-batch-norm", "mlir::ModuleOp"> {
+  let summary = "Batch statistics over every rank of data-parallel training";
+  let description = [{
+    Rewrites each `nnc.batch_norm_train` of `function` (default: every
+    function) into its computation with the batch statistics summed over
+    the ranks by `nnc.all_reduce`, as PyTorch's `SyncBatchNorm`: each
+    rank's per-channel sums and element counts are all-reduced together
+    (one `[2, C]` all-reduce), giving the mean of the global batch; the
+    sums of squared deviations from it are all-reduced next (the variance
+    from centered values, as the local op computes it); the running
+    statistics are updated with them (the variance unbiased by the global
+    count). Every rank then normalizes with the same statistics, so N
+    ranks of batch B compute what one process computes with batch N * B.
+    Statistics are computed in f32 (f64 for f64 inputs); the output keeps
+    the input's type.
+
+    Run before `--nnc-autodiff`: the gradient of an all-reduce is the
+    all-reduce of its result's gradient, so the backward sums the
+    statistics' gradients over the ranks too (two more all-reduces). In a
+    single process every all-reduce returns its input and the result is
+    the local batch normalization's.
+
+    ```mlir
+    %y, %bm, %bv, %rm, %rv = nnc.batch_norm_train %x, %s, %b, %m, %v
+        : tensor<8x4x5x5xf32>, ...
+    // becomes (in outline)
+    %sum = nnc.reduce sum %x axes = [0, 2, 3] keepdims ...
+    %packed = nnc.concat %sum, %count axis = 0 ...
+    %global = nnc.all_reduce %packed : tensor<2x4x1x1xf32>
+    %mean = %global[0] / %global[1]
+    %sq = nnc.all_reduce (nnc.reduce sum (%x - %mean)^2 ...)
+    ...
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function to rewrite (default: every function)">
+  ];
+}
+
 def NonFiniteProbePass : Pass<"nnc-nonfinite-probe", "mlir::ModuleOp"> {
   let summary = "Add a copy of a function that tells which values are not "
                 "finite";

@@ -1,8 +1,9 @@
 //===- LibraryBufferization.cpp - nnc.library_conv on buffers -------------===//
 //
-// One-Shot Bufferize for nnc.library_conv: it reads its inputs and writes
-// all of `init` without reading it (so init may be any buffer, a fresh
-// allocation included), and its result is init's buffer.
+// One-Shot Bufferize for nnc.library_conv and nnc.library_all_reduce: each
+// reads its inputs and writes all of `init` without reading it (so init may
+// be any buffer, a fresh allocation included), and its result is init's
+// buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,11 +56,43 @@ struct LibraryConvBufferization
   }
 };
 
+struct LibraryAllReduceBufferization
+    : public DstBufferizableOpInterfaceExternalModel<
+          LibraryAllReduceBufferization, nnc::LibraryAllReduceOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<nnc::LibraryAllReduceOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto reduce = cast<nnc::LibraryAllReduceOp>(op);
+    if (reduce.hasPureBufferSemantics())
+      return success();
+    FailureOr<Value> input =
+        getBuffer(rewriter, reduce.getInput(), options, state);
+    if (failed(input))
+      return failure();
+    FailureOr<Value> init =
+        getBuffer(rewriter, reduce.getInit(), options, state);
+    if (failed(init))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    nnc::LibraryAllReduceOp::create(rewriter, op->getLoc(), TypeRange{},
+                                    *input, *init);
+    replaceOpWithBufferizedValues(rewriter, op, *init);
+    return success();
+  }
+};
+
 } // namespace
 
 void nnc::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, nnc::NNCDialect *) {
     nnc::LibraryConvOp::attachInterface<LibraryConvBufferization>(*ctx);
+    nnc::LibraryAllReduceOp::attachInterface<LibraryAllReduceBufferization>(
+        *ctx);
   });
 }

@@ -38,6 +38,7 @@ void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns,
   detail::populateNormalizationPatterns(patterns);
   detail::populateLossPatterns(patterns);
   detail::populateRandomPatterns(patterns);
+  detail::populateCollectivePatterns(patterns);
 }
 
 namespace {
@@ -89,6 +90,8 @@ struct ConvertNNCToLinalgPass
     target.addLegalOp<nnc::CheckIndexOp>();
     // Convolutions a library runs, until the target's pass on buffers.
     target.addLegalOp<nnc::LibraryConvOp>();
+    // Collectives the runtime runs, likewise.
+    target.addLegalOp<nnc::LibraryAllReduceOp>();
 
     RewritePatternSet patterns(ctx);
     nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions);

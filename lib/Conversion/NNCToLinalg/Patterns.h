@@ -43,6 +43,9 @@ void populateLossPatterns(mlir::RewritePatternSet &patterns);
 /// Dropout and random_uniform (RandomPatterns.cpp).
 void populateRandomPatterns(mlir::RewritePatternSet &patterns);
 
+/// all_reduce to library_all_reduce.
+void populateCollectivePatterns(mlir::RewritePatternSet &patterns);
+
 /// Legality checks, one per family: why its patterns cannot lower `op`, as
 /// the user reads it after "cannot be lowered to linalg: ", or std::nullopt
 /// when they can or `op` is not one of the family's. The patterns refuse

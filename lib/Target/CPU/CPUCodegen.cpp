@@ -204,6 +204,7 @@ linkSharedObject(llvm::ArrayRef<llvm::SmallVector<char, 0>> objects,
 struct PartitionResult {
   llvm::SmallVector<char, 0> object;
   bool usesOpenMP = false, usesBlas = false, usesDnnl = false;
+  bool usesCollectives = false;
   std::string error;
 };
 
@@ -253,6 +254,10 @@ PartitionResult compilePartition(llvm::Module &module,
     }
     if (name == nnc::runtime::libconv::kConvolutionSymbol) {
       result.usesDnnl = true;
+      continue;
+    }
+    if (name == "nnc_runtime_all_reduce") {
+      result.usesCollectives = true;
       continue;
     }
     if (!dlsym(RTLD_DEFAULT, name.str().c_str())) {
@@ -391,6 +396,7 @@ nnc::cpu::generateSharedObject(ModuleOp module,
   result.usesOpenMP = false;
   result.usesBlas = false;
   result.usesDnnl = false;
+  result.usesCollectives = false;
   std::vector<llvm::SmallVector<char, 0>> objects;
   for (PartitionResult &part : parts) {
     if (!part.error.empty())
@@ -398,6 +404,7 @@ nnc::cpu::generateSharedObject(ModuleOp module,
     result.usesOpenMP |= part.usesOpenMP;
     result.usesBlas |= part.usesBlas;
     result.usesDnnl |= part.usesDnnl;
+    result.usesCollectives |= part.usesCollectives;
     objects.push_back(std::move(part.object));
   }
   if (failed(linkSharedObject(objects, result.sharedObject, module)))

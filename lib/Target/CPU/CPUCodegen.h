@@ -30,6 +30,8 @@ struct CPUCodegenResult {
   /// The code calls the oneDNN glue (nnc_dnnl_convolution): the runtime
   /// opens libnnc_dnnl.so before loading it.
   bool usesDnnl = false;
+  /// The code calls the runtime's nnc_runtime_all_reduce.
+  bool usesCollectives = false;
 };
 
 /// Generates a shared object from `module` (in the LLVM dialect) exporting

@@ -97,6 +97,8 @@ public:
                            const nnc::TargetOptions &) const override {
     // Library convolutions call the runtime's oneDNN glue.
     pm.addPass(nnc::cpu::createLibraryConvToDnnlPass());
+    // Collectives call the runtime, which runs them on the thread's scope.
+    pm.addPass(nnc::cpu::createRuntimeCollectivesPass());
     // memref.copy between strided views would call MLIR's runner library,
     // which the runtime does not ship.
     pm.addNestedPass<func::FuncOp>(nnc::cpu::createStridedCopyToLinalgPass());
@@ -156,6 +158,7 @@ public:
     plan.needsOpenMP = code.usesOpenMP;
     plan.needsBlas = code.usesBlas;
     plan.needsDnnl = code.usesDnnl;
+    plan.needsCollectives = code.usesCollectives;
     out.code = std::move(code.sharedObject);
     // The CPU device maps the shared object from the executable as it is.
     out.alignment = 4096;

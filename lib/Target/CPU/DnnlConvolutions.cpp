@@ -10,6 +10,7 @@
 #include "nnc/Target/CPU/Passes.h"
 
 #include "DnnlConvolutions.h"
+#include "LibraryCalls.h"
 
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
@@ -143,21 +144,6 @@ struct ChooseKernelsPass
   }
 };
 
-/// Whether `type` is laid out dense and row-major (any offset).
-bool isDense(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t i = type.getRank(); i-- > 0;) {
-    if (type.getDimSize(i) != 1 && strides[i] != expected)
-      return false;
-    expected *= type.getDimSize(i);
-  }
-  return true;
-}
-
 struct LibraryConvToDnnlPass
     : public nnc::cpu::impl::LibraryConvToDnnlPassBase<LibraryConvToDnnlPass> {
   void runOnOperation() override {
@@ -219,38 +205,11 @@ struct LibraryConvToDnnlPass
       Value desc =
           memref::GetGlobalOp::create(b, loc, descType, global.getSymName());
 
-      auto address = [&](Value memref) -> Value {
-        Value aligned =
-            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-        auto type = cast<MemRefType>(memref.getType());
-        auto [strides, offset] = type.getStridesAndOffset();
-        int64_t bytes = type.getElementTypeBitWidth() / 8;
-        Value at = aligned;
-        if (ShapedType::isDynamic(offset)) {
-          Value elements =
-              memref::ExtractStridedMetadataOp::create(b, loc, memref)
-                  .getOffset();
-          Value scaled = arith::MulIOp::create(
-              b, loc, elements, arith::ConstantIndexOp::create(b, loc, bytes));
-          at = arith::AddIOp::create(b, loc, aligned, scaled);
-        } else if (offset != 0) {
-          at = arith::AddIOp::create(
-              b, loc, aligned,
-              arith::ConstantIndexOp::create(b, loc, offset * bytes));
-        }
-        Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), at);
-        return LLVM::IntToPtrOp::create(b, loc, ptr, i64);
+      auto address = [&](Value memref) {
+        return nnc::cpu::bufferAddress(b, loc, memref);
       };
-      // A dense view of `value`: itself, or a copy into a temporary.
-      auto dense = [&](Value value, bool copyIn) -> Value {
-        auto type = cast<MemRefType>(value.getType());
-        if (isDense(type))
-          return value;
-        auto plain = MemRefType::get(type.getShape(), type.getElementType());
-        auto alloc = memref::AllocOp::create(b, loc, plain);
-        if (copyIn)
-          linalg::CopyOp::create(b, loc, value, alloc.getResult());
-        return alloc;
+      auto dense = [&](Value value, bool copyIn) {
+        return nnc::cpu::denseBuffer(b, loc, value, copyIn);
       };
       SmallVector<Value> args = {address(desc)};
       for (Value input : op.getInputs())

@@ -77,3 +77,51 @@ func.func @bias(%g: tensor<1x4x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf
   %y = nnc.library_conv "backward_data" ins(%g, %w, %b : tensor<1x4x6x6xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) outs(%e : tensor<1x3x8x8xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x3x8x8xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_int(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be}}
+  %s = nnc.all_reduce %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @library_all_reduce_shapes(%x: tensor<4xf32>, %e: tensor<5xf32>) {
+  // expected-error @+1 {{must have the same static shape and element type}}
+  %s = nnc.library_all_reduce ins(%x : tensor<4xf32>) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @library_all_reduce_dynamic(%x: tensor<?xf32>, %e: tensor<?xf32>) {
+  // expected-error @+1 {{must have the same static shape and element type}}
+  %s = nnc.library_all_reduce ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @library_all_reduce_mixed(%x: tensor<4xf32>, %e: memref<4xf32>) {
+  // expected-error @+1 {{takes two tensors or two buffers}}
+  nnc.library_all_reduce ins(%x : tensor<4xf32>) outs(%e : memref<4xf32>)
+  return
+}
+
+// -----
+
+func.func @library_all_reduce_int(%x: memref<4xi64>, %e: memref<4xi64>) {
+  // expected-error @+1 {{reduces floats, not 'i64'}}
+  nnc.library_all_reduce ins(%x : memref<4xi64>) outs(%e : memref<4xi64>)
+  return
+}
+
+// -----
+
+func.func @library_all_reduce_result(%x: memref<4xf32>, %e: memref<4xf32>) {
+  // expected-error @+1 {{returns nothing on buffers}}
+  %r = nnc.library_all_reduce ins(%x : memref<4xf32>) outs(%e : memref<4xf32>) -> tensor<4xf32>
+  return
+}

@@ -32,3 +32,20 @@ func.func @backward_weights(%x: memref<3x4x17xf32>, %g: memref<3x5x8xf32>, %dw: 
   nnc.library_conv "backward_weights" ins(%x, %g : memref<3x4x17xf32>, memref<3x5x8xf32>) outs(%dw : memref<5x4x3xf32>) strides = [2] dilations = [1] pads = [1, 0] groups = 1
   return
 }
+
+// -----
+
+// all_reduce keeps its operand's type; library_all_reduce on tensors returns
+// init's type, on buffers nothing.
+// CHECK-LABEL: func.func @all_reduce
+// CHECK: nnc.all_reduce %{{.*}} : tensor<2x16xf32>
+// CHECK: nnc.all_reduce %{{.*}} : tensor<4xbf16>
+// CHECK: nnc.library_all_reduce ins(%{{.*}} : tensor<2x16xf32>) outs(%{{.*}} : tensor<2x16xf32>) -> tensor<2x16xf32>
+// CHECK: nnc.library_all_reduce ins(%{{.*}} : memref<3xf64>) outs(%{{.*}} : memref<3xf64>)
+func.func @all_reduce(%x: tensor<2x16xf32>, %h: tensor<4xbf16>, %e: tensor<2x16xf32>, %a: memref<3xf64>, %b: memref<3xf64>) -> (tensor<2x16xf32>, tensor<4xbf16>, tensor<2x16xf32>) {
+  %s = nnc.all_reduce %x : tensor<2x16xf32>
+  %t = nnc.all_reduce %h : tensor<4xbf16>
+  %r = nnc.library_all_reduce ins(%x : tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+  nnc.library_all_reduce ins(%a : memref<3xf64>) outs(%b : memref<3xf64>)
+  return %s, %t, %r : tensor<2x16xf32>, tensor<4xbf16>, tensor<2x16xf32>
+}

@@ -93,6 +93,34 @@ def LibraryConvToDnnlPass
   ];
 }
 
+def RuntimeCollectivesPass
+    : Pass<"nnc-cpu-collectives", "mlir::ModuleOp"> {
+  let summary = "Turn nnc.library_all_reduce on buffers into runtime calls";
+  let description = [{
+    After bufferization, each `nnc.library_all_reduce` becomes a call to
+    the runtime's `nnc_runtime_all_reduce` (runtime/include/nnc/runtime/
+    Collectives.h) with the addresses of its input and output, the element
+    count and the runtime's dtype code. The runtime sums the buffer over the
+    ranks of the calling thread's collective scope (a world of one outside
+    any), and stops the run after the step when the collective fails.
+    Operands that are not dense row-major views are copied into dense
+    temporaries first (and the result back).
+
+    ```mlir
+    nnc.library_all_reduce ins(%x : memref<2x16xf32>)
+        outs(%y : memref<2x16xf32>)
+    // becomes
+    func.call @nnc_runtime_all_reduce(%px, %py, %c32, %c1)
+        : (!llvm.ptr, !llvm.ptr, i64, i32) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
 def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
   let summary = "Turn f32/f64 matmuls on buffers into CBLAS GEMM calls";
   let description = [{
