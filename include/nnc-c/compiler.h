@@ -525,6 +525,12 @@ typedef struct nnc_train_options_t {
    * smallest peak reachable and the values alive at it. */
   uint64_t memory_budget_bytes;
   double memory_budget_fraction;
+  /* Non-zero: batch normalization's statistics are those of the global
+   * batch of data-parallel training (PyTorch's SyncBatchNorm): summed over
+   * the ranks by all-reduces inside the compiled step, in forward and
+   * backward (docs/Distributed.md). A single process computes its local
+   * statistics, as without it. 0 (the default): each rank's own batch. */
+  int32_t sync_batch_norm;
 } nnc_train_options_t;
 
 static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
@@ -558,6 +564,7 @@ static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
   options->name_nonfinite = 1;
   options->memory_budget_bytes = 0;
   options->memory_budget_fraction = 0.0;
+  options->sync_batch_norm = 0;
 }
 
 /* Builds a trainer (nnc-c/runtime.h runs it) for `model` (borrowed; the trainer

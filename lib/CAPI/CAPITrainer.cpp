@@ -83,6 +83,7 @@ nnc::TrainingPipelineOptions pipelineFor(const nnc_train_options_t &o,
   options.beta1 = o.beta1;
   options.beta2 = o.beta2;
   options.epsilon = o.epsilon;
+  options.syncBatchNorm = o.sync_batch_norm != 0;
   return options;
 }
 

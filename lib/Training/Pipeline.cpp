@@ -48,6 +48,11 @@ void nnc::buildTrainingPipeline(OpPassManager &pm,
   buildLossPipeline(pm, options);
   std::string train = options.function + "_train";
   buildMixedPrecisionPipeline(pm, train, options.precision);
+  if (options.syncBatchNorm) {
+    SyncBatchNormPassOptions sync;
+    sync.function = train;
+    pm.addPass(createSyncBatchNormPass(sync));
+  }
   AutodiffPassOptions autodiff;
   autodiff.function = train;
   pm.addPass(createAutodiffPass(autodiff));
@@ -87,6 +92,8 @@ nnc::describeTrainingPipeline(const TrainingPipelineOptions &options) {
   if (options.precision.enabled())
     os << ",nnc-mixed-precision{function=" << f << "_train "
        << options.precision.describe() << "}";
+  if (options.syncBatchNorm)
+    os << ",nnc-sync-batch-norm{function=" << f << "_train}";
   os << ",nnc-autodiff{function=" << f << "_train},nnc-optimizer{function=" << f
      << "_train kind=" << options.optimizer
      << " momentum=" << llvm::format("%.17g", options.momentum)
@@ -148,6 +155,10 @@ struct TrainingPipelineCLOptions
       *this, "amp",
       llvm::cl::desc("Mixed precision: bf16 or f16 (default: none)"),
       llvm::cl::init("")};
+  Option<bool> syncBn{
+      *this, "sync-bn",
+      llvm::cl::desc("Batch statistics over every rank (nnc.all_reduce)"),
+      llvm::cl::init(false)};
 };
 
 } // namespace
@@ -177,6 +188,7 @@ void nnc::registerTrainingPipeline() {
         options.beta2 = o.beta2;
         options.epsilon = o.epsilon;
         options.precision.dtype = o.amp;
+        options.syncBatchNorm = o.syncBn;
         nnc::buildTrainingPipeline(pm, options);
       });
 }

@@ -418,6 +418,7 @@ Status Trainer::distribute(std::shared_ptr<Communicator> communicator,
   dpStats_.seconds = secondsSince(start);
   dpStats_.exposedSeconds = dpStats_.seconds;
   reducer_.reset();
+  programCommunicator_.reset();
   return Status::ok();
 }
 
@@ -469,8 +470,18 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
     if (gradientOf[output] >= 0)
       reducer_->ready(static_cast<size_t>(gradientOf[output]), data);
   };
-  Status status = grad.run(refs, outputs, program.threads,
-                           dpOptions_.overlap ? &ready : nullptr);
+  // Collectives inside the program (synchronized batch normalization) run
+  // on a communicator of their own, every rank splitting it off at the
+  // same step.
+  if (grad.plan().needsCollectives && !programCommunicator_)
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        communicator_->split("program", programCommunicator_));
+  Status status;
+  {
+    CollectiveScope scope(programCommunicator_.get());
+    status = grad.run(refs, outputs, program.threads,
+                      dpOptions_.overlap ? &ready : nullptr);
+  }
   if (status.isOk() && !dpOptions_.overlap)
     for (size_t k = 0; k < outputs.size(); ++k)
       ready(k, outputs[k].data());

@@ -111,6 +111,8 @@ data parallel (docs/Distributed.md):
                            (default: rank 0's after every step, as DDP)
   --no-overlap             all-reduce the gradients after backward, not
                            bucket by bucket while it runs (to compare)
+  --sync-bn                batch normalization with the statistics of the
+                           global batch (all ranks), as SyncBatchNorm
 state:
   --checkpoint FILE        write a checkpoint there at the end of every
                            epoch, every --checkpoint-every steps and at the end
@@ -257,7 +259,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                               "--no-library-kernels",
                                               "--no-advice",
                                               "--no-broadcast-buffers",
-                                              "--no-overlap"};
+                                              "--no-overlap",
+                                              "--sync-bn"};
   Args args;
   bool help = false;
   Failure failure;
@@ -427,6 +430,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                              "--accumulate",
                              "--loss-scale",
                              "--memory-budget",
+                             "--sync-bn",
                              "--cache-dir",
                              "--threads",
                              "--no-fuse",

@@ -352,6 +352,7 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
   if (scale == "off")
     scale = "1";
   o.name_nonfinite = args.switches.count("--no-name-nonfinite") ? 0 : 1;
+  o.sync_batch_norm = args.switches.count("--sync-bn") ? 1 : 0;
   if (args.has("--memory-budget") &&
       !parseMemoryBudget(args.get("--memory-budget"), o, failure))
     return false;

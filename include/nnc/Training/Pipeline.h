@@ -51,6 +51,10 @@ struct TrainingPipelineOptions {
   /// the backward follows the forward's types, the parameters stay f32
   /// (master weights) and so do their gradients and the optimizer.
   MixedPrecisionOptions precision;
+  /// Batch normalization with statistics over every rank of data-parallel
+  /// training (--nnc-sync-batch-norm, after mixed precision): a world of
+  /// one computes the local statistics.
+  bool syncBatchNorm = false;
 };
 
 /// Attaches the loss only: `<function>_train` (model arguments, labels,

@@ -408,6 +408,10 @@ private:
   DataParallelStats dpStats_;
   /// The gradient buckets and the thread that reduces them.
   std::unique_ptr<GradientReducer> reducer_;
+  /// The collectives of the compiled programs (synchronized batch
+  /// normalization), split off communicator_ when a program first needs
+  /// them, so that they keep their order beside the buckets' thread.
+  std::unique_ptr<Communicator> programCommunicator_;
   LossScaler scaler_;
   std::map<std::string, std::string> loadedMetadata_;
   /// Per function and key, the previous generation of the outputs (the
