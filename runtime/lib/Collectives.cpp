@@ -35,6 +35,20 @@ std::string collectives::secondsText(int64_t ms) {
 
 using collectives::secondsText;
 
+Status collectives::checkOptions(const CommunicatorOptions &options) {
+  const LaunchInfo &launch = options.launch;
+  if (launch.worldSize < 1 || launch.rank < 0 ||
+      launch.rank >= launch.worldSize)
+    return Status(StatusCode::InvalidArgument,
+                  "rank " + std::to_string(launch.rank) + " of a world of " +
+                      std::to_string(launch.worldSize));
+  if (options.timeoutMs <= 0)
+    return Status(StatusCode::InvalidArgument,
+                  "a collective timeout of " +
+                      std::to_string(options.timeoutMs) + " ms");
+  return Status::ok();
+}
+
 //===----------------------------------------------------------------------===//
 // Launch
 //===----------------------------------------------------------------------===//
@@ -956,15 +970,7 @@ Status collectives::join(Store &store, const LaunchInfo &launch,
 Status createGlooCommunicator(const CommunicatorOptions &options,
                               std::unique_ptr<Communicator> &out) {
   const LaunchInfo &launch = options.launch;
-  if (launch.worldSize < 1 || launch.rank < 0 ||
-      launch.rank >= launch.worldSize)
-    return Status(StatusCode::InvalidArgument,
-                  "rank " + std::to_string(launch.rank) + " of a world of " +
-                      std::to_string(launch.worldSize));
-  if (options.timeoutMs <= 0)
-    return Status(StatusCode::InvalidArgument,
-                  "a collective timeout of " +
-                      std::to_string(options.timeoutMs) + " ms");
+  NNC_RUNTIME_RETURN_IF_ERROR(collectives::checkOptions(options));
   const GlooLibrary &glue = glooLibrary();
   NNC_RUNTIME_RETURN_IF_ERROR(glue.status);
   std::string host = options.hostname;

@@ -18,6 +18,10 @@ namespace nnc::runtime::collectives {
 /// "1.5 s", "300 s".
 std::string secondsText(int64_t ms);
 
+/// InvalidArgument for a rank outside the world or a timeout that is not
+/// positive.
+Status checkOptions(const CommunicatorOptions &options);
+
 /// Every rank announces itself under "<prefix>/rank/<r>" (its world size
 /// and `host`) and waits up to `timeoutMs` for all others, so that a rank
 /// that never comes is named (Unavailable), and a launch whose ranks

@@ -299,15 +299,7 @@ private:
 Status createNcclCommunicator(const CommunicatorOptions &options, int device,
                               std::unique_ptr<Communicator> &out) {
   const LaunchInfo &launch = options.launch;
-  if (launch.worldSize < 1 || launch.rank < 0 ||
-      launch.rank >= launch.worldSize)
-    return Status(StatusCode::InvalidArgument,
-                  "rank " + std::to_string(launch.rank) + " of a world of " +
-                      std::to_string(launch.worldSize));
-  if (options.timeoutMs <= 0)
-    return Status(StatusCode::InvalidArgument,
-                  "a collective timeout of " +
-                      std::to_string(options.timeoutMs) + " ms");
+  NNC_RUNTIME_RETURN_IF_ERROR(collectives::checkOptions(options));
   const NcclLibrary &nccl = ncclLibrary();
   NNC_RUNTIME_RETURN_IF_ERROR(nccl.status);
   auto cuda = std::make_unique<CudaState>();

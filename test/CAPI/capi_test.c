@@ -1777,7 +1777,7 @@ static nnc_status_t train_with_budget(nnc_model_t *model, double fraction,
 
   nnc_train_options_initialize(&options);
   CHECK(options.memory_budget_bytes == 0 &&
-        options.memory_budget_fraction == 0.0);
+        options.memory_budget_fraction == 0.0 && options.sync_batch_norm == 0);
   options.loss = NNC_LOSS_MSE;
   options.optimizer = NNC_OPTIMIZER_SGD;
   options.memory_budget_fraction = fraction;
