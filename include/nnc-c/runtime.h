@@ -673,8 +673,9 @@ typedef struct nnc_distributed_options_t {
    * fails the others' steps within it, naming the collective. Default
    * 300. */
   double timeout_seconds;
-  /* Gradients are all-reduced in buckets of at most this many bytes, in
-   * reverse parameter order (default 25 MiB, as DDP's bucket_cap_mb). */
+  /* Gradients are all-reduced in buckets of at most this many bytes
+   * (default 25 MiB, as DDP's bucket_cap_mb), filled in the order the
+   * compiled gradient step finishes them (rank 0's order everywhere). */
   int64_t bucket_bytes;
   /* Nonzero (the default): after every optimizer step the buffers (batch
    * normalization's running statistics) take rank 0's values. */
@@ -733,7 +734,25 @@ typedef struct nnc_distributed_info_t {
   int64_t reductions;
   double seconds;
   double exposed_seconds;
+  /* The steps of the compiled gradient function; the collectives inside it
+   * (synchronized batch normalization, nnc_train_options_t::
+   * sync_batch_norm) and their bytes, in the last step. */
+  int64_t gradient_steps;
+  int64_t program_collectives_per_step, program_bytes_per_step;
 } nnc_distributed_info_t;
+
+/* One gradient bucket (nnc_trainer_distributed_bucket). */
+typedef struct nnc_distributed_bucket_t {
+  size_t struct_size; /* set by the caller */
+  int64_t gradients, bytes;
+  /* The step of the compiled gradient function after which its last
+   * gradient is written (-1: before the first): its all-reduce starts
+   * then, while the later steps run. */
+  int64_t ready_step;
+  /* The trainable parameters of its first and last gradient (borrowed from
+   * the trainer until the next step). */
+  const char *first_gradient, *last_gradient;
+} nnc_distributed_bucket_t;
 
 /* Where this process sits, as nnc_trainer_distribute would read it from
  * `options` (NULL: the defaults) and the launcher's variables, without
@@ -747,6 +766,13 @@ NNC_API_EXPORT nnc_status_t nnc_distributed_launch(
  * nnc_trainer_distribute. */
 NNC_API_EXPORT nnc_status_t nnc_trainer_distributed_info(
     const nnc_trainer_t *trainer, nnc_distributed_info_t *out_info);
+
+/* Bucket `index` (below nnc_distributed_info_t::buckets; 0 before the first
+ * all-reduced step), in the order the buckets are all-reduced.
+ * OUT_OF_RANGE past the last. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_distributed_bucket(
+    const nnc_trainer_t *trainer, size_t index,
+    nnc_distributed_bucket_t *out_bucket);
 
 /* The number of model outputs nnc_trainer_evaluate returns; 0 before the
  * trainer's functions exist (a created trainer before its first step or

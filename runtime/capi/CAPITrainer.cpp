@@ -417,6 +417,37 @@ nnc_status_t nnc_trainer_distributed_info(const nnc_trainer_t *trainer,
     out_info->reductions = stats.reductions;
     out_info->seconds = stats.seconds;
     out_info->exposed_seconds = stats.exposedSeconds;
+    out_info->gradient_steps = stats.gradientSteps;
+    out_info->program_collectives_per_step = stats.programCollectives;
+    out_info->program_bytes_per_step = stats.programBytes;
+    return nullptr;
+  });
+}
+
+nnc_status_t nnc_trainer_distributed_bucket(const nnc_trainer_t *trainer,
+                                            size_t index,
+                                            nnc_distributed_bucket_t *out) {
+  static const char *fn = "nnc_trainer_distributed_bucket";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    if (!out)
+      return nullArgument(fn, "out_bucket");
+    if (out->struct_size != sizeof(nnc_distributed_bucket_t))
+      return invalidArgument(fn, "out_bucket->struct_size must be "
+                                 "sizeof(nnc_distributed_bucket_t)");
+    const std::vector<rt::DataParallelBucket> &buckets =
+        trainer->trainer->dataParallelStats().bucketList;
+    if (index >= buckets.size())
+      return makeStatus(NNC_STATUS_OUT_OF_RANGE, fn,
+                        "bucket " + std::to_string(index) + " of " +
+                            std::to_string(buckets.size()));
+    const rt::DataParallelBucket &bucket = buckets[index];
+    out->gradients = bucket.gradients;
+    out->bytes = bucket.bytes;
+    out->ready_step = bucket.readyStep;
+    out->first_gradient = bucket.first.c_str();
+    out->last_gradient = bucket.last.c_str();
     return nullptr;
   });
 }

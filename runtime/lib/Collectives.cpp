@@ -657,6 +657,8 @@ struct CollectiveScopeAccess {
                      " elements of dtype " + std::to_string(dtype));
       return;
     }
+    scope->bytes_ += static_cast<uint64_t>(count) *
+                     dtypeSize(static_cast<DType>(dtype));
     if (!scope->communicator_ || count == 0)
       return;
     scope->status_ = scope->communicator_->allReduce(

@@ -11,6 +11,7 @@
 #include "nnc/runtime/Sha256.h"
 #include "nnc/runtime/Trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -90,6 +91,8 @@ public:
   struct Gradient {
     DType dtype = DType::F32;
     int64_t elements = 0;
+    /// The gradient step's step after which it is written (-1: before).
+    int64_t readyStep = -1;
   };
 
   explicit GradientReducer(Communicator &comm) : comm_(comm) {}
@@ -106,12 +109,27 @@ public:
   int64_t bucketCount() const { return static_cast<int64_t>(buckets_.size()); }
   int64_t bytes() const { return bytes_; }
 
+  /// Whether start() with `gradients` and `cap` plans the buckets anew.
+  bool needsPlan(const std::vector<Gradient> &gradients, int64_t cap) const {
+    return !samePlan(gradients, cap);
+  }
+
+  /// The buckets' gradients, in reduction order.
+  std::vector<std::vector<size_t>> bucketGradients() const {
+    std::vector<std::vector<size_t>> out;
+    for (const Bucket &bucket : buckets_)
+      out.push_back(bucket.gradients);
+    return out;
+  }
+
   /// Starts one reduction of `gradients` (planning the buckets when they
-  /// changed); the previous one has finished. Gradient n is reduced where
-  /// ready() says it lies, or, with `sums`, added into (*sums)[n] first,
-  /// which is reduced. The thread is started on the first reduction and
-  /// serves every later one.
+  /// changed, filled in `order`, a permutation of the gradients the same
+  /// on every rank); the previous one has finished. Gradient n is reduced
+  /// where ready() says it lies, or, with `sums`, added into (*sums)[n]
+  /// first, which is reduced. The thread is started on the first reduction
+  /// and serves every later one.
   Status start(const std::vector<Gradient> &gradients, int64_t cap,
+               const std::vector<int64_t> &order,
                std::vector<HostTensor> *sums) {
     if (!thread_.joinable()) {
       try {
@@ -124,8 +142,22 @@ public:
       }
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!samePlan(gradients, cap))
-      plan(gradients, cap);
+    if (!samePlan(gradients, cap)) {
+      std::vector<bool> seen(gradients.size(), false);
+      if (order.size() != gradients.size())
+        return Status(StatusCode::Internal, "the bucket order has " +
+                                                std::to_string(order.size()) +
+                                                " gradients, not " +
+                                                std::to_string(
+                                                    gradients.size()));
+      for (int64_t n : order) {
+        if (n < 0 || static_cast<size_t>(n) >= gradients.size() || seen[n])
+          return Status(StatusCode::Internal,
+                        "the bucket order is not a permutation");
+        seen[n] = true;
+      }
+      plan(gradients, cap, order);
+    }
     if (sums) {
       if (sums->size() != gradients.size())
         return Status(StatusCode::Internal, "accumulated gradients missing");
@@ -190,18 +222,21 @@ private:
       return false;
     for (size_t n = 0; n < gradients.size(); ++n)
       if (gradients[n].dtype != planned_[n].dtype ||
-          gradients[n].elements != planned_[n].elements)
+          gradients[n].elements != planned_[n].elements ||
+          gradients[n].readyStep != planned_[n].readyStep)
         return false;
     return true;
   }
 
-  void plan(const std::vector<Gradient> &gradients, int64_t cap) {
+  void plan(const std::vector<Gradient> &gradients, int64_t cap,
+            const std::vector<int64_t> &order) {
     buckets_.clear();
     bucketOf_.assign(gradients.size(), 0);
     data_.assign(gradients.size(), nullptr);
     bytes_ = 0;
     int64_t filled = 0;
-    for (size_t n = gradients.size(); n-- > 0;) {
+    for (int64_t index : order) {
+      auto n = static_cast<size_t>(index);
       int64_t size = gradients[n].elements *
                      static_cast<int64_t>(dtypeSize(gradients[n].dtype));
       if (buckets_.empty() || buckets_.back().dtype != gradients[n].dtype ||
@@ -448,7 +483,7 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
     NNC_RUNTIME_RETURN_IF_ERROR(
         checkedShapeSize(value.shape, dtypeSize(value.dtype), elements, bytes));
     gradientOf[k] = result.index;
-    gradients[result.index] = {value.dtype, elements};
+    gradients[result.index] = {value.dtype, elements, grad.outputReadyStep(k)};
     ++found;
   }
   if (found != count)
@@ -457,11 +492,42 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
                       " of the " + std::to_string(count) + " gradients");
   if (!reducer_)
     reducer_ = std::make_unique<GradientReducer>(*communicator_);
+  // The buckets are filled in the order the gradient step finishes the
+  // gradients (ties: backward's, the reverse parameter order). Every rank
+  // takes rank 0's order: ranks whose compiles chose differently (tuned
+  // kernels) still reduce the same buckets.
+  std::vector<int64_t> order;
+  bool replan = reducer_->needsPlan(gradients, dpOptions_.bucketBytes);
+  if (replan) {
+    for (size_t n = count; n-- > 0;)
+      order.push_back(static_cast<int64_t>(n));
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return gradients[a].readyStep < gradients[b].readyStep;
+    });
+    NNC_RUNTIME_RETURN_IF_ERROR(communicator_->broadcast(
+        order.data(), order.size() * sizeof(int64_t), 0));
+  }
   NNC_RUNTIME_RETURN_IF_ERROR(
-      reducer_->start(gradients, dpOptions_.bucketBytes,
+      reducer_->start(gradients, dpOptions_.bucketBytes, order,
                       microSteps_ == 0 ? nullptr : &accumulated_));
   dpStats_.buckets = reducer_->bucketCount();
   dpStats_.bytesPerStep = reducer_->bytes();
+  dpStats_.gradientSteps = static_cast<int64_t>(grad.plan().steps.size());
+  if (replan) {
+    dpStats_.bucketList.clear();
+    for (const std::vector<size_t> &members : reducer_->bucketGradients()) {
+      DataParallelBucket bucket;
+      bucket.gradients = static_cast<int64_t>(members.size());
+      for (size_t n : members) {
+        bucket.bytes += gradients[n].elements *
+                        static_cast<int64_t>(dtypeSize(gradients[n].dtype));
+        bucket.readyStep = std::max(bucket.readyStep, gradients[n].readyStep);
+      }
+      bucket.first = spec_.slots[spec_.trainable[members.front()]].name;
+      bucket.last = spec_.slots[spec_.trainable[members.back()]].name;
+      dpStats_.bucketList.push_back(std::move(bucket));
+    }
+  }
 
   // The previous generation of the outputs, if any, is written in place.
   std::vector<HostTensor> outputs;
@@ -481,6 +547,8 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
     CollectiveScope scope(programCommunicator_.get());
     status = grad.run(refs, outputs, program.threads,
                       dpOptions_.overlap ? &ready : nullptr);
+    dpStats_.programCollectives = static_cast<int64_t>(scope.calls());
+    dpStats_.programBytes = static_cast<int64_t>(scope.bytes());
   }
   if (status.isOk() && !dpOptions_.overlap)
     for (size_t k = 0; k < outputs.size(); ++k)

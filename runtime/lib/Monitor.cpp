@@ -166,7 +166,13 @@ IntervalStats Monitor::interval() {
                                  0.0, wall);
   stats.dataWaitSeconds = std::clamp(now.waitSeconds - last_.waitSeconds, 0.0,
                                      wall - stats.busySeconds);
-  stats.otherSeconds = wall - stats.busySeconds - stats.dataWaitSeconds;
+  // Rounding: the wall time becomes busy + data + other as doubles add
+  // (left to right), which moves it by an ulp at most; wall - (busy +
+  // data) does not always give the wall time back when added.
+  stats.otherSeconds =
+      std::max(0.0, wall - (stats.busySeconds + stats.dataWaitSeconds));
+  stats.wallSeconds = wall =
+      stats.busySeconds + stats.dataWaitSeconds + stats.otherSeconds;
   stats.samplesPerSecond = wall > 0 ? stats.samples / wall : 0;
   if (trainer_)
     if (const TrainProgram *last = trainer_->lastStep())

@@ -2373,6 +2373,7 @@ static int run_rank(int rank, int port) {
   nnc_compile_options_t compile;
   nnc_distributed_options_t dist;
   nnc_distributed_info_t info;
+  nnc_distributed_bucket_t bucket;
   nnc_step_info_t step;
   const nnc_tensor_t *param = NULL;
   nnc_tensor_t *x = NULL, *t = NULL;
@@ -2431,6 +2432,17 @@ static int run_rank(int rank, int port) {
     CHECK(info.reductions == 1 && info.buckets == 1 &&
           info.bytes_per_step == 12 && info.buffer_bytes_per_step == 0);
     CHECK(info.seconds > 0 && info.exposed_seconds > 0);
+    CHECK(info.gradient_steps > 0 && info.program_collectives_per_step == 0);
+    bucket.struct_size = sizeof(bucket);
+    EXPECT_OK(nnc_trainer_distributed_bucket(trainer, 0, &bucket));
+    CHECK(bucket.gradients == 1 && bucket.bytes == 12);
+    CHECK(bucket.ready_step >= -1 && bucket.ready_step < info.gradient_steps);
+    CHECK(strcmp(bucket.first_gradient, bucket.last_gradient) == 0);
+    EXPECT_ERROR(nnc_trainer_distributed_bucket(trainer, 1, &bucket),
+                 NNC_STATUS_OUT_OF_RANGE, "bucket 1 of 1");
+    bucket.struct_size = 0;
+    EXPECT_ERROR(nnc_trainer_distributed_bucket(trainer, 0, &bucket),
+                 NNC_STATUS_INVALID_ARGUMENT, "struct_size");
   }
   nnc_tensor_destroy(x);
   nnc_tensor_destroy(t);

@@ -909,6 +909,27 @@ int nnc::tools::runTrain(int argc, char **argv) {
                 dist.exposed_seconds,
                 distOptions.overlap ? "buckets overlap backward"
                                     : "after backward, --no-overlap");
+    if (args.switches.count("--report")) {
+      // Each bucket and where in the gradient step its all-reduce starts.
+      for (int64_t b = 0; b < dist.buckets; ++b) {
+        nnc_distributed_bucket_t bucket;
+        bucket.struct_size = sizeof(bucket);
+        if (nnc_status_t status = nnc_trainer_distributed_bucket(
+                trainer.get(), static_cast<size_t>(b), &bucket))
+          return fail({takeMessage(status)});
+        std::printf("  bucket %lld: %lld gradient(s) (%s .. %s), %lld bytes, "
+                    "ready after step %lld of %lld\n",
+                    (long long)b, (long long)bucket.gradients,
+                    bucket.first_gradient, bucket.last_gradient,
+                    (long long)bucket.bytes, (long long)bucket.ready_step + 1,
+                    (long long)dist.gradient_steps);
+      }
+      if (dist.program_collectives_per_step > 0)
+        std::printf("  in the step: %lld all-reduce(s) of %lld bytes "
+                    "(--sync-bn)\n",
+                    (long long)dist.program_collectives_per_step,
+                    (long long)dist.program_bytes_per_step);
+    }
   }
   if (args.switches.count("--report")) {
     printStepReport(trainer.get(), skipped, lastSkip);

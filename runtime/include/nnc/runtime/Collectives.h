@@ -190,8 +190,9 @@ public:
 
   /// The first failure of a collective in this scope, or ok.
   const Status &status() const { return status_; }
-  /// Collectives run in this scope.
+  /// Collectives run in this scope, and the bytes they reduced.
   uint64_t calls() const { return calls_; }
+  uint64_t bytes() const { return bytes_; }
 
   /// The failure recorded in the calling thread's innermost scope, or ok
   /// (no scope, or nothing failed).
@@ -203,6 +204,7 @@ private:
   CollectiveScope *outer_;
   Status status_;
   uint64_t calls_ = 0;
+  uint64_t bytes_ = 0;
 };
 
 } // namespace nnc::runtime

@@ -231,9 +231,9 @@ struct StepResult {
 /// How a trainer takes part in data-parallel training (distribute()).
 struct DataParallelOptions {
   /// The gradients are all-reduced in buckets of at most this many bytes
-  /// (a larger gradient is a bucket of its own), filled in reverse
-  /// parameter order, the order backward makes them in (DDP's
-  /// bucket_cap_mb, 25 MiB).
+  /// (a larger gradient is a bucket of its own, DDP's bucket_cap_mb, 25
+  /// MiB), filled in the order the compiled gradient step finishes them
+  /// (rank 0's order on every rank).
   int64_t bucketBytes = int64_t(25) << 20;
   /// After every optimizer step the buffers (batch normalization's running
   /// statistics) take rank 0's values, as DDP's broadcast_buffers does;
@@ -243,6 +243,17 @@ struct DataParallelOptions {
   /// the gradient computation has written its last gradient, while the
   /// rest of backward runs; otherwise after the whole computation.
   bool overlap = true;
+};
+
+/// One gradient bucket of the last all-reduced step.
+struct DataParallelBucket {
+  int64_t gradients = 0;
+  int64_t bytes = 0;
+  /// The step of the compiled gradient function after which its last
+  /// gradient is written (-1: before the first).
+  int64_t readyStep = -1;
+  /// The trainable parameters of its first and last gradient.
+  std::string first, last;
 };
 
 /// What data-parallel training did, summed since distribute().
@@ -257,6 +268,14 @@ struct DataParallelStats {
   double exposedSeconds = 0;
   /// Bytes broadcast per step for the buffers.
   int64_t bufferBytesPerStep = 0;
+  /// The buckets, in the order they are all-reduced, and the steps of the
+  /// gradient function.
+  std::vector<DataParallelBucket> bucketList;
+  int64_t gradientSteps = 0;
+  /// The collectives inside the compiled step (synchronized batch
+  /// normalization) and their bytes, in the last step.
+  int64_t programCollectives = 0;
+  int64_t programBytes = 0;
 };
 
 class Trainer {
