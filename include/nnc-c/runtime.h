@@ -688,6 +688,11 @@ typedef struct nnc_distributed_options_t {
    * gradient computation has written its gradients, while backward goes
    * on; zero: after the whole computation. */
   int32_t overlap;
+  /* What else every rank must have the same, as text (NULL: nothing), e.g.
+   * the batch size per rank and a signature of the data files; compared
+   * (by digest) with the model, optimizer and seed when joining, and a rank
+   * that differs is refused with this text. Borrowed during the call. */
+  const char *agreement;
 } nnc_distributed_options_t;
 
 static inline void
@@ -706,6 +711,7 @@ nnc_distributed_options_initialize(nnc_distributed_options_t *options) {
   options->broadcast_buffers = 1;
   options->iface = NULL;
   options->overlap = 1;
+  options->agreement = NULL;
 }
 
 /* Joins the group `options` describes (NULL: the defaults) as its rank:

@@ -382,6 +382,8 @@ nnc_status_t nnc_trainer_distribute(nnc_trainer_t *trainer,
     dp.bucketBytes = options->bucket_bytes;
     dp.broadcastBuffers = options->broadcast_buffers != 0;
     dp.overlap = options->overlap != 0;
+    if (options->agreement)
+      dp.agreement = options->agreement;
     std::string backend = communicator->backend();
     rt::Status status = trainer->trainer->distribute(
         std::shared_ptr<rt::Communicator>(std::move(communicator)), dp);

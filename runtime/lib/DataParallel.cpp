@@ -397,29 +397,51 @@ Status Trainer::distribute(std::shared_ptr<Communicator> communicator,
   Communicator &comm = *communicator;
   const int rank = comm.rank(), size = comm.size();
 
-  // Every rank trains the same thing, or none does.
+  // Every rank trains the same thing, or none does: the digests of what
+  // it trains and of the caller's agreement text, side by side.
   Sha256Digest mine = agreementDigest(spec_);
-  std::vector<uint8_t> all(mine.size() * static_cast<size_t>(size));
-  NNC_RUNTIME_RETURN_IF_ERROR(
-      comm.allGather(mine.data(), all.data(), mine.size()));
-  std::string differing;
+  Sha256Digest extra = Sha256::hash(options.agreement.data(),
+                                      options.agreement.size());
+  const size_t width = mine.size() + extra.size();
+  std::vector<uint8_t> both(width);
+  std::memcpy(both.data(), mine.data(), mine.size());
+  std::memcpy(both.data() + mine.size(), extra.data(), extra.size());
+  std::vector<uint8_t> all(width * static_cast<size_t>(size));
+  NNC_RUNTIME_RETURN_IF_ERROR(comm.allGather(both.data(), all.data(), width));
+  // The ranks whose part at `offset` (of `bytes`) differs from rank 0's.
+  auto differing = [&](size_t offset, size_t bytes, int &count) {
+    std::string ranks;
+    count = 0;
+    for (int r = 0; r < size; ++r)
+      if (std::memcmp(all.data() + r * width + offset, all.data() + offset,
+                      bytes)) {
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+        ++count;
+      }
+    return ranks;
+  };
+  auto who = [&](const std::string &ranks, int count, const char *one,
+                 const char *many) {
+    return "rank " + std::to_string(rank) + " of " + std::to_string(size) +
+           ": " + (count == 1 ? "rank " + ranks + one : "ranks " + ranks + many);
+  };
   int count = 0;
-  for (int r = 0; r < size; ++r)
-    if (std::memcmp(all.data() + r * mine.size(), all.data(), mine.size())) {
-      differing += (differing.empty() ? "" : ", ") + std::to_string(r);
-      ++count;
-    }
-  if (!differing.empty())
+  std::string ranks = differing(0, mine.size(), count);
+  if (!ranks.empty())
     return Status(StatusCode::InvalidArgument,
-                  "rank " + std::to_string(rank) + " of " +
-                      std::to_string(size) + ": " +
-                      (count == 1 ? "rank " + differing + " trains"
-                                  : "ranks " + differing + " train") +
+                  who(ranks, count, " trains", " train") +
                       " another model or with other options than rank "
                       "0 (the model, its loss and optimizer and their "
                       "settings, the learning rate and its schedule, the "
                       "data's signature, --accumulate and the seed must be "
                       "the same on every rank)");
+  ranks = differing(mine.size(), extra.size(), count);
+  if (!ranks.empty())
+    return Status(StatusCode::InvalidArgument,
+                  who(ranks, count, " differs", " differ") +
+                      " from rank 0 in what every rank must have the same; "
+                      "this rank has: " +
+                      options.agreement);
 
   // Rank 0's values everywhere (as DDP's constructor broadcasts them).
   for (std::vector<HostTensor> *values : {&slots_, &state_})

@@ -18,12 +18,49 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 using namespace nnc::tools;
 using namespace nnc::tools::train;
 
 namespace {
+
+/// The data files as every rank must see them: per file its name, size and
+/// an FNV-1a hash of its first and last MiB (cheap for large files; the
+/// files' own formats check the rest).
+std::string dataSignature(const std::vector<std::string> &specs) {
+  std::string out;
+  for (const std::string &spec : specs) {
+    std::string path = spec.substr(spec.find('=') + 1);
+    std::string name = path.substr(path.find_last_of('/') + 1);
+    out += (out.empty() ? "" : ", ") + name;
+    FILE *file = std::fopen(path.c_str(), "rb");
+    if (!file) {
+      out += " (unreadable)";
+      continue;
+    }
+    std::fseek(file, 0, SEEK_END);
+    long size = std::ftell(file);
+    uint64_t hash = 1469598103934665603ull;
+    std::vector<unsigned char> chunk(1 << 20);
+    for (long from : {0L, std::max(0L, size - long(chunk.size()))}) {
+      std::fseek(file, from, SEEK_SET);
+      size_t got = std::fread(chunk.data(), 1, chunk.size(), file);
+      for (size_t i = 0; i < got; ++i)
+        hash = (hash ^ chunk[i]) * 1099511628211ull;
+      if (size <= long(chunk.size()))
+        break;
+    }
+    std::fclose(file);
+    char text[64];
+    std::snprintf(text, sizeof(text), " (%ld bytes, %016llx)", size,
+                  (unsigned long long)hash);
+    out += text;
+  }
+  return out;
+}
 
 const char *kTrainUsage =
     R"(usage: nnc-run train MODEL --data FILE.npz [options]
@@ -597,7 +634,19 @@ int nnc::tools::runTrain(int argc, char **argv) {
   }
 
   // Every rank takes rank 0's state (after a resume, the same checkpoint's)
-  // and from now on averages its gradients with the others'.
+  // and from now on averages its gradients with the others'. Beside what
+  // the trainer compares, the ranks must agree on their batches and data.
+  std::string agreement;
+  if (world > 1) {
+    agreement = "--batch-size " + std::to_string(batchSize) +
+                (loaderOptions.shuffle ? "" : " --no-shuffle") +
+                (loaderOptions.drop_last ? " --drop-last" : "") + "; " +
+                std::to_string(nnc_loader_batches_per_epoch(loader.get()) *
+                               world) +
+                " global batches per epoch; data " +
+                dataSignature(args.all["--data"]);
+    distOptions.agreement = agreement.c_str();
+  }
   if (world > 1)
     if (nnc_status_t status =
             nnc_trainer_distribute(trainer.get(), &distOptions))

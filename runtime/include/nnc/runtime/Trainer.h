@@ -243,6 +243,9 @@ struct DataParallelOptions {
   /// the gradient computation has written its last gradient, while the
   /// rest of backward runs; otherwise after the whole computation.
   bool overlap = true;
+  /// What else every rank must have the same (the batch size per rank, the
+  /// data's signature), compared by digest when joining.
+  std::string agreement;
 };
 
 /// One gradient bucket of the last all-reduced step.
