@@ -74,13 +74,15 @@ def nnc_row(nnc_run, data, cache, folder, steps, ranks, extra, label):
             record = json.loads(line)
             if record.get("kind") == "step":
                 times.append(record["seconds"])
-    waited = None
+    waited = buckets = None
     for line in done.stdout.splitlines():
         if line.startswith("data parallel:") and "waiting for them" in line:
-            # "... rank 0: A s in collectives, B s waiting for them (...)"
+            # "... per step N gradient bucket(s), ...; rank 0: A s in
+            # collectives, B s waiting for them (...)"
             tail = line.split("rank 0:")[1]
             waited = float(tail.split(" s waiting")[0].split(",")[-1])
-    return times[WARMUP:], waited
+            buckets = int(line.split("per step ")[1].split(" ")[0])
+    return times[WARMUP:], waited, buckets
 
 
 # One rank of PyTorch's side, run as `dist.py --torch-rank R ...`.
@@ -153,11 +155,11 @@ def measure(nnc_run, steps):
         nnc_row(nnc_run, data, cache, folder, WARMUP + 1, 2, [], "warm 2")
         configs = [
             ("nnc", 1, [], "1 rank"),
-            ("nnc", 2, [], "2 ranks, 25 MiB buckets (1)"),
+            ("nnc", 2, [], "2 ranks, 25 MiB buckets ({})"),
             ("nnc", 2, ["--bucket-size", "64KiB"],
-             "2 ranks, 64 KiB buckets (11), overlapping backward"),
+             "2 ranks, 64 KiB buckets ({}), overlapping backward"),
             ("nnc", 2, ["--bucket-size", "64KiB", "--no-overlap"],
-             "2 ranks, 64 KiB buckets (11), after backward"),
+             "2 ranks, 64 KiB buckets ({}), after backward"),
             ("PyTorch", 1, None, "1 process"),
             ("PyTorch", 2, None, "2 ranks, DDP (25 MB buckets)"),
         ]
@@ -165,8 +167,11 @@ def measure(nnc_run, steps):
             print("  %s %s ..." % (who, label), flush=True)
             try:
                 if who == "nnc":
-                    times, waited = nnc_row(nnc_run, data, cache, folder,
-                                            steps, ranks, extra, label)
+                    times, waited, buckets = nnc_row(
+                        nnc_run, data, cache, folder, steps, ranks, extra,
+                        label.replace(" ({})", ""))
+                    # The bucket count as nnc-run reports it.
+                    label = label.format(buckets)
                 else:
                     times, waited = torch_row(data, folder, steps, ranks)
                 step = statistics.median(times)
@@ -175,7 +180,8 @@ def measure(nnc_run, steps):
                              "samples_per_s": ranks * BATCH / step,
                              "waited_s": waited, "steps": len(times)})
             except Exception as e:  # noqa: BLE001 - recorded in the report
-                rows.append({"who": who, "label": label, "ranks": ranks,
+                rows.append({"who": who, "label": label.replace("{}", "?"),
+                             "ranks": ranks,
                              "error": str(e)})
     for who in ("nnc", "PyTorch"):
         one = [r for r in rows if r["who"] == who and r["ranks"] == 1 and
