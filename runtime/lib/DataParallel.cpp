@@ -109,7 +109,10 @@ public:
   int64_t bucketCount() const { return static_cast<int64_t>(buckets_.size()); }
   int64_t bytes() const { return bytes_; }
 
-  /// Whether start() with `gradients` and `cap` plans the buckets anew.
+  /// Whether start() with `gradients` and `cap` plans the buckets anew:
+  /// when their sizes or the cap change, the same on every rank (not when
+  /// only the steps they are ready after do: another batch shape's program,
+  /// or another rank's compile, keeps the buckets it has).
   bool needsPlan(const std::vector<Gradient> &gradients, int64_t cap) const {
     return !samePlan(gradients, cap);
   }
@@ -222,8 +225,7 @@ private:
       return false;
     for (size_t n = 0; n < gradients.size(); ++n)
       if (gradients[n].dtype != planned_[n].dtype ||
-          gradients[n].elements != planned_[n].elements ||
-          gradients[n].readyStep != planned_[n].readyStep)
+          gradients[n].elements != planned_[n].elements)
         return false;
     return true;
   }
