@@ -54,6 +54,10 @@ for name in ["mlir_runner_utils", "mlir_c_runner_utils"]:
 # The runtime's oneDNN glue, for JIT runs of library convolutions.
 config.substitutions.append(
     ("%nnc_dnnl", os.path.join(config.nnc_obj_root, "lib", "libnnc_dnnl.so")))
+# The host C++ compiler, for tests that compile emitted source against an
+# emulation of its device (test/Target/CUDA).
+config.substitutions.append(
+    ("%host_cxx", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(
     ("%cpu_pipeline",
      "--nnc-lower-checks=abort=1 "

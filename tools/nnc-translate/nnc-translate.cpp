@@ -1,7 +1,8 @@
 //===- nnc-translate.cpp - nnc translation driver -------------------------===//
 //
 // mlir-translate for nnc: imports ONNX models (`--import-onnx`, and
-// `--import-onnx-text` for protobuf text format) into the nnc dialect. An
+// `--import-onnx-text` for protobuf text format) into the nnc dialect, and
+// emits kernels as CUDA C++ (`--emit-cuda`, the CUDA target's emitter). An
 // input that is a FIFO or a device is refused before it is read (MLIR's
 // driver would read it without end).
 //
@@ -9,6 +10,7 @@
 
 #include "../common/FileHelpers.h"
 #include "nnc/Import/ONNX/Importer.h"
+#include "nnc/Target/CUDA/CUDAEmitter.h"
 
 #include "mlir/Support/LogicalResult.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -33,6 +35,7 @@ int main(int argc, char **argv) {
     }
   }
   nnc::onnx_import::registerONNXImportTranslations();
+  nnc::cuda::registerCudaTranslation();
   return mlir::failed(
              mlir::mlirTranslateMain(argc, argv, "nnc translation driver"))
              ? 1

@@ -1,0 +1,67 @@
+//===- CUDAEmitter.h - kernels as CUDA C++ ----------------------*- C++ -*-===//
+//
+// The first part of the CUDA target (issue 19): the fused, planned kernels
+// of a compiled function, lowered to loops, emitted as CUDA C++ that NVRTC
+// compiles. Not yet a registered target: the runtime has no CUDA device and
+// GEMMs and convolutions (library calls) are not emitted.
+//
+// How: an emitter of our own over the loop IR (scf, memref, arith, math)
+// rather than MLIR's gpu dialect and EmitC: the kernels arrive as loops over
+// views of one arena, and what a kernel needs (grid-stride loops over
+// static trip counts, typed pointers at static offsets) is a few hundred
+// lines over those ops, while the gpu-dialect route would need its own
+// outlining and host side that the runtime's plan already is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_TARGET_CUDA_CUDAEMITTER_H
+#define NNC_TARGET_CUDA_CUDAEMITTER_H
+
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+class OpPassManager;
+} // namespace mlir
+
+namespace nnc::cuda {
+
+/// The passes from kernels on buffers (linalg ops on views of the arena) to
+/// the loops the emitter takes: parallel loops, affine maps as arithmetic,
+/// f16/bf16 arithmetic computed in f32 (conversions at loads and stores).
+void buildLoopPipeline(mlir::OpPassManager &pm);
+
+/// One launch of an emitted kernel function: a nnc kernel (one step of the
+/// plan) is one or more launches in order, one per top-level loop nest.
+struct Launch {
+  /// The __global__ function.
+  std::string name;
+  /// The nnc kernel it belongs to and its arguments (buffers, in order).
+  std::string kernel;
+  size_t numArguments = 0;
+  /// Iterations of the top-level parallel loop (a grid-stride loop over
+  /// them: one thread each); 1 for a sequential nest (one thread).
+  int64_t iterations = 1;
+  /// The block size; the grid is ceil(iterations / block), capped.
+  int64_t block = 256;
+};
+
+/// Emits every function of `module` with a body (the kernels, as
+/// buildLoopPipeline leaves them; but those marked `nnc.cuda_skip`) as CUDA
+/// C++ into `source`, and their launches into `launches`. Fails with an error on the first op it cannot
+/// emit, naming it.
+mlir::LogicalResult emitCuda(mlir::ModuleOp module, std::string &source,
+                             std::vector<Launch> &launches);
+
+/// Registers the nnc-translate translation `--emit-cuda` (a module of
+/// kernels to CUDA C++; `--cuda-arch=sm_80,sm_90` also compiles the source
+/// with NVRTC for each and reports the sizes).
+void registerCudaTranslation();
+
+} // namespace nnc::cuda
+
+#endif // NNC_TARGET_CUDA_CUDAEMITTER_H

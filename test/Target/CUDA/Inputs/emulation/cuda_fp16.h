@@ -1,0 +1,1 @@
+// Emulation: the types and conversions are in nnc_cuda_emulation.h.
