@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/Target/CPU/CPUTarget.h"
+#include "nnc/Target/CUDA/CUDAEmitter.h"
 #include "nnc/Target/Target.h"
 
 #include <mutex>
@@ -20,3 +21,5 @@ void nnc::registerAllTargetDialects(mlir::DialectRegistry &registry) {
 }
 
 void nnc::registerAllTargetPasses() { cpu::registerCPUPasses(); }
+
+void nnc::registerAllTargetTranslations() { cuda::registerCudaTranslation(); }

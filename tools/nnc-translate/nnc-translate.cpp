@@ -10,7 +10,7 @@
 
 #include "../common/FileHelpers.h"
 #include "nnc/Import/ONNX/Importer.h"
-#include "nnc/Target/CUDA/CUDAEmitter.h"
+#include "nnc/Target/Target.h"
 
 #include "mlir/Support/LogicalResult.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
     }
   }
   nnc::onnx_import::registerONNXImportTranslations();
-  nnc::cuda::registerCudaTranslation();
+  nnc::registerAllTargetTranslations();
   return mlir::failed(
              mlir::mlirTranslateMain(argc, argv, "nnc translation driver"))
              ? 1

@@ -131,6 +131,9 @@ void registerAllTargets();
 void registerAllTargetDialects(mlir::DialectRegistry &registry);
 /// Every target's passes, for textual pipelines (nnc-opt).
 void registerAllTargetPasses();
+/// Every target's translations (nnc-translate): the CUDA emitter's
+/// --emit-cuda.
+void registerAllTargetTranslations();
 
 /// Adds `target` to the registry (done by registerAllTargets); the first
 /// registered is the default.
