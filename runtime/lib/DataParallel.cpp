@@ -560,20 +560,8 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
     if (gradientOf[output] >= 0)
       reducer_->ready(static_cast<size_t>(gradientOf[output]), data);
   };
-  // Collectives inside the program (synchronized batch normalization) run
-  // on a communicator of their own, every rank splitting it off at the
-  // same step.
-  if (grad.plan().needsCollectives && !programCommunicator_)
-    NNC_RUNTIME_RETURN_IF_ERROR(
-        communicator_->split("program", programCommunicator_));
-  Status status;
-  {
-    CollectiveScope scope(programCommunicator_.get());
-    status = grad.run(refs, outputs, program.threads,
-                      dpOptions_.overlap ? &ready : nullptr);
-    dpStats_.programCollectives = static_cast<int64_t>(scope.calls());
-    dpStats_.programBytes = static_cast<int64_t>(scope.bytes());
-  }
+  Status status = runProgram(grad, refs, outputs, program.threads,
+                             dpOptions_.overlap ? &ready : nullptr);
   if (status.isOk() && !dpOptions_.overlap)
     for (size_t k = 0; k < outputs.size(); ++k)
       ready(k, outputs[k].data());
@@ -594,6 +582,25 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
   if (microSteps_ == 0)
     accumulated_ = std::move(local);
   return Status::ok();
+}
+
+Status Trainer::runProgram(const Program &program,
+                           const std::vector<TensorRef> &refs,
+                           std::vector<HostTensor> &out, int threads,
+                           const Program::OutputReady *ready) {
+  if (!communicator_ || !program.plan().needsCollectives)
+    return program.run(refs, out, threads, ready);
+  // Collectives inside the program (synchronized batch normalization) run
+  // on a communicator of their own, every rank splitting it off at the
+  // same step; every micro-batch's, not only the last one's.
+  if (!programCommunicator_)
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        communicator_->split("program", programCommunicator_));
+  CollectiveScope scope(programCommunicator_.get());
+  Status status = program.run(refs, out, threads, ready);
+  dpStats_.programCollectives = static_cast<int64_t>(scope.calls());
+  dpStats_.programBytes = static_cast<int64_t>(scope.bytes());
+  return status;
 }
 
 Status Trainer::broadcastBuffers() {

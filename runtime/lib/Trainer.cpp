@@ -410,7 +410,7 @@ Status Trainer::run(TrainFunctionKind kind, const std::vector<TensorRef> *batch,
       lookup(kind, batch, key, gradients, scale, lr, refs, program, compiled));
   // The previous generation of the outputs, if any, is written in place.
   out.swap(spare_[static_cast<unsigned>(kind)][key]);
-  return program.program->run(refs, out, program.threads, ready);
+  return runProgram(*program.program, refs, out, program.threads, ready);
 }
 
 void Trainer::takeResults(TrainFunctionKind kind,

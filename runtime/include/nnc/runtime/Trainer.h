@@ -413,6 +413,12 @@ private:
                           double &loss, bool &compiled);
   /// Data-parallel: rank 0's buffers to every rank.
   Status broadcastBuffers();
+  /// Runs `program` as a step of this rank: inside the collective scope of
+  /// the program communicator when the program has collectives and the
+  /// trainer is distributed (split off on first use), else alone.
+  Status runProgram(const Program &program, const std::vector<TensorRef> &refs,
+                    std::vector<HostTensor> &out, int threads,
+                    const Program::OutputReady *ready);
 
   TrainerSpec spec_;
   std::unique_ptr<TrainProgramSource> source_;
