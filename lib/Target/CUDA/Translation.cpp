@@ -73,7 +73,7 @@ LogicalResult emitCudaTranslation(Operation *op, llvm::raw_ostream &os) {
     std::string error;
     if (!nnc::cuda::compileWithNvrtc(source, "kernels.cu", arch, binary,
                                      error))
-      return module.emitError(error);
+      return emitError(module.getLoc()) << error;
     os << "// nvrtc " << nnc::cuda::nvrtcVersion() << " " << arch << ": "
        << (arch.rfind("sm_", 0) == 0 ? "cubin" : "ptx") << ", "
        << (binary.empty() ? "empty" : "not empty") << "\n";
