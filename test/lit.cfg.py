@@ -82,5 +82,11 @@ if config.nnc_sanitizers:
         ("%sanitizer_preload",
          "env LD_PRELOAD=" + config.nnc_sanitizer_runtime + " ASAN_OPTIONS=" +
          config.environment["ASAN_OPTIONS"] + ":detect_leaks=0"))
+    # NVRTC (opened by nnc-translate --cuda-arch) is not ours: its own
+    # allocations are not checked for leaks.
+    config.substitutions.append(
+        ("%nvrtc_env", "env ASAN_OPTIONS=" + config.environment["ASAN_OPTIONS"] +
+         ":detect_leaks=0"))
 else:
     config.substitutions.append(("%sanitizer_preload", ""))
+    config.substitutions.append(("%nvrtc_env", ""))

@@ -1,4 +1,4 @@
-// RUN: nnc-translate --emit-cuda %s --cuda-arch=sm_80,sm_90,compute_90 > %t.cu
+// RUN: %nvrtc_env nnc-translate --emit-cuda %s --cuda-arch=sm_80,sm_90,compute_90 > %t.cu
 // RUN: FileCheck %s < %t.cu
 // RUN: %host_cxx -std=c++17 -I %S/Inputs/emulation -include nnc_cuda_emulation.h \
 // RUN:   -DKERNELS='"%t.cu"' %S/Inputs/run-emit-cuda.cpp -o %t.exe
