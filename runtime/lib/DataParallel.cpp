@@ -523,10 +523,12 @@ Status Trainer::reducedGradients(const std::vector<TensorRef> &batch,
   std::vector<int64_t> order;
   bool replan = reducer_->needsPlan(gradients, dpOptions_.bucketBytes);
   if (replan) {
-    for (size_t n = count; n-- > 0;)
+    for (size_t n = 0; n < count; ++n)
       order.push_back(static_cast<int64_t>(n));
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return gradients[a].readyStep < gradients[b].readyStep;
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      if (gradients[a].readyStep != gradients[b].readyStep)
+        return gradients[a].readyStep < gradients[b].readyStep;
+      return a > b;
     });
     NNC_RUNTIME_RETURN_IF_ERROR(communicator_->broadcast(
         order.data(), order.size() * sizeof(int64_t), 0));

@@ -24,7 +24,6 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <type_traits>
 
 namespace nnc::runtime {
 
@@ -85,10 +84,7 @@ const NcclLibrary &ncclLibrary() {
         "toolkit's libnccl.so.2; or set NNC_NCCL_LIBRARY)",
         library);
     auto need = [&](const char *symbol, auto &fn) {
-      void *address = nullptr;
-      if (nccl->status.isOk())
-        nccl->status = library.lookup(symbol, &address);
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
+      library.lookupInto(symbol, fn, nccl->status);
     };
     need("ncclGetVersion", nccl->getVersion);
     need("ncclGetUniqueId", nccl->getUniqueId);

@@ -646,11 +646,10 @@ int nnc::tools::runTrain(int argc, char **argv) {
                 " global batches per epoch; data " +
                 dataSignature(args.all["--data"]);
     distOptions.agreement = agreement.c_str();
-  }
-  if (world > 1)
     if (nnc_status_t status =
             nnc_trainer_distribute(trainer.get(), &distOptions))
       return fail({takeMessage(status)});
+  }
 
   MetricsLog metrics;
   if (!metrics.open(lead ? args.get("--metrics") : std::string(),

@@ -6,7 +6,6 @@
 
 #include <cstdlib>
 #include <mutex>
-#include <type_traits>
 
 namespace {
 
@@ -33,13 +32,8 @@ const NvrtcLibrary &nvrtc() {
         "NVRTC, which compiles the CUDA target's kernels (the CUDA "
         "toolkit's libnvrtc.so; or set NNC_NVRTC_LIBRARY)",
         handle);
-    auto need = [&](const char *symbol, auto &fn) {
-      void *address = nullptr;
-      if (status.isOk())
-        status = handle.lookup(symbol, &address);
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
-    };
-#define NNC_NVRTC_FN(ret, name, ...) need(#name, library.name);
+#define NNC_NVRTC_FN(ret, name, ...)                                           \
+  handle.lookupInto(#name, library.name, status);
 #include "NvrtcSymbols.def"
     if (!status.isOk())
       library.error = status.message();

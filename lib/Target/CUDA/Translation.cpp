@@ -27,24 +27,30 @@ using namespace mlir;
 
 namespace {
 
-llvm::cl::list<std::string> cudaArchs(
-    "cuda-arch",
-    llvm::cl::desc("With --emit-cuda: compile the source with NVRTC for "
-                   "these architectures (sm_XX: a cubin, compute_XX: PTX)"),
-    llvm::cl::CommaSeparated);
+/// The translation's options, registered with the command line only when
+/// the translation is (nnc-translate), not by every program that links the
+/// targets.
+struct CudaTranslationOptions {
+  llvm::cl::list<std::string> archs{
+      "cuda-arch",
+      llvm::cl::desc("With --emit-cuda: compile the source with NVRTC for "
+                     "these architectures (sm_XX: a cubin, compute_XX: PTX)"),
+      llvm::cl::CommaSeparated};
+  llvm::cl::opt<bool> skipLibrary{
+      "cuda-skip-library",
+      llvm::cl::desc("With --emit-cuda: leave out the kernels that call a "
+                     "library (GEMMs, convolutions), listing them"),
+      llvm::cl::init(false)};
+};
 
-llvm::cl::opt<bool> skipLibrary(
-    "cuda-skip-library",
-    llvm::cl::desc("With --emit-cuda: leave out the kernels that call a "
-                   "library (GEMMs, convolutions), listing them"),
-    llvm::cl::init(false));
+CudaTranslationOptions *options = nullptr;
 
 LogicalResult emitCudaTranslation(Operation *op, llvm::raw_ostream &os) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("--emit-cuda takes a module");
   std::vector<std::string> skipped;
-  if (skipLibrary)
+  if (options->skipLibrary)
     for (auto func : module.getOps<func::FuncOp>()) {
       bool calls = false;
       func.walk([&](func::CallOp) { calls = true; });
@@ -68,7 +74,7 @@ LogicalResult emitCudaTranslation(Operation *op, llvm::raw_ostream &os) {
        << " iterations, block " << launch.block << "\n";
   for (const std::string &name : skipped)
     os << "// skipped " << name << ": a library call\n";
-  for (const std::string &arch : cudaArchs) {
+  for (const std::string &arch : options->archs) {
     std::vector<char> binary;
     std::string error;
     if (!nnc::cuda::compileWithNvrtc(source, "kernels.cu", arch, binary,
@@ -84,6 +90,8 @@ LogicalResult emitCudaTranslation(Operation *op, llvm::raw_ostream &os) {
 } // namespace
 
 void nnc::cuda::registerCudaTranslation() {
+  static CudaTranslationOptions registered;
+  options = &registered;
   static TranslateFromMLIRRegistration registration(
       "emit-cuda", "kernels on buffers to CUDA C++ (nnc's CUDA emitter)",
       emitCudaTranslation, [](DialectRegistry &registry) {

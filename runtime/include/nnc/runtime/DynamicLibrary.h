@@ -36,6 +36,17 @@ public:
   /// Resolves `symbol`; fails naming the symbol and the library.
   Status lookup(const char *symbol, void **out) const;
 
+  /// Resolves `symbol` into the function pointer `fn` unless `status`
+  /// already failed, keeping the first failure in `status`: a symbol table
+  /// loads in one run of calls, one per function.
+  template <typename Fn>
+  void lookupInto(const char *symbol, Fn &fn, Status &status) const {
+    void *address = nullptr;
+    if (status.isOk())
+      status = lookup(symbol, &address);
+    fn = reinterpret_cast<Fn>(address);
+  }
+
   bool isOpen() const { return handle_ != nullptr; }
   const std::string &path() const { return path_; }
 
