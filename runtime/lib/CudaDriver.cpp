@@ -22,6 +22,10 @@ Status CudaDriver::load(CudaDriver &out) {
   driver.name = reinterpret_cast<decltype(driver.name)>(address);
 #include "nnc/runtime/CudaDriverSymbols.def"
 #undef NNC_CU_PFN
+  if (driver.library.lookup("nnc_emulated_module_load_source", &address)
+          .isOk())
+    driver.emulatedModuleLoadSource =
+        reinterpret_cast<decltype(driver.emulatedModuleLoadSource)>(address);
   out = std::move(driver);
   return Status::ok();
 }

@@ -18,6 +18,14 @@ struct CudaDriver {
 #include "nnc/runtime/CudaDriverSymbols.def"
 #undef NNC_CU_PFN
 
+  /// The seam of the test-only emulated driver (test/Target/CUDA/emulator):
+  /// a driver library that exports nnc_emulated_module_load_source runs
+  /// kernels from their CUDA C++ source, compiled for the host, instead of
+  /// from cubins or PTX; the CUDA device then hands it the module's source.
+  /// Null for NVIDIA's driver.
+  CUresult (*emulatedModuleLoadSource)(void **module, const char *source,
+                                       size_t size) = nullptr;
+
   /// Opens the driver and resolves every entry point. The library is taken
   /// from $NNC_CUDA_DRIVER if set, else libcuda.so.1 / libcuda.so.
   static Status load(CudaDriver &out);

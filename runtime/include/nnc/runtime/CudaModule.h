@@ -1,0 +1,88 @@
+//===- CudaModule.h - the CUDA target's code section ------------*- C++ -*-===//
+//
+// What an executable built for the CUDA target carries in its "kernels"
+// section: the CUDA C++ source of its kernels, the images NVRTC compiled
+// from it (cubins for given architectures, PTX for newer ones), and for
+// every kernel of the plan the launches that run it, in order. The
+// compiler writes it (lib/Target/CUDA), the CUDA device reads it. The
+// encoding: a magic "NNCU", the version, then the fields below in order,
+// little-endian, strings and arrays length-prefixed; docs/Executable.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NNC_RUNTIME_CUDAMODULE_H
+#define NNC_RUNTIME_CUDAMODULE_H
+
+#include "nnc/runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnc::runtime {
+
+/// The target string of executables built for the CUDA target.
+inline constexpr const char *kCudaExecutableTarget = "nvptx64-nvidia-cuda";
+
+/// Machine code for one architecture, compiled from the module's source.
+struct CudaImage {
+  enum class Kind : uint8_t {
+    /// SASS for sm_XY: runs on compute capability X.Z with Z >= Y.
+    Cubin = 0,
+    /// PTX for compute_XY: the driver compiles it for any capability >= X.Y.
+    Ptx = 1,
+  };
+  Kind kind = Kind::Cubin;
+  /// 10 * major + minor: 80 for sm_80 and compute_80.
+  uint32_t arch = 0;
+  std::vector<uint8_t> bytes;
+};
+
+/// One launch of a __global__ function of the source. It takes the kernel's
+/// buffers, in the plan step's order, as `char *` parameters.
+struct CudaLaunch {
+  std::string function;
+  /// Blocks in the grid and threads per block (one-dimensional).
+  uint32_t grid = 1;
+  uint32_t block = 1;
+  uint32_t sharedBytes = 0;
+};
+
+/// A kernel of the plan (PlanStep::kernel names it by `symbol`): its
+/// launches, in order, on the device's stream.
+struct CudaKernel {
+  std::string symbol;
+  uint32_t numPointers = 0;
+  std::vector<CudaLaunch> launches;
+};
+
+struct CudaModule {
+  static constexpr uint32_t kVersion = 1;
+  /// The CUDA C++ every image was compiled from.
+  std::string source;
+  /// What compiled it, e.g. "NVRTC 13.0".
+  std::string compiler;
+  std::vector<CudaImage> images;
+  std::vector<CudaKernel> kernels;
+};
+
+std::vector<uint8_t> serializeCudaModule(const CudaModule &module);
+
+/// Decodes and checks a module: counts, lengths, image kinds, launches of
+/// functions with a name, grids and blocks of at least one, symbols unique.
+/// `source` names the section in errors.
+Status parseCudaModule(const uint8_t *data, size_t size,
+                       const std::string &source, CudaModule &out);
+
+/// The image a device of compute capability `major`.`minor` runs: a cubin
+/// of its major version and the highest minor not above its own, else the
+/// PTX of the highest architecture not above it; null when none fits.
+const CudaImage *selectCudaImage(const CudaModule &module, int major,
+                                 int minor);
+
+/// "sm_80" or "compute_90", for messages.
+std::string describeCudaImage(const CudaImage &image);
+
+} // namespace nnc::runtime
+
+#endif // NNC_RUNTIME_CUDAMODULE_H

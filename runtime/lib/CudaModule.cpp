@@ -1,0 +1,158 @@
+//===- CudaModule.cpp - encoding and checking of CUDA code sections -------===//
+
+#include "nnc/runtime/CudaModule.h"
+
+#include "ByteCodec.h"
+
+#include <set>
+
+namespace nnc::runtime {
+
+namespace {
+
+constexpr uint8_t kMagic[4] = {'N', 'N', 'C', 'U'};
+constexpr uint32_t kMaxImages = 64;
+constexpr uint32_t kMaxKernels = 1u << 20;
+constexpr uint32_t kMaxLaunches = 1u << 16;
+constexpr uint32_t kMaxName = 4096;
+constexpr uint32_t kMaxSource = 1u << 30;
+constexpr uint64_t kMaxImageBytes = 1ull << 32;
+// The most blocks in x and threads in a block CUDA allows.
+constexpr uint32_t kMaxGrid = 0x7fffffffu;
+constexpr uint32_t kMaxBlock = 1024;
+
+} // namespace
+
+std::vector<uint8_t> serializeCudaModule(const CudaModule &module) {
+  std::vector<uint8_t> out;
+  detail::Writer w(out);
+  for (uint8_t b : kMagic)
+    w.u8(b);
+  w.u32(CudaModule::kVersion);
+  w.str(module.compiler);
+  w.str(module.source);
+  w.u32(static_cast<uint32_t>(module.images.size()));
+  for (const CudaImage &image : module.images) {
+    w.u8(static_cast<uint8_t>(image.kind));
+    w.u32(image.arch);
+    w.blob(image.bytes.data(), image.bytes.size());
+  }
+  w.u32(static_cast<uint32_t>(module.kernels.size()));
+  for (const CudaKernel &kernel : module.kernels) {
+    w.str(kernel.symbol);
+    w.u32(kernel.numPointers);
+    w.u32(static_cast<uint32_t>(kernel.launches.size()));
+    for (const CudaLaunch &launch : kernel.launches) {
+      w.str(launch.function);
+      w.u32(launch.grid);
+      w.u32(launch.block);
+      w.u32(launch.sharedBytes);
+    }
+  }
+  return out;
+}
+
+Status parseCudaModule(const uint8_t *data, size_t size,
+                       const std::string &source, CudaModule &out) {
+  out = CudaModule();
+  detail::Reader r(data, size, source);
+  for (uint8_t b : kMagic) {
+    uint8_t got = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(got, "the magic"));
+    if (got != b)
+      return r.fail("not a CUDA module (bad magic)");
+  }
+  uint32_t version = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u32(version, "the version"));
+  if (version != CudaModule::kVersion)
+    return r.fail("CUDA module version " + std::to_string(version) +
+                  " is not supported (this runtime reads " +
+                  std::to_string(CudaModule::kVersion) + ")");
+  NNC_RUNTIME_RETURN_IF_ERROR(r.str(out.compiler, "the compiler", kMaxName));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.str(out.source, "the source", kMaxSource, /*multiline=*/true));
+  uint32_t numImages = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.count(numImages, kMaxImages, "the image count", 13));
+  for (uint32_t i = 0; i < numImages; ++i) {
+    CudaImage image;
+    uint8_t kind = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u8(kind, "an image's kind"));
+    if (kind > static_cast<uint8_t>(CudaImage::Kind::Ptx))
+      return r.fail("image " + std::to_string(i) + " has unknown kind " +
+                    std::to_string(kind));
+    image.kind = static_cast<CudaImage::Kind>(kind);
+    NNC_RUNTIME_RETURN_IF_ERROR(r.u32(image.arch, "an image's architecture"));
+    if (image.arch < 10 || image.arch > 1000)
+      return r.fail("image " + std::to_string(i) + " has architecture " +
+                    std::to_string(image.arch));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.blob(image.bytes, kMaxImageBytes, "an image's bytes"));
+    if (image.bytes.empty())
+      return r.fail("image " + std::to_string(i) + " (" +
+                    describeCudaImage(image) + ") is empty");
+    out.images.push_back(std::move(image));
+  }
+  uint32_t numKernels = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.count(numKernels, kMaxKernels, "the kernel count", 12));
+  std::set<std::string> symbols;
+  for (uint32_t k = 0; k < numKernels; ++k) {
+    CudaKernel kernel;
+    NNC_RUNTIME_RETURN_IF_ERROR(r.str(kernel.symbol, "a kernel's symbol"));
+    if (kernel.symbol.empty() || !symbols.insert(kernel.symbol).second)
+      return r.fail("kernel " + std::to_string(k) + "'s symbol '" +
+                    kernel.symbol + "' is empty or repeated");
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.u32(kernel.numPointers, "a kernel's buffer count"));
+    uint32_t numLaunches = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        r.count(numLaunches, kMaxLaunches, "a kernel's launch count", 16));
+    for (uint32_t l = 0; l < numLaunches; ++l) {
+      CudaLaunch launch;
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          r.str(launch.function, "a launch's function", kMaxName));
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u32(launch.grid, "a launch's grid"));
+      NNC_RUNTIME_RETURN_IF_ERROR(r.u32(launch.block, "a launch's block"));
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          r.u32(launch.sharedBytes, "a launch's shared memory"));
+      if (launch.function.empty() || launch.grid == 0 ||
+          launch.grid > kMaxGrid || launch.block == 0 ||
+          launch.block > kMaxBlock)
+        return r.fail("kernel '" + kernel.symbol + "' launch " +
+                      std::to_string(l) + " of '" + launch.function +
+                      "' has grid " + std::to_string(launch.grid) +
+                      " and block " + std::to_string(launch.block));
+      kernel.launches.push_back(std::move(launch));
+    }
+    out.kernels.push_back(std::move(kernel));
+  }
+  if (!r.atEnd())
+    return r.fail("trailing bytes after the CUDA module");
+  return Status::ok();
+}
+
+const CudaImage *selectCudaImage(const CudaModule &module, int major,
+                                 int minor) {
+  int device = 10 * major + minor;
+  const CudaImage *cubin = nullptr, *ptx = nullptr;
+  for (const CudaImage &image : module.images) {
+    int arch = static_cast<int>(image.arch);
+    if (arch > device)
+      continue;
+    if (image.kind == CudaImage::Kind::Cubin) {
+      if (arch / 10 == major && (!cubin || arch > int(cubin->arch)))
+        cubin = &image;
+    } else if (!ptx || arch > int(ptx->arch)) {
+      ptx = &image;
+    }
+  }
+  return cubin ? cubin : ptx;
+}
+
+std::string describeCudaImage(const CudaImage &image) {
+  return (image.kind == CudaImage::Kind::Cubin ? "sm_" : "compute_") +
+         std::to_string(image.arch);
+}
+
+} // namespace nnc::runtime
