@@ -240,6 +240,7 @@ struct Compilation {
     targetOptions.fuse = options.fuse;
     targetOptions.planMemory = options.planMemory;
     targetOptions.libraryConvolutions = options.libraryKernels;
+    targetOptions.variant = nnc::targetVariant(options.target).str();
   }
 
   MLIRContext *context;
@@ -593,7 +594,7 @@ std::string compileDigest(Compilation &c, llvm::StringRef extra) {
     llvm::raw_string_ostream os(key);
     os << nnc::compilerVersionString() << '\n'
        << compilerBuildIdentity() << '\n'
-       << c.target.name() << '\n'
+       << c.target.name() << ':' << c.targetOptions.variant << '\n'
        << c.target.fingerprint() << '\n'
        << "O" << c.options.optLevel << (c.options.parallel ? " parallel" : "")
        << (c.options.fuse ? " fuse" : "")
@@ -1312,6 +1313,11 @@ nnc::CompileFailure nnc::planPeak(ModuleOp module, llvm::StringRef functionName,
     emitError(module.getLoc()) << "unknown target '" << options.target << "'";
     return CompileFailure::Unsupported;
   }
+  if (std::string bad = target->checkVariant(targetVariant(options.target));
+      !bad.empty()) {
+    emitError(module.getLoc()) << bad;
+    return CompileFailure::Unsupported;
+  }
   // compile()'s stages, in its order, up to the shared pipeline.
   Compilation c(module, functionName, options, *target);
   CompileFailure failure = CompileFailure::Internal;
@@ -1360,6 +1366,11 @@ nnc::CompileResult nnc::compile(ModuleOp module, llvm::StringRef functionName,
     emitError(module.getLoc())
         << "unknown target '" << options.target << "' (this build compiles for "
         << llvm::join(registeredTargetNames(), ", ") << ")";
+    return fail(CompileFailure::Unsupported);
+  }
+  if (std::string bad = target->checkVariant(targetVariant(options.target));
+      !bad.empty()) {
+    emitError(module.getLoc()) << bad;
     return fail(CompileFailure::Unsupported);
   }
   Compilation c(module, functionName, options, *target);

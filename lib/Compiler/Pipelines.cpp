@@ -193,6 +193,9 @@ buildRegisteredInference(OpPassManager &pm, const InferencePipelineOptions &o,
     return error("unknown target '" + o.target +
                  "' (registered: " + targetList() + ")");
   nnc::TargetOptions options;
+  options.variant = nnc::targetVariant(o.target).str();
+  if (std::string bad = target->checkVariant(options.variant); !bad.empty())
+    return error(bad);
   options.parallel = o.parallel;
   options.fuse = o.fuse;
   options.planMemory = o.planMemory;

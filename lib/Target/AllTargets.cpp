@@ -13,7 +13,11 @@
 
 void nnc::registerAllTargets() {
   static std::once_flag once;
-  std::call_once(once, [] { cpu::registerCPUTarget(); });
+  std::call_once(once, [] {
+    // The first is the default.
+    cpu::registerCPUTarget();
+    cuda::registerCUDATarget();
+  });
 }
 
 void nnc::registerAllTargetDialects(mlir::DialectRegistry &registry) {

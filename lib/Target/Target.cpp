@@ -20,6 +20,13 @@ LoweringChoices Target::loweringChoices(const TargetOptions &) const {
 void nnc::Target::buildKernelChoicePipeline(mlir::OpPassManager &,
                                             const TargetOptions &) const {}
 
+std::string nnc::Target::checkVariant(llvm::StringRef variant) const {
+  if (variant.empty())
+    return "";
+  return "target '" + name().str() + "' takes no ':" + variant.str() +
+         "' after its name";
+}
+
 KernelCandidates Target::kernelCandidates(mlir::Operation *,
                                           const TargetOptions &) const {
   return {};
@@ -48,7 +55,14 @@ void nnc::registerTarget(std::unique_ptr<Target> target) {
   r.targets.push_back(std::move(target));
 }
 
+llvm::StringRef nnc::targetVariant(llvm::StringRef name) {
+  size_t colon = name.find(':');
+  return colon == llvm::StringRef::npos ? llvm::StringRef()
+                                        : name.substr(colon + 1);
+}
+
 const Target *nnc::lookupTarget(llvm::StringRef name) {
+  name = name.take_front(name.find(':'));
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (r.targets.empty())

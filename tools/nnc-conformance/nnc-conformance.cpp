@@ -61,6 +61,9 @@ options:
                         comments); exit 1 listing any that does not
   --write-expected FILE write the tests that passed there
   --cache-dir DIR       the compile cache ("" turns it off)
+  --target T            compile for target T (default: the host CPU);
+                        with cuda, the runs need a GPU or the test-only
+                        emulated driver (docs/CUDABackend.md)
   --verbose             print every test, and let tests write to stderr
   --help                this text
 
@@ -82,6 +85,7 @@ struct Options {
   std::string writeExpected;
   bool hasCacheDir = false;
   std::string cacheDir;
+  std::string target;
   bool verbose = false;
 };
 
@@ -354,6 +358,8 @@ Result runTest(const Test &test, const Options &options) {
   compileOptions.num_threads = 1;
   if (options.hasCacheDir)
     compileOptions.cache_dir = options.cacheDir.c_str();
+  if (!options.target.empty())
+    compileOptions.target = options.target.c_str();
 
   Executable executable;
   std::vector<NamedTensor> compiledFor;
@@ -648,7 +654,8 @@ int runTool(int argc, char **argv) {
     static const std::set<std::string> valued = {
         "--data",     "--suite",          "-j",
         "--jobs",     "--timeout",        "--filter",
-        "--expected", "--write-expected", "--cache-dir"};
+        "--expected", "--write-expected", "--cache-dir",
+        "--target"};
     if (!valued.count(name)) {
       // -jN
       if (name.rfind("-j", 0) == 0 && name.size() > 2 && !hasValue) {
@@ -684,6 +691,8 @@ int runTool(int argc, char **argv) {
     } else if (name == "--cache-dir") {
       options.hasCacheDir = true;
       options.cacheDir = value;
+    } else if (name == "--target") {
+      options.target = value;
     }
   }
   if (options.suites.empty())

@@ -177,6 +177,8 @@ output:
                            the cache folder; "" for none)
   --tuning-budget SECONDS  what --autotune=on may spend measuring per
                            compile (default 120)
+  --target T               what to compile the steps for: cpu (default),
+                           cuda, cuda:sm_XX, cuda:N (docs/CUDABackend.md)
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
@@ -284,7 +286,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                                "--nproc",
                                                "--master-port",
                                                "--bucket-size",
-                                               "--dist-timeout"};
+                                               "--dist-timeout",
+                                               "--target"};
   static const std::set<std::string> flags = {"--no-shuffle",
                                               "--drop-last",
                                               "--nesterov",
@@ -471,7 +474,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                              "--cache-dir",
                              "--threads",
                              "--no-fuse",
-                             "--no-library-kernels"})
+                             "--no-library-kernels",
+                             "--target"})
       if (args.has(flag))
         return fail({std::string(flag) + " is fixed by the saved trainer '" +
                          args.model + "'",

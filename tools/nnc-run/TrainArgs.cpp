@@ -392,6 +392,8 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
     auto it = args.values.find(flag);
     return it == args.values.end() ? nullptr : &it->second;
   };
+  if (const std::string *target = find("--target"))
+    c.target = target->c_str();
   std::string error = applyTuningOptions(
       find("--autotune"), find("--tuning-db"), find("--tuning-budget"), c);
   if (error.empty())

@@ -82,6 +82,10 @@ options:
   --amp-low-ops OPS, --amp-f32-ops OPS
                            op kinds (nnc.add,nnc.mul) moved to the low type
                            or to f32 against the policy
+  --target T               what to compile for: cpu (the default), cuda
+                           (cubins for sm_80 and sm_90, PTX for newer
+                           GPUs), cuda:sm_XX (that architecture), cuda:N
+                           (device N); docs/CUDABackend.md
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -128,6 +132,7 @@ struct Options {
   std::string trace;
   std::optional<std::string> autotune, tuningDb, tuningBudget;
   std::optional<std::string> amp, ampLowOps, ampF32Ops;
+  std::string target;
 };
 
 /// Parses argv; returns false and fills `failure` on a malformed line.
@@ -206,7 +211,8 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
                                                  "--amp",
                                                  "--amp-low-ops",
                                                  "--amp-f32-ops",
-                                                 "--max-specializations"};
+                                                 "--max-specializations",
+                                                 "--target"};
     if (!valued.count(name))
       return fail("unknown option '" + name + "'");
     if (!takeValue())
@@ -244,6 +250,8 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       options.tuningDb = value;
     } else if (name == "--tuning-budget") {
       options.tuningBudget = value;
+    } else if (name == "--target") {
+      options.target = value;
     } else if (name == "--amp") {
       options.amp = value;
     } else if (name == "--amp-low-ops") {
@@ -448,6 +456,8 @@ bool loadModel(const Options &options, Prepared &prepared, Failure &failure) {
   compileOptions.measure_unfused = options.report && !options.noFuse;
   compileOptions.plan_memory = options.noPlanMemory ? 0 : 1;
   compileOptions.library_kernels = options.noLibraryKernels ? 0 : 1;
+  if (!options.target.empty())
+    compileOptions.target = options.target.c_str();
   std::string tuningError = applyTuningOptions(
       options.autotune ? &*options.autotune : nullptr,
       options.tuningDb ? &*options.tuningDb : nullptr,

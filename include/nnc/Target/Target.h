@@ -47,6 +47,10 @@ struct TargetOptions {
   /// Convolutions may run in the target's tuned library (the CPU: oneDNN)
   /// where its cost model picks it (off: generated code only).
   bool libraryConvolutions = true;
+  /// What follows the target's name after a ':' in the target string
+  /// ("sm_90" in "cuda:sm_90", "1" in "cuda:1"); empty when nothing does.
+  /// The target checks it (Target::checkVariant).
+  std::string variant;
 };
 
 /// Choices the shared lowering leaves to the target.
@@ -97,6 +101,10 @@ public:
   /// on: part of every cache key, so that code is never reused elsewhere.
   virtual std::string fingerprint() const = 0;
 
+  /// Whether the target takes `variant` (TargetOptions::variant): empty
+  /// when it does, else why not. By default a target takes none.
+  virtual std::string checkVariant(llvm::StringRef variant) const;
+
   /// Fills the choices the shared lowering leaves open for `options`.
   virtual LoweringChoices loweringChoices(const TargetOptions &options) const;
   /// Passes on the nnc ops before the conversion to linalg: the kernel
@@ -138,8 +146,11 @@ void registerAllTargetTranslations();
 /// Adds `target` to the registry (done by registerAllTargets); the first
 /// registered is the default.
 void registerTarget(std::unique_ptr<Target> target);
-/// The target named `name`, the default one for an empty name, or null.
+/// The target named `name` (what precedes a ':' in it: "cuda:sm_90" is
+/// the target "cuda"), the default one for an empty name, or null.
 const Target *lookupTarget(llvm::StringRef name);
+/// What follows the first ':' of a target string ("" without one).
+llvm::StringRef targetVariant(llvm::StringRef name);
 /// The names of the registered targets, in registration order.
 std::vector<std::string> registeredTargetNames();
 

@@ -27,6 +27,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -180,8 +181,22 @@ public:
             last = j;
       SmallVector<Operation *> prelude, work(ops.begin() + i,
                                              ops.begin() + last + 1);
+      // The setup before the launch that its work uses, directly or
+      // through other setup: what the launch emits again.
+      llvm::SmallPtrSet<Operation *, 16> needed;
+      SmallVector<Value> uses;
+      for (Operation *op : work)
+        op->walk([&](Operation *inner) {
+          llvm::append_range(uses, inner->getOperands());
+        });
+      while (!uses.empty()) {
+        Operation *def = uses.pop_back_val().getDefiningOp();
+        if (def && def->getBlock() == &body && isPrelude(def) &&
+            needed.insert(def).second)
+          llvm::append_range(uses, def->getOperands());
+      }
       for (size_t k = 0; k < i; ++k)
-        if (isPrelude(ops[k]))
+        if (needed.contains(ops[k]))
           prelude.push_back(ops[k]);
       // A load before the launch is read again in it: no launch since may
       // write its buffer.

@@ -1,9 +1,9 @@
 //===- CUDAEmitter.h - kernels as CUDA C++ ----------------------*- C++ -*-===//
 //
-// The first part of the CUDA target (issue 19): the fused, planned kernels
+// The CUDA target's code generator (issue 19): the fused, planned kernels
 // of a compiled function, lowered to loops, emitted as CUDA C++ that NVRTC
-// compiles. Not yet a registered target: the runtime has no CUDA device and
-// GEMMs and convolutions (library calls) are not emitted.
+// compiles. GEMMs and convolutions are loops like every other kernel;
+// library calls (cuBLASLt, cuDNN) are not emitted yet.
 //
 // How: an emitter of our own over the loop IR (scf, memref, arith, math)
 // rather than MLIR's gpu dialect and EmitC: the kernels arrive as loops over
@@ -56,6 +56,10 @@ struct Launch {
 /// emit, naming it.
 mlir::LogicalResult emitCuda(mlir::ModuleOp module, std::string &source,
                              std::vector<Launch> &launches);
+
+/// Registers the target "cuda" (CUDATarget.cpp): done by
+/// registerAllTargets.
+void registerCUDATarget();
 
 /// Registers the nnc-translate translation `--emit-cuda` (a module of
 /// kernels to CUDA C++; `--cuda-arch=sm_80,sm_90` also compiles the source
