@@ -34,4 +34,4 @@
 // LOWERED-DAG: llvm.call @cblas_sgemm
 // The function that calls the kernels is lowered with them.
 // LOWERED: llvm.func @main(
-// TARGET: unknown target 'tpu' (registered: cpu)
+// TARGET: unknown target 'tpu' (registered: cpu, cuda)
