@@ -2,8 +2,9 @@
 //
 // The executable part of include/nnc-c/runtime.h: executables are loaded
 // (from a file, from memory, or from a compile in libnnc) through the
-// runtime's Program on the host CPU device, described from their plan, and
-// run on host tensors.
+// runtime's Program on the device their target names (deviceForExecutable:
+// the host CPU, or the CUDA device $NNC_CUDA_DEVICE selects), described from
+// their plan, and run on host tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,9 +88,15 @@ nnc_status_t nnc::capi::makeExecutable(const char *fn,
     return invalidArgument(fn, source + " is a saved trainer, not the "
                                         "executable of one function (load it "
                                         "with nnc_trainer_load_file)");
+  rt::Device *device = nullptr;
+  rt::Status found = rt::deviceForExecutable(
+      std::string(reader.target()), rt::kCudaOrdinalFromEnvironment, device);
+  if (!found.isOk())
+    return convertStatus(
+        fn, rt::Status(found.code(), source + ": " + found.message()));
   std::unique_ptr<rt::Program> program;
   rt::Status status =
-      rt::Program::load(std::move(reader), rt::getCpuDevice(), source, program);
+      rt::Program::load(std::move(reader), *device, source, program);
   if (!status.isOk())
     return convertStatus(fn, status);
   out = wrapProgram(std::move(program));

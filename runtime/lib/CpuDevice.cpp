@@ -11,8 +11,8 @@
 #include "nnc/runtime/Device.h"
 
 #include "nnc/runtime/Collectives.h"
-
 #include "nnc/runtime/LibraryConvolution.h"
+#include "nnc/runtime/Program.h"
 
 #include <atomic>
 #include <cerrno>
@@ -248,6 +248,11 @@ bool writeAll(int fd, const uint8_t *data, size_t size) {
 class CpuDevice : public Device {
 public:
   const char *name() const override { return "cpu"; }
+  bool hostAccessible() const override { return true; }
+  bool runsTarget(const std::string &executableTarget) const override {
+    return executableTarget == Program::hostCpuTarget();
+  }
+  std::string target() const override { return Program::hostCpuTarget(); }
 
   Status allocate(size_t bytes, void **out) override {
     // aligned_alloc wants a multiple of the alignment; 0 bytes still gets a

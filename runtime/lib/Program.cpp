@@ -27,11 +27,12 @@ Status Program::load(ExecutableReader executable, Device &device,
                   source + ": the executable is not loaded");
   std::unique_ptr<Program> program(new Program);
   program->source_ = source;
-  if (executable.target() != hostCpuTarget())
+  std::string target(executable.target());
+  if (!device.runsTarget(target))
     return Status(StatusCode::InvalidArgument,
-                  source + ": built for target '" +
-                      std::string(executable.target()) + "', but this is '" +
-                      hostCpuTarget() + "'");
+                  source + ": built for target '" + target +
+                      "', but this device (" + device.name() + ") runs '" +
+                      device.target() + "'");
   const SectionRef *planSection = executable.findSection("plan");
   const SectionRef *code = executable.findSection("kernels");
   const SectionRef *weights = executable.findSection("weights");
@@ -49,6 +50,9 @@ Status Program::load(ExecutableReader executable, Device &device,
                                         weightsSize, source + ": plan",
                                         program->plan_));
   const Plan &plan = program->plan_;
+  // From here on the destructor hands back what the program holds.
+  program->device_ = &device;
+  program->hostMemory_ = device.hostAccessible();
 
   CodeRequirements requirements;
   requirements.cpuFeatures = plan.cpuFeatures;
@@ -73,6 +77,8 @@ Status Program::load(ExecutableReader executable, Device &device,
       program->weightBytes_ += value.weightSize;
     }
   }
+  if (!program->hostMemory_)
+    NNC_RUNTIME_RETURN_IF_ERROR(program->uploadWeights(weights));
   program->inputs_ = plan.indicesOf(ValueRole::Input);
   program->outputs_ = plan.indicesOf(ValueRole::Output);
   program->donatedOutputs_.assign(program->outputs_.size(), false);
@@ -84,10 +90,36 @@ Status Program::load(ExecutableReader executable, Device &device,
   for (uint32_t index : program->scratch_) {
     // parsePlan checked the size fits a size_t (u8 of rank 1).
     size_t bytes = static_cast<size_t>(plan.values[index].shape[0]);
-    program->scratchSizes_.push_back(bytes);
+    program->pooled_.push_back(index);
+    program->pooledSizes_.push_back(bytes);
     program->scratchBytes_ += bytes;
   }
-  program->freeScratch_.resize(program->scratch_.size());
+  if (!program->hostMemory_) {
+    // Inputs and outputs get device buffers of their own, pooled like the
+    // scratch blocks; a donated output lives in its input's.
+    auto bytesOf = [&](uint32_t index, size_t &bytes) {
+      const PlanValue &value = plan.values[index];
+      int64_t elements = 0;
+      return checkedShapeSize(value.shape, dtypeSize(value.dtype), elements,
+                              bytes);
+    };
+    for (uint32_t index : program->inputs_) {
+      size_t bytes = 0;
+      NNC_RUNTIME_RETURN_IF_ERROR(bytesOf(index, bytes));
+      program->pooled_.push_back(index);
+      program->pooledSizes_.push_back(bytes);
+    }
+    for (size_t i = 0; i < program->outputs_.size(); ++i) {
+      size_t bytes = 0;
+      NNC_RUNTIME_RETURN_IF_ERROR(bytesOf(program->outputs_[i], bytes));
+      program->outputBytes_.push_back(bytes);
+      if (program->donatedOutputs_[i])
+        continue;
+      program->pooled_.push_back(program->outputs_[i]);
+      program->pooledSizes_.push_back(bytes);
+    }
+  }
+  program->freeBuffers_.resize(program->pooled_.size());
   for (const PlanStep &step : plan.steps) {
     program->maxArgs_ = std::max(program->maxArgs_, step.args.size());
     program->stepChecks_.push_back(
@@ -104,22 +136,81 @@ Status Program::load(ExecutableReader executable, Device &device,
   program->readyAfter_.resize(plan.steps.size());
   for (size_t i = 0; i < program->outputs_.size(); ++i) {
     program->outputReadyStep_[i] = lastStep[program->outputs_[i]];
+    // A donated output is written through its input's value too (the
+    // kernels may name either): it is final after the last step of both.
+    for (auto [output, input] : plan.donations)
+      if (output == program->outputs_[i])
+        program->outputReadyStep_[i] =
+            std::max(program->outputReadyStep_[i], lastStep[input]);
     if (program->outputReadyStep_[i] >= 0)
       program->readyAfter_[static_cast<size_t>(program->outputReadyStep_[i])]
           .push_back(static_cast<uint32_t>(i));
   }
   program->nameEvents();
   program->codeBytes_ = code->size;
-  program->device_ = &device;
   program->executable_ = std::move(executable);
   out = std::move(program);
   return Status::ok();
 }
 
 Program::~Program() {
-  for (std::vector<void *> &blocks : freeScratch_)
+  for (std::vector<void *> &blocks : freeBuffers_)
     for (void *block : blocks)
       device_->deallocate(block);
+  if (deviceWeights_)
+    device_->deallocate(deviceWeights_);
+}
+
+Status Program::uploadWeights(const SectionRef *weights) {
+  // Each weight at its own offset, aligned as cuMemAlloc aligns a whole
+  // allocation: kernels may load vectors of any width from a weight.
+  constexpr uint64_t kAlignment = 256;
+  std::vector<uint64_t> offsets(plan_.values.size(), 0);
+  uint64_t total = 0;
+  bool any = false;
+  for (size_t i = 0; i < plan_.values.size(); ++i) {
+    const PlanValue &value = plan_.values[i];
+    if (value.role != ValueRole::Weight)
+      continue;
+    any = true;
+    // parsePlan put every weight inside the section, so this cannot wrap.
+    total = (total + kAlignment - 1) / kAlignment * kAlignment;
+    offsets[i] = total;
+    total += value.weightSize;
+  }
+  if (!any)
+    return Status::ok();
+  Status status =
+      device_->allocate(static_cast<size_t>(total), &deviceWeights_);
+  if (!status.isOk())
+    return Status(status.code(), source_ + ": the weights (" +
+                                     std::to_string(total) +
+                                     " bytes): " + status.message());
+  auto *base = static_cast<uint8_t *>(deviceWeights_);
+  for (size_t i = 0; i < plan_.values.size(); ++i) {
+    const PlanValue &value = plan_.values[i];
+    if (value.role != ValueRole::Weight)
+      continue;
+    status = device_->copyHostToDevice(base + offsets[i],
+                                       weights->data + value.weightOffset,
+                                       static_cast<size_t>(value.weightSize));
+    if (!status.isOk())
+      return Status(status.code(), source_ + ": weight '" + value.name +
+                                       "': " + status.message());
+    weights_[i] = base + offsets[i];
+  }
+  return Status::ok();
+}
+
+Status Program::downloadOutput(size_t output, void *host,
+                               const void *device) const {
+  Status status = device_->copyDeviceToHost(host, device, outputBytes_[output]);
+  if (!status.isOk())
+    return Status(status.code(), source_ + ": output " +
+                                     std::to_string(output) + " '" +
+                                     plan_.values[outputs_[output]].name +
+                                     "': " + status.message());
+  return Status::ok();
 }
 
 void Program::setLabel(std::string label, std::string detail) {
@@ -136,10 +227,10 @@ void Program::nameEvents() {
   }
 }
 
-Status Program::acquireScratch(size_t which, void *&out) const {
+Status Program::acquireBuffer(size_t which, void *&out) const {
   {
-    std::lock_guard<std::mutex> lock(scratchMutex_);
-    std::vector<void *> &blocks = freeScratch_[which];
+    std::lock_guard<std::mutex> lock(poolMutex_);
+    std::vector<void *> &blocks = freeBuffers_[which];
     if (!blocks.empty()) {
       out = blocks.back();
       blocks.pop_back();
@@ -149,45 +240,52 @@ Status Program::acquireScratch(size_t which, void *&out) const {
   // None free (first run, or runs overlapping): a new block, which joins the
   // pool when this run ends.
   void *block = nullptr;
-  Status status = device_->allocate(scratchSizes_[which], &block);
-  if (!status.isOk())
-    return Status(status.code(), source_ + ": scratch '" +
-                                     plan_.values[scratch_[which]].name +
+  Status status = device_->allocate(pooledSizes_[which], &block);
+  if (!status.isOk()) {
+    const PlanValue &value = plan_.values[pooled_[which]];
+    const char *role = value.role == ValueRole::Scratch ? "scratch"
+                       : value.role == ValueRole::Input ? "input"
+                                                        : "output";
+    return Status(status.code(), source_ + ": " + role + " '" + value.name +
                                      "': " + status.message());
+  }
   out = block;
-  scratchAllocations_.fetch_add(1, std::memory_order_relaxed);
+  if (which < scratch_.size())
+    scratchAllocations_.fetch_add(1, std::memory_order_relaxed);
   return Status::ok();
 }
 
-void Program::releaseScratch(size_t which, void *block) const {
-  std::lock_guard<std::mutex> lock(scratchMutex_);
-  freeScratch_[which].push_back(block);
+void Program::releaseBuffer(size_t which, void *block) const {
+  std::lock_guard<std::mutex> lock(poolMutex_);
+  freeBuffers_[which].push_back(block);
 }
 
-/// Holds a run's scratch blocks (in the run's value buffers) and hands them
+/// Holds a run's pooled buffers (in the run's value buffers) and hands them
 /// back to the pool however the run ends.
-class Program::ScratchLease {
+class Program::BufferLease {
 public:
-  ScratchLease(const Program &program, std::vector<void *> &buffers)
+  BufferLease(const Program &program, std::vector<void *> &buffers)
       : program(program), buffers(buffers) {}
-  ~ScratchLease() {
-    for (size_t i = 0; i < program.scratch_.size(); ++i)
-      if (void *block = buffers[program.scratch_[i]])
-        program.releaseScratch(i, block);
+  ~BufferLease() {
+    // Only what was acquired: the other entries may still hold the
+    // caller's host pointers.
+    for (size_t i = 0; i < acquired; ++i)
+      program.releaseBuffer(i, buffers[program.pooled_[i]]);
   }
-  ScratchLease(const ScratchLease &) = delete;
-  ScratchLease &operator=(const ScratchLease &) = delete;
+  BufferLease(const BufferLease &) = delete;
+  BufferLease &operator=(const BufferLease &) = delete;
 
   Status acquire() {
-    for (size_t i = 0; i < program.scratch_.size(); ++i)
+    for (; acquired < program.pooled_.size(); ++acquired)
       NNC_RUNTIME_RETURN_IF_ERROR(
-          program.acquireScratch(i, buffers[program.scratch_[i]]));
+          program.acquireBuffer(acquired, buffers[program.pooled_[acquired]]));
     return Status::ok();
   }
 
 private:
   const Program &program;
   std::vector<void *> &buffers;
+  size_t acquired = 0;
 };
 
 uint64_t Program::plannedPeakBytes() const {
@@ -324,8 +422,28 @@ Status Program::run(const std::vector<TensorRef> &inputs,
   for (auto [output, input] : plan_.donations)
     buffers[output] = buffers[input];
 
-  ScratchLease scratch(*this, buffers);
-  NNC_RUNTIME_RETURN_IF_ERROR(scratch.acquire());
+  // On a device the host cannot reach, `buffers` so far holds the host ends
+  // of the copies; the kernels get device buffers from the pool instead.
+  std::vector<void *> hostOutputs;
+  if (!hostMemory_) {
+    hostOutputs.resize(outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      hostOutputs[i] = buffers[outputs_[i]];
+  }
+  BufferLease lease(*this, buffers);
+  NNC_RUNTIME_RETURN_IF_ERROR(lease.acquire());
+  if (!hostMemory_) {
+    for (auto [output, input] : plan_.donations)
+      buffers[output] = buffers[input];
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Status status = device_->copyHostToDevice(
+          buffers[inputs_[i]], inputs[i].data, inputs[i].byteSize);
+      if (!status.isOk())
+        return Status(status.code(), source_ + ": input " + std::to_string(i) +
+                                         " '" + plan_.values[inputs_[i]].name +
+                                         "': " + status.message());
+    }
+  }
   // The checks buffer starts zeroed; `slots` is the host copy each read
   // goes into (all zero until a check is set, which ends the run).
   void *checks = nullptr;
@@ -337,10 +455,12 @@ Status Program::run(const std::vector<TensorRef> &inputs,
         checks, slots.data(), plan_.checks.size() * Plan::kCheckSlotBytes));
   }
 
+  // An output no step touches keeps what its host buffer holds (a donated
+  // one: its input's value), as on the CPU; nothing is copied for it.
   if (ready)
     for (size_t i = 0; i < outputs_.size(); ++i)
       if (outputReadyStep_[i] < 0)
-        (*ready)(i, buffers[outputs_[i]]);
+        (*ready)(i, hostMemory_ ? buffers[outputs_[i]] : hostOutputs[i]);
   LaunchConfig config;
   config.threads = threads;
   std::vector<void *> args(maxArgs_);
@@ -351,8 +471,12 @@ Status Program::run(const std::vector<TensorRef> &inputs,
     for (size_t a = 0; a < numArgs; ++a)
       args[a] = buffers[step.args[a]];
     int64_t start = profiler.enabled() ? profiler.now() : -1;
-    NNC_RUNTIME_RETURN_IF_ERROR(
-        module_->launch(kernels_[s], args.data(), numArgs, config));
+    Status launched =
+        module_->launch(kernels_[s], args.data(), numArgs, config);
+    if (!launched.isOk())
+      return Status(launched.code(), source_ + ": step " + std::to_string(s) +
+                                         " '" + eventNames_[s] +
+                                         "': " + launched.message());
     if (start >= 0)
       profiler.record(step.kind == StepKind::Library ? "library" : "kernel",
                       eventNames_[s], start, profiler.now() - start,
@@ -369,11 +493,25 @@ Status Program::run(const std::vector<TensorRef> &inputs,
     }
     if (ready && !readyAfter_[s].empty()) {
       NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
-      for (uint32_t i : readyAfter_[s])
-        (*ready)(i, buffers[outputs_[i]]);
+      for (uint32_t i : readyAfter_[s]) {
+        if (hostMemory_) {
+          (*ready)(i, buffers[outputs_[i]]);
+          continue;
+        }
+        NNC_RUNTIME_RETURN_IF_ERROR(
+            downloadOutput(i, hostOutputs[i], buffers[outputs_[i]]));
+        (*ready)(i, hostOutputs[i]);
+      }
     }
   }
   NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
+  // Without `ready`, the outputs come back together after the last step
+  // (with it, each came back when it was final).
+  if (!hostMemory_ && !ready)
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      if (outputReadyStep_[i] >= 0)
+        NNC_RUNTIME_RETURN_IF_ERROR(
+            downloadOutput(i, hostOutputs[i], buffers[outputs_[i]]));
   if (!reuse)
     outputs = std::move(results);
   return Status::ok();

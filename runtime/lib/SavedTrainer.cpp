@@ -483,9 +483,14 @@ Status loadFromReader(ExecutableReader reader, const std::string &source,
     ExecutableReader nested;
     NNC_RUNTIME_RETURN_IF_ERROR(ExecutableReader::fromBytes(
         code->data, code->size, nested, programSource));
+    Device *device = nullptr;
+    Status found = deviceForExecutable(std::string(nested.target()),
+                                       kCudaOrdinalFromEnvironment, device);
+    if (!found.isOk())
+      return Status(found.code(), programSource + ": " + found.message());
     std::unique_ptr<Program> program;
-    NNC_RUNTIME_RETURN_IF_ERROR(Program::load(std::move(nested), getCpuDevice(),
-                                              programSource, program));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        Program::load(std::move(nested), *device, programSource, program));
     program->setLabel(layout.functions[kind].name);
     NNC_RUNTIME_RETURN_IF_ERROR(
         programs->add(static_cast<TrainFunctionKind>(kind), std::move(key),

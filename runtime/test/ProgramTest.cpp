@@ -78,6 +78,11 @@ std::vector<uint8_t> readFile(const char *path) {
 class SmallDevice : public Device {
 public:
   const char *name() const override { return "small-cpu"; }
+  bool hostAccessible() const override { return true; }
+  bool runsTarget(const std::string &target) const override {
+    return cpu.runsTarget(target);
+  }
+  std::string target() const override { return cpu.target(); }
   Status allocate(size_t bytes, void **out) override {
     if (bytes > (1u << 20))
       return Status(StatusCode::OutOfRange,

@@ -3,7 +3,7 @@
 // The device interface the runtime drives: memory, copies between host and
 // device, loading a code section into kernels, launching them, waiting. The
 // CPU device implements it with host memory and a shared object loaded from
-// memory; the CUDA device will implement it with the driver API (cuMemAlloc,
+// memory; the CUDA device (CudaDevice.cpp) with the driver API (cuMemAlloc,
 // cuModuleLoadData, cuLaunchKernel on a stream), which is why copies and
 // launches are explicit and launches carry a configuration.
 //
@@ -23,8 +23,9 @@
 
 namespace nnc::runtime {
 
-/// How a kernel is launched. The CPU device uses `threads` (0: all cores);
-/// the CUDA device will use the grid, block and shared memory sizes.
+/// How a kernel is launched. The CPU device uses `threads` (0: all cores).
+/// The CUDA device takes the grid, block and shared memory sizes of each
+/// launch from its code section (CudaModule) and ignores these.
 struct LaunchConfig {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
@@ -45,8 +46,8 @@ public:
   /// Finds the kernel `name`; fails naming it.
   virtual Status getKernel(const std::string &name, Kernel &out) = 0;
   /// Launches `kernel` with `args`: one device pointer per buffer argument.
-  /// The CPU device returns when the kernel is done; the CUDA device will
-  /// queue it on its stream.
+  /// The CPU device returns when the kernel is done; the CUDA device queues
+  /// it on its stream.
   virtual Status launch(const Kernel &kernel, void *const *args, size_t numArgs,
                         const LaunchConfig &config) = 0;
 };
@@ -70,6 +71,15 @@ public:
   virtual ~Device();
   /// E.g. "cpu".
   virtual const char *name() const = 0;
+  /// Whether the host can read and write this device's memory through the
+  /// pointers allocate() returns. Where it cannot (CUDA), a Program copies
+  /// inputs, outputs and weights between host and device memory.
+  virtual bool hostAccessible() const = 0;
+  /// Whether this device runs executables built for `executableTarget`
+  /// (ExecutableReader::target()).
+  virtual bool runsTarget(const std::string &executableTarget) const = 0;
+  /// What this device runs, for messages: e.g. "x86_64-unknown-linux-gnu".
+  virtual std::string target() const = 0;
   /// Allocates `bytes` of device memory aligned to 64 bytes.
   virtual Status allocate(size_t bytes, void **out) = 0;
   virtual void deallocate(void *pointer) = 0;
@@ -89,6 +99,35 @@ public:
 
 /// The host CPU. One instance serves the whole process.
 Device &getCpuDevice();
+
+/// The CUDA device `ordinal` (as the driver numbers them), through the
+/// driver CudaDriver::load opens ($NNC_CUDA_DRIVER, else libcuda). It is
+/// opened on the first successful call for that ordinal (its primary
+/// context retained, one stream created) and then serves the whole process
+/// until it exits; calls from any thread are safe. A failure is not
+/// remembered: the next call tries again (with the environment as it is
+/// then), so a process can load a driver after a failed attempt. Errors:
+/// the driver's load status (Unavailable naming the library) when it does
+/// not load, Unavailable "no CUDA device" when cuInit fails or the driver
+/// sees none, InvalidArgument naming the device count when `ordinal` is out
+/// of range.
+Status getCudaDevice(int ordinal, Device *&out);
+
+/// deviceForExecutable's cudaOrdinal for "the ordinal $NNC_CUDA_DEVICE
+/// holds".
+inline constexpr int kCudaOrdinalFromEnvironment = -1;
+
+/// The CUDA device ordinal the environment selects: the non-negative
+/// integer in NNC_CUDA_DEVICE, 0 when it is unset or empty; any other value
+/// is an InvalidArgument naming it.
+Status cudaOrdinalFromEnvironment(int &out);
+
+/// The device that runs executables built for `executableTarget`: the CPU
+/// for Program::hostCpuTarget(), the CUDA device `cudaOrdinal` (or, for
+/// kCudaOrdinalFromEnvironment, the one NNC_CUDA_DEVICE selects) for
+/// kCudaExecutableTarget; any other target is an InvalidArgument naming it.
+Status deviceForExecutable(const std::string &executableTarget, int cudaOrdinal,
+                           Device *&out);
 
 /// The oneDNN glue (libnnc_dnnl.so; nnc/runtime/LibraryConvolution.h),
 /// opened once per process: from $NNC_DNNL_GLUE when it is set, else next to

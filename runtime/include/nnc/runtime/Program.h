@@ -9,6 +9,11 @@
 // takes its scratch blocks from a pool that hands each block to one run at a
 // time (a block is allocated only when none is free, so sequential runs
 // allocate no scratch memory after the first).
+// On a device whose memory the host cannot reach (Device::hostAccessible
+// false: CUDA), the weights are uploaded once at load into one device
+// allocation, and every run takes device buffers for its inputs and outputs
+// from the same kind of pool, copies the inputs in before the first step and
+// the outputs out after the last; callers see host tensors either way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,9 +49,11 @@ public:
   /// "x86_64-unknown-linux-gnu".
   static const char *hostCpuTarget();
 
-  /// Loads `executable` (taken over) onto `device`: checks the target, parses
-  /// the plan against the weights section, loads the code, resolves every
-  /// kernel. `source` names the executable in errors.
+  /// Loads `executable` (taken over) onto `device`: checks that the device
+  /// runs its target (Device::runsTarget), parses the plan against the
+  /// weights section, loads the code, resolves every kernel, and on a
+  /// device the host cannot reach uploads the weights. `source` names the
+  /// executable in errors.
   static Status load(ExecutableReader executable, Device &device,
                      const std::string &source, std::unique_ptr<Program> &out);
   ~Program();
@@ -68,6 +75,8 @@ public:
   uint64_t plannedPeakBytes() const;
   /// Scratch blocks allocated so far (the pool's high-water mark, in
   /// blocks): one per scratch value after any number of sequential runs.
+  /// Device buffers of inputs and outputs (devices the host cannot reach)
+  /// are pooled alike but not counted here.
   uint64_t scratchAllocations() const {
     return scratchAllocations_.load(std::memory_order_relaxed);
   }
@@ -92,8 +101,11 @@ public:
   /// `ready`, when given, is called on the running thread with each
   /// output's index and buffer as soon as the output holds its final value:
   /// after the last step whose arguments include it (before the first step
-  /// for one no step touches), the device synchronized. What data-parallel
-  /// training starts a gradient's all-reduce on while backward goes on.
+  /// for one no step touches), the device synchronized. The buffer is host
+  /// memory on every device (on one the host cannot reach, the output is
+  /// copied to its host tensor, or to a donated input's host buffer, first).
+  /// What data-parallel training starts a gradient's all-reduce on while
+  /// backward goes on.
   using OutputReady = std::function<void(size_t output, void *data)>;
   Status run(const std::vector<TensorRef> &inputs,
              std::vector<HostTensor> &outputs, uint32_t threads = 0,
@@ -112,9 +124,12 @@ public:
 
 private:
   Program() = default;
-  class ScratchLease;
-  Status acquireScratch(size_t which, void *&out) const;
-  void releaseScratch(size_t which, void *block) const;
+  class BufferLease;
+  Status acquireBuffer(size_t which, void *&out) const;
+  void releaseBuffer(size_t which, void *block) const;
+  Status uploadWeights(const SectionRef *weights);
+  /// Copies output `output` from its device buffer `device` to `host`.
+  Status downloadOutput(size_t output, void *host, const void *device) const;
   void nameEvents();
   Status checkNoOverlap(const std::vector<TensorRef> &inputs,
                         const std::vector<HostTensor> &outputs) const;
@@ -149,11 +164,24 @@ private:
   std::vector<int64_t> outputReadyStep_;
   std::vector<std::vector<uint32_t>> readyAfter_;
 
-  std::vector<uint32_t> scratch_;    // indices into plan().values
-  std::vector<size_t> scratchSizes_; // bytes, per entry of scratch_
+  /// Whether the device's memory is host memory; if not, the copies below.
+  bool hostMemory_ = true;
+  /// The weights on a device the host cannot reach: one allocation holding
+  /// each weight at a 256-byte aligned offset (null without weights).
+  void *deviceWeights_ = nullptr;
+  /// Per output, its bytes (filled on a device the host cannot reach).
+  std::vector<size_t> outputBytes_;
+
+  std::vector<uint32_t> scratch_; // indices into plan().values
   uint64_t scratchBytes_ = 0;
-  mutable std::mutex scratchMutex_;
-  mutable std::vector<std::vector<void *>> freeScratch_; // per scratch_ entry
+  /// The values whose buffers a run takes from the pool, keyed by value
+  /// index: the scratch values (the first scratch_.size() entries), then,
+  /// on a device the host cannot reach, the inputs and the outputs not
+  /// donated to an input.
+  std::vector<uint32_t> pooled_;
+  std::vector<size_t> pooledSizes_; // bytes, per entry of pooled_
+  mutable std::mutex poolMutex_;
+  mutable std::vector<std::vector<void *>> freeBuffers_; // per pooled_ entry
   mutable std::atomic<uint64_t> scratchAllocations_{0};
 };
 

@@ -1,0 +1,472 @@
+//===- CudaDevice.cpp - a CUDA GPU as a device ----------------------------===//
+//
+// The Device interface over the CUDA driver table (CudaDriver.h): memory from
+// cuMemAlloc, copies and launches on one stream per device, code sections
+// that are CudaModules loaded with cuModuleLoadData (or, under the test-only
+// emulated driver, from their source). Every entry makes the device's
+// primary context current first, since the calling thread may be any.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/Device.h"
+
+#include "nnc/runtime/CudaDriver.h"
+#include "nnc/runtime/CudaModule.h"
+#include "nnc/runtime/Program.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace nnc::runtime {
+
+namespace {
+
+// CUdevice_attribute values (cuda.h) and the CUresult the driver gives when
+// memory runs out.
+constexpr int kComputeCapabilityMajor = 75;
+constexpr int kComputeCapabilityMinor = 76;
+constexpr int kErrorOutOfMemory = 2;
+// CU_STREAM_NON_BLOCKING: no implicit synchronization with stream 0, which
+// libraries sharing the context may use.
+constexpr unsigned kStreamNonBlocking = 1;
+
+unsigned long long toDevice(const void *pointer) {
+  return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(pointer));
+}
+
+class CudaDevice : public Device {
+public:
+  CudaDevice(const CudaDriver &driver, int ordinal)
+      : driver(driver), ordinal(ordinal) {}
+  ~CudaDevice() override {
+    if (!retained)
+      return;
+    driver.cuCtxSetCurrent(context);
+    if (stream)
+      driver.cuStreamDestroy_v2(stream);
+    driver.cuDevicePrimaryCtxRelease_v2(device);
+  }
+  CudaDevice(const CudaDevice &) = delete;
+  CudaDevice &operator=(const CudaDevice &) = delete;
+
+  /// Retains the primary context and creates the stream.
+  Status open() {
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        driver.check(driver.cuDeviceGet(&device, ordinal), "cuDeviceGet"));
+    char text[256] = {};
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        driver.check(driver.cuDeviceGetName(text, sizeof(text) - 1, device),
+                     "cuDeviceGetName"));
+    deviceName = text;
+    NNC_RUNTIME_RETURN_IF_ERROR(driver.check(
+        driver.cuDeviceGetAttribute(&major, kComputeCapabilityMajor, device),
+        "cuDeviceGetAttribute(compute capability major)"));
+    NNC_RUNTIME_RETURN_IF_ERROR(driver.check(
+        driver.cuDeviceGetAttribute(&minor, kComputeCapabilityMinor, device),
+        "cuDeviceGetAttribute(compute capability minor)"));
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        driver.check(driver.cuDevicePrimaryCtxRetain(&context, device),
+                     "cuDevicePrimaryCtxRetain"));
+    retained = true;
+    NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+    return driver.check(driver.cuStreamCreate(&stream, kStreamNonBlocking),
+                        "cuStreamCreate");
+  }
+
+  const char *name() const override { return "cuda"; }
+  bool hostAccessible() const override { return false; }
+  bool runsTarget(const std::string &executableTarget) const override {
+    return executableTarget == kCudaExecutableTarget;
+  }
+  std::string target() const override { return kCudaExecutableTarget; }
+
+  Status allocate(size_t bytes, void **out) override {
+    *out = nullptr;
+    NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+    // cuMemAlloc refuses 0 bytes; like the CPU device, an empty buffer
+    // still gets a unique pointer. Its memory is aligned to at least 256.
+    unsigned long long address = 0;
+    int result = driver.cuMemAlloc_v2(&address, bytes ? bytes : 1);
+    if (result != 0) {
+      Status status = driver.check(result, "cuMemAlloc_v2");
+      return Status(result == kErrorOutOfMemory ? StatusCode::OutOfRange
+                                                : status.code(),
+                    "cannot allocate " + std::to_string(bytes) + " bytes on " +
+                        describe() + ": " + status.message());
+    }
+    *out = reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+    return Status::ok();
+  }
+
+  void deallocate(void *pointer) override {
+    if (!pointer || !makeCurrent().isOk())
+      return;
+    // cuMemFree waits for work that may still use the memory; an error
+    // here leaves nothing to recover.
+    (void)driver.cuMemFree_v2(toDevice(pointer));
+  }
+
+  Status copyHostToDevice(void *deviceMemory, const void *host,
+                          size_t bytes) override {
+    if (bytes == 0)
+      return Status::ok();
+    NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        named(driver.check(driver.cuMemcpyHtoDAsync_v2(toDevice(deviceMemory),
+                                                       host, bytes, stream),
+                           "cuMemcpyHtoDAsync_v2")));
+    // The caller may reuse the host memory as soon as this returns.
+    return synchronizeCurrent();
+  }
+
+  Status copyDeviceToHost(void *host, const void *deviceMemory,
+                          size_t bytes) override {
+    if (bytes == 0)
+      return Status::ok();
+    NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        named(driver.check(driver.cuMemcpyDtoHAsync_v2(
+                               host, toDevice(deviceMemory), bytes, stream),
+                           "cuMemcpyDtoHAsync_v2")));
+    return synchronizeCurrent();
+  }
+
+  Status loadModule(const uint8_t *code, size_t size,
+                    const CodeRequirements &requirements,
+                    const std::string &source,
+                    std::unique_ptr<DeviceModule> &out) override;
+
+  Status synchronize() override {
+    NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+    return synchronizeCurrent();
+  }
+
+  /// "CUDA device 0 (NVIDIA H100, compute capability 9.0)", for messages.
+  std::string describe() const {
+    return "CUDA device " + std::to_string(ordinal) + " (" + deviceName +
+           ", compute capability " + std::to_string(major) + "." +
+           std::to_string(minor) + ")";
+  }
+
+  /// Makes the primary context current on the calling thread.
+  Status makeCurrent() const {
+    return named(
+        driver.check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent"));
+  }
+
+  /// `status` with the device named, unless it is ok.
+  Status named(Status status) const {
+    if (status.isOk())
+      return status;
+    return Status(status.code(), describe() + ": " + status.message());
+  }
+
+  const CudaDriver &driver;
+  void *stream = nullptr;
+
+private:
+  Status synchronizeCurrent() {
+    return named(driver.check(driver.cuStreamSynchronize(stream),
+                              "cuStreamSynchronize"));
+  }
+
+  int ordinal;
+  int device = 0;
+  int major = 0, minor = 0;
+  std::string deviceName;
+  void *context = nullptr;
+  bool retained = false;
+};
+
+/// A plan kernel's launches with their functions resolved; what
+/// Kernel::handle points to.
+struct ResolvedKernel {
+  const CudaKernel *kernel = nullptr;
+  std::vector<void *> functions; // one per launch
+};
+
+class CudaDeviceModule : public DeviceModule {
+public:
+  CudaDeviceModule(CudaDevice &device, void *module, CudaModule parsed,
+                   std::string source)
+      : device(device), module(module), parsed(std::move(parsed)),
+        source(std::move(source)) {
+    for (const CudaKernel &kernel : this->parsed.kernels)
+      bySymbol.emplace(kernel.symbol, &kernel);
+  }
+  ~CudaDeviceModule() override {
+    if (device.makeCurrent().isOk())
+      (void)device.driver.cuModuleUnload(module);
+  }
+  CudaDeviceModule(const CudaDeviceModule &) = delete;
+  CudaDeviceModule &operator=(const CudaDeviceModule &) = delete;
+
+  Status getKernel(const std::string &name, Kernel &out) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = bySymbol.find(name);
+    if (found == bySymbol.end())
+      return Status(StatusCode::NotFound,
+                    "kernel '" + name + "' is not in the CUDA module");
+    std::unique_ptr<ResolvedKernel> &slot = resolved[name];
+    if (!slot) {
+      auto kernel = std::make_unique<ResolvedKernel>();
+      kernel->kernel = found->second;
+      NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
+      for (const CudaLaunch &launch : found->second->launches) {
+        void *function = nullptr;
+        Status status =
+            device.driver.check(device.driver.cuModuleGetFunction(
+                                    &function, module, launch.function.c_str()),
+                                "cuModuleGetFunction");
+        if (!status.isOk()) {
+          resolved.erase(name);
+          return Status(status.code(),
+                        "kernel '" + name + "': __global__ function '" +
+                            launch.function + "': " + status.message());
+        }
+        kernel->functions.push_back(function);
+      }
+      slot = std::move(kernel);
+    }
+    out.handle = slot.get();
+    out.name = name;
+    return Status::ok();
+  }
+
+  Status launch(const Kernel &kernel, void *const *args, size_t numArgs,
+                const LaunchConfig &config) override {
+    // Grid, block and shared memory come from the code section.
+    (void)config;
+    if (!kernel.handle)
+      return Status(StatusCode::InvalidArgument, "launch of a null kernel");
+    const auto &resolvedKernel = *static_cast<ResolvedKernel *>(kernel.handle);
+    const CudaKernel &planKernel = *resolvedKernel.kernel;
+    if (numArgs != planKernel.numPointers)
+      return Status(StatusCode::InvalidArgument,
+                    "kernel '" + planKernel.symbol + "' takes " +
+                        std::to_string(planKernel.numPointers) +
+                        " buffers, got " + std::to_string(numArgs));
+    NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
+    // cuLaunchKernel reads each parameter through a pointer to its value;
+    // the values are the buffers' device addresses, copied so that the
+    // caller's array may change once this returns.
+    std::vector<void *> values(args, args + numArgs);
+    std::vector<void *> params(numArgs);
+    for (size_t i = 0; i < numArgs; ++i)
+      params[i] = &values[i];
+    for (size_t l = 0; l < planKernel.launches.size(); ++l) {
+      const CudaLaunch &launch = planKernel.launches[l];
+      Status status = device.driver.check(
+          device.driver.cuLaunchKernel(
+              resolvedKernel.functions[l], launch.grid, 1, 1, launch.block, 1,
+              1, launch.sharedBytes, device.stream, params.data(), nullptr),
+          "cuLaunchKernel");
+      if (!status.isOk())
+        return Status(status.code(),
+                      device.describe() + ": launch " + std::to_string(l) +
+                          " of '" + launch.function + "' (grid " +
+                          std::to_string(launch.grid) + ", block " +
+                          std::to_string(launch.block) + ") of kernel '" +
+                          planKernel.symbol + "': " + status.message());
+    }
+    return Status::ok();
+  }
+
+private:
+  CudaDevice &device;
+  void *module;
+  /// The launches and symbols (its source and images are dropped once the
+  /// module is loaded).
+  CudaModule parsed;
+  std::string source;
+  std::map<std::string, const CudaKernel *> bySymbol;
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<ResolvedKernel>> resolved;
+};
+
+Status CudaDevice::loadModule(const uint8_t *code, size_t size,
+                              const CodeRequirements &requirements,
+                              const std::string &source,
+                              std::unique_ptr<DeviceModule> &out) {
+  // What CPU code sections ask of the host has no meaning for CUDA kernels;
+  // a plan asking for it was not built for this device.
+  std::string hostNeeds;
+  auto need = [&](bool needed, const std::string &what) {
+    if (needed)
+      hostNeeds += (hostNeeds.empty() ? "" : ", ") + what;
+  };
+  for (const std::string &feature : requirements.cpuFeatures)
+    need(true, "the CPU feature '" + feature + "'");
+  need(requirements.needsOpenMP, "OpenMP");
+  need(requirements.needsBlas, "BLAS");
+  need(requirements.needsDnnl, "oneDNN");
+  need(requirements.needsCollectives, "the runtime's collectives");
+  if (!hostNeeds.empty())
+    return Status(StatusCode::InvalidArgument,
+                  source + ": the plan asks for " + hostNeeds +
+                      ", which CUDA kernels cannot use");
+
+  CudaModule parsed;
+  NNC_RUNTIME_RETURN_IF_ERROR(parseCudaModule(code, size, source, parsed));
+  NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+  void *module = nullptr;
+  if (driver.emulatedModuleLoadSource) {
+    Status status =
+        driver.check(driver.emulatedModuleLoadSource(
+                         &module, parsed.source.data(), parsed.source.size()),
+                     "nnc_emulated_module_load_source");
+    if (!status.isOk())
+      return Status(status.code(), source + ": loading the CUDA source onto " +
+                                       describe() + ": " + status.message());
+  } else {
+    const CudaImage *image = selectCudaImage(parsed, major, minor);
+    if (!image) {
+      std::string images;
+      for (const CudaImage &candidate : parsed.images)
+        images += (images.empty() ? "" : ", ") + describeCudaImage(candidate);
+      return Status(StatusCode::Unimplemented,
+                    source + ": no image of the executable runs on " +
+                        describe() + "; it has " +
+                        (images.empty() ? std::string("none") : images) +
+                        " (compile it for this GPU)");
+    }
+    // PTX is read as a NUL-terminated string, which the image need not be.
+    std::vector<uint8_t> terminated;
+    const uint8_t *bytes = image->bytes.data();
+    if (image->kind == CudaImage::Kind::Ptx && image->bytes.back() != 0) {
+      terminated.reserve(image->bytes.size() + 1);
+      terminated.assign(image->bytes.begin(), image->bytes.end());
+      terminated.push_back(0);
+      bytes = terminated.data();
+    }
+    Status status = driver.check(driver.cuModuleLoadData(&module, bytes),
+                                 "cuModuleLoadData");
+    if (!status.isOk())
+      return Status(status.code(), source + ": loading " +
+                                       describeCudaImage(*image) + " onto " +
+                                       describe() + ": " + status.message());
+  }
+  // Launching needs only the kernels; the code is on the device now.
+  parsed.images.clear();
+  parsed.images.shrink_to_fit();
+  parsed.source.clear();
+  parsed.source.shrink_to_fit();
+  out = std::make_unique<CudaDeviceModule>(*this, module, std::move(parsed),
+                                           source);
+  return Status::ok();
+}
+
+/// The devices opened so far, and the driver they share. Never destroyed:
+/// devices serve the process until it exits, and tearing them down in
+/// static destruction could race the driver's own.
+struct CudaDevices {
+  std::mutex mutex;
+  std::unique_ptr<CudaDriver> driver;
+  int count = 0;
+  std::map<int, std::unique_ptr<CudaDevice>> devices;
+};
+
+CudaDevices &cudaDevices() {
+  static CudaDevices *devices = new CudaDevices;
+  return *devices;
+}
+
+/// Loads the driver, initializes it and counts its devices.
+Status openDriver(std::unique_ptr<CudaDriver> &out, int &count) {
+  auto driver = std::make_unique<CudaDriver>();
+  NNC_RUNTIME_RETURN_IF_ERROR(CudaDriver::load(*driver));
+  Status init = driver->check(driver->cuInit(0), "cuInit");
+  if (!init.isOk())
+    return Status(StatusCode::Unavailable, "no CUDA device: " + init.message() +
+                                               " (driver " +
+                                               driver->libraryPath() + ")");
+  count = 0;
+  Status counted =
+      driver->check(driver->cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (!counted.isOk())
+    return Status(StatusCode::Unavailable,
+                  "no CUDA device: " + counted.message() + " (driver " +
+                      driver->libraryPath() + ")");
+  if (count <= 0)
+    return Status(StatusCode::Unavailable, "no CUDA device: the driver (" +
+                                               driver->libraryPath() +
+                                               ") sees none");
+  out = std::move(driver);
+  return Status::ok();
+}
+
+} // namespace
+
+Status getCudaDevice(int ordinal, Device *&out) {
+  out = nullptr;
+  CudaDevices &devices = cudaDevices();
+  std::lock_guard<std::mutex> lock(devices.mutex);
+  auto found = devices.devices.find(ordinal);
+  if (found != devices.devices.end()) {
+    out = found->second.get();
+    return Status::ok();
+  }
+  // Only a driver that initialized is kept; a failed load is tried again
+  // on the next call.
+  if (!devices.driver)
+    NNC_RUNTIME_RETURN_IF_ERROR(openDriver(devices.driver, devices.count));
+  if (ordinal < 0 || ordinal >= devices.count)
+    return Status(StatusCode::InvalidArgument,
+                  "CUDA device " + std::to_string(ordinal) +
+                      " does not exist: this machine has " +
+                      std::to_string(devices.count) +
+                      (devices.count == 1 ? " CUDA device" : " CUDA devices") +
+                      " (0 to " + std::to_string(devices.count - 1) + ")");
+  auto device = std::make_unique<CudaDevice>(*devices.driver, ordinal);
+  Status opened = device->open();
+  if (!opened.isOk())
+    return Status(opened.code(), "CUDA device " + std::to_string(ordinal) +
+                                     ": " + opened.message());
+  out = device.get();
+  devices.devices.emplace(ordinal, std::move(device));
+  return Status::ok();
+}
+
+Status cudaOrdinalFromEnvironment(int &out) {
+  out = 0;
+  const char *text = std::getenv("NNC_CUDA_DEVICE");
+  if (!text || !*text)
+    return Status::ok();
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  // Digits only: strtol would take a sign, leading spaces or a prefix.
+  bool digits = true;
+  for (const char *c = text; *c; ++c)
+    digits = digits && *c >= '0' && *c <= '9';
+  if (!digits || *end != '\0' || errno == ERANGE || value > INT_MAX)
+    return Status(StatusCode::InvalidArgument,
+                  std::string("NNC_CUDA_DEVICE is '") + text +
+                      "', not a CUDA device ordinal (a non-negative integer)");
+  out = static_cast<int>(value);
+  return Status::ok();
+}
+
+Status deviceForExecutable(const std::string &executableTarget, int cudaOrdinal,
+                           Device *&out) {
+  out = nullptr;
+  if (executableTarget == Program::hostCpuTarget()) {
+    out = &getCpuDevice();
+    return Status::ok();
+  }
+  if (executableTarget == kCudaExecutableTarget) {
+    if (cudaOrdinal == kCudaOrdinalFromEnvironment)
+      NNC_RUNTIME_RETURN_IF_ERROR(cudaOrdinalFromEnvironment(cudaOrdinal));
+    return getCudaDevice(cudaOrdinal, out);
+  }
+  return Status(StatusCode::InvalidArgument,
+                "no device runs executables built for target '" +
+                    executableTarget + "' (this runtime runs '" +
+                    Program::hostCpuTarget() + "' on the CPU and '" +
+                    kCudaExecutableTarget + "' on CUDA devices)");
+}
+
+} // namespace nnc::runtime

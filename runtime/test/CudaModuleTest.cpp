@@ -1,0 +1,173 @@
+//===- CudaModuleTest.cpp - the CUDA target's code section ----------------===//
+//
+// A CUDA module round-trips through its encoding; every cut or corruption
+// of it is a DataLoss status naming what is wrong, never a crash; and the
+// image a device runs is chosen as the driver would run it (a cubin of the
+// device's major version, else the newest PTX not above the device).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nnc/runtime/CudaModule.h"
+
+#include <gtest/gtest.h>
+
+#include "TestUtils.h"
+
+using namespace nnc::runtime;
+using nnc::runtime::test::contains;
+
+namespace {
+
+CudaImage image(CudaImage::Kind kind, uint32_t arch,
+                std::vector<uint8_t> bytes = {1, 2, 3}) {
+  CudaImage out;
+  out.kind = kind;
+  out.arch = arch;
+  out.bytes = std::move(bytes);
+  return out;
+}
+
+/// Two images (sm_80 cubin, compute_90 PTX) and two kernels, the second
+/// with two launches.
+CudaModule sampleModule() {
+  CudaModule module;
+  module.compiler = "NVRTC 13.0";
+  module.source = "extern \"C\" __global__ void add(char *a, char *b) {}\n"
+                  "extern \"C\" __global__ void scale(char *a) {}\n";
+  module.images = {image(CudaImage::Kind::Cubin, 80, {0x7f, 'E', 'L', 'F'}),
+                   image(CudaImage::Kind::Ptx, 90,
+                         {'.', 'v', 'e', 'r', 's', 'i', 'o', 'n', 0})};
+  CudaKernel add;
+  add.symbol = "nnc_kernel_0";
+  add.numPointers = 2;
+  add.launches = {{"add", 4, 256, 0}};
+  CudaKernel scale;
+  scale.symbol = "nnc_kernel_1";
+  scale.numPointers = 1;
+  scale.launches = {{"scale", 1, 1024, 4096}, {"add", 2147483647u, 32, 0}};
+  module.kernels = {add, scale};
+  return module;
+}
+
+Status parse(const std::vector<uint8_t> &bytes, CudaModule &out) {
+  return parseCudaModule(bytes.data(), bytes.size(), "exe: kernels", out);
+}
+
+} // namespace
+
+TEST(CudaModuleTest, RoundTrip) {
+  CudaModule module = sampleModule();
+  CudaModule parsed;
+  Status status = parse(serializeCudaModule(module), parsed);
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  EXPECT_EQ(parsed.compiler, module.compiler);
+  EXPECT_EQ(parsed.source, module.source);
+  ASSERT_EQ(parsed.images.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(parsed.images[i].kind, module.images[i].kind) << i;
+    EXPECT_EQ(parsed.images[i].arch, module.images[i].arch) << i;
+    EXPECT_EQ(parsed.images[i].bytes, module.images[i].bytes) << i;
+  }
+  ASSERT_EQ(parsed.kernels.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    const CudaKernel &got = parsed.kernels[k], &want = module.kernels[k];
+    EXPECT_EQ(got.symbol, want.symbol);
+    EXPECT_EQ(got.numPointers, want.numPointers);
+    ASSERT_EQ(got.launches.size(), want.launches.size());
+    for (size_t l = 0; l < want.launches.size(); ++l) {
+      EXPECT_EQ(got.launches[l].function, want.launches[l].function);
+      EXPECT_EQ(got.launches[l].grid, want.launches[l].grid);
+      EXPECT_EQ(got.launches[l].block, want.launches[l].block);
+      EXPECT_EQ(got.launches[l].sharedBytes, want.launches[l].sharedBytes);
+    }
+  }
+  EXPECT_EQ(describeCudaImage(parsed.images[0]), "sm_80");
+  EXPECT_EQ(describeCudaImage(parsed.images[1]), "compute_90");
+  // Encoding what was decoded gives the same bytes.
+  EXPECT_EQ(serializeCudaModule(parsed), serializeCudaModule(module));
+}
+
+TEST(CudaModuleTest, EveryTruncationIsDataLoss) {
+  std::vector<uint8_t> bytes = serializeCudaModule(sampleModule());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + size);
+    CudaModule parsed;
+    Status status = parse(cut, parsed);
+    EXPECT_EQ(status.code(), StatusCode::DataLoss)
+        << "cut to " << size << ": " << status.toString();
+    EXPECT_TRUE(contains(status, "exe: kernels")) << status.toString();
+  }
+}
+
+TEST(CudaModuleTest, CorruptionsAreNamed) {
+  auto expectDataLoss = [](const std::vector<uint8_t> &bytes,
+                           const std::string &what) {
+    CudaModule parsed;
+    Status status = parse(bytes, parsed);
+    EXPECT_EQ(status.code(), StatusCode::DataLoss) << status.toString();
+    EXPECT_TRUE(contains(status, what)) << status.toString();
+  };
+
+  std::vector<uint8_t> magic = serializeCudaModule(sampleModule());
+  magic[0] ^= 0xff;
+  expectDataLoss(magic, "exe: kernels: not a CUDA module (bad magic)");
+
+  CudaModule kind = sampleModule();
+  kind.images[1].kind = static_cast<CudaImage::Kind>(7);
+  expectDataLoss(serializeCudaModule(kind), "image 1 has unknown kind 7");
+
+  CudaModule grid = sampleModule();
+  grid.kernels[0].launches[0].grid = 0;
+  expectDataLoss(serializeCudaModule(grid),
+                 "kernel 'nnc_kernel_0' launch 0 of 'add' has grid 0 and "
+                 "block 256");
+
+  CudaModule block = sampleModule();
+  block.kernels[1].launches[1].block = 2048;
+  expectDataLoss(serializeCudaModule(block),
+                 "kernel 'nnc_kernel_1' launch 1 of 'add' has grid "
+                 "2147483647 and block 2048");
+
+  CudaModule repeated = sampleModule();
+  repeated.kernels[1].symbol = repeated.kernels[0].symbol;
+  expectDataLoss(serializeCudaModule(repeated),
+                 "kernel 1's symbol 'nnc_kernel_0' is empty or repeated");
+
+  std::vector<uint8_t> trailing = serializeCudaModule(sampleModule());
+  trailing.push_back(0);
+  expectDataLoss(trailing, "trailing bytes after the CUDA module");
+
+  CudaModule version = sampleModule();
+  std::vector<uint8_t> newer = serializeCudaModule(version);
+  newer[4] = CudaModule::kVersion + 1;
+  expectDataLoss(newer, "CUDA module version 2 is not supported");
+}
+
+TEST(CudaModuleTest, SelectsTheImageADeviceRuns) {
+  using Kind = CudaImage::Kind;
+  CudaModule sm80;
+  sm80.images = {image(Kind::Cubin, 80)};
+  // A cubin runs on its major version at its minor or above.
+  EXPECT_EQ(selectCudaImage(sm80, 8, 6), &sm80.images[0]);
+  EXPECT_EQ(selectCudaImage(sm80, 8, 0), &sm80.images[0]);
+  EXPECT_EQ(selectCudaImage(sm80, 9, 0), nullptr);
+
+  CudaModule all;
+  all.images = {image(Kind::Ptx, 90), image(Kind::Cubin, 90),
+                image(Kind::Cubin, 80)};
+  // SASS for the device beats PTX the driver would have to compile.
+  EXPECT_EQ(selectCudaImage(all, 9, 0), &all.images[1]);
+  EXPECT_EQ(selectCudaImage(all, 8, 9), &all.images[2]);
+  // A newer major version runs the newest PTX not above it.
+  EXPECT_EQ(selectCudaImage(all, 10, 0), &all.images[0]);
+
+  CudaModule lowest;
+  lowest.images = {image(Kind::Cubin, 80), image(Kind::Ptx, 80)};
+  EXPECT_EQ(selectCudaImage(lowest, 7, 5), nullptr);
+  // PTX for compute_80 runs on 8.6 only as a fallback to a fitting cubin.
+  EXPECT_EQ(selectCudaImage(lowest, 8, 6), &lowest.images[0]);
+  EXPECT_EQ(selectCudaImage(lowest, 9, 0), &lowest.images[1]);
+
+  CudaModule none;
+  EXPECT_EQ(selectCudaImage(none, 9, 0), nullptr);
+}
