@@ -23,6 +23,7 @@
 #include "nnc/runtime/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +85,10 @@ nnc::capi::checkCompileOptions(const char *fn,
                           "' is not supported; this build compiles for " +
                           known);
   }
+  if (std::string bad = nnc::lookupTarget(target)->checkVariant(
+          nnc::targetVariant(target));
+      !bad.empty())
+    return invalidArgument(fn, bad);
   int64_t precision = enumValue(options->precision);
   switch (precision) {
   case NNC_PRECISION_F32:
@@ -179,6 +184,21 @@ nnc::capi::writeMixedPrecision(const char *fn,
   return nullptr;
 }
 
+nnc_status_t nnc::capi::deviceForTarget(const char *fn,
+                                        const std::string &target,
+                                        runtime::Device *&out) {
+  // checkCompileOptions checked the target; "cuda:N" names the device.
+  llvm::StringRef variant = nnc::targetVariant(target);
+  int ordinal = rt::kCudaOrdinalFromEnvironment;
+  if (!variant.empty() && llvm::all_of(variant, llvm::isDigit) &&
+      variant.getAsInteger(10, ordinal))
+    return invalidArgument(fn, "device number in target '" + target +
+                                   "' is out of range");
+  return convertStatus(
+      fn, rt::deviceForExecutable(
+              nnc::lookupTarget(target)->executableTarget(), ordinal, out));
+}
+
 nnc_status_t nnc::capi::compileFunction(
     const char *fn, mlir::ModuleOp module, llvm::StringRef name,
     const nnc_compile_options_t *options,
@@ -195,10 +215,13 @@ nnc_status_t nnc::capi::compileFunction(
           checkCompileOptions(fn, options, compileOptions, threads))
     return status;
   compileOptions.inputValues = inputValues;
+  rt::Device *device = nullptr;
+  if (nnc_status_t s = deviceForTarget(fn, compileOptions.target, device))
+    return s;
   nnc::LoadedProgram loaded;
   if (nnc_status_t s = convertStatus(
-          fn, nnc::compileAndLoad(module, name, shapes, compileOptions,
-                                  rt::getCpuDevice(), loaded)))
+          fn, nnc::compileAndLoad(module, name, shapes, compileOptions, *device,
+                                  loaded)))
     return s;
   out = wrapProgram(std::move(loaded.program));
   out->compileSeconds = loaded.seconds;

@@ -174,10 +174,14 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
       budget.fraction = o.memory_budget_bytes ? 0 : o.memory_budget_fraction;
       trainerOptions.compile.memoryBudget = budget;
     }
+    rt::Device *device = nullptr;
+    if (nnc_status_t s =
+            deviceForTarget(fn, trainerOptions.compile.target, device))
+      return s;
     std::unique_ptr<rt::Trainer> trainer;
     if (nnc_status_t s =
             convertStatus(fn, nnc::createTrainer(*model->module, trainerOptions,
-                                                 rt::getCpuDevice(), trainer)))
+                                                 *device, trainer)))
       return s;
     *out_trainer = makeTrainer(std::move(trainer)).release();
     return nullptr;

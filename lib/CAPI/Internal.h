@@ -124,6 +124,12 @@ nnc_status_t checkCompileOptions(const char *fn,
                                  const nnc_compile_options_t *options,
                                  nnc::CompileOptions &out, uint32_t &threads);
 
+/// The device that runs code compiled for `target` (a name checkCompileOptions
+/// accepted): the CPU, or CUDA device N for "cuda:N" (else $NNC_CUDA_DEVICE,
+/// else 0).
+nnc_status_t deviceForTarget(const char *fn, const std::string &target,
+                             rt::Device *&out);
+
 /// Checks `out` (not null, struct_size) and writes `figures` into it, its
 /// struct_size kept: what nnc_executable_mixed_precision and
 /// nnc_trainer_mixed_precision answer.

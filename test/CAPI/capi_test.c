@@ -1635,6 +1635,110 @@ done:
 
 /* A step whose gradients are not finite is skipped, changes nothing, and
  * names the first value that was not finite: here the input, an inf in x. */
+/* target = "cuda": a malformed variant is refused before anything runs; with
+ * no driver, the compile fails naming it (before NVRTC runs); and when CTest
+ * hands over the emulated driver (NNC_CAPI_TEST_CUDA_DRIVER: a plain build),
+ * an executable and a trainer run on the CUDA device and give the closed
+ * forms of test_training. */
+static void test_cuda_target(void) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_executable_t *executable = NULL;
+  nnc_trainer_t *trainer = NULL;
+  nnc_compile_options_t compile;
+  nnc_train_options_t options;
+  nnc_tensor_t *x = NULL, *t = NULL;
+  nnc_shape_t shape;
+  nnc_tensor_t *outputs[1] = {NULL};
+  const nnc_tensor_t *inputs[1];
+  const nnc_tensor_t *data[2];
+  const nnc_tensor_t *param = NULL;
+  nnc_step_info_t info;
+  int64_t dims[2] = {4, 3};
+  float ones[12], zeros[12];
+  const char *emulator = getenv("NNC_CAPI_TEST_CUDA_DRIVER");
+  const char *old = getenv("NNC_CUDA_DRIVER");
+  char *saved = old ? strdup(old) : NULL;
+  size_t i;
+
+  for (i = 0; i < 12; ++i) {
+    ones[i] = 1.0f;
+    zeros[i] = 0.0f;
+  }
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (!context)
+    goto done;
+  EXPECT_OK(nnc_model_parse_mlir(context, train_mlir, sizeof(train_mlir) - 1,
+                                 "train.mlir", &model));
+  if (!model)
+    goto done;
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  compile.target = "cuda:gpu";
+  shape.rank = 2;
+  shape.dims = dims;
+  EXPECT_ERROR(nnc_model_compile(model, &compile, 1, &shape, &executable),
+               NNC_STATUS_INVALID_ARGUMENT, "after 'cuda:' comes a device");
+  compile.target = "cuda";
+  setenv("NNC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  EXPECT_ERROR(nnc_model_compile(model, &compile, 1, &shape, &executable),
+               NNC_STATUS_UNAVAILABLE, "/nonexistent/libcuda.so.1");
+  nnc_train_options_initialize(&options);
+  options.loss = NNC_LOSS_MSE;
+  options.optimizer = NNC_OPTIMIZER_SGD;
+  options.learning_rate = 0.5;
+  EXPECT_ERROR(nnc_trainer_create(model, &options, &compile, &trainer),
+               NNC_STATUS_UNAVAILABLE, "cannot load the CUDA driver");
+  CHECK(executable == NULL && trainer == NULL);
+  if (!emulator || !*emulator)
+    goto done;
+
+  setenv("NNC_CUDA_DRIVER", emulator, 1);
+  EXPECT_OK(nnc_model_compile(model, &compile, 1, &shape, &executable));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, ones,
+                                   sizeof(ones), &x));
+  EXPECT_OK(nnc_tensor_create_view(NNC_DTYPE_F32, 2, dims, zeros,
+                                   sizeof(zeros), &t));
+  if (executable) {
+    /* y = x * w with w = 1 (its value in the model) on the device. */
+    inputs[0] = x;
+    EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, outputs));
+    CHECK(outputs[0] && close_to(((float *)nnc_tensor_data(outputs[0]))[11],
+                                 1.0));
+  }
+  EXPECT_OK(nnc_trainer_create(model, &options, &compile, &trainer));
+  if (trainer) {
+    data[0] = x;
+    data[1] = t;
+    memset(&info, 0, sizeof(info));
+    info.struct_size = sizeof(info);
+    EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+    CHECK(close_to(info.loss, 1.0) && info.applied == 1);
+    EXPECT_OK(nnc_trainer_parameter(trainer, 0, NULL, &param));
+    CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[2],
+                            2.0 / 3.0));
+    EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+    /* w = 2/3 - 0.5 * 2 * 4 * (2/3) / 12 = 4/9. */
+    CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[0],
+                            4.0 / 9.0));
+  }
+
+done:
+  if (saved) {
+    setenv("NNC_CUDA_DRIVER", saved, 1);
+    free(saved);
+  } else {
+    unsetenv("NNC_CUDA_DRIVER");
+  }
+  nnc_trainer_destroy(trainer);
+  nnc_tensor_destroy(outputs[0]);
+  nnc_tensor_destroy(x);
+  nnc_tensor_destroy(t);
+  nnc_executable_destroy(executable);
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+}
+
 static void test_skipped_step(void) {
   nnc_context_t *context = NULL;
   nnc_model_t *model = NULL;
@@ -2600,6 +2704,7 @@ int main(int argc, char **argv) {
   test_graph();
   test_parse_mlir();
   test_training(dir);
+  test_cuda_target();
   test_skipped_step();
   test_memory_budget();
   test_memory_alternatives(dir);

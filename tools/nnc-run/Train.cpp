@@ -226,7 +226,8 @@ the graph inputs and the labels) and the gradient of every trainable
 parameter, and writes `loss` and one gradient per parameter, named like it.
 
 options: --labels NAME, --output NAME, --loss L, --reduction R,
-  --label-smoothing S, --ignore-index I, --cache-dir DIR, --threads N
+  --label-smoothing S, --ignore-index I, --cache-dir DIR, --threads N,
+  --target T
 )";
 
 } // namespace
@@ -1020,7 +1021,7 @@ int nnc::tools::runGrad(int argc, char **argv) {
   static const std::set<std::string> valued = {
       "--inputs",    "--save",      "--labels",          "--output",
       "--loss",      "--reduction", "--label-smoothing", "--ignore-index",
-      "--cache-dir", "--threads"};
+      "--cache-dir", "--threads",   "--target"};
   Args args;
   bool help = false;
   Failure failure;
