@@ -345,13 +345,25 @@ bool MetricsLog::open(const std::string &path, bool append, Failure &failure) {
   return true;
 }
 
+namespace {
+
+/// `value` as the log writes it with `format` ("%.1f"): what a plot of the
+/// kept values draws must be what a reader of the log finds, to the pixel.
+double asLogged(const char *format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return std::strtod(text, nullptr);
+}
+
+} // namespace
+
 void MetricsLog::step(int64_t step, int64_t epoch, const nnc_step_info_t &info,
                       double seconds, double samplesPerSecond) {
   if (kept) {
     double x = static_cast<double>(step);
     kept->loss.push_back({x, info.loss});
     kept->learningRate.push_back({x, info.learning_rate});
-    kept->stepThroughput.push_back({x, samplesPerSecond});
+    kept->stepThroughput.push_back({x, asLogged("%.1f", samplesPerSecond)});
   }
   if (!file)
     return;
@@ -398,10 +410,11 @@ void MetricsLog::interval(int64_t epoch, const nnc_interval_stats_t &stats) {
          other = stats.other_seconds / wall;
   if (kept) {
     double x = static_cast<double>(stats.step);
-    kept->intervalThroughput.push_back({x, stats.samples_per_second});
-    kept->busy.push_back({x, busy});
-    kept->dataWait.push_back({x, wait});
-    kept->other.push_back({x, other});
+    kept->intervalThroughput.push_back(
+        {x, asLogged("%.1f", stats.samples_per_second)});
+    kept->busy.push_back({x, asLogged("%.6f", busy)});
+    kept->dataWait.push_back({x, asLogged("%.6f", wait)});
+    kept->other.push_back({x, asLogged("%.6f", other)});
   }
   if (!file)
     return;
