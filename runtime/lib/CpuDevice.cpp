@@ -26,7 +26,21 @@
 namespace nnc::runtime {
 
 DeviceModule::~DeviceModule() = default;
+DeviceGraph::~DeviceGraph() = default;
 Device::~Device() = default;
+
+Status Device::beginCapture() {
+  return Status(StatusCode::Unimplemented,
+                std::string("the ") + name() +
+                    " device does not record launches into graphs");
+}
+
+Status Device::endCapture(std::unique_ptr<DeviceGraph> &out) {
+  out.reset();
+  return Status(StatusCode::Unimplemented,
+                std::string("the ") + name() +
+                    " device does not record launches into graphs");
+}
 
 bool hostHasCpuFeature(const std::string &feature) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -3,8 +3,10 @@
 // The Device interface over the CUDA driver table (CudaDriver.h): memory from
 // cuMemAlloc, copies and launches on one stream per device, code sections
 // that are CudaModules loaded with cuModuleLoadData (or, under the test-only
-// emulated driver, from their source). Every entry makes the device's
-// primary context current first, since the calling thread may be any.
+// emulated driver, from their source), graphs captured from the stream and
+// replayed. Every entry makes the device's primary context current first,
+// since the calling thread may be any, and holds the stream's lock: work of
+// other threads waits while one thread captures.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,10 @@ constexpr int kErrorOutOfMemory = 2;
 // CU_STREAM_NON_BLOCKING: no implicit synchronization with stream 0, which
 // libraries sharing the context may use.
 constexpr unsigned kStreamNonBlocking = 1;
+// CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: only the capturing thread is kept
+// from calls that would break the capture (the stream lock keeps the rest
+// of the process off the stream).
+constexpr int kCaptureModeThreadLocal = 1;
 
 unsigned long long toDevice(const void *pointer) {
   return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(pointer));
@@ -85,6 +91,7 @@ public:
 
   Status allocate(size_t bytes, void **out) override {
     *out = nullptr;
+    std::lock_guard<std::recursive_mutex> lock(streamMutex);
     NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
     // cuMemAlloc refuses 0 bytes; like the CPU device, an empty buffer
     // still gets a unique pointer. Its memory is aligned to at least 256.
@@ -102,6 +109,7 @@ public:
   }
 
   void deallocate(void *pointer) override {
+    std::lock_guard<std::recursive_mutex> lock(streamMutex);
     if (!pointer || !makeCurrent().isOk())
       return;
     // cuMemFree waits for work that may still use the memory; an error
@@ -113,6 +121,7 @@ public:
                           size_t bytes) override {
     if (bytes == 0)
       return Status::ok();
+    std::lock_guard<std::recursive_mutex> lock(streamMutex);
     NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
     NNC_RUNTIME_RETURN_IF_ERROR(
         named(driver.check(driver.cuMemcpyHtoDAsync_v2(toDevice(deviceMemory),
@@ -126,6 +135,7 @@ public:
                           size_t bytes) override {
     if (bytes == 0)
       return Status::ok();
+    std::lock_guard<std::recursive_mutex> lock(streamMutex);
     NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
     NNC_RUNTIME_RETURN_IF_ERROR(
         named(driver.check(driver.cuMemcpyDtoHAsync_v2(
@@ -140,9 +150,14 @@ public:
                     std::unique_ptr<DeviceModule> &out) override;
 
   Status synchronize() override {
+    std::lock_guard<std::recursive_mutex> lock(streamMutex);
     NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
     return synchronizeCurrent();
   }
+
+  bool supportsGraphs() const override { return true; }
+  Status beginCapture() override;
+  Status endCapture(std::unique_ptr<DeviceGraph> &out) override;
 
   /// "CUDA device 0 (NVIDIA H100, compute capability 9.0)", for messages.
   std::string describe() const {
@@ -166,6 +181,9 @@ public:
 
   const CudaDriver &driver;
   void *stream = nullptr;
+  /// Held by every call that uses the stream (or the driver on this
+  /// device), and from beginCapture to endCapture by the capturing thread.
+  std::recursive_mutex streamMutex;
 
 private:
   Status synchronizeCurrent() {
@@ -249,6 +267,7 @@ public:
                     "kernel '" + planKernel.symbol + "' takes " +
                         std::to_string(planKernel.numPointers) +
                         " buffers, got " + std::to_string(numArgs));
+    std::lock_guard<std::recursive_mutex> lock(device.streamMutex);
     NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
     // cuLaunchKernel reads each parameter through a pointer to its value;
     // the values are the buffers' device addresses, copied so that the
@@ -356,6 +375,61 @@ Status CudaDevice::loadModule(const uint8_t *code, size_t size,
   parsed.source.shrink_to_fit();
   out = std::make_unique<CudaDeviceModule>(*this, module, std::move(parsed),
                                            source);
+  return Status::ok();
+}
+
+/// An instantiated CUDA graph, replayed on its device's stream.
+class CudaGraph : public DeviceGraph {
+public:
+  CudaGraph(CudaDevice &device, void *exec) : device(device), exec(exec) {}
+  ~CudaGraph() override {
+    std::lock_guard<std::recursive_mutex> lock(device.streamMutex);
+    if (device.makeCurrent().isOk())
+      (void)device.driver.cuGraphExecDestroy(exec);
+  }
+  CudaGraph(const CudaGraph &) = delete;
+  CudaGraph &operator=(const CudaGraph &) = delete;
+
+  Status replay() override {
+    std::lock_guard<std::recursive_mutex> lock(device.streamMutex);
+    NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
+    return device.named(device.driver.check(
+        device.driver.cuGraphLaunch(exec, device.stream), "cuGraphLaunch"));
+  }
+
+private:
+  CudaDevice &device;
+  void *exec;
+};
+
+Status CudaDevice::beginCapture() {
+  streamMutex.lock();
+  Status status = makeCurrent();
+  if (status.isOk())
+    status = named(driver.check(
+        driver.cuStreamBeginCapture_v2(stream, kCaptureModeThreadLocal),
+        "cuStreamBeginCapture_v2"));
+  if (!status.isOk())
+    streamMutex.unlock();
+  return status;
+}
+
+Status CudaDevice::endCapture(std::unique_ptr<DeviceGraph> &out) {
+  out.reset();
+  // The lock beginCapture took is this call's to release, however it ends.
+  std::lock_guard<std::recursive_mutex> lock(streamMutex, std::adopt_lock);
+  void *graph = nullptr;
+  NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+  NNC_RUNTIME_RETURN_IF_ERROR(named(driver.check(
+      driver.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture")));
+  void *exec = nullptr;
+  Status status =
+      named(driver.check(driver.cuGraphInstantiateWithFlags(&exec, graph, 0),
+                         "cuGraphInstantiateWithFlags"));
+  // The instance does not need the graph it was made from.
+  (void)driver.cuGraphDestroy(graph);
+  NNC_RUNTIME_RETURN_IF_ERROR(status);
+  out = std::make_unique<CudaGraph>(*this, exec);
   return Status::ok();
 }
 

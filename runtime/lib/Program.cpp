@@ -153,7 +153,21 @@ Status Program::load(ExecutableReader executable, Device &device,
   return Status::ok();
 }
 
+/// Graph replay: the device buffers every run uses (one per pooled_ entry),
+/// the graph recorded on them, and the lock runs take turns with.
+struct Program::GraphState {
+  std::mutex mutex;
+  std::vector<void *> buffers;
+  std::unique_ptr<DeviceGraph> graph;
+  std::atomic<uint64_t> captures{0};
+};
+
 Program::~Program() {
+  if (graph_) {
+    graph_->graph.reset();
+    for (void *block : graph_->buffers)
+      device_->deallocate(block);
+  }
   for (std::vector<void *> &blocks : freeBuffers_)
     for (void *block : blocks)
       device_->deallocate(block);
@@ -210,6 +224,98 @@ Status Program::downloadOutput(size_t output, void *host,
                                      std::to_string(output) + " '" +
                                      plan_.values[outputs_[output]].name +
                                      "': " + status.message());
+  return Status::ok();
+}
+
+Status Program::enableGraphReplay() {
+  if (graph_)
+    return Status::ok();
+  if (!device_->supportsGraphs())
+    return Status(StatusCode::Unimplemented,
+                  source_ + ": graph replay needs a device that records "
+                            "graphs (CUDA: compile for the cuda target); the " +
+                      std::string(device_->name()) + " device does not");
+  if (plan_.needsCollectives)
+    return Status(StatusCode::Unimplemented,
+                  source_ + ": graph replay of a plan whose kernels call the "
+                            "runtime's collectives");
+  // Graph replay is for devices the host cannot reach: on one it can, the
+  // callers' buffers would be in the graph.
+  if (hostMemory_)
+    return Status(StatusCode::Unimplemented,
+                  source_ + ": graph replay on a device whose memory is the "
+                            "host's");
+  auto state = std::make_unique<GraphState>();
+  for (size_t i = 0; i < pooled_.size(); ++i) {
+    void *block = nullptr;
+    Status status = device_->allocate(pooledSizes_[i], &block);
+    if (!status.isOk()) {
+      for (void *held : state->buffers)
+        device_->deallocate(held);
+      return Status(status.code(), source_ + ": graph replay's buffer for '" +
+                                       plan_.values[pooled_[i]].name +
+                                       "': " + status.message());
+    }
+    state->buffers.push_back(block);
+  }
+  graph_ = std::move(state);
+  return Status::ok();
+}
+
+uint64_t Program::graphCaptures() const {
+  return graph_ ? graph_->captures.load(std::memory_order_relaxed) : 0;
+}
+
+Status Program::replayGraph(const std::vector<void *> &buffers) const {
+  Profiler &profiler = Profiler::global();
+  int64_t start = profiler.enabled() ? profiler.now() : -1;
+  if (!graph_->graph) {
+    // Recorded once: every buffer, weight and launch configuration of a
+    // run is the same in every run.
+    NNC_RUNTIME_RETURN_IF_ERROR(device_->beginCapture());
+    LaunchConfig config;
+    std::vector<void *> args(maxArgs_);
+    Status recorded = Status::ok();
+    for (size_t s = 0; s < plan_.steps.size() && recorded.isOk(); ++s) {
+      const PlanStep &step = plan_.steps[s];
+      for (size_t a = 0; a < step.args.size(); ++a)
+        args[a] = buffers[step.args[a]];
+      Status launched = module_->launch(kernels_[s], args.data(),
+                                        step.args.size(), config);
+      if (!launched.isOk())
+        recorded = Status(launched.code(),
+                          source_ + ": recording step " + std::to_string(s) +
+                              " '" + eventNames_[s] +
+                              "': " + launched.message());
+    }
+    std::unique_ptr<DeviceGraph> graph;
+    Status ended = device_->endCapture(graph);
+    NNC_RUNTIME_RETURN_IF_ERROR(recorded);
+    if (!ended.isOk())
+      return Status(ended.code(),
+                    source_ + ": recording the graph: " + ended.message());
+    graph_->graph = std::move(graph);
+    graph_->captures.fetch_add(1, std::memory_order_relaxed);
+  }
+  Status replayed = graph_->graph->replay();
+  if (!replayed.isOk())
+    return Status(replayed.code(), source_ + ": replaying the graph of " +
+                                       std::to_string(plan_.steps.size()) +
+                                       " steps: " + replayed.message());
+  if (start >= 0) {
+    uint64_t read = 0, written = 0;
+    for (const PlanStep &step : plan_.steps) {
+      read += step.bytesRead;
+      written += step.bytesWritten;
+    }
+    profiler.record("kernel",
+                    (label_.empty() ? std::string("program") : label_) +
+                        "/graph",
+                    start, profiler.now() - start,
+                    std::to_string(plan_.steps.size()) +
+                        " steps replayed as one graph",
+                    read, written);
+  }
   return Status::ok();
 }
 
@@ -430,8 +536,16 @@ Status Program::run(const std::vector<TensorRef> &inputs,
     for (size_t i = 0; i < outputs_.size(); ++i)
       hostOutputs[i] = buffers[outputs_[i]];
   }
+  // With graph replay, runs take turns on the buffers the graph records.
+  std::unique_lock<std::mutex> graphTurn;
   BufferLease lease(*this, buffers);
-  NNC_RUNTIME_RETURN_IF_ERROR(lease.acquire());
+  if (graph_) {
+    graphTurn = std::unique_lock<std::mutex>(graph_->mutex);
+    for (size_t i = 0; i < pooled_.size(); ++i)
+      buffers[pooled_[i]] = graph_->buffers[i];
+  } else {
+    NNC_RUNTIME_RETURN_IF_ERROR(lease.acquire());
+  }
   if (!hostMemory_) {
     for (auto [output, input] : plan_.donations)
       buffers[output] = buffers[input];
@@ -461,6 +575,23 @@ Status Program::run(const std::vector<TensorRef> &inputs,
     for (size_t i = 0; i < outputs_.size(); ++i)
       if (outputReadyStep_[i] < 0)
         (*ready)(i, hostMemory_ ? buffers[outputs_[i]] : hostOutputs[i]);
+  if (graph_) {
+    NNC_RUNTIME_RETURN_IF_ERROR(replayGraph(buffers));
+    NNC_RUNTIME_RETURN_IF_ERROR(device_->synchronize());
+    if (checks)
+      NNC_RUNTIME_RETURN_IF_ERROR(readChecks(checks, kAfterGraph, slots));
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (outputReadyStep_[i] < 0)
+        continue;
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          downloadOutput(i, hostOutputs[i], buffers[outputs_[i]]));
+      if (ready)
+        (*ready)(i, hostOutputs[i]);
+    }
+    if (!reuse)
+      outputs = std::move(results);
+    return Status::ok();
+  }
   LaunchConfig config;
   config.threads = threads;
   std::vector<void *> args(maxArgs_);
@@ -526,15 +657,17 @@ Status Program::readChecks(const void *checks, size_t step,
     const int64_t *slot = &slots[4 * k];
     if (slot[0] == 0)
       continue;
-    const PlanStep &planStep = plan_.steps[step];
-    const std::string &kernel =
-        planStep.name.empty() ? planStep.kernel : planStep.name;
+    std::string where = "the replayed graph";
+    if (step != kAfterGraph) {
+      const PlanStep &planStep = plan_.steps[step];
+      where = "step " + std::to_string(step) + ", '" +
+              (planStep.name.empty() ? planStep.kernel : planStep.name) + "'";
+    }
     return Status(StatusCode::OutOfRange,
                   source_ + ": " + plan_.checks[k].what + ": " +
                       std::to_string(slot[1]) + " is out of range [" +
                       std::to_string(slot[2]) + ", " + std::to_string(slot[3]) +
-                      ") (found by step " + std::to_string(step) + ", '" +
-                      kernel + "')");
+                      ") (found by " + where + ")");
   }
   return Status::ok();
 }

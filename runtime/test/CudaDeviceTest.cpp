@@ -227,10 +227,22 @@ TEST(CudaDeviceTest, CpuDeviceRefusesACudaExecutable) {
 
 namespace {
 
+class OffHostModule;
+
+/// A launch recorded by OffHostDevice's capture.
+struct RecordedLaunch {
+  OffHostModule *module;
+  Kernel kernel;
+  std::vector<void *> args;
+  LaunchConfig config;
+};
+
 /// A device whose memory the host is not to touch: host memory underneath
 /// (so that the CPU test kernels run on it), but every buffer a kernel gets
 /// must lie in one of its allocations, and `allocationsLeft` (when not
-/// negative) makes allocations fail once spent.
+/// negative) makes allocations fail once spent. It records graphs as CUDA
+/// does: launches between beginCapture and endCapture are kept, not run,
+/// and any copy or allocation meanwhile is an error.
 class OffHostDevice : public Device {
 public:
   const char *name() const override { return "off-host"; }
@@ -241,6 +253,7 @@ public:
   std::string target() const override { return cpu.target(); }
 
   Status allocate(size_t bytes, void **out) override {
+    NNC_RUNTIME_RETURN_IF_ERROR(notCapturing("allocation"));
     std::lock_guard<std::mutex> lock(mutex);
     if (allocationsLeft == 0)
       return Status(StatusCode::OutOfRange,
@@ -260,12 +273,14 @@ public:
   Status copyHostToDevice(void *device, const void *host,
                           size_t bytes) override {
     NNC_RUNTIME_RETURN_IF_ERROR(check(device, bytes, "copy to the device"));
+    NNC_RUNTIME_RETURN_IF_ERROR(notCapturing("copy to the device"));
     ++copiesIn;
     return cpu.copyHostToDevice(device, host, bytes);
   }
   Status copyDeviceToHost(void *host, const void *device,
                           size_t bytes) override {
     NNC_RUNTIME_RETURN_IF_ERROR(check(device, bytes, "copy from the device"));
+    NNC_RUNTIME_RETURN_IF_ERROR(notCapturing("copy from the device"));
     if (host && owns(host))
       return Status(StatusCode::Internal, "copy to device memory as host");
     ++copiesOut;
@@ -275,7 +290,29 @@ public:
                     const CodeRequirements &requirements,
                     const std::string &source,
                     std::unique_ptr<DeviceModule> &out) override;
-  Status synchronize() override { return cpu.synchronize(); }
+  Status synchronize() override {
+    NNC_RUNTIME_RETURN_IF_ERROR(notCapturing("synchronize"));
+    return cpu.synchronize();
+  }
+
+  bool supportsGraphs() const override { return graphs; }
+  Status beginCapture() override {
+    if (!graphs)
+      return Device::beginCapture();
+    if (capturing)
+      return Status(StatusCode::Internal, "capture within a capture");
+    capturing = true;
+    recording.clear();
+    ++captures;
+    return Status::ok();
+  }
+  Status endCapture(std::unique_ptr<DeviceGraph> &out) override;
+
+  Status notCapturing(const std::string &what) const {
+    if (!capturing)
+      return Status::ok();
+    return Status(StatusCode::Internal, what + " while capturing");
+  }
 
   /// Whether `pointer` lies in a live allocation.
   bool owns(const void *pointer) const {
@@ -301,6 +338,10 @@ public:
   int copiesIn = 0, copiesOut = 0;
   /// Per launch, the buffers the kernel got.
   std::vector<std::vector<void *>> launches;
+  bool graphs = false;
+  bool capturing = false;
+  int captures = 0, replays = 0;
+  std::vector<RecordedLaunch> recording;
 
 private:
   Device &cpu = getCpuDevice();
@@ -321,6 +362,11 @@ public:
         return Status(StatusCode::Internal,
                       kernel.name + " got host memory as argument " +
                           std::to_string(i));
+    if (device.capturing) {
+      device.recording.push_back(
+          {this, kernel, std::vector<void *>(args, args + numArgs), config});
+      return Status::ok();
+    }
     device.launches.emplace_back(args, args + numArgs);
     return cpu->launch(kernel, args, numArgs, config);
   }
@@ -329,6 +375,35 @@ private:
   OffHostDevice &device;
   std::unique_ptr<DeviceModule> cpu;
 };
+
+class OffHostGraph : public DeviceGraph {
+public:
+  OffHostGraph(OffHostDevice &device, std::vector<RecordedLaunch> launches)
+      : device(device), launches(std::move(launches)) {}
+  Status replay() override {
+    ++device.replays;
+    for (RecordedLaunch &launch : launches)
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          launch.module->launch(launch.kernel, launch.args.data(),
+                                launch.args.size(), launch.config));
+    return Status::ok();
+  }
+
+private:
+  OffHostDevice &device;
+  std::vector<RecordedLaunch> launches;
+};
+
+Status OffHostDevice::endCapture(std::unique_ptr<DeviceGraph> &out) {
+  if (!graphs)
+    return Device::endCapture(out);
+  if (!capturing)
+    return Status(StatusCode::Internal, "end of a capture never begun");
+  capturing = false;
+  out = std::make_unique<OffHostGraph>(*this, std::move(recording));
+  recording.clear();
+  return Status::ok();
+}
 
 Status OffHostDevice::loadModule(const uint8_t *code, size_t size,
                                  const CodeRequirements &requirements,
@@ -549,4 +624,132 @@ TEST(OffHostProgramTest, AllocationFailuresNameTheValue) {
   EXPECT_EQ(device.order.size(), 4u);
   program.reset();
   EXPECT_TRUE(device.live.empty());
+}
+
+// Graph replay records the launches once, on buffers the program keeps, and
+// replays them: every run after the first copies its inputs in, replays,
+// and copies the outputs out, allocating nothing, with the results of
+// runs without it.
+TEST(OffHostProgramTest, GraphReplayRecordsOnceAndEqualsEagerRuns) {
+  OffHostDevice device;
+  device.graphs = true;
+  std::unique_ptr<Program> eager, graph;
+  ASSERT_TRUE(loadExecutable(Program::hostCpuTarget(), offHostPlan(false),
+                             testKernels(), {}, device, eager)
+                  .isOk());
+  ASSERT_TRUE(loadExecutable(Program::hostCpuTarget(), offHostPlan(false),
+                             testKernels(), {}, device, graph)
+                  .isOk());
+  EXPECT_FALSE(graph->graphReplay());
+  Status status = graph->enableGraphReplay();
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  EXPECT_TRUE(graph->graphReplay());
+  EXPECT_TRUE(graph->enableGraphReplay().isOk()); // again: nothing
+  EXPECT_EQ(graph->graphCaptures(), 0u);
+  size_t allocations = device.order.size();
+  // Arena, x, y and where: one buffer each, taken now.
+  EXPECT_EQ(allocations, 4u);
+  std::vector<void *> arenas;
+  for (int run = 0; run < 3; ++run) {
+    const float x[4] = {1.0f + run, 2, -3, 4.5f * run};
+    std::vector<HostTensor> expected, got;
+    status = eager->run({refOf(x)}, expected);
+    ASSERT_TRUE(status.isOk()) << status.toString();
+    int replaysBefore = device.replays;
+    status = graph->run({refOf(x)}, got);
+    ASSERT_TRUE(status.isOk()) << status.toString();
+    EXPECT_EQ(device.replays, replaysBefore + 1);
+    ASSERT_EQ(got.size(), 2u);
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(got[0].dataAs<float>()[i], expected[0].dataAs<float>()[i])
+          << run << " " << i;
+    EXPECT_FALSE(device.owns(got[0].data()));
+    arenas.push_back(reinterpret_cast<void *>(
+        static_cast<uintptr_t>(got[1].dataAs<int64_t>()[0])));
+  }
+  EXPECT_EQ(graph->graphCaptures(), 1u);
+  EXPECT_EQ(device.captures, 1);
+  // Every replay ran on the same arena; the eager program's own runs took
+  // their buffers from its pool.
+  EXPECT_EQ(arenas[0], arenas[1]);
+  EXPECT_EQ(arenas[1], arenas[2]);
+  EXPECT_EQ(graph->scratchAllocations(), 0u);
+  graph.reset();
+  eager.reset();
+  EXPECT_TRUE(device.live.empty());
+}
+
+// Donated outputs and `ready` work as without graphs: the donated output
+// comes back into its input, and every output is announced, with host
+// memory, once the graph has run.
+TEST(OffHostProgramTest, GraphReplayDonatesAndAnnounces) {
+  OffHostDevice device;
+  device.graphs = true;
+  Plan plan = offHostPlan(false);
+  plan.donations = {{2, 0}};
+  std::unique_ptr<Program> program;
+  ASSERT_TRUE(loadExecutable(Program::hostCpuTarget(), plan, testKernels(), {},
+                             device, program)
+                  .isOk());
+  ASSERT_TRUE(program->enableGraphReplay().isOk());
+  float x[4] = {1, 2, 3, 4};
+  std::vector<size_t> heard;
+  Program::OutputReady ready = [&](size_t output, void *data) {
+    EXPECT_FALSE(device.owns(data)) << output;
+    heard.push_back(output);
+  };
+  for (int run = 0; run < 2; ++run) {
+    std::vector<HostTensor> outputs;
+    heard.clear();
+    Status status = program->run({refOf(x)}, outputs, 0, &ready);
+    ASSERT_TRUE(status.isOk()) << status.toString();
+    EXPECT_EQ(heard, (std::vector<size_t>{0, 1}));
+  }
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(x[i], 2 * (2 * (i + 1) + 1) + 1) << i;
+  EXPECT_EQ(device.captures, 1);
+}
+
+// Graph replay needs a device that records graphs, and says so.
+TEST(OffHostProgramTest, GraphReplayNeedsGraphs) {
+  OffHostDevice device;
+  std::unique_ptr<Program> program;
+  ASSERT_TRUE(loadExecutable(Program::hostCpuTarget(), offHostPlan(false),
+                             testKernels(), {}, device, program)
+                  .isOk());
+  Status status = program->enableGraphReplay();
+  EXPECT_EQ(status.code(), StatusCode::Unimplemented);
+  EXPECT_TRUE(contains(status, "exe: graph replay needs a device that records "
+                               "graphs"))
+      << status.toString();
+  EXPECT_TRUE(contains(status, "the off-host device does not"))
+      << status.toString();
+  EXPECT_FALSE(program->graphReplay());
+  std::unique_ptr<Program> onCpu;
+  ASSERT_TRUE(loadExecutable(Program::hostCpuTarget(), offHostPlan(false),
+                             testKernels(), {}, getCpuDevice(), onCpu)
+                  .isOk());
+  EXPECT_EQ(onCpu->enableGraphReplay().code(), StatusCode::Unimplemented);
+}
+
+// A failed allocation of graph replay's buffers names the value and keeps
+// nothing; the program still runs without graphs.
+TEST(OffHostProgramTest, GraphReplayAllocationFailureNamesTheValue) {
+  OffHostDevice device;
+  device.graphs = true;
+  std::unique_ptr<Program> program;
+  ASSERT_TRUE(loadExecutable(Program::hostCpuTarget(), offHostPlan(false),
+                             testKernels(), {}, device, program)
+                  .isOk());
+  device.allocationsLeft = 2;
+  EXPECT_ERROR(program->enableGraphReplay(),
+               "exe: graph replay's buffer for 'y': cannot allocate 16 bytes");
+  EXPECT_TRUE(device.live.empty());
+  EXPECT_FALSE(program->graphReplay());
+  device.allocationsLeft = -1;
+  const float x[4] = {1, 2, 3, 4};
+  std::vector<HostTensor> outputs;
+  Status status = program->run({refOf(x)}, outputs);
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  EXPECT_EQ(device.captures, 0);
 }

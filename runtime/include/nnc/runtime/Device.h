@@ -66,6 +66,16 @@ struct CodeRequirements {
   bool needsCollectives = false;
 };
 
+/// Launches recorded once on a device (Device::beginCapture to endCapture)
+/// and replayed as one unit on the same buffers: a CUDA graph. Destroyed
+/// before its device.
+class DeviceGraph {
+public:
+  virtual ~DeviceGraph();
+  /// Queues the recorded launches, after the work queued so far.
+  virtual Status replay() = 0;
+};
+
 class Device {
 public:
   virtual ~Device();
@@ -95,6 +105,17 @@ public:
                             std::unique_ptr<DeviceModule> &out) = 0;
   /// Waits for everything launched so far.
   virtual Status synchronize() = 0;
+
+  /// Whether launches can be recorded into a DeviceGraph (CUDA: yes).
+  virtual bool supportsGraphs() const { return false; }
+  /// From now until endCapture, the launches the calling thread makes on
+  /// this device are recorded, not run; the work of other threads waits.
+  /// Between the two the thread may only launch kernels: no copies,
+  /// allocations or synchronization. Unimplemented where !supportsGraphs().
+  virtual Status beginCapture();
+  /// Ends what beginCapture began (always, even when it fails) and makes
+  /// what was recorded a graph.
+  virtual Status endCapture(std::unique_ptr<DeviceGraph> &out);
 };
 
 /// The host CPU. One instance serves the whole process.

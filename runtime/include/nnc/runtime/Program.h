@@ -116,6 +116,22 @@ public:
     return outputReadyStep_[output];
   }
 
+  /// Runs the plan from now on as one device graph (CUDA graphs, PyTorch's
+  /// reduce-overhead mode): the next run records its launches once, on
+  /// device buffers this Program keeps for its inputs, outputs and scratch
+  /// values (allocated here), and every run then copies its inputs into
+  /// those buffers, replays the graph and copies the outputs out. Runs take
+  /// turns (one at a time per Program); checks are read, and `ready` is
+  /// called for every output, after the whole graph. Unimplemented on a
+  /// device without graphs (the CPU) and for plans whose steps call the
+  /// runtime's collectives; errors name the program. Not to be called
+  /// while a run is in progress; calling it again does nothing.
+  Status enableGraphReplay();
+  bool graphReplay() const { return graph_ != nullptr; }
+  /// Graph recordings so far: 1 after any number of runs with graph replay
+  /// (0 before the first).
+  uint64_t graphCaptures() const;
+
   /// What the profiler calls this program's steps: "<label>/<step name>"
   /// ("<label>/<kernel>" for a step without a name), with the step's detail,
   /// else `detail` (e.g. the ops they compute), in the trace. Not to be
@@ -128,14 +144,19 @@ private:
   Status acquireBuffer(size_t which, void *&out) const;
   void releaseBuffer(size_t which, void *block) const;
   Status uploadWeights(const SectionRef *weights);
+  struct GraphState;
+  /// The launches of a run on `buffers`, as a graph (recorded on the first
+  /// call).
+  Status replayGraph(const std::vector<void *> &buffers) const;
   /// Copies output `output` from its device buffer `device` to `host`.
   Status downloadOutput(size_t output, void *host, const void *device) const;
   void nameEvents();
   Status checkNoOverlap(const std::vector<TensorRef> &inputs,
                         const std::vector<HostTensor> &outputs) const;
   /// The error of the first run-time check set in `checks` (the checks
-  /// buffer, after step `step`), or ok; `slots` (4 words per check) holds
-  /// the copy read.
+  /// buffer, after step `step`, or kAfterGraph after a replayed graph), or
+  /// ok; `slots` (4 words per check) holds the copy read.
+  static constexpr size_t kAfterGraph = ~size_t(0);
   Status readChecks(const void *checks, size_t step,
                     std::vector<int64_t> &slots) const;
 
@@ -183,6 +204,8 @@ private:
   mutable std::mutex poolMutex_;
   mutable std::vector<std::vector<void *>> freeBuffers_; // per pooled_ entry
   mutable std::atomic<uint64_t> scratchAllocations_{0};
+  /// Graph replay's buffers (per pooled_ entry) and graph; null without it.
+  std::unique_ptr<GraphState> graph_;
 };
 
 } // namespace nnc::runtime
