@@ -307,6 +307,12 @@ typedef struct nnc_compile_options_t {
    * op is INVALID_ARGUMENT. */
   const char *amp_low_ops;
   const char *amp_f32_ops;
+  /* Nonzero: run what is compiled (an executable, a trainer's steps) as a
+   * CUDA graph, PyTorch's reduce-overhead mode: recorded on the first run
+   * on buffers the program keeps, replayed on every run after, inputs
+   * copied in and outputs out around it (default 0). Needs a target whose
+   * device records graphs ("cuda"), else INVALID_ARGUMENT. */
+  int32_t cuda_graph;
 } nnc_compile_options_t;
 
 /* Fills `options` (borrowed, written) with the defaults and stamps the size
@@ -331,6 +337,7 @@ nnc_compile_options_initialize(nnc_compile_options_t *options) {
   options->tuning_budget_seconds = 120.0;
   options->amp_low_ops = NULL;
   options->amp_f32_ops = NULL;
+  options->cuda_graph = 0;
 }
 
 /* A concrete shape for one input. */

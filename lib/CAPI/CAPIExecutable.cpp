@@ -147,6 +147,7 @@ nnc::capi::checkCompileOptions(const char *fn,
   out.tuningBudgetSeconds = options->tuning_budget_seconds;
   out.threads = static_cast<unsigned>(options->num_threads);
   out.target = target;
+  out.graphReplay = options->cuda_graph != 0;
   out.optLevel = options->opt_level;
   out.fuse = options->fuse != 0;
   out.measureUnfused = options->measure_unfused != 0;

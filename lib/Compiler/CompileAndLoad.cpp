@@ -45,6 +45,13 @@ nnc::compileAndLoad(ModuleOp module, llvm::StringRef name,
   if (!func)
     return rt::Status(rt::StatusCode::Internal,
                       "no function @" + name.str() + " to compile");
+  if (options.graphReplay && !device.supportsGraphs())
+    return rt::Status(rt::StatusCode::InvalidArgument,
+                      std::string("graph replay (CUDA graphs) needs a device "
+                                  "that records graphs, the cuda target's; "
+                                  "@") +
+                          name.str() + " would run on the " + device.name() +
+                          " device");
   DiagnosticCapture capture(*module.getContext());
   rt::ProfileScope profile("compile", name.str());
   CompileResult result = compile(module, name, inputShapes, options);
@@ -66,6 +73,8 @@ nnc::compileAndLoad(ModuleOp module, llvm::StringRef name,
   NNC_RUNTIME_RETURN_IF_ERROR(
       rt::Program::load(std::move(reader), device, out.source, out.program));
   out.program->setLabel(name.str(), opSummary(func));
+  if (options.graphReplay)
+    NNC_RUNTIME_RETURN_IF_ERROR(out.program->enableGraphReplay());
   out.seconds = result.seconds;
   out.fromCache = result.fromCache;
   out.tuning = std::move(result.tuning);

@@ -1659,12 +1659,14 @@ static void test_cuda_target(void) {
   const char *emulator = getenv("NNC_CAPI_TEST_CUDA_DRIVER");
   const char *old = getenv("NNC_CUDA_DRIVER");
   char *saved = old ? strdup(old) : NULL;
-  size_t i;
+  int i;
 
   for (i = 0; i < 12; ++i) {
     ones[i] = 1.0f;
     zeros[i] = 0.0f;
   }
+  shape.rank = 2;
+  shape.dims = dims;
   EXPECT_OK(nnc_context_create(NULL, &context));
   if (!context)
     goto done;
@@ -1674,9 +1676,13 @@ static void test_cuda_target(void) {
     goto done;
   nnc_compile_options_initialize(&compile);
   compile.cache_dir = "";
+  /* CUDA graphs need a device that records them. */
+  compile.cuda_graph = 1;
+  EXPECT_ERROR(nnc_model_compile(model, &compile, 1, &shape, &executable),
+               NNC_STATUS_INVALID_ARGUMENT,
+               "graph replay (CUDA graphs) needs a device that records graphs");
+  compile.cuda_graph = 0;
   compile.target = "cuda:gpu";
-  shape.rank = 2;
-  shape.dims = dims;
   EXPECT_ERROR(nnc_model_compile(model, &compile, 1, &shape, &executable),
                NNC_STATUS_INVALID_ARGUMENT, "after 'cuda:' comes a device");
   compile.target = "cuda";
@@ -1705,6 +1711,25 @@ static void test_cuda_target(void) {
     EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, outputs));
     CHECK(outputs[0] && close_to(((float *)nnc_tensor_data(outputs[0]))[11],
                                  1.0));
+  }
+  /* The same as a CUDA graph: recorded on the first run, replayed on the
+   * second, with new inputs copied in. */
+  nnc_executable_destroy(executable);
+  executable = NULL;
+  compile.cuda_graph = 1;
+  EXPECT_OK(nnc_model_compile(model, &compile, 1, &shape, &executable));
+  compile.cuda_graph = 0;
+  if (executable) {
+    for (i = 0; i < 2; ++i) {
+      ones[5] = (float)(i + 2);
+      nnc_tensor_destroy(outputs[0]);
+      outputs[0] = NULL;
+      inputs[0] = x;
+      EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, outputs));
+      CHECK(outputs[0] &&
+            close_to(((float *)nnc_tensor_data(outputs[0]))[5], i + 2.0));
+    }
+    ones[5] = 1.0f;
   }
   EXPECT_OK(nnc_trainer_create(model, &options, &compile, &trainer));
   if (trainer) {

@@ -179,6 +179,9 @@ output:
                            compile (default 120)
   --target T               what to compile the steps for: cpu (default),
                            cuda, cuda:sm_XX, cuda:N (docs/CUDABackend.md)
+  --cuda-graph             run each compiled step as a CUDA graph, recorded
+                           on its first run and replayed after (--target
+                           cuda)
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
@@ -298,6 +301,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                               "--report",
                                               "--no-fuse",
                                               "--no-library-kernels",
+                                              "--cuda-graph",
                                               "--no-advice",
                                               "--no-broadcast-buffers",
                                               "--no-overlap",
@@ -476,7 +480,8 @@ int nnc::tools::runTrain(int argc, char **argv) {
                              "--threads",
                              "--no-fuse",
                              "--no-library-kernels",
-                             "--target"})
+                             "--target",
+                             "--cuda-graph"})
       if (args.has(flag))
         return fail({std::string(flag) + " is fixed by the saved trainer '" +
                          args.model + "'",

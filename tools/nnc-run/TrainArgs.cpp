@@ -387,6 +387,7 @@ bool fillCompileOptions(const Args &args, nnc_compile_options_t &c,
   // Flags only `train` takes; absent elsewhere.
   c.fuse = args.switches.count("--no-fuse") ? 0 : 1;
   c.library_kernels = args.switches.count("--no-library-kernels") ? 0 : 1;
+  c.cuda_graph = args.switches.count("--cuda-graph") ? 1 : 0;
   c.measure_unfused = args.switches.count("--report") && c.fuse;
   auto find = [&](const char *flag) -> const std::string * {
     auto it = args.values.find(flag);

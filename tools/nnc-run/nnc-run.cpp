@@ -86,6 +86,8 @@ options:
                            (cubins for sm_80 and sm_90, PTX for newer
                            GPUs), cuda:sm_XX (that architecture), cuda:N
                            (device N); docs/CUDABackend.md
+  --cuda-graph             run as a CUDA graph: recorded on the first run,
+                           replayed after (--target cuda)
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -133,6 +135,7 @@ struct Options {
   std::optional<std::string> autotune, tuningDb, tuningBudget;
   std::optional<std::string> amp, ampLowOps, ampF32Ops;
   std::string target;
+  bool cudaGraph = false;
 };
 
 /// Parses argv; returns false and fills `failure` on a malformed line.
@@ -188,12 +191,13 @@ bool parseCommandLine(int argc, char **argv, Options &options, bool &help,
       continue;
     }
     if (name == "--no-fuse" || name == "--no-plan-memory" ||
-        name == "--no-library-kernels") {
+        name == "--no-library-kernels" || name == "--cuda-graph") {
       if (!noValue())
         return false;
-      (name == "--no-fuse"          ? options.noFuse
-       : name == "--no-plan-memory" ? options.noPlanMemory
-                                    : options.noLibraryKernels) = true;
+      (name == "--no-fuse"              ? options.noFuse
+       : name == "--no-plan-memory"     ? options.noPlanMemory
+       : name == "--no-library-kernels" ? options.noLibraryKernels
+                                        : options.cudaGraph) = true;
       continue;
     }
     static const std::set<std::string> valued = {"--input",
@@ -458,6 +462,7 @@ bool loadModel(const Options &options, Prepared &prepared, Failure &failure) {
   compileOptions.library_kernels = options.noLibraryKernels ? 0 : 1;
   if (!options.target.empty())
     compileOptions.target = options.target.c_str();
+  compileOptions.cuda_graph = options.cudaGraph ? 1 : 0;
   std::string tuningError = applyTuningOptions(
       options.autotune ? &*options.autotune : nullptr,
       options.tuningDb ? &*options.tuningDb : nullptr,
@@ -733,8 +738,11 @@ int runTool(int argc, char **argv) {
     failure = {"--bind-integer-inputs applies to .onnx models only", 2};
     return report();
   }
-  if (compiled && (options.hasCacheDir || options.hasThreads)) {
-    failure = {std::string(options.hasCacheDir ? "--cache-dir" : "--threads") +
+  if (compiled && (options.hasCacheDir || options.hasThreads ||
+                   options.cudaGraph)) {
+    failure = {std::string(options.hasCacheDir ? "--cache-dir"
+                           : options.hasThreads ? "--threads"
+                                                : "--cuda-graph") +
                    " applies when compiling, not to a compiled .nncx",
                2};
     return report();

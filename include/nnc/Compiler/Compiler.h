@@ -56,6 +56,11 @@ struct CompileOptions {
   /// Kernels in the target's tuned libraries where its cost model picks
   /// them (the CPU: oneDNN convolutions); off: generated code only.
   bool libraryKernels = true;
+  /// Load the program for graph replay (Program::enableGraphReplay: CUDA
+  /// graphs, recorded on the first run and replayed after); the device must
+  /// record graphs. A property of the loaded program, not of the
+  /// executable: it takes no part in the compile cache's key.
+  bool graphReplay = false;
   /// Also count the kernels and bytes moved of the same function compiled
   /// without fusion (the plan's unfused figures; costs the MLIR passes once
   /// more, no code generation).
