@@ -34,6 +34,7 @@
 
 using namespace nnc::runtime;
 using nnc::runtime::test::contains;
+using nnc::runtime::test::Environment;
 
 namespace {
 
@@ -53,31 +54,6 @@ int freePort() {
   ::close(fd);
   return ntohs(address.sin_port);
 }
-
-/// Sets or clears environment variables for the scope.
-class Environment {
-public:
-  ~Environment() {
-    for (auto &[name, old] : saved_)
-      if (old.first)
-        ::setenv(name.c_str(), old.second.c_str(), 1);
-      else
-        ::unsetenv(name.c_str());
-  }
-  void set(const char *name, const char *value) {
-    if (!saved_.count(name)) {
-      const char *old = std::getenv(name);
-      saved_[name] = {old != nullptr, old ? old : ""};
-    }
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-
-private:
-  std::map<std::string, std::pair<bool, std::string>> saved_;
-};
 
 const char *kLaunchVariables[] = {"RANK",
                                   "WORLD_SIZE",

@@ -30,33 +30,9 @@
 
 using namespace nnc::runtime;
 using nnc::runtime::test::contains;
+using nnc::runtime::test::Environment;
 
 namespace {
-
-/// Sets or clears environment variables for the scope.
-class Environment {
-public:
-  ~Environment() {
-    for (auto &[name, old] : saved_)
-      if (old.first)
-        ::setenv(name.c_str(), old.second.c_str(), 1);
-      else
-        ::unsetenv(name.c_str());
-  }
-  void set(const char *name, const char *value) {
-    if (!saved_.count(name)) {
-      const char *old = std::getenv(name);
-      saved_[name] = {old != nullptr, old ? old : ""};
-    }
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-
-private:
-  std::map<std::string, std::pair<bool, std::string>> saved_;
-};
 
 /// Why this machine has no CUDA device, or "" when it has one.
 std::string whyNoCudaDevice() {

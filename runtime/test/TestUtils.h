@@ -1,7 +1,8 @@
 //===- TestUtils.h - shared helpers of the runtime unit tests ---*- C++ -*-===//
 //
 // EXPECT_ERROR(status, text): the status is an error whose message contains
-// `text`. TempDir: a fresh folder removed with what is in it. expectSame:
+// `text`. TempDir: a fresh folder removed with what is in it. Environment:
+// variables set or cleared for a scope. expectSame:
 // two host tensors of the same dtype, shape and bytes. contentsOf and
 // writePlain: a whole file's bytes read, or written without the runtime.
 //
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,31 @@ namespace nnc::runtime::test {
 inline bool contains(const Status &s, const std::string &text) {
   return s.message().find(text) != std::string::npos;
 }
+
+/// Sets or clears environment variables for the scope.
+class Environment {
+public:
+  ~Environment() {
+    for (auto &[name, old] : saved_)
+      if (old.first)
+        ::setenv(name.c_str(), old.second.c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
+  }
+  void set(const char *name, const char *value) {
+    if (!saved_.count(name)) {
+      const char *old = std::getenv(name);
+      saved_[name] = {old != nullptr, old ? old : ""};
+    }
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+
+private:
+  std::map<std::string, std::pair<bool, std::string>> saved_;
+};
 
 /// A fresh folder under $TMPDIR (or /tmp) named `<prefix>XXXXXX`, removed
 /// with its files and empty subfolders on destruction (made writable first:
