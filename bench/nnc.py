@@ -81,7 +81,8 @@ class CompileOptions(ctypes.Structure):
                 ("tuning_database", ctypes.c_char_p),
                 ("tuning_budget_seconds", ctypes.c_double),
                 ("amp_low_ops", ctypes.c_char_p),
-                ("amp_f32_ops", ctypes.c_char_p)]
+                ("amp_f32_ops", ctypes.c_char_p),
+                ("cuda_graph", ctypes.c_int32)]
 
     # nnc_autotune_t
     AUTOTUNE = {"off": 0, "cached": 1, "on": 2, "require": 3}
@@ -91,8 +92,10 @@ class CompileOptions(ctypes.Structure):
     def __init__(self, cache_dir=None, num_threads=0, opt_level=2, fuse=1,
                  measure_unfused=0, plan_memory=1, library_kernels=1,
                  autotune="cached", tuning_database=None,
-                 tuning_budget_seconds=120.0, precision="f32"):
-        super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION, None,
+                 tuning_budget_seconds=120.0, precision="f32", target=None,
+                 cuda_graph=0):
+        super().__init__(ctypes.sizeof(CompileOptions), NNC_ABI_VERSION,
+                         None if target is None else target.encode(),
                          self.PRECISION[precision],
                          None if cache_dir is None else cache_dir.encode(),
                          opt_level, num_threads, fuse, measure_unfused,
@@ -100,7 +103,7 @@ class CompileOptions(ctypes.Structure):
                          self.AUTOTUNE[autotune],
                          None if tuning_database is None
                          else tuning_database.encode(),
-                         tuning_budget_seconds, None, None)
+                         tuning_budget_seconds, None, None, cuda_graph)
 
 
 class TrainOptions(ctypes.Structure):
