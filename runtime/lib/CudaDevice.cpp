@@ -204,6 +204,9 @@ private:
 struct ResolvedKernel {
   const CudaKernel *kernel = nullptr;
   std::vector<void *> functions; // one per launch
+  /// cuLaunchKernel's parameter array, one slot per buffer, filled at each
+  /// launch under the device's stream lock (sized once, not per launch).
+  std::vector<void *> params;
 };
 
 class CudaDeviceModule : public DeviceModule {
@@ -232,6 +235,7 @@ public:
     if (!slot) {
       auto kernel = std::make_unique<ResolvedKernel>();
       kernel->kernel = found->second;
+      kernel->params.resize(found->second->numPointers);
       NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
       for (const CudaLaunch &launch : found->second->launches) {
         void *function = nullptr;
@@ -260,7 +264,7 @@ public:
     (void)config;
     if (!kernel.handle)
       return Status(StatusCode::InvalidArgument, "launch of a null kernel");
-    const auto &resolvedKernel = *static_cast<ResolvedKernel *>(kernel.handle);
+    auto &resolvedKernel = *static_cast<ResolvedKernel *>(kernel.handle);
     const CudaKernel &planKernel = *resolvedKernel.kernel;
     if (numArgs != planKernel.numPointers)
       return Status(StatusCode::InvalidArgument,
@@ -269,13 +273,11 @@ public:
                         " buffers, got " + std::to_string(numArgs));
     std::lock_guard<std::recursive_mutex> lock(device.streamMutex);
     NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
-    // cuLaunchKernel reads each parameter through a pointer to its value;
-    // the values are the buffers' device addresses, copied so that the
-    // caller's array may change once this returns.
-    std::vector<void *> values(args, args + numArgs);
-    std::vector<void *> params(numArgs);
+    // cuLaunchKernel reads each parameter (a buffer's device address)
+    // through a pointer to it, and copies the values before it returns.
+    std::vector<void *> &params = resolvedKernel.params;
     for (size_t i = 0; i < numArgs; ++i)
-      params[i] = &values[i];
+      params[i] = const_cast<void **>(&args[i]);
     for (size_t l = 0; l < planKernel.launches.size(); ++l) {
       const CudaLaunch &launch = planKernel.launches[l];
       Status status = device.driver.check(
