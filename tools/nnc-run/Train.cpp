@@ -92,7 +92,10 @@ data:
   --batch-size N           (default 32)
   --eval-batch-size N      (default: the whole evaluation set up to 4096)
   --epochs N | --steps N   how long: passes over the data, or optimizer steps
-                           (default: 1 epoch)
+                           (default: 1 epoch); --steps 0 with --save-trainer
+                           compiles the step for the first batch's shape and
+                           saves the untrained trainer (to train elsewhere
+                           from the runtime alone, e.g. on a GPU machine)
   --no-shuffle             keep the data order; else a new order per epoch
   --seed N                 the shuffling order and random ops (default 0)
   --drop-last              no short last batch per epoch
@@ -352,7 +355,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
   if (!parseInt(args, "--batch-size", 1, batchSize, failure) ||
       !parseInt(args, "--eval-batch-size", 1, evalBatchSize, failure) ||
       !parseInt(args, "--epochs", 1, epochs, failure) ||
-      !parseInt(args, "--steps", 1, steps, failure) ||
+      !parseInt(args, "--steps", 0, steps, failure) ||
       !parseInt(args, "--seed", 0, seed, failure) ||
       !parseInt(args, "--workers", 1, workers, failure) ||
       !parseInt(args, "--prefetch", 1, prefetch, failure) ||
@@ -453,6 +456,13 @@ int nnc::tools::runTrain(int argc, char **argv) {
   // A saved trainer brings its own training configuration; flags that
   // would change it are refused rather than ignored.
   bool savedTrainer = endsWith(args.model, ".nncx");
+  const bool compileOnly = args.has("--steps") && steps == 0;
+  if (compileOnly && (savedTrainer || !args.has("--save-trainer")))
+    return fail({savedTrainer ? "--steps 0 compiles a model's training step; "
+                                "a saved trainer is compiled already"
+                              : "--steps 0 compiles the training step without "
+                                "training: give --save-trainer FILE",
+                 2});
   if (savedTrainer)
     for (const char *flag : {"--loss",
                              "--reduction",
@@ -776,6 +786,30 @@ int nnc::tools::runTrain(int argc, char **argv) {
   nnc_interval_stats_t lastInterval, total;
   std::memset(&lastInterval, 0, sizeof(lastInterval));
   std::memset(&total, 0, sizeof(total));
+
+  // --steps 0: the step compiled for the first batch's shape, saved
+  // untrained.
+  if (compileOnly) {
+    nnc_batch_t *raw = nullptr;
+    if (nnc_status_t status = nnc_loader_next(loader.get(), &raw))
+      return fail({takeMessage(status)});
+    BatchHandle batch(raw);
+    std::vector<const nnc_tensor_t *> data;
+    for (size_t i = 0, e = nnc_batch_tensor_count(batch.get()); i < e; ++i)
+      data.push_back(nnc_batch_tensor(batch.get(), i));
+    if (nnc_status_t status = nnc_trainer_prepare(
+            trainer.get(), data.size(), data.data(), /*with_eval=*/0, nullptr))
+      return fail({takeMessage(status)});
+    if (lead)
+      if (nnc_status_t status = nnc_trainer_save(
+              trainer.get(), args.get("--save-trainer").c_str()))
+        return fail({takeMessage(status)});
+    std::printf("compiled the training step for batches of %lld; saved the "
+                "untrained trainer to %s\n",
+                (long long)nnc_batch_size(batch.get()),
+                args.get("--save-trainer").c_str());
+    return 0;
+  }
 
   // The loop: one batch per trainer step call; `accumulate` calls make an
   // optimizer step.
