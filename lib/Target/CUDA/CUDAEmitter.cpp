@@ -27,6 +27,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -173,9 +174,11 @@ public:
         ++i;
         continue;
       }
+      // A reduction spread over threads is a launch of its own too.
       size_t last = i;
-      if (!isa<scf::ParallelOp>(ops[i]))
-        for (size_t j = i; j < ops.size() && !isa<scf::ParallelOp>(ops[j]);
+      if (!isa<scf::ParallelOp>(ops[i]) && !spread(ops[i]))
+        for (size_t j = i; j < ops.size() && !isa<scf::ParallelOp>(ops[j]) &&
+                           !spread(ops[j]);
              ++j)
           if (!isPrelude(ops[j]))
             last = j;
@@ -211,9 +214,10 @@ public:
                        << func_.getName()
                        << ", after one that may write its buffer ("
                        << l->getName() << ")";
-      // Nor may a parallel launch write it: its threads read it at their
-      // start, in any order with the others' writes.
-      if (isa<scf::ParallelOp>(work.front()))
+      // Nor may a launch of many threads (a parallel loop, a reduction)
+      // write it: its threads read it at their start, in any order with the
+      // others' writes.
+      if (isa<scf::ParallelOp>(work.front()) || spread(work.front()))
         for (Operation *p : prelude)
           if (auto load = dyn_cast<memref::LoadOp>(p))
             if (writes(work.front(), regionOf(load.getMemRef())))
@@ -317,7 +321,14 @@ private:
       if (failed(emitOp(p)))
         return failure();
     auto parallel = dyn_cast<scf::ParallelOp>(work.front());
-    if (parallel) {
+    std::optional<ReductionNest> reduction;
+    std::optional<RowsPer> per;
+    if (work.size() == 1 && (reduction = matchReduction(work.front())))
+      per = rowsPer(*reduction, parallel != nullptr);
+    if (per) {
+      if (failed(emitReduction(*reduction, *per, launch)))
+        return failure();
+    } else if (parallel) {
       if (failed(emitGridLoop(parallel, launch.iterations)))
         return failure();
     } else {
@@ -329,6 +340,432 @@ private:
     }
     os_ << "}\n\n";
     launches_.push_back(launch);
+    return success();
+  }
+
+  /// A reduction nest: a perfect nest of loops with static bounds whose
+  /// innermost body folds values into outputs, each fold
+  /// `%old = load OUT[i]; %new = combine(%x, %old); store %new, OUT[i]`
+  /// (either operand order) with `i` made of constants and the induction
+  /// variables of some of the loops (the rows), every store the same ones.
+  /// The other loops are reduced. linalg's reductions lower to this.
+  struct ReductionNest {
+    struct Loop {
+      Value iv;
+      int64_t lower, step, count;
+    };
+    struct Fold {
+      memref::LoadOp old;
+      Operation *combine;
+      memref::StoreOp store;
+      Value value;
+      /// Whether `old` is the combine's first operand.
+      bool oldFirst;
+      std::string type;
+    };
+    SmallVector<Loop> rows, reduced;
+    /// The nest's other ops, in order: those computed from the rows alone
+    /// (emitted once per row) and the rest (per reduced iteration).
+    SmallVector<Operation *> perRow, perIteration;
+    SmallVector<Fold> folds;
+    int64_t numRows = 1, numReduced = 1;
+  };
+
+  /// How a reduction's rows are spread: one per thread (each folds its
+  /// row in the nest's order, as the CPU does), warp or block (its lanes
+  /// take every 32nd or blockDim-th value, then combine across lanes).
+  enum class RowsPer { Thread, Warp, Block };
+
+  /// Folds per warp or block pay off from this many values per row (a warp
+  /// or block then has at least one value on each lane).
+  static constexpr int64_t kWarpRowFrom = 32, kBlockRowFrom = 1024;
+
+  /// `combine(a, b)` in C++ for the combining op of a fold, or nothing when
+  /// it is not one the emitter regroups (associative and commutative).
+  static std::optional<std::string> combineExpr(Operation *op, StringRef a,
+                                                StringRef b) {
+    Type type = op->getResult(0).getType();
+    std::string x = a.str(), y = b.str();
+    if (type.isF32() || type.isF64()) {
+      std::string suffix = type.isF32() ? "f" : "";
+      return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+          .Case([&](arith::AddFOp) { return x + " + " + y; })
+          .Case([&](arith::MulFOp) { return x + " * " + y; })
+          .Case([&](arith::MaximumFOp) {
+            return "nnc_maximum(" + x + ", " + y + ")";
+          })
+          .Case([&](arith::MinimumFOp) {
+            return "nnc_minimum(" + x + ", " + y + ")";
+          })
+          .Case([&](arith::MaxNumFOp) {
+            return "fmax" + suffix + "(" + x + ", " + y + ")";
+          })
+          .Case([&](arith::MinNumFOp) {
+            return "fmin" + suffix + "(" + x + ", " + y + ")";
+          })
+          .Default([](Operation *) { return std::nullopt; });
+    }
+    auto integer = dyn_cast<IntegerType>(type);
+    if (!integer || integer.getWidth() > 64)
+      return std::nullopt;
+    FailureOr<std::string> t = scalarType(type);
+    if (failed(t))
+      return std::nullopt;
+    std::string u = unsignedType(type);
+    return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+        .Case([&](arith::AddIOp) {
+          return "(" + *t + ")((" + u + ")" + x + " + (" + u + ")" + y + ")";
+        })
+        .Case([&](arith::MulIOp) {
+          return "(" + *t + ")((" + u + ")" + x + " * (" + u + ")" + y + ")";
+        })
+        .Case([&](arith::MaxSIOp) { return "nnc_max(" + x + ", " + y + ")"; })
+        .Case([&](arith::MinSIOp) { return "nnc_min(" + x + ", " + y + ")"; })
+        .Case([&](arith::AndIOp) { return "(" + *t + ")(" + x + " & " + y + ")"; })
+        .Case([&](arith::OrIOp) { return "(" + *t + ")(" + x + " | " + y + ")"; })
+        .Case([&](arith::XOrIOp) { return "(" + *t + ")(" + x + " ^ " + y + ")"; })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+  /// How to spread a reduction's rows (nothing: as any other nest, a
+  /// parallel loop's iterations one per thread, the rest on one thread).
+  static std::optional<RowsPer> rowsPer(const ReductionNest &nest,
+                                        bool parallel) {
+    if (nest.numReduced >= kBlockRowFrom)
+      return RowsPer::Block;
+    if (nest.numReduced >= kWarpRowFrom)
+      return RowsPer::Warp;
+    if (!parallel && nest.numRows > 1)
+      return RowsPer::Thread;
+    return std::nullopt;
+  }
+
+  /// Whether `op` is a reduction nest spread over threads.
+  static bool spread(Operation *op) {
+    std::optional<ReductionNest> nest = matchReduction(op);
+    return nest && rowsPer(*nest, isa<scf::ParallelOp>(op));
+  }
+
+  /// `top` as a reduction nest, or nothing.
+  static std::optional<ReductionNest> matchReduction(Operation *top) {
+    ReductionNest nest;
+    SmallVector<ReductionNest::Loop> loops;
+    llvm::SmallPtrSet<Operation *, 8> nestLoops;
+    SmallVector<Operation *> setup;
+    Block *body = nullptr;
+    auto constant = [](Value v) { return getConstantIntValue(v); };
+    for (Operation *op = top; op;) {
+      nestLoops.insert(op);
+      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+        if (parallel.getNumResults())
+          return std::nullopt;
+        for (auto [iv, lb, ub, step] :
+             llvm::zip(parallel.getInductionVars(), parallel.getLowerBound(),
+                       parallel.getUpperBound(), parallel.getStep())) {
+          auto l = constant(lb), u = constant(ub), s = constant(step);
+          if (!l || !u || !s || *s <= 0)
+            return std::nullopt;
+          loops.push_back({iv, *l, *s, *u > *l ? (*u - *l + *s - 1) / *s : 0});
+        }
+        body = parallel.getBody();
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        auto l = constant(loop.getLowerBound()), u = constant(loop.getUpperBound()),
+             s = constant(loop.getStep());
+        if (loop.getNumResults() || !l || !u || !s || *s <= 0)
+          return std::nullopt;
+        loops.push_back({loop.getInductionVar(), *l, *s,
+                         *u > *l ? (*u - *l + *s - 1) / *s : 0});
+        body = loop.getBody();
+      } else {
+        return std::nullopt;
+      }
+      Operation *inner = nullptr;
+      for (Operation &o : body->without_terminator()) {
+        if (isa<scf::ForOp, scf::ParallelOp>(o)) {
+          if (inner)
+            return std::nullopt;
+          inner = &o;
+        } else if (o.getNumRegions()) {
+          return std::nullopt;
+        }
+      }
+      if (!inner)
+        break;
+      // Between the loops: pure ops only.
+      for (Operation &o : body->without_terminator())
+        if (&o != inner) {
+          if (!isMemoryEffectFree(&o))
+            return std::nullopt;
+          setup.push_back(&o);
+        }
+      op = inner;
+    }
+    // The innermost body: loads, pure ops and folds' stores.
+    llvm::SmallPtrSet<Operation *, 16> foldOps;
+    for (Operation &o : body->without_terminator()) {
+      auto store = dyn_cast<memref::StoreOp>(&o);
+      if (!store) {
+        if (!isa<memref::LoadOp>(o) && !isMemoryEffectFree(&o))
+          return std::nullopt;
+        continue;
+      }
+      Operation *combine = store.getValue().getDefiningOp();
+      if (!combine || combine->getBlock() != body ||
+          combine->getNumOperands() != 2 || !combine->hasOneUse())
+        return std::nullopt;
+      ReductionNest::Fold fold;
+      fold.store = store;
+      fold.combine = combine;
+      for (int i = 0; i < 2; ++i) {
+        auto load = combine->getOperand(i).getDefiningOp<memref::LoadOp>();
+        if (load && load->getBlock() == body && load->hasOneUse() &&
+            load.getMemRef() == store.getMemRef() &&
+            llvm::equal(load.getIndices(), store.getIndices())) {
+          fold.old = load;
+          fold.oldFirst = i == 0;
+          fold.value = combine->getOperand(1 - i);
+          break;
+        }
+      }
+      FailureOr<std::string> type = scalarType(combine->getResult(0).getType());
+      if (!fold.old || failed(type) || !combineExpr(combine, "a", "b"))
+        return std::nullopt;
+      fold.type = *type;
+      foldOps.insert({fold.old, combine, store});
+      nest.folds.push_back(fold);
+    }
+    if (nest.folds.empty())
+      return std::nullopt;
+    // Rows: the loops whose induction variables index the stores.
+    auto loopOf = [&](Value v) -> int {
+      for (auto [i, loop] : llvm::enumerate(loops))
+        if (loop.iv == v)
+          return i;
+      return -1;
+    };
+    llvm::SmallBitVector isRow(loops.size());
+    for (auto [i, fold] : llvm::enumerate(nest.folds)) {
+      llvm::SmallBitVector used(loops.size());
+      for (Value index : fold.store.getIndices()) {
+        int l = loopOf(index);
+        if (l >= 0)
+          used.set(l);
+        else if (!constant(index))
+          return std::nullopt;
+      }
+      // A store's memref must not change within a row.
+      if (Operation *def = fold.store.getMemRef().getDefiningOp())
+        if (top->isAncestor(def))
+          return std::nullopt;
+      if (i == 0)
+        isRow = used;
+      else if (isRow != used)
+        return std::nullopt;
+    }
+    for (auto [i, loop] : llvm::enumerate(loops)) {
+      (isRow.test(i) ? nest.rows : nest.reduced).push_back(loop);
+      (isRow.test(i) ? nest.numRows : nest.numReduced) *= loop.count;
+    }
+    if (nest.numRows == 0 || nest.numReduced == 0)
+      return std::nullopt;
+    // Nothing else reads or writes the outputs, and no two folds share
+    // bytes.
+    for (auto [i, fold] : llvm::enumerate(nest.folds)) {
+      Region out = regionOf(fold.store.getMemRef());
+      for (auto [j, other] : llvm::enumerate(nest.folds))
+        if (j != i && overlap(out, regionOf(other.store.getMemRef())))
+          return std::nullopt;
+      for (Operation &o : body->without_terminator())
+        if (auto load = dyn_cast<memref::LoadOp>(o))
+          if (!foldOps.contains(load) && overlap(out, regionOf(load.getMemRef())))
+            return std::nullopt;
+    }
+    // Split the rest: what the rows alone determine (no load: loads stay
+    // where they were), and what each reduced iteration computes.
+    llvm::SmallPtrSet<Operation *, 16> rowLevel;
+    auto fromRows = [&](Operation *op) {
+      if (isa<memref::LoadOp>(op))
+        return false;
+      for (Value operand : op->getOperands()) {
+        if (auto arg = dyn_cast<BlockArgument>(operand)) {
+          int l = loopOf(arg);
+          if (l >= 0 && !isRow.test(l))
+            return false;
+          continue;
+        }
+        Operation *def = operand.getDefiningOp();
+        if (top->isAncestor(def) && !rowLevel.contains(def))
+          return false;
+      }
+      return true;
+    };
+    for (Operation &o : body->without_terminator())
+      setup.push_back(&o);
+    for (Operation *op : setup) {
+      if (foldOps.contains(op))
+        continue;
+      if (fromRows(op)) {
+        rowLevel.insert(op);
+        nest.perRow.push_back(op);
+      } else {
+        nest.perIteration.push_back(op);
+      }
+    }
+    return nest;
+  }
+
+  /// Declares the induction variables of `loops` from the flat index
+  /// `flat` (the last loop fastest).
+  void emitIndices(ArrayRef<ReductionNest::Loop> loops, StringRef flat) {
+    std::string r = fresh();
+    line() << "long long " << r << " = " << flat << ";\n";
+    for (size_t d = loops.size(); d-- > 0;) {
+      std::string iv = fresh();
+      names_[loops[d].iv] = iv;
+      line() << "const long long " << iv << " = " << loops[d].lower << "LL + ("
+             << r << " % " << loops[d].count << "LL) * " << loops[d].step
+             << "LL;\n";
+      if (d)
+        line() << r << " /= " << loops[d].count << "LL;\n";
+    }
+  }
+
+  /// A reduction nest as one launch: its rows spread over the grid as
+  /// `per` says (RowsPer).
+  LogicalResult emitReduction(ReductionNest &nest, RowsPer per,
+                              nnc::cuda::Launch &launch) {
+    int64_t lanes = per == RowsPer::Thread ? 1
+                    : per == RowsPer::Warp ? 32
+                                           : launch.block;
+    launch.iterations = nest.numRows * lanes;
+    line() << "// " << nest.numRows
+           << (nest.numRows == 1 ? " row of " : " rows of ") << nest.numReduced
+           << " values, one "
+           << (per == RowsPer::Thread ? "thread"
+               : per == RowsPer::Warp ? "warp"
+                                      : "block")
+           << " per row.\n";
+    std::string first, stride;
+    switch (per) {
+    case RowsPer::Thread:
+      first = "(long long)blockIdx.x * blockDim.x + threadIdx.x";
+      stride = "(long long)gridDim.x * blockDim.x";
+      break;
+    case RowsPer::Warp:
+      first = "((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5";
+      stride = "((long long)gridDim.x * blockDim.x) >> 5";
+      break;
+    case RowsPer::Block:
+      first = "(long long)blockIdx.x";
+      stride = "(long long)gridDim.x";
+      break;
+    }
+    std::string row = fresh();
+    line() << "for (long long " << row << " = " << first << "; " << row
+           << " < " << nest.numRows << "LL; " << row << " += " << stride
+           << ") {\n";
+    ++indent_;
+    emitIndices(nest.rows, row);
+    for (Operation *op : nest.perRow)
+      if (failed(emitOp(op)))
+        return failure();
+    // One accumulator per fold. A thread starts from the output, as the
+    // CPU does; lanes start from their first value.
+    SmallVector<std::string> acc;
+    for (ReductionNest::Fold fold : nest.folds) {
+      acc.push_back(fresh());
+      if (per == RowsPer::Thread) {
+        FailureOr<std::string> at =
+            element(fold.store.getMemRef(), fold.store.getIndices());
+        if (failed(at))
+          return failure();
+        line() << fold.type << " " << acc.back() << " = " << *at << ";\n";
+      } else {
+        line() << fold.type << " " << acc.back() << " = " << fold.type
+               << "();\n";
+      }
+    }
+    std::string k = fresh(),
+                kFirst = per == RowsPer::Thread ? "0LL"
+                         : per == RowsPer::Warp ? "(long long)(threadIdx.x & 31u)"
+                                                : "(long long)threadIdx.x",
+                kStride = per == RowsPer::Thread ? "1LL"
+                          : per == RowsPer::Warp ? "32LL"
+                                                 : "(long long)blockDim.x";
+    line() << "for (long long " << k << " = " << kFirst << "; " << k << " < "
+           << nest.numReduced << "LL; " << k << " += " << kStride << ") {\n";
+    ++indent_;
+    emitIndices(nest.reduced, k);
+    for (Operation *op : nest.perIteration)
+      if (failed(emitOp(op)))
+        return failure();
+    for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+      FailureOr<std::string> v = name(fold.value);
+      if (failed(v))
+        return failure();
+      if (per == RowsPer::Thread) {
+        line() << a << " = "
+               << *combineExpr(fold.combine, fold.oldFirst ? a : *v,
+                               fold.oldFirst ? *v : a)
+               << ";\n";
+      } else {
+        line() << a << " = " << k << " == " << kFirst << " ? " << *v << " : "
+               << *combineExpr(fold.combine, a, *v) << ";\n";
+      }
+    }
+    --indent_;
+    line() << "}\n";
+    // Across the lanes: a butterfly of shuffles leaves the warp's total on
+    // every lane; a block's warps then meet in shared memory.
+    if (per != RowsPer::Thread)
+      for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+        line() << "for (int o = 16; o > 0; o >>= 1)\n";
+        line() << "  " << a << " = "
+               << *combineExpr(fold.combine, a,
+                               "__shfl_xor_sync(0xffffffffu, " + a + ", o)")
+               << ";\n";
+      }
+    std::string leader = "(threadIdx.x & 31u) == 0";
+    if (per == RowsPer::Block) {
+      for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+        line() << "__shared__ " << fold.type << " " << a << "_warps[32];\n";
+        line() << "if ((threadIdx.x & 31u) == 0)\n";
+        line() << "  " << a << "_warps[threadIdx.x >> 5] = " << a << ";\n";
+      }
+      line() << "__syncthreads();\n";
+      for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+        line() << a << " = " << a << "_warps[0];\n";
+        line() << "for (unsigned w = 1; w < (blockDim.x >> 5); ++w)\n";
+        line() << "  " << a << " = "
+               << *combineExpr(fold.combine, a, a + "_warps[w]") << ";\n";
+      }
+      // Before the next row's warps write their totals.
+      line() << "__syncthreads();\n";
+      leader = "threadIdx.x == 0";
+    }
+    if (per != RowsPer::Thread) {
+      line() << "if (" << leader << ") {\n";
+      ++indent_;
+    }
+    for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+      FailureOr<std::string> at =
+          element(fold.store.getMemRef(), fold.store.getIndices());
+      if (failed(at))
+        return failure();
+      if (per == RowsPer::Thread)
+        line() << *at << " = " << a << ";\n";
+      else
+        line() << *at << " = "
+               << *combineExpr(fold.combine, fold.oldFirst ? *at : a,
+                               fold.oldFirst ? a : *at)
+               << ";\n";
+    }
+    if (per != RowsPer::Thread) {
+      --indent_;
+      line() << "}\n";
+    }
+    --indent_;
+    line() << "}\n";
     return success();
   }
 

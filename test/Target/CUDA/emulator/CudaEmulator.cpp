@@ -21,8 +21,11 @@
 // host timestamps. Failures print why to stderr: the emulator is there to
 // catch the runtime's bugs.
 //
-// What it does not: threads of a block run one after another (no barriers,
-// no warps, no concurrency within a launch), dynamic shared memory
+// Kernels run as nnc_cuda_emulation.h runs them: blocks one after another,
+// a block's threads as fibers that meet at barriers and warp operations.
+//
+// What it does not: concurrency within a launch (a warp's lanes are not
+// independently scheduled, blocks do not overlap), dynamic shared memory
 // (sharedMemBytes > 0 is CUDA_ERROR_NOT_SUPPORTED), `extra` launch
 // parameters, memory spaces (kernels may touch any host memory; only the
 // driver's own calls are checked), cubin or PTX images (cuModuleLoadData is

@@ -2,7 +2,7 @@
 //
 // Test-only: what emitted CUDA C++ uses, for the host compiler, so that the
 // emitter's output, unchanged, runs on a machine without a GPU. The threads
-// of a block run on one host thread as fibers (ucontext), switched only at
+// of a block run on one host thread as fibers, switched only at
 // barriers (__syncthreads) and warp operations (shuffles, votes,
 // __syncwarp), so those work as on a GPU; blocks run one after another.
 // __shared__ variables are one per block. Warps are 32 consecutive threads
@@ -31,7 +31,9 @@
 #include <vector>
 
 #include <sys/mman.h>
+#if !defined(__x86_64__)
 #include <ucontext.h>
+#endif
 
 #define __global__
 #define __device__
@@ -63,10 +65,81 @@ struct Body {
   const void *context;
 };
 
-/// A thread of a block run as a fiber: its own stack, switched to and from
-/// by the block's scheduler (swapcontext), so that it can wait at barriers.
-struct Fiber {
+/// A fiber's saved state. On x86-64 its stack pointer, where the switch
+/// below left the frame pointer and the address to resume at (no system
+/// call: swapcontext's signal mask costs one per switch, and a block
+/// reduction switches hundreds of thousands of times); elsewhere a
+/// ucontext.
+#if defined(__x86_64__)
+struct Context {
+  void *sp = nullptr;
+};
+
+/// Saves the running code's state into `from` and resumes `to`. Every
+/// register the compiler may keep a value in is declared clobbered, so it
+/// saves what it needs; the frame pointer and the resume address go on the
+/// stack, below the red zone (128 bytes a leaf function may use under its
+/// stack pointer).
+inline void switchTo(Context &from, const Context &to) {
+  void **fromSp = &from.sp;
+  void *toSp = to.sp;
+  asm volatile("subq $128, %%rsp\n\t"
+               "leaq 1f(%%rip), %%rax\n\t"
+               "pushq %%rax\n\t"
+               "pushq %%rbp\n\t"
+               "movq %%rsp, (%%rdi)\n\t"
+               "movq %%rsi, %%rsp\n\t"
+               "popq %%rbp\n\t"
+               "popq %%rax\n\t"
+               "jmpq *%%rax\n\t"
+               "1:\n\t"
+               "addq $128, %%rsp\n\t"
+               // In rdi and rsi, and changed as far as the compiler knows:
+               // the code resumed leaves them as it likes.
+               : "+D"(fromSp), "+S"(toSp)
+               :
+               : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10",
+                 "r11", "r12", "r13", "r14", "r15", "xmm0", "xmm1", "xmm2",
+                 "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+                 "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "st",
+                 "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)",
+                 "st(7)", "memory", "cc");
+}
+
+/// A context that starts `entry` (which must never return) on the stack
+/// [stack, stack + size).
+inline Context startContext(void (*entry)(), char *stack, size_t size,
+                            Context &) {
+  auto top = reinterpret_cast<uintptr_t>(stack + size) & ~uintptr_t(15);
+  void **frame = reinterpret_cast<void **>(top);
+  frame[-1] = nullptr; // where `entry` would return to: nowhere
+  frame[-2] = reinterpret_cast<void *>(entry);
+  frame[-3] = nullptr; // its caller's frame pointer
+  return Context{frame - 3};
+}
+#else
+struct Context {
   ucontext_t context;
+};
+inline void switchTo(Context &from, const Context &to) {
+  swapcontext(&from.context, &to.context);
+}
+inline Context startContext(void (*entry)(), char *stack, size_t size,
+                            Context &scheduler) {
+  Context c;
+  getcontext(&c.context);
+  c.context.uc_stack.ss_sp = stack;
+  c.context.uc_stack.ss_size = size;
+  c.context.uc_link = &scheduler.context;
+  makecontext(&c.context, entry, 0);
+  return c;
+}
+#endif
+
+/// A thread of a block run as a fiber: its own stack, switched to and from
+/// by the block's scheduler, so that it can wait at barriers.
+struct Fiber {
+  Context context;
   dim3 index;
   unsigned linear = 0;
   bool done = false;
@@ -74,12 +147,16 @@ struct Fiber {
   const char *waiting = nullptr;
 };
 
-/// The lanes of one warp at a warp operation.
+/// The lanes of one warp at a warp operation. Values posted for the
+/// operation of generation g are in slots[g % 2], stamped g + 1: a lane
+/// reads them after all have posted, and none can post for g + 2 before
+/// every lane has arrived at g + 1, so after it read (one wait per
+/// operation).
 struct Warp {
   unsigned arrived = 0, mask = 0;
   unsigned long long generation = 0;
-  uint64_t slots[32] = {};
-  bool posted[32] = {};
+  uint64_t slots[2][32] = {};
+  unsigned long long stamps[2][32] = {};
 };
 
 /// The block being run on this host thread.
@@ -94,20 +171,26 @@ struct Block {
   unsigned long long generation = 0, progress = 0;
   std::vector<Fiber> threads;
   std::vector<Warp> warps;
-  ucontext_t scheduler;
+  Context scheduler;
 };
 
 inline thread_local Block *activeBlock = nullptr;
 
 /// Stack of a fiber: kernels are flat (no recursion), a few KiB at most.
-constexpr size_t kFiberStack = 128 * 1024;
+constexpr size_t kFiberStack = 64 * 1024;
 
-[[noreturn]] inline void fail(const char *what) {
-  std::fprintf(stderr,
-               "nnc_cuda_emulation: block (%u, %u, %u), thread (%u, %u, %u): "
-               "%s\n",
-               blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y,
-               threadIdx.z, what);
+/// Reports `what` of the running thread (or, with `wholeBlock`, of its
+/// block) and aborts.
+[[noreturn]] inline void fail(const char *what, bool wholeBlock = false) {
+  if (wholeBlock)
+    std::fprintf(stderr, "nnc_cuda_emulation: block (%u, %u, %u): %s\n",
+                 blockIdx.x, blockIdx.y, blockIdx.z, what);
+  else
+    std::fprintf(stderr,
+                 "nnc_cuda_emulation: block (%u, %u, %u), thread (%u, %u, "
+                 "%u): %s\n",
+                 blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y,
+                 threadIdx.z, what);
   std::fflush(stderr);
   std::abort();
 }
@@ -131,7 +214,7 @@ inline Block &syncing(const char *what) {
 
 /// Back to the scheduler; returns when it runs this fiber again.
 inline void yield(Block &block) {
-  swapcontext(&block.threads[block.current].context, &block.scheduler);
+  switchTo(block.threads[block.current].context, block.scheduler);
 }
 
 /// __syncthreads: waits until every thread of the block that has not
@@ -186,21 +269,30 @@ inline void warpWait(Block &block, unsigned mask, const char *what) {
   self.waiting = nullptr;
 }
 
-/// A warp operation: posts `bits`, waits for the lanes of `mask`, has
-/// `read` see every lane's posted bits, and waits again so that no lane
-/// posts anew before all have read.
+/// A warp operation: posts `bits`, waits for the lanes of `mask`, and has
+/// `read(lane)` return what lane `lane` posted, or fail if it is not
+/// taking part.
+struct Posted {
+  const Warp &warp;
+  unsigned long long stamp;
+  bool has(unsigned lane) const {
+    return lane < 32 && warp.stamps[(stamp - 1) % 2][lane] == stamp;
+  }
+  uint64_t operator[](unsigned lane) const {
+    return warp.slots[(stamp - 1) % 2][lane];
+  }
+};
 template <typename Read>
 void warpExchange(unsigned mask, uint64_t bits, const char *what, Read read) {
   Block &block = syncing(what);
   Fiber &self = block.threads[block.current];
   Warp &warp = block.warps[self.linear / 32];
   unsigned lane = self.linear % 32;
-  warp.slots[lane] = bits;
-  warp.posted[lane] = true;
+  unsigned long long generation = warp.generation;
+  warp.slots[generation % 2][lane] = bits;
+  warp.stamps[generation % 2][lane] = generation + 1;
   warpWait(block, mask, what);
-  read(warp);
-  warpWait(block, mask, what);
-  warp.posted[lane] = false;
+  read(Posted{warp, generation + 1});
 }
 
 template <typename T> uint64_t toBits(T value) {
@@ -214,10 +306,11 @@ template <typename T> uint64_t toBits(T value) {
 /// lane is worked out).
 template <typename T> T shuffle(unsigned mask, T var, unsigned source) {
   T result = var;
-  warpExchange(mask, toBits(var), "a warp shuffle", [&](const Warp &warp) {
-    if (source >= 32 || !warp.posted[source])
+  warpExchange(mask, toBits(var), "a warp shuffle", [&](const Posted &posted) {
+    if (!posted.has(source))
       fail("a warp shuffle reads a lane that is not taking part");
-    std::memcpy(&result, &warp.slots[source], sizeof(T));
+    uint64_t bits = posted[source];
+    std::memcpy(&result, &bits, sizeof(T));
   });
   return result;
 }
@@ -239,22 +332,18 @@ inline void exitThread(Block &block) {
   }
 }
 
-inline void fiberEntry() {
+[[noreturn]] inline void fiberEntry() {
   Block &block = *activeBlock;
   block.body.run(block.body.context);
   exitThread(block);
-  // Returning resumes uc_link: the scheduler.
+  switchTo(block.threads[block.current].context, block.scheduler);
+  __builtin_unreachable();
 }
 
 /// Runs the block's threads as fibers, round after round, each until it
 /// waits or exits; fails when a round moves none (a deadlock).
-inline void runFibers(Block &block) {
+inline void runFibers(Block &block, char *stacks) {
   unsigned n = block.numThreads;
-  size_t bytes = kFiberStack * n;
-  void *stacks = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (stacks == MAP_FAILED)
-    fail("no memory for the block's thread stacks");
   block.threads.assign(n, Fiber());
   block.warps.assign((n + 31) / 32, Warp());
   block.alive = n;
@@ -264,11 +353,9 @@ inline void runFibers(Block &block) {
     fiber.linear = i;
     fiber.index = dim3{i % blockDim.x, i / blockDim.x % blockDim.y,
                        i / (blockDim.x * blockDim.y)};
-    getcontext(&fiber.context);
-    fiber.context.uc_stack.ss_sp = static_cast<char *>(stacks) + i * kFiberStack;
-    fiber.context.uc_stack.ss_size = kFiberStack;
-    fiber.context.uc_link = &block.scheduler;
-    makecontext(&fiber.context, fiberEntry, 0);
+    fiber.context =
+        startContext(fiberEntry, stacks + i * kFiberStack,
+                     kFiberStack, block.scheduler);
   }
   for (;;) {
     unsigned long long before = block.progress;
@@ -279,7 +366,7 @@ inline void runFibers(Block &block) {
       running = true;
       block.current = i;
       threadIdx = block.threads[i].index;
-      swapcontext(&block.scheduler, &block.threads[i].context);
+      switchTo(block.scheduler, block.threads[i].context);
     }
     if (!running)
       break;
@@ -295,10 +382,9 @@ inline void runFibers(Block &block) {
                     "the block cannot go on: %u threads wait at "
                     "__syncthreads, %u at warp operations, %u have exited",
                     atBarrier, atWarp, n - block.alive);
-      fail(message);
+      fail(message, /*wholeBlock=*/true);
     }
   }
-  munmap(stacks, bytes);
 }
 
 /// Runs `body` on every thread of grid x block, blocks one after another.
@@ -314,6 +400,13 @@ inline void launchGrid(Body body, dim3 grid, dim3 block) {
   activeBlock = &state;
   gridDim = grid;
   blockDim = block;
+  // The fibers' stacks, mapped once for the launch (its blocks reuse the
+  // pages they touched).
+  size_t bytes = kFiberStack * state.numThreads;
+  void *stacks = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (stacks == MAP_FAILED)
+    fail("no memory for the block's thread stacks");
   bool fibers = true;
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
@@ -322,7 +415,7 @@ inline void launchGrid(Body body, dim3 grid, dim3 block) {
         state.fibers = fibers;
         state.synchronized = false;
         if (fibers) {
-          runFibers(state);
+          runFibers(state, static_cast<char *>(stacks));
           if (bx == 0 && by == 0 && bz == 0)
             fibers = state.synchronized;
           continue;
@@ -334,6 +427,7 @@ inline void launchGrid(Body body, dim3 grid, dim3 block) {
               body.run(body.context);
             }
       }
+  munmap(stacks, bytes);
   activeBlock = saved;
 }
 
@@ -411,7 +505,7 @@ nnc_emulator_launch(void *kernel, int numParams, char *const *args,
 inline void __syncthreads() { nnc_emulation::blockBarrier("__syncthreads"); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
   nnc_emulation::warpExchange(mask, 0, "__syncwarp",
-                              [](const nnc_emulation::Warp &) {});
+                              [](const nnc_emulation::Posted &) {});
 }
 template <typename T>
 T __shfl_sync(unsigned mask, T var, int srcLane, int width = 32) {
@@ -444,9 +538,10 @@ T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32) {
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
   unsigned result = 0;
   nnc_emulation::warpExchange(
-      mask, predicate != 0, "a warp vote", [&](const nnc_emulation::Warp &w) {
+      mask, predicate != 0, "a warp vote",
+      [&](const nnc_emulation::Posted &posted) {
         for (unsigned lane = 0; lane < 32; ++lane)
-          if ((mask >> lane & 1) && w.posted[lane] && w.slots[lane])
+          if ((mask >> lane & 1) && posted.has(lane) && posted[lane])
             result |= 1u << lane;
       });
   return result;
@@ -457,10 +552,10 @@ inline int __any_sync(unsigned mask, int predicate) {
 inline int __all_sync(unsigned mask, int predicate) {
   unsigned voted = 0;
   nnc_emulation::warpExchange(mask, predicate != 0, "a warp vote",
-                              [&](const nnc_emulation::Warp &w) {
+                              [&](const nnc_emulation::Posted &posted) {
                                 for (unsigned lane = 0; lane < 32; ++lane)
-                                  if ((mask >> lane & 1) && w.posted[lane] &&
-                                      !w.slots[lane])
+                                  if ((mask >> lane & 1) && posted.has(lane) &&
+                                      !posted[lane])
                                     voted = 1;
                               });
   return !voted;
