@@ -971,7 +971,8 @@ extern "C" CUresult nnc_emulated_module_load_source(void **module,
   if (CUresult r = parseKernels(text, m->kernels))
     return r;
   // Compiling takes seconds: outside the lock.
-  if (CUresult r = compileModule(text, m->handle, m->launcher))
+  if (CUresult r = compileModule(withLaunchers(text, m->kernels), m->handle,
+                                 m->launcher))
     return r;
   Lock lock(state->mutex);
   *module = m.get();

@@ -43,6 +43,11 @@ CUresult parseKernels(const std::string &source,
 using ModuleLauncher = int (*)(void *kernel, int numParams, char *const *args,
                                const unsigned grid[3], const unsigned block[3]);
 
+/// `source` with what lets the module's nnc_emulator_launch call its
+/// kernels of more than 64 parameters (NNC_EMULATION_ARITY).
+std::string withLaunchers(const std::string &source,
+                          const std::map<std::string, KernelSignature> &kernels);
+
 /// Compiles `source` for the host (or takes it from the cache) and opens it.
 CUresult compileModule(const std::string &source, void *&handle,
                        ModuleLauncher &launcher);

@@ -11,6 +11,7 @@
 #include "Emulator.h"
 
 #include <atomic>
+#include <set>
 #include <cctype>
 #include <cerrno>
 #include <cstdarg>
@@ -190,9 +191,10 @@ CUresult parseKernels(const std::string &source,
       if (at(i) == ",")
         ++i;
     }
-    if (sig.numParams > 64)
+    // CUDA's limit: 4 KiB of parameters (32764 bytes since CUDA 12.1).
+    if (sig.numParams > 4095)
       return refuse("takes " + std::to_string(sig.numParams) +
-                    " parameters, more than the 64 the launcher passes");
+                    " parameters, more than CUDA's 4095 pointers");
     auto [it, inserted] = kernels.emplace(name, sig);
     if (!inserted && (it->second.numParams != sig.numParams ||
                       it->second.maxThreads != sig.maxThreads))
@@ -361,6 +363,18 @@ CUresult openModule(const std::string &path, void *&handle,
 }
 
 } // namespace
+
+std::string withLaunchers(const std::string &source,
+                          const std::map<std::string, KernelSignature> &kernels) {
+  std::set<unsigned> arities;
+  for (const auto &[name, sig] : kernels)
+    if (sig.numParams > 64)
+      arities.insert(sig.numParams);
+  std::string text = source;
+  for (unsigned n : arities)
+    text += "\nNNC_EMULATION_ARITY(" + std::to_string(n) + ")";
+  return text;
+}
 
 CUresult compileModule(const std::string &source, void *&handle,
                        ModuleLauncher &launcher) {

@@ -112,15 +112,17 @@ extern "C" __global__ void __launch_bounds__(128) order_l0(char *a0) {
 }
 )";
 
-/// A kernel of 64 parameters, each a pointer to the int it sets to its
-/// index, on one thread as the emitter writes sequential work.
-std::string wideKernel() {
-  std::string s = "extern \"C\" __global__ void __launch_bounds__(1) "
-                  "wide_l0(";
-  for (int i = 0; i < 64; ++i)
+/// Kernels of `n` parameters, each a pointer to the int it sets to its
+/// index, on one thread as the emitter writes sequential work: 64 (the
+/// launcher's own table) and 99 (registered for the module: a multi-tensor
+/// optimizer update takes that many).
+std::string wideKernel(const std::string &name, int n) {
+  std::string s = "extern \"C\" __global__ void __launch_bounds__(1) " + name +
+                  "(";
+  for (int i = 0; i < n; ++i)
     s += (i ? ", char *a" : "char *a") + std::to_string(i);
   s += ") {\n  if (blockIdx.x != 0 || threadIdx.x != 0)\n    return;\n";
-  for (int i = 0; i < 64; ++i)
+  for (int i = 0; i < n; ++i)
     s +=
         "  *(int *)(a" + std::to_string(i) + ") = " + std::to_string(i) + ";\n";
   return s + "}\n";
@@ -363,27 +365,36 @@ void testLaunches(void *module) {
   EXPECT(inOrder);
   EXPECT_OK(cu.cuMemFree_v2(records));
 
-  // 64 parameters, each an address inside one allocation.
-  std::string wide = wideKernel();
+  // 64 and 99 parameters, each an address inside one allocation.
+  std::string wide = wideKernel("wide_l0", 64) + wideKernel("wide_l1", 99);
   void *wideModule = nullptr, *wideFn = nullptr;
   EXPECT_OK(cu.loadSource(&wideModule, wide.data(), wide.size()));
-  EXPECT_OK(cu.cuModuleGetFunction(&wideFn, wideModule, "wide_l0"));
-  unsigned long long slots = alloc(64 * sizeof(int));
   std::vector<unsigned long long> wideArgs;
-  for (int k = 0; k < 64; ++k)
-    wideArgs.push_back(slots + 4 * (63 - k));
-  EXPECT_OK(launch1(wideFn, 2, 1, nullptr, wideArgs));
-  std::vector<int> got(64);
-  EXPECT_OK(cu.cuMemcpyDtoH_v2(got.data(), slots, 64 * sizeof(int)));
-  bool wideOk = true;
-  for (int k = 0; k < 64; ++k)
-    wideOk = wideOk && got[63 - k] == k;
-  EXPECT(wideOk);
+  for (int n : {64, 99}) {
+    void *fn = nullptr;
+    EXPECT_OK(cu.cuModuleGetFunction(&fn, wideModule,
+                                     n == 64 ? "wide_l0" : "wide_l1"));
+    unsigned long long slots = alloc(n * sizeof(int));
+    std::vector<unsigned long long> args;
+    for (int k = 0; k < n; ++k)
+      args.push_back(slots + 4 * (n - 1 - k));
+    EXPECT_OK(launch1(fn, 2, 1, nullptr, args));
+    std::vector<int> got(n);
+    EXPECT_OK(cu.cuMemcpyDtoH_v2(got.data(), slots, n * sizeof(int)));
+    bool wideOk = true;
+    for (int k = 0; k < n; ++k)
+      wideOk = wideOk && got[n - 1 - k] == k;
+    EXPECT(wideOk);
+    EXPECT_OK(cu.cuMemFree_v2(slots));
+    if (n == 64) {
+      wideFn = fn;
+      wideArgs = args;
+    }
+  }
   EXPECT_OK(cu.cuModuleUnload(wideModule));
   // Unloaded: its function is gone.
   EXPECT_CU(launch1(wideFn, 1, 1, nullptr, wideArgs), kInvalidHandle);
   EXPECT_CU(cu.cuModuleUnload(wideModule), kInvalidHandle);
-  EXPECT_OK(cu.cuMemFree_v2(slots));
   EXPECT_OK(cu.cuMemFree_v2(x));
   EXPECT_OK(cu.cuMemFree_v2(y));
 }

@@ -431,8 +431,13 @@ inline void launchGrid(Body body, dim3 grid, dim3 block) {
   activeBlock = saved;
 }
 
-/// The most parameters nnc_emulator_launch passes (every one a `char *`).
+/// The most parameters nnc_emulator_launch passes from its own table
+/// (every one a `char *`); larger counts, up to CUDA's limit (4 KiB of
+/// parameters), must be registered (NNC_EMULATION_ARITY below), which the
+/// emulated driver does for the kernels it compiles: a table of every
+/// arity up to 4095 would take minutes to compile.
 constexpr int kMaxKernelParams = 64;
+constexpr int kMaxRegisteredParams = 4095;
 
 template <std::size_t> using CharPtr = char *;
 using CallFn = void (*)(void *, char *const *);
@@ -454,6 +459,11 @@ CallFn callOfArity(int arity, std::index_sequence<N...>) {
   return table[arity];
 }
 
+inline CallFn registeredCalls[kMaxRegisteredParams + 1] = {};
+template <std::size_t N> struct RegisterArity {
+  RegisterArity() { registeredCalls[N] = &callWith<N>; }
+};
+
 struct KernelCall {
   CallFn fn;
   void *kernel;
@@ -462,6 +472,10 @@ struct KernelCall {
 
 } // namespace nnc_emulation
 #pragma GCC visibility pop
+
+/// Makes nnc_emulator_launch able to call kernels of `n` (> 64) parameters.
+#define NNC_EMULATION_ARITY(n)                                                 \
+  static const nnc_emulation::RegisterArity<n> nnc_emulation_arity_##n;
 
 /// Runs `kernel(args...)` on a 1-D grid of `grid` blocks of `block` threads.
 template <typename Kernel, typename... Args>
@@ -478,18 +492,22 @@ void nnc_emulate_launch(Kernel kernel, unsigned grid, unsigned block,
 /// `void (char *a0, ..., char *a<numParams-1>)`, with the argument values
 /// `args` on every thread of grid[0] x grid[1] x grid[2] blocks of
 /// block[0] x block[1] x block[2] threads (launchGrid says how). Returns 0,
-/// or -1 for a parameter count above 64. Inline and `used`: every module
+/// or -1 for a parameter count above 64 that was not registered. Inline and `used`: every module
 /// that includes this header exports one, and a program that includes it
 /// from several files still links.
 extern "C" inline __attribute__((used, visibility("default"))) int
 nnc_emulator_launch(void *kernel, int numParams, char *const *args,
                     const unsigned grid[3], const unsigned block[3]) {
   using namespace nnc_emulation;
-  if (numParams < 0 || numParams > kMaxKernelParams)
+  if (numParams < 0 || numParams > kMaxRegisteredParams)
     return -1;
-  KernelCall call{
-      callOfArity(numParams, std::make_index_sequence<kMaxKernelParams + 1>()),
-      kernel, args};
+  CallFn fn = numParams <= kMaxKernelParams
+                  ? callOfArity(numParams,
+                                std::make_index_sequence<kMaxKernelParams + 1>())
+                  : registeredCalls[numParams];
+  if (!fn)
+    return -1;
+  KernelCall call{fn, kernel, args};
   launchGrid({[](const void *c) {
                 const auto *k = static_cast<const KernelCall *>(c);
                 k->fn(k->kernel, k->args);
