@@ -36,6 +36,7 @@
 
 #include <cctype>
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 
@@ -151,7 +152,25 @@ struct Buffer {
   /// (a subview at a dynamic position).
   std::string offset = "0";
   SmallVector<int64_t> strides;
+  /// The bytes `base` is known to be aligned to.
+  int64_t align = 1;
 };
+
+/// The bytes of one element of a buffer of `type` (i1 is a byte).
+int64_t elementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+/// The alignment the runtime gives every buffer a kernel takes: weights,
+/// inputs, outputs and the scratch arena come from cuMemAlloc or at
+/// 256-byte offsets in one, and temporaries lie at 64-byte offsets of the
+/// arena (runtime/lib/Program.cpp, --nnc-plan-memory).
+constexpr int64_t kArgumentAlignment = 16;
+
+/// The most bytes one vector access moves (ld.global.v4.f32).
+constexpr int64_t kMaxVectorBytes = 16;
 
 class KernelEmitter {
 public:
@@ -314,7 +333,8 @@ private:
       if (!type)
         return func_.emitError("CUDA kernels take buffers only, not ")
                << arg.getType();
-      if (failed(bindBuffer(arg, "a" + std::to_string(i), type)))
+      if (failed(bindBuffer(arg, "a" + std::to_string(i), type,
+                            kArgumentAlignment)))
         return failure();
     }
     for (Operation *p : prelude)
@@ -769,9 +789,124 @@ private:
     return success();
   }
 
+  /// How a parallel nest's threads take its innermost loop: `width`
+  /// consecutive iterations each (1: one), with the loads and stores in
+  /// `vectors` as one access of `width` elements (ld.global.v4.f32 and the
+  /// like) and everything else once per iteration, in order.
+  struct VectorPlan {
+    int64_t width = 1;
+    llvm::SmallPtrSet<Operation *, 8> vectors;
+  };
+
+  /// Whether `value` is computed from `iv` inside `region`.
+  static bool dependsOn(Value value, Value iv, mlir::Region *region) {
+    if (value == iv)
+      return true;
+    Operation *def = value.getDefiningOp();
+    if (!def || !region->isAncestor(def->getParentRegion()))
+      return false;
+    return llvm::any_of(def->getOperands(), [&](Value operand) {
+      return dependsOn(operand, iv, region);
+    });
+  }
+
+  /// Whether the access of `memref` at `indices` in `loop`'s body reads or
+  /// writes `width` consecutive, aligned elements for `width` consecutive
+  /// values of the innermost induction variable `iv`: `iv` is the index of
+  /// a dimension of stride 1 and no other index depends on it (a constant
+  /// index, such as 0 into a dimension of size 1, counts by its value).
+  bool contiguous(Value memref, ValueRange indices, Value iv,
+                  scf::ParallelOp loop, int64_t width) {
+    auto it = buffers_.find(memref);
+    if (it == buffers_.end())
+      return false;
+    const Buffer &buffer = it->second;
+    int64_t bytes = elementBytes(buffer.type.getElementType());
+    int64_t offset = 0;
+    if (width * bytes > kMaxVectorBytes ||
+        buffer.align % (width * bytes) != 0 ||
+        StringRef(buffer.offset).getAsInteger(10, offset) ||
+        offset % width != 0 || llvm::count(indices, iv) != 1)
+      return false;
+    for (auto [index, stride] : llvm::zip(indices, buffer.strides)) {
+      if (index == iv) {
+        if (stride != 1)
+          return false;
+        continue;
+      }
+      std::optional<int64_t> constant = getConstantIntValue(index);
+      if (constant
+              ? (*constant * stride) % width != 0
+              : stride % width != 0 || dependsOn(index, iv, &loop.getRegion()))
+        return false;
+    }
+    return true;
+  }
+
+  /// Whether and how `loop`'s threads take several innermost iterations.
+  /// Every store must be a vector one at the body's top level, and no load
+  /// may follow a store of bytes it may read (the stores of all of a
+  /// thread's iterations happen after its last reaches them); any other
+  /// writer (atomics, calls) keeps the nest scalar.
+  VectorPlan planVectors(scf::ParallelOp loop, ArrayRef<int64_t> lower,
+                         ArrayRef<int64_t> counts, ArrayRef<int64_t> steps) {
+    Block *body = loop.getBody();
+    Value iv = loop.getInductionVars().back();
+    if (steps.back() != 1)
+      return {};
+    bool scalar = false;
+    SmallVector<memref::StoreOp> stores;
+    SmallVector<memref::LoadOp> loads;
+    body->walk([&](Operation *op) {
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        if (op->getBlock() != body)
+          scalar = true;
+        stores.push_back(store);
+      } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        loads.push_back(load);
+      } else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+                 !isa<ViewLikeOpInterface>(op)) {
+        scalar = true;
+      }
+    });
+    if (scalar || stores.empty())
+      return {};
+    // Two kernel arguments may be one buffer (an output donated to an
+    // input lives in the input's).
+    auto mayAlias = [](const Region &a, const Region &b) {
+      return overlap(a, b) || (a.root != b.root && isa<BlockArgument>(a.root) &&
+                               isa<BlockArgument>(b.root));
+    };
+    for (memref::StoreOp store : stores)
+      for (memref::LoadOp load : loads)
+        if (store->isBeforeInBlock(body->findAncestorOpInBlock(*load)) &&
+            mayAlias(regionOf(store.getMemRef()), regionOf(load.getMemRef())))
+          return {};
+    for (int64_t width : {4, 2}) {
+      if (counts.back() % width != 0 || lower.back() % width != 0)
+        continue;
+      VectorPlan plan;
+      plan.width = width;
+      bool ok = true;
+      for (memref::StoreOp store : stores) {
+        ok = ok &&
+             contiguous(store.getMemRef(), store.getIndices(), iv, loop, width);
+        plan.vectors.insert(store);
+      }
+      if (!ok)
+        continue;
+      for (memref::LoadOp load : loads)
+        if (load->getBlock() == body &&
+            contiguous(load.getMemRef(), load.getIndices(), iv, loop, width))
+          plan.vectors.insert(load);
+      return plan;
+    }
+    return {};
+  }
+
   /// The top-level parallel loop: thread t of the grid takes iterations
   /// t, t + threads, ... of its flattened space (the last dimension
-  /// fastest).
+  /// fastest), or groups of consecutive innermost ones (planVectors).
   LogicalResult emitGridLoop(scf::ParallelOp loop, int64_t &total) {
     if (loop.getNumResults())
       return loop.emitError("CUDA kernels take parallel loops without "
@@ -789,26 +924,110 @@ private:
       steps.push_back(*s);
       counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
     }
+    VectorPlan plan = planVectors(loop, lower, counts, steps);
+    // Each thread takes `plan.width` consecutive innermost iterations.
+    SmallVector<int64_t> threads(counts);
+    threads.back() /= plan.width;
     total = 1;
-    for (int64_t c : counts)
+    for (int64_t c : threads)
       total *= c;
     line() << "for (long long t = (long long)blockIdx.x * blockDim.x + "
               "threadIdx.x; t < "
            << total << "LL; t += (long long)gridDim.x * blockDim.x) {\n";
     ++indent_;
     line() << "long long r = t;\n";
-    for (size_t d = counts.size(); d-- > 0;) {
+    for (size_t d = threads.size(); d-- > 0;) {
       std::string iv = fresh();
       names_[loop.getInductionVars()[d]] = iv;
+      // (The innermost loop's step is 1 when threads take several.)
+      int64_t step = d + 1 == threads.size() ? steps[d] * plan.width : steps[d];
       line() << "const long long " << iv << " = " << lower[d] << "LL + (r % "
-             << counts[d] << "LL) * " << steps[d] << "LL;\n";
+             << threads[d] << "LL) * " << step << "LL;\n";
       if (d)
-        line() << "r /= " << counts[d] << "LL;\n";
+        line() << "r /= " << threads[d] << "LL;\n";
     }
-    if (failed(emitBlock(loop.getBody())))
+    if (failed(plan.width == 1 ? emitBlock(loop.getBody())
+                               : emitLanes(loop, plan)))
       return failure();
     --indent_;
     line() << "}\n";
+    return success();
+  }
+
+  /// The body of `loop` once per innermost iteration of a thread (lanes
+  /// 0 to width - 1, the induction variable bound to the first): a vector
+  /// load in lane 0 where the body has it, whose elements the lanes take;
+  /// a vector store in the last lane, of the values each lane stored.
+  LogicalResult emitLanes(scf::ParallelOp loop, const VectorPlan &plan) {
+    Value iv = loop.getInductionVars().back();
+    const std::string first = names_[iv];
+    const std::string width = std::to_string(plan.width);
+    DenseMap<Operation *, std::string> vectorOf;
+    DenseMap<Operation *, SmallVector<std::string>> stored;
+    // Whether any op but the vector accesses reads the induction variable
+    // (then each lane declares its own).
+    bool read = false;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (!plan.vectors.contains(&op))
+        op.walk([&](Operation *inner) {
+          read = read || llvm::is_contained(inner->getOperands(), iv);
+        });
+    for (int64_t lane = 0; lane < plan.width; ++lane) {
+      std::string laneIv = first;
+      if (lane && read) {
+        laneIv = fresh();
+        line() << "const long long " << laneIv << " = " << first << " + "
+               << lane << "LL;\n";
+      }
+      for (Operation &op : loop.getBody()->without_terminator()) {
+        names_[iv] = laneIv;
+        if (!plan.vectors.contains(&op)) {
+          if (failed(emitOp(&op)))
+            return failure();
+          continue;
+        }
+        auto load = dyn_cast<memref::LoadOp>(op);
+        auto store = dyn_cast<memref::StoreOp>(op);
+        Value memref = load ? load.getMemRef() : store.getMemRef();
+        ValueRange indices = load ? load.getIndices() : store.getIndices();
+        FailureOr<std::string> type =
+            scalarType(cast<MemRefType>(memref.getType()).getElementType());
+        if (failed(type))
+          return op.emitError("CUDA kernels cannot hold ")
+                 << cast<MemRefType>(memref.getType()).getElementType();
+        std::string vector = "nnc_vec<" + *type + ", " + width + ">";
+        names_[iv] = first;
+        if (load) {
+          if (lane == 0) {
+            FailureOr<std::string> at = element(memref, indices);
+            if (failed(at))
+              return failure();
+            std::string v = fresh();
+            vectorOf[&op] = v;
+            line() << "const " << vector << " " << v << " = *(const " << vector
+                   << " *)&" << *at << ";\n";
+          }
+          names_[load.getResult()] =
+              vectorOf[&op] + ".v[" + std::to_string(lane) + "]";
+          continue;
+        }
+        FailureOr<std::string> value = name(store.getValue());
+        if (failed(value))
+          return failure();
+        stored[&op].push_back(*value);
+        if (lane + 1 < plan.width)
+          continue;
+        FailureOr<std::string> at = element(memref, indices);
+        if (failed(at))
+          return failure();
+        std::string v = fresh();
+        line() << vector << " " << v << ";\n";
+        for (auto [i, part] : llvm::enumerate(stored[&op]))
+          line() << v << ".v[" << i << "] = " << part << ";\n";
+        line() << "*(" << vector << " *)&" << *at << " = " << v << ";\n";
+      }
+    }
+    names_[iv] = first;
     return success();
   }
 
@@ -838,7 +1057,7 @@ private:
   }
 
   LogicalResult bindBuffer(Value value, const std::string &bytes,
-                           MemRefType type) {
+                           MemRefType type, int64_t align) {
     FailureOr<std::string> element = scalarType(type.getElementType());
     if (failed(element))
       return func_.emitError("CUDA kernels cannot hold ")
@@ -851,6 +1070,7 @@ private:
         llvm::any_of(buffer.strides, ShapedType::isDynamic))
       return func_.emitError("CUDA kernels need static layouts, not ") << type;
     buffer.offset = std::to_string(offset);
+    buffer.align = align;
     buffer.base = fresh();
     line() << *element << " *" << buffer.base << " = (" << *element << " *)("
            << bytes << ");\n";
@@ -1267,6 +1487,20 @@ private:
               offset != 0)
             return view.emitError("CUDA kernels need identity views");
           buffer.base = fresh();
+          // The new base's alignment: the source's, less what its offset
+          // and the shift move it by (nothing known when either is not a
+          // constant).
+          buffer.align = elementBytes(buffer.type.getElementType());
+          int64_t from = 0;
+          std::optional<int64_t> bytes =
+              getConstantIntValue(view.getByteShift());
+          if (bytes && !StringRef(it->second.offset).getAsInteger(10, from))
+            buffer.align = std::max<int64_t>(
+                1,
+                std::gcd(std::gcd(it->second.align,
+                                  from * elementBytes(
+                                             it->second.type.getElementType())),
+                         *bytes));
           line() << *element << " *" << buffer.base << " = (" << *element
                  << " *)((char *)(" << it->second.base << " + "
                  << it->second.offset << ") + " << *shift << ");\n";
@@ -1275,9 +1509,9 @@ private:
         })
         .Case([&](memref::GetGlobalOp get) -> LogicalResult {
           // The constant, emitted at file scope by emitCuda as its bits.
-          return bindBuffer(get.getResult(),
-                            "(char *)" + globalName(get.getName()),
-                            get.getType());
+          return bindBuffer(
+              get.getResult(), "(char *)" + globalName(get.getName()),
+              get.getType(), elementBytes(get.getType().getElementType()));
         })
         .Case<memref::SubViewOp, memref::ReinterpretCastOp,
               memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
@@ -1464,6 +1698,8 @@ template <typename To, typename From> __device__ inline To nnc_bitcast(From v) {
   u.from = v;
   return u.to;
 }
+// N consecutive elements as one aligned access (a vector load or store).
+template <typename T, int N> struct alignas(sizeof(T) * N) nnc_vec { T v[N]; };
 // Atomics: the old value, as memref.atomic_rmw returns it.
 template <typename T> __device__ inline T nnc_atomic_assign(T *p, T v) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32 or 64 bits");

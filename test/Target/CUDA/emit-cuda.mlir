@@ -10,16 +10,19 @@
 // compiler against a header that emulates CUDA's execution model
 // (Inputs/emulation) and run, gives the values of the loops.
 
-// A parallel loop is a grid-stride loop over its iterations; a view of the
-// arena is a typed pointer at its byte offset; constants keep their bits.
+// A parallel loop is a grid-stride loop over its iterations (here two per
+// thread, with vector loads and stores: emit-cuda-vectors.mlir); a view of
+// the arena is a typed pointer at its byte offset; constants keep their
+// bits.
 // CHECK-LABEL: extern "C" __global__ void __launch_bounds__(256) k0_l0(char *a0, char *a1) {
 // CHECK: float *[[X:v[0-9]+]] = (float *)(a0);
 // CHECK: signed char *[[A:v[0-9]+]] = (signed char *)(a1);
 // CHECK-DAG: const float [[TWO:v[0-9]+]] = __int_as_float(0x40000000);
 // CHECK-DAG: float *[[Y:v[0-9]+]] = (float *)((char *)([[A]] + 0) + {{v[0-9]+}});
-// CHECK: for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < 6LL; t += (long long)gridDim.x * blockDim.x) {
+// CHECK: for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < 3LL; t += (long long)gridDim.x * blockDim.x) {
 // CHECK: = expf(
-// CHECK: [[Y]][0 + {{v[0-9]+}} * 1LL] =
+// CHECK: = expf(
+// CHECK: *(nnc_vec<float, 2> *)&[[Y]][0 + {{v[0-9]+}} * 1LL] =
 #id = affine_map<(d0) -> (d0)>
 #row = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
@@ -40,7 +43,7 @@ func.func @k0(%x: memref<6xf32>, %arena: memref<256xi8>) {
 // Two nests, two launches in order: the fill, then the sums (a sequential
 // loop inside each thread).
 // CHECK-LABEL: k1_l0(char *a0, char *a1) {
-// CHECK: t < 2LL
+// CHECK: t < 1LL
 // CHECK-LABEL: k1_l1(char *a0, char *a1) {
 // CHECK: t < 2LL
 // CHECK: for (long long [[K:v[0-9]+]] = {{v[0-9]+}}; [[K]] < {{v[0-9]+}}; [[K]] += {{v[0-9]+}}) {
@@ -110,7 +113,7 @@ func.func @k4(%x: memref<4xi64>, %y: memref<4xf32>) {
 // CHECK-LABEL: k5_l0(char *a0, char *a1) {
 // CHECK: if (blockIdx.x != 0 || threadIdx.x != 0)
 // CHECK-LABEL: k5_l1(char *a0, char *a1) {
-// CHECK: t < 4LL
+// CHECK: t < 1LL
 func.func @k5(%y: memref<4xf32>, %arena: memref<64xi8>) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
@@ -130,8 +133,8 @@ func.func @k5(%y: memref<4xf32>, %arena: memref<64xi8>) {
   return
 }
 
-// CHECK: // launch k0_l0 (kernel k0, 2 buffers): 6 iterations, block 256
-// CHECK: // launch k1_l0 (kernel k1, 2 buffers): 2 iterations, block 256
+// CHECK: // launch k0_l0 (kernel k0, 2 buffers): 3 iterations, block 256
+// CHECK: // launch k1_l0 (kernel k1, 2 buffers): 1 iterations, block 256
 // CHECK: // launch k1_l1 (kernel k1, 2 buffers): 2 iterations, block 256
 // CHECK: // nvrtc {{[0-9.]+}} sm_80: cubin, not empty
 // CHECK: // nvrtc {{[0-9.]+}} sm_90: cubin, not empty
