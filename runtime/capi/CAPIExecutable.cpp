@@ -250,6 +250,15 @@ nnc_status_t nnc_executable_load_memory(const void *data, size_t size,
   });
 }
 
+nnc_status_t nnc_executable_enable_cuda_graph(nnc_executable_t *executable) {
+  static const char *fn = "nnc_executable_enable_cuda_graph";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    return convertStatus(fn, executable->program->enableGraphReplay());
+  });
+}
+
 nnc_status_t nnc_executable_save(const nnc_executable_t *executable,
                                  const char *path) {
   static const char *fn = "nnc_executable_save";

@@ -585,6 +585,15 @@ nnc_status_t nnc_trainer_prepare(nnc_trainer_t *trainer, size_t count,
   });
 }
 
+nnc_status_t nnc_trainer_enable_cuda_graph(nnc_trainer_t *trainer) {
+  static const char *fn = "nnc_trainer_enable_cuda_graph";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    return convertStatus(fn, trainer->trainer->enableGraphReplay());
+  });
+}
+
 nnc_status_t nnc_trainer_save(const nnc_trainer_t *trainer, const char *path) {
   static const char *fn = "nnc_trainer_save";
   return guarded(fn, [&]() -> nnc_status_t {

@@ -325,6 +325,13 @@ public:
     return entries;
   }
 
+  Status enableGraphReplay() override {
+    for (auto &byKey : programs_)
+      for (auto &[key, program] : byKey)
+        NNC_RUNTIME_RETURN_IF_ERROR(program->enableGraphReplay());
+    return Status::ok();
+  }
+
   Status add(TrainFunctionKind kind, Shapes key,
              std::unique_ptr<Program> program) {
     auto &slot = programs_[static_cast<unsigned>(kind)][std::move(key)];

@@ -316,6 +316,13 @@ Status TrainProgramSource::probe(const Shapes &, const Shapes &,
                 "no probe to name the value");
 }
 
+Status TrainProgramSource::enableGraphReplay() {
+  return Status(StatusCode::InvalidArgument,
+                "this trainer compiles its programs: CUDA graphs are a "
+                "compile option of it (cuda_graph, --cuda-graph), not a "
+                "switch after it is made");
+}
+
 Status Trainer::bindArguments(TrainFunctionKind kind,
                               const std::vector<TensorRef> *batch,
                               const std::vector<HostTensor> *gradients,

@@ -1640,15 +1640,17 @@ done:
  * hands over the emulated driver (NNC_CAPI_TEST_CUDA_DRIVER: a plain build),
  * an executable and a trainer run on the CUDA device and give the closed
  * forms of test_training. */
-static void test_cuda_target(void) {
+static void test_cuda_target(const char *dir) {
   nnc_context_t *context = NULL;
   nnc_model_t *model = NULL;
   nnc_executable_t *executable = NULL;
-  nnc_trainer_t *trainer = NULL;
+  nnc_trainer_t *trainer = NULL, *loaded = NULL;
   nnc_compile_options_t compile;
   nnc_train_options_t options;
   nnc_tensor_t *x = NULL, *t = NULL;
   nnc_shape_t shape;
+  char path[4200];
+  const nnc_tensor_t *loadedParam = NULL;
   nnc_tensor_t *outputs[1] = {NULL};
   const nnc_tensor_t *inputs[1];
   const nnc_tensor_t *data[2];
@@ -1682,6 +1684,18 @@ static void test_cuda_target(void) {
                NNC_STATUS_INVALID_ARGUMENT,
                "graph replay (CUDA graphs) needs a device that records graphs");
   compile.cuda_graph = 0;
+  /* Nor can a loaded program on the CPU switch to graphs. */
+  EXPECT_OK(nnc_model_compile(model, &compile, 1, &shape, &executable));
+  if (executable)
+    EXPECT_ERROR(nnc_executable_enable_cuda_graph(executable),
+                 NNC_STATUS_UNIMPLEMENTED,
+                 "graph replay needs a device that records graphs");
+  nnc_executable_destroy(executable);
+  executable = NULL;
+  EXPECT_ERROR(nnc_executable_enable_cuda_graph(NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "executable");
+  EXPECT_ERROR(nnc_trainer_enable_cuda_graph(NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "trainer");
   compile.target = "cuda:gpu";
   EXPECT_ERROR(nnc_model_compile(model, &compile, 1, &shape, &executable),
                NNC_STATUS_INVALID_ARGUMENT, "after 'cuda:' comes a device");
@@ -1711,6 +1725,19 @@ static void test_cuda_target(void) {
     EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, outputs));
     CHECK(outputs[0] && close_to(((float *)nnc_tensor_data(outputs[0]))[11],
                                  1.0));
+    /* Switched to a graph after an eager run (as a loaded .nncx is): the
+     * next run records it, the one after replays it with new inputs. */
+    EXPECT_OK(nnc_executable_enable_cuda_graph(executable));
+    EXPECT_OK(nnc_executable_enable_cuda_graph(executable));
+    for (i = 0; i < 2; ++i) {
+      ones[7] = (float)(i + 5);
+      nnc_tensor_destroy(outputs[0]);
+      outputs[0] = NULL;
+      EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, outputs));
+      CHECK(outputs[0] &&
+            close_to(((float *)nnc_tensor_data(outputs[0]))[7], i + 5.0));
+    }
+    ones[7] = 1.0f;
   }
   /* The same as a CUDA graph: recorded on the first run, replayed on the
    * second, with new inputs copied in. */
@@ -1746,6 +1773,30 @@ static void test_cuda_target(void) {
     /* w = 2/3 - 0.5 * 2 * 4 * (2/3) / 12 = 4/9. */
     CHECK(param && close_to(((const float *)nnc_tensor_const_data(param))[0],
                             4.0 / 9.0));
+    /* A trainer that compiles takes graphs as a compile option; a saved
+     * one, loaded, switches to them: its next steps equal the original's
+     * launch by launch. */
+    EXPECT_ERROR(nnc_trainer_enable_cuda_graph(trainer),
+                 NNC_STATUS_INVALID_ARGUMENT, "compile option");
+    snprintf(path, sizeof(path), "%s/cuda-trainer.nncx", dir);
+    EXPECT_OK(nnc_trainer_save(trainer, path));
+    EXPECT_OK(nnc_trainer_load_file(path, &loaded));
+    remove(path);
+    if (loaded) {
+      EXPECT_OK(nnc_trainer_enable_cuda_graph(loaded));
+      for (i = 0; i < 2; ++i) {
+        EXPECT_OK(nnc_trainer_step(trainer, 2, data, &info));
+        EXPECT_OK(nnc_trainer_step(loaded, 2, data, &info));
+      }
+      EXPECT_OK(nnc_trainer_parameter(trainer, 0, NULL, &param));
+      EXPECT_OK(nnc_trainer_parameter(loaded, 0, NULL, &loadedParam));
+      CHECK(param && loadedParam &&
+            memcmp(nnc_tensor_const_data(param),
+                   nnc_tensor_const_data(loadedParam),
+                   3 * sizeof(float)) == 0 &&
+            !close_to(((const float *)nnc_tensor_const_data(param))[0],
+                      4.0 / 9.0));
+    }
   }
 
 done:
@@ -1756,6 +1807,7 @@ done:
     unsetenv("NNC_CUDA_DRIVER");
   }
   nnc_trainer_destroy(trainer);
+  nnc_trainer_destroy(loaded);
   nnc_tensor_destroy(outputs[0]);
   nnc_tensor_destroy(x);
   nnc_tensor_destroy(t);
@@ -2729,7 +2781,7 @@ int main(int argc, char **argv) {
   test_graph();
   test_parse_mlir();
   test_training(dir);
-  test_cuda_target();
+  test_cuda_target(dir);
   test_skipped_step();
   test_memory_budget();
   test_memory_alternatives(dir);

@@ -184,7 +184,7 @@ output:
                            cuda, cuda:sm_XX, cuda:N (docs/CUDABackend.md)
   --cuda-graph             run each compiled step as a CUDA graph, recorded
                            on its first run and replayed after (--target
-                           cuda)
+                           cuda, or a saved CUDA trainer)
   --no-library-kernels     generated code only: no oneDNN convolutions (to
                            compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
@@ -490,8 +490,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                              "--threads",
                              "--no-fuse",
                              "--no-library-kernels",
-                             "--target",
-                             "--cuda-graph"})
+                             "--target"})
       if (args.has(flag))
         return fail({std::string(flag) + " is fixed by the saved trainer '" +
                          args.model + "'",
@@ -531,6 +530,9 @@ int nnc::tools::runTrain(int argc, char **argv) {
     if (nnc_status_t status = nnc_trainer_load_file(args.model.c_str(), &raw))
       return fail({takeMessage(status)});
     trainer.reset(raw);
+    if (args.has("--cuda-graph"))
+      if (nnc_status_t status = nnc_trainer_enable_cuda_graph(raw))
+        return fail({takeMessage(status)});
     nnc_trainer_info_t info;
     info.struct_size = sizeof(info);
     if (nnc_status_t status = nnc_trainer_info(trainer.get(), &info))

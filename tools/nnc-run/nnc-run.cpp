@@ -87,7 +87,7 @@ options:
                            GPUs), cuda:sm_XX (that architecture), cuda:N
                            (device N); docs/CUDABackend.md
   --cuda-graph             run as a CUDA graph: recorded on the first run,
-                           replayed after (--target cuda)
+                           replayed after (--target cuda, or a CUDA .nncx)
   --bench N                time N runs after one warm-up; print median, min
   --cache-dir DIR          the compile cache ("" turns it off)
   --bind-integer-inputs DIR
@@ -738,11 +738,8 @@ int runTool(int argc, char **argv) {
     failure = {"--bind-integer-inputs applies to .onnx models only", 2};
     return report();
   }
-  if (compiled && (options.hasCacheDir || options.hasThreads ||
-                   options.cudaGraph)) {
-    failure = {std::string(options.hasCacheDir ? "--cache-dir"
-                           : options.hasThreads ? "--threads"
-                                                : "--cuda-graph") +
+  if (compiled && (options.hasCacheDir || options.hasThreads)) {
+    failure = {std::string(options.hasCacheDir ? "--cache-dir" : "--threads") +
                    " applies when compiling, not to a compiled .nncx",
                2};
     return report();
@@ -770,6 +767,11 @@ int runTool(int argc, char **argv) {
       return report();
     }
     loaded.reset(raw);
+    if (options.cudaGraph)
+      if (nnc_status_t status = nnc_executable_enable_cuda_graph(raw)) {
+        failure = {takeMessage(status)};
+        return report();
+      }
   } else if (!loadModel(options, prepared, failure)) {
     return report();
   }

@@ -203,6 +203,11 @@ public:
   /// (Unimplemented), which the step reports as "not named: ...".
   virtual Status probe(const Shapes &key, const Shapes &argumentShapes,
                        const Probe *&out);
+
+  /// Runs every program as a CUDA graph from its next run on
+  /// (Program::enableGraphReplay). A source that compiles its programs
+  /// takes that as a compile option instead and refuses (InvalidArgument).
+  virtual Status enableGraphReplay();
 };
 
 /// What one step did.
@@ -371,6 +376,10 @@ public:
   /// Null until distribute().
   const Communicator *communicator() const { return communicator_.get(); }
   const DataParallelStats &dataParallelStats() const { return dpStats_; }
+
+  /// Runs a loaded trainer's programs as CUDA graphs from the next step on
+  /// (TrainProgramSource::enableGraphReplay); between steps only.
+  Status enableGraphReplay() { return source_->enableGraphReplay(); }
 
   /// Writes the trainer (its layout, state and every program made so far)
   /// to `path` atomically as an executable that loadTrainer reads; refused
