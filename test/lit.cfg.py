@@ -68,6 +68,7 @@ config.substitutions.append(
      "--convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts"))
 
 if config.nnc_sanitizers:
+    config.available_features.add("sanitizers")
     # libMLIR.so is not instrumented: its containers lack ASan annotations, and
     # LLVM allocators inlined into our instrumented code poison memory that the
     # library's own copies then touch. Both checks only misfire across that

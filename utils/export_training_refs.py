@@ -61,8 +61,6 @@ import sys
 import warnings
 
 import numpy as np
-import onnx
-import onnx.numpy_helper
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -281,6 +279,9 @@ def export_onnx(model, inputs, path, constant_folding, flat_output):
                               training=torch.onnx.TrainingMode.PRESERVE)
     finally:
         model.training = False
+    # ONNX is imported where it is used: utils/gpu-check/torch_steps.py
+    # takes the models from here on machines that have PyTorch alone.
+    import onnx
     proto = onnx.load(path)
     onnx.checker.check_model(proto)
     return proto
@@ -289,6 +290,7 @@ def export_onnx(model, inputs, path, constant_folding, flat_output):
 def check_initializers(proto, model, path):
     """Every parameter and running statistic is an initializer named by its
     state_dict key with the same value, and there are no other initializers."""
+    import onnx.numpy_helper
     inits = {
         t.name: onnx.numpy_helper.to_array(t) for t in proto.graph.initializer
     }
