@@ -449,13 +449,16 @@ private:
 
   /// How to spread a reduction's rows (nothing: as any other nest, a
   /// parallel loop's iterations one per thread, the rest on one thread).
+  /// Short rows go a thread each, folded in a register (a parallel loop
+  /// around a reduced one would otherwise load and store the output on
+  /// every reduced iteration).
   static std::optional<RowsPer> rowsPer(const ReductionNest &nest,
                                         bool parallel) {
     if (nest.numReduced >= kBlockRowFrom)
       return RowsPer::Block;
     if (nest.numReduced >= kWarpRowFrom)
       return RowsPer::Warp;
-    if (!parallel && nest.numRows > 1)
+    if (nest.numRows > 1 && (!parallel || nest.numReduced > 1))
       return RowsPer::Thread;
     return std::nullopt;
   }

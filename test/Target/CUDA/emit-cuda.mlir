@@ -40,13 +40,16 @@ func.func @k0(%x: memref<6xf32>, %arena: memref<256xi8>) {
   return
 }
 
-// Two nests, two launches in order: the fill, then the sums (a sequential
-// loop inside each thread).
+// Two nests, two launches in order: the fill, then the sums (a row of 3
+// per thread, folded in a register and stored once).
 // CHECK-LABEL: k1_l0(char *a0, char *a1) {
 // CHECK: t < 1LL
 // CHECK-LABEL: k1_l1(char *a0, char *a1) {
-// CHECK: t < 2LL
-// CHECK: for (long long [[K:v[0-9]+]] = {{v[0-9]+}}; [[K]] < {{v[0-9]+}}; [[K]] += {{v[0-9]+}}) {
+// CHECK: // 2 rows of 3 values, one thread per row.
+// CHECK: float [[ACC:v[0-9]+]] = [[S:v[0-9]+]][0 + [[ROW:v[0-9]+]] * 1LL];
+// CHECK: for (long long [[K:v[0-9]+]] = 0LL; [[K]] < 3LL; [[K]] += 1LL) {
+// CHECK: [[ACC]] = {{v[0-9]+}} + [[ACC]];
+// CHECK: [[S]][0 + [[ROW]] * 1LL] = [[ACC]];
 func.func @k1(%x: memref<2x3xf32>, %s: memref<2xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%s : memref<2xf32>)
