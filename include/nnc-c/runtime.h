@@ -400,6 +400,32 @@ NNC_API_EXPORT nnc_status_t nnc_profiler_summary(nnc_string_callback_t callback,
 NNC_API_EXPORT nnc_status_t nnc_profiler_write_trace(const char *path);
 
 /*===----------------------------------------------------------------------===*
+ * Tuning databases (docs/Autotuning.md)
+ *===----------------------------------------------------------------------===*/
+
+/* The tuning database compiles use when none is given: tuning.nnctune in
+ * the compile cache's default folder ($NNC_CACHE_DIR, else
+ * $XDG_CACHE_HOME/nnc, else $HOME/.cache/nnc). `out_path` is released with
+ * nnc_string_destroy. NOT_FOUND when none of those is set. */
+NNC_API_EXPORT nnc_status_t nnc_tuning_database_default_path(char **out_path);
+
+/* Adds the entries of the tuning database `from` to the one at `into`
+ * (created if missing): an entry of `into` with the key of one of `from`
+ * is replaced, the others are kept. Safe beside compiles tuning into
+ * `into` (the autotuner's lock, an atomic rewrite). This is how a
+ * deployment carries its tuning: merge the machine's database into a new
+ * file, ship it, merge it into the database there. A damaged line of
+ * either file is dropped, and said in `out_warnings` (optional; one line
+ * each, "" when none; release with nnc_string_destroy). `out_merged`
+ * (optional) is the number of entries taken from `from`. NOT_FOUND when
+ * `from` does not exist; INVALID_ARGUMENT, `into` untouched, when either
+ * file is not a tuning database of this format version. Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_tuning_database_merge(const char *from,
+                                                      const char *into,
+                                                      size_t *out_merged,
+                                                      char **out_warnings);
+
+/*===----------------------------------------------------------------------===*
  * Data loading
  *===----------------------------------------------------------------------===*/
 

@@ -337,7 +337,7 @@ std::string nnc::tuningDatabasePath(const CompileOptions &options) {
   if (options.cacheDir.empty())
     return "";
   llvm::SmallString<256> path(options.cacheDir);
-  llvm::sys::path::append(path, "tuning.nnctune");
+  llvm::sys::path::append(path, runtime::kTuningDatabaseFile);
   return std::string(path);
 }
 

@@ -24,6 +24,7 @@
 #include "nnc/runtime/Executable.h"
 #include "nnc/runtime/Plan.h"
 #include "nnc/runtime/Sha256.h"
+#include "nnc/runtime/TuningDatabase.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,15 +57,7 @@ const char *nnc::compilerVersionString() {
   return "nnc 0.1.0 (LLVM " LLVM_VERSION_STRING ")";
 }
 
-std::string nnc::defaultCacheDir() {
-  if (const char *dir = std::getenv("NNC_CACHE_DIR"))
-    return dir;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/nnc";
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/nnc";
-  return "";
-}
+std::string nnc::defaultCacheDir() { return runtime::defaultCacheDir(); }
 
 namespace {
 

@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_set>
 
@@ -250,6 +251,16 @@ void TuningDatabase::put(TuningEntry entry) {
     entries_.push_back(std::move(entry));
   else
     entries_[found->second] = std::move(entry);
+}
+
+std::string defaultCacheDir() {
+  if (const char *dir = std::getenv("NNC_CACHE_DIR"))
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/nnc";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/nnc";
+  return "";
 }
 
 Status TuningDatabase::open(const std::string &path, TuningDatabase &out) {

@@ -105,6 +105,62 @@ static nnc_status_t make_two(nnc_tensor_t **a, nnc_tensor_t **b) {
   return NULL;
 }
 
+/* Tuning databases merged from one file into another (nnc-run tuning is
+ * the full test; this checks the C API's contract). */
+static void test_tuning_database(const char *dir) {
+  char from[4200], into[4200];
+  char *warnings = NULL, *path = NULL;
+  size_t merged = 7;
+  FILE *file;
+
+  snprintf(from, sizeof(from), "%s/tuning-from.nnctune", dir);
+  snprintf(into, sizeof(into), "%s/tuning/sub/into.nnctune", dir);
+  EXPECT_ERROR(nnc_tuning_database_merge(NULL, into, NULL, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "from");
+  EXPECT_ERROR(nnc_tuning_database_merge(from, NULL, NULL, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "into");
+  EXPECT_ERROR(nnc_tuning_database_merge(from, into, &merged, &warnings),
+               NNC_STATUS_NOT_FOUND, "no tuning database at");
+  CHECK(merged == 0 && warnings == NULL);
+  /* A database of no entries, merged into a folder that does not exist. */
+  file = fopen(from, "w");
+  CHECK(file != NULL);
+  if (!file)
+    return;
+  fputs("nnc-tuning-database 1\n", file);
+  fclose(file);
+  EXPECT_OK(nnc_tuning_database_merge(from, into, &merged, &warnings));
+  CHECK(merged == 0 && warnings && strcmp(warnings, "") == 0);
+  nnc_string_destroy(warnings);
+  file = fopen(into, "r");
+  CHECK(file != NULL);
+  if (file)
+    fclose(file);
+  /* A file that is not one. */
+  file = fopen(from, "w");
+  if (file) {
+    fputs("key\tvalue\n", file);
+    fclose(file);
+  }
+  EXPECT_ERROR(nnc_tuning_database_merge(from, into, NULL, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "is not a tuning database");
+  EXPECT_ERROR(nnc_tuning_database_default_path(NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "out_path");
+  if (getenv("HOME") || getenv("XDG_CACHE_HOME") || getenv("NNC_CACHE_DIR")) {
+    EXPECT_OK(nnc_tuning_database_default_path(&path));
+    CHECK(path && strstr(path, "/tuning.nnctune") != NULL);
+    nnc_string_destroy(path);
+  }
+  remove(from);
+  remove(into);
+  snprintf(into, sizeof(into), "%s/tuning/sub/into.nnctune.lock", dir);
+  remove(into);
+  snprintf(into, sizeof(into), "%s/tuning/sub", dir);
+  remove(into);
+  snprintf(into, sizeof(into), "%s/tuning", dir);
+  remove(into);
+}
+
 static void test_basics(void) {
   nnc_context_options_t options;
   nnc_import_options_t import_options;
@@ -2771,6 +2827,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   test_basics();
+  test_tuning_database(dir);
   test_model();
   test_import_errors();
   test_model_file(dir);

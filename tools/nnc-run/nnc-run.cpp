@@ -15,6 +15,7 @@
 #include "CompilerLibrary.h"
 #include "Plot.h"
 #include "Train.h"
+#include "Tuning.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -39,6 +40,7 @@ const char *kUsage = R"(usage: nnc-run MODEL [options]
        nnc-run train MODEL --data FILE.npz [options]   (see train --help)
        nnc-run grad MODEL --inputs FILE.npz --save FILE.npz
        nnc-run plot LOG [LOG...] -o FILE.svg   (see plot --help)
+       nnc-run tuning export|import FILE       (see tuning --help)
 
 Compiles MODEL (.onnx or .mlir) for the shapes of the given inputs (and the
 values of its shape inputs), or loads a compiled .nncx, runs it once per run
@@ -850,5 +852,7 @@ int main(int argc, char **argv) {
     return nnc::tools::runGrad(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "plot") == 0)
     return nnc::tools::runPlot(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "tuning") == 0)
+    return nnc::tools::runTuning(argc - 1, argv + 1);
   return runTool(argc, argv);
 }

@@ -47,6 +47,14 @@
 
 namespace nnc::runtime {
 
+/// The folder of the compile cache when none is given: $NNC_CACHE_DIR,
+/// else $XDG_CACHE_HOME/nnc, else $HOME/.cache/nnc; empty when none is
+/// set. The tuning database lives in it by default (kTuningDatabaseFile).
+std::string defaultCacheDir();
+
+/// The tuning database's file name in the cache folder.
+inline constexpr const char *kTuningDatabaseFile = "tuning.nnctune";
+
 /// One measured choice.
 struct TuningEntry {
   /// 64 lowercase hex characters (a SHA-256 the compiler computes).
