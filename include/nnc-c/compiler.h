@@ -593,6 +593,20 @@ NNC_API_EXPORT nnc_status_t nnc_trainer_create(
 NNC_API_EXPORT nnc_status_t nnc_trainer_mixed_precision(
     const nnc_trainer_t *trainer, nnc_mixed_precision_t *out);
 
+/* The kernels with candidates of the programs a trainer nnc_trainer_create
+ * made has compiled so far (its steps for each data shape, evaluation),
+ * each kernel once, and the seconds those compiles spent measuring them:
+ * what nnc_executable_tuned_kernel says of an executable. 0 before the
+ * first step and for a trainer loaded from a file. The strings
+ * nnc_trainer_tuned_kernel hands out live until the trainer's next step or
+ * preparation. */
+NNC_API_EXPORT size_t
+nnc_trainer_tuned_kernel_count(const nnc_trainer_t *trainer);
+NNC_API_EXPORT double nnc_trainer_tuning_seconds(const nnc_trainer_t *trainer);
+NNC_API_EXPORT nnc_status_t
+nnc_trainer_tuned_kernel(const nnc_trainer_t *trainer, size_t index,
+                         nnc_tuned_kernel_t *out_kernel);
+
 /* What the memory budget did to the training step (or gradient function,
  * with accumulation) a trainer nnc_trainer_create made compiled last. */
 typedef struct nnc_remat_stats_t {

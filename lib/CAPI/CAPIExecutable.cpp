@@ -343,26 +343,8 @@ nnc_status_t nnc_executable_tuned_kernel(const nnc_executable_t *executable,
   return guarded(fn, [&]() -> nnc_status_t {
     if (!executable)
       return nullArgument(fn, "executable");
-    if (!out_kernel)
-      return nullArgument(fn, "out_kernel");
-    if (out_kernel->struct_size != sizeof(nnc_tuned_kernel_t))
-      return invalidArgument(
-          fn, "out_kernel->struct_size is " +
-                  std::to_string(out_kernel->struct_size) + "; expected " +
-                  std::to_string(sizeof(nnc_tuned_kernel_t)));
-    if (index >= executable->tuning.size())
-      return invalidArgument(fn, "index " + std::to_string(index) +
-                                     " is out of range (the executable has " +
-                                     std::to_string(executable->tuning.size()) +
-                                     " tuned kernels)");
-    const nnc_executable_s::TunedKernel &kernel = executable->tuning[index];
-    out_kernel->kernel = kernel.kernel.c_str();
-    out_kernel->choice = kernel.choice.c_str();
-    out_kernel->default_choice = kernel.defaultChoice.c_str();
-    out_kernel->choice_ms = kernel.choiceMs;
-    out_kernel->default_ms = kernel.defaultMs;
-    out_kernel->source = kernel.source;
-    return nullptr;
+    return writeTunedKernel(fn, "executable", executable->tuning, index,
+                            out_kernel);
   });
 }
 

@@ -211,6 +211,36 @@ nnc_status_t nnc_trainer_mixed_precision(const nnc_trainer_t *trainer,
   });
 }
 
+size_t nnc_trainer_tuned_kernel_count(const nnc_trainer_t *trainer) {
+  double seconds = 0;
+  const std::vector<nnc::TunedKernel> *tuning =
+      trainer ? nnc::trainerTuning(*trainer->trainer, seconds) : nullptr;
+  return tuning ? tuning->size() : 0;
+}
+
+double nnc_trainer_tuning_seconds(const nnc_trainer_t *trainer) {
+  double seconds = 0;
+  if (trainer)
+    nnc::trainerTuning(*trainer->trainer, seconds);
+  return seconds;
+}
+
+nnc_status_t nnc_trainer_tuned_kernel(const nnc_trainer_t *trainer,
+                                      size_t index,
+                                      nnc_tuned_kernel_t *out_kernel) {
+  static const char *fn = "nnc_trainer_tuned_kernel";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!trainer)
+      return nullArgument(fn, "trainer");
+    double seconds = 0;
+    static const std::vector<nnc::TunedKernel> none;
+    const std::vector<nnc::TunedKernel> *tuning =
+        nnc::trainerTuning(*trainer->trainer, seconds);
+    return writeTunedKernel(fn, "trainer", tuning ? *tuning : none, index,
+                            out_kernel);
+  });
+}
+
 nnc_status_t nnc_trainer_remat_stats(const nnc_trainer_t *trainer,
                                      nnc_remat_stats_t *out) {
   static const char *fn = "nnc_trainer_remat_stats";

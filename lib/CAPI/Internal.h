@@ -137,6 +137,45 @@ nnc_status_t writeMixedPrecision(const char *fn,
                                  const nnc_mixed_precision_t &figures,
                                  nnc_mixed_precision_t *out);
 
+/// The API's code for where a kernel's choice came from (0 untuned, 1
+/// database, 2 measured).
+inline int32_t tuningSource(const nnc_executable_s::TunedKernel &kernel) {
+  return kernel.source;
+}
+inline int32_t tuningSource(const nnc::TunedKernel &kernel) {
+  return static_cast<int32_t>(kernel.source);
+}
+
+/// Checks `out` (not null, struct_size) and `index` (below
+/// `kernels.size()`; `holder` names what has them in the error) and points
+/// `*out` at kernel `index`: what nnc_executable_tuned_kernel and
+/// nnc_trainer_tuned_kernel answer.
+template <typename Kernel>
+nnc_status_t writeTunedKernel(const char *fn, const char *holder,
+                              const std::vector<Kernel> &kernels,
+                              size_t index, nnc_tuned_kernel_t *out) {
+  if (!out)
+    return nullArgument(fn, "out_kernel");
+  if (out->struct_size != sizeof(nnc_tuned_kernel_t))
+    return invalidArgument(fn, "out_kernel->struct_size is " +
+                                   std::to_string(out->struct_size) +
+                                   "; expected " +
+                                   std::to_string(sizeof(nnc_tuned_kernel_t)));
+  if (index >= kernels.size())
+    return invalidArgument(fn, "index " + std::to_string(index) +
+                                   " is out of range (the " + holder +
+                                   " has " + std::to_string(kernels.size()) +
+                                   " tuned kernels)");
+  const Kernel &kernel = kernels[index];
+  out->kernel = kernel.kernel.c_str();
+  out->choice = kernel.choice.c_str();
+  out->default_choice = kernel.defaultChoice.c_str();
+  out->choice_ms = kernel.choiceMs;
+  out->default_ms = kernel.defaultMs;
+  out->source = tuningSource(kernel);
+  return nullptr;
+}
+
 } // namespace nnc::capi
 
 #endif // NNC_LIB_CAPI_INTERNAL_H

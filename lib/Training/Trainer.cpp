@@ -112,6 +112,10 @@ public:
   /// What the memory budget did to the last step or gradient function
   /// compiled.
   std::optional<RematReport> lastRemat;
+  /// The kernels with candidates of every program compiled so far, each
+  /// key once (the first compile's), and the seconds spent measuring.
+  std::vector<TunedKernel> tuning;
+  double tuningSeconds = 0;
 
   ~CompilingSource() override {
     // The programs first, then the modules, then the model.
@@ -278,6 +282,12 @@ rt::Status CompilingSource::program(rt::TrainFunctionKind kind,
                                              options, *device, loaded));
   if (gradients)
     lastRemat = loaded.remat;
+  for (TunedKernel &kernel : loaded.tuning)
+    if (llvm::none_of(tuning, [&](const TunedKernel &known) {
+          return known.key == kernel.key;
+        }))
+      tuning.push_back(std::move(kernel));
+  tuningSeconds += loaded.tuningSeconds;
   Made &entry = made[key];
   entry.program = std::move(loaded.program);
   entry.entry = {entry.program.get(), threads, loaded.seconds,
@@ -828,6 +838,16 @@ rt::Status nnc::trainerMemoryAlternatives(const rt::Trainer &trainer,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   return rt::Status::ok();
+}
+
+const std::vector<nnc::TunedKernel> *
+nnc::trainerTuning(const rt::Trainer &trainer, double &seconds) {
+  seconds = 0;
+  auto *source = dynamic_cast<const CompilingSource *>(&trainer.source());
+  if (!source)
+    return nullptr;
+  seconds = source->tuningSeconds;
+  return &source->tuning;
 }
 
 std::optional<nnc::RematReport> nnc::trainerRemat(const rt::Trainer &trainer) {

@@ -1880,6 +1880,7 @@ static void test_skipped_step(void) {
   nnc_compile_options_t compile;
   nnc_step_info_t info;
   nnc_mixed_precision_t amp;
+  nnc_tuned_kernel_t tuned;
   const nnc_tensor_t *param = NULL;
   nnc_tensor_t *x = NULL, *t = NULL;
   const nnc_tensor_t *data[2];
@@ -1963,6 +1964,21 @@ static void test_skipped_step(void) {
                NNC_STATUS_INVALID_ARGUMENT, "struct_size");
   EXPECT_ERROR(nnc_trainer_mixed_precision(trainer, NULL),
                NNC_STATUS_INVALID_ARGUMENT, "out");
+
+  /* A model without convolutions has no kernels with candidates: none to
+   * list, and an index is out of range (nnc-run-tuning.mlir lists some). */
+  CHECK(nnc_trainer_tuned_kernel_count(trainer) == 0);
+  CHECK(nnc_trainer_tuning_seconds(trainer) == 0.0);
+  CHECK(nnc_trainer_tuned_kernel_count(NULL) == 0);
+  memset(&tuned, 0, sizeof(tuned));
+  tuned.struct_size = sizeof(tuned);
+  EXPECT_ERROR(nnc_trainer_tuned_kernel(trainer, 0, &tuned),
+               NNC_STATUS_INVALID_ARGUMENT,
+               "index 0 is out of range (the trainer has 0 tuned kernels)");
+  EXPECT_ERROR(nnc_trainer_tuned_kernel(NULL, 0, &tuned),
+               NNC_STATUS_INVALID_ARGUMENT, "trainer");
+  EXPECT_ERROR(nnc_trainer_tuned_kernel(trainer, 0, NULL),
+               NNC_STATUS_INVALID_ARGUMENT, "out_kernel");
 
 done:
   nnc_tensor_destroy(x);

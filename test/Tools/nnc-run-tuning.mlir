@@ -25,6 +25,26 @@
 // DEPLOYED-NEXT: conv 4x1x8x8 {{.*}} [database]
 // DEPLOYED-NEXT: conv 4x16x8x8 {{.*}} [database]
 
+// nnc-run train --report lists the kernels its steps tuned: the forward
+// convolutions come from the imported database, their gradients are
+// measured now; a second run finds them all there.
+// RUN: nnc-run train %nnc_src_root/examples/digits/cnn.onnx \
+// RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
+// RUN:   --cache-dir %t/deployed --autotune=on --report --progress none \
+// RUN:   | FileCheck %s --check-prefix=TRAIN
+// TRAIN: autotune: 5 kernels with candidates, {{[0-9.]+}} s measuring
+// TRAIN-NEXT: conv 4x1x8x8 {{.*}} [database]
+// TRAIN-NEXT: conv 4x16x8x8 {{.*}} [database]
+// TRAIN-NEXT: conv_transpose 4x32x8x8 {{.*}} [measured]
+// TRAIN-NEXT: conv_weight_grad {{.*}} [measured]
+// TRAIN-NEXT: conv_weight_grad {{.*}} [measured]
+// RUN: nnc-run train %nnc_src_root/examples/digits/cnn.onnx \
+// RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
+// RUN:   --cache-dir %t/deployed --autotune=require --report --progress none \
+// RUN:   | FileCheck %s --check-prefix=TRAINED
+// TRAINED: autotune: 5 kernels with candidates, 0.00 s measuring
+// TRAINED-COUNT-5: [database]
+
 // Importing keeps the destination's other entries; the default database is
 // tuning.nnctune in $NNC_CACHE_DIR.
 // RUN: head -2 %t/shipped.nnctune > %t/first.nnctune

@@ -491,16 +491,17 @@ void nnc::tools::printMixedPrecisionReport(const nnc_executable_t *executable) {
     printMixedPrecision(amp);
 }
 
-void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
-  // A saved executable (no compiler loaded) has no tuning to report.
-  if (!compilerIsOpen())
-    return;
-  size_t count = compiler().nnc_executable_tuned_kernel_count(executable);
+namespace {
+
+/// The autotuner's kernels of an executable or a trainer: `count` of them,
+/// `seconds` measuring, `get` fills one.
+template <typename Get>
+void printTuning(size_t count, double seconds, Get get) {
   if (!count)
     return;
   static const char *sources[] = {"untuned", "database", "measured"};
   std::printf("autotune: %zu kernels with candidates, %.2f s measuring\n",
-              count, compiler().nnc_executable_tuning_seconds(executable));
+              count, seconds);
   auto ms = [](double v) {
     char text[32];
     if (v < 0)
@@ -512,14 +513,30 @@ void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
     nnc_tuned_kernel_t kernel;
     std::memset(&kernel, 0, sizeof kernel);
     kernel.struct_size = sizeof kernel;
-    if (compiler().nnc_executable_tuned_kernel(executable, i, &kernel))
+    if (nnc_status_t status = get(i, &kernel)) {
+      nnc_status_destroy(status);
       continue;
+    }
     int source = kernel.source >= 0 && kernel.source <= 2 ? kernel.source : 0;
     std::printf("  %s: %s %s (default %s %s) [%s]\n", kernel.kernel,
                 kernel.choice, ms(kernel.choice_ms).c_str(),
                 kernel.default_choice, ms(kernel.default_ms).c_str(),
                 sources[source]);
   }
+}
+
+} // namespace
+
+void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
+  // A saved executable (no compiler loaded) has no tuning to report.
+  if (!compilerIsOpen())
+    return;
+  printTuning(compiler().nnc_executable_tuned_kernel_count(executable),
+              compiler().nnc_executable_tuning_seconds(executable),
+              [&](size_t i, nnc_tuned_kernel_t *kernel) {
+                return compiler().nnc_executable_tuned_kernel(executable, i,
+                                                              kernel);
+              });
 }
 
 namespace nnc::tools::train {
@@ -590,6 +607,14 @@ void printStepReport(const nnc_trainer_t *trainer, int64_t skipped,
   if (compilerIsOpen() &&
       !compiler().nnc_trainer_mixed_precision(trainer, &amp))
     printMixedPrecision(amp);
+  // Every kernel with candidates its steps and evaluation compiled.
+  if (compilerIsOpen())
+    printTuning(compiler().nnc_trainer_tuned_kernel_count(trainer),
+                compiler().nnc_trainer_tuning_seconds(trainer),
+                [&](size_t i, nnc_tuned_kernel_t *kernel) {
+                  return compiler().nnc_trainer_tuned_kernel(trainer, i,
+                                                             kernel);
+                });
   if (skipped) {
     std::printf("skipped steps: %lld (gradients not finite)\n",
                 (long long)skipped);

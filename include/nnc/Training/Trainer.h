@@ -69,6 +69,12 @@ trainerMixedPrecision(const runtime::Trainer &trainer);
 /// first, without a budget, or for a trainer loaded from a file.
 std::optional<RematReport> trainerRemat(const runtime::Trainer &trainer);
 
+/// The kernels with candidates of the programs a trainer createTrainer made
+/// has compiled so far, each once, and in `seconds` what measuring them
+/// took; null for a trainer loaded from a file. Valid until its next step.
+const std::vector<TunedKernel> *trainerTuning(const runtime::Trainer &trainer,
+                                              double &seconds);
+
 /// The memory of a training step and what would lower it, each planned by
 /// the compiler (planPeak), no code generated. A configuration's figure is
 /// the largest, over the functions a step runs, of the function's planned
