@@ -299,8 +299,6 @@ NNC_API_EXPORT nnc_status_t nnc_executable_load_file(
 NNC_API_EXPORT nnc_status_t nnc_executable_load_memory(
     const void *data, size_t size, nnc_executable_t **out_executable);
 
-/* Writes `executable` (borrowed) to `path` (borrowed) atomically (temporary
- * file, fsync, rename). Thread-safe. */
 /* Runs `executable` as a CUDA graph from its next run on: recorded once,
  * replayed after (PyTorch's reduce-overhead mode; what the compile option
  * cuda_graph does, for an executable that was loaded). UNIMPLEMENTED on a
@@ -309,6 +307,8 @@ NNC_API_EXPORT nnc_status_t nnc_executable_load_memory(
 NNC_API_EXPORT nnc_status_t
 nnc_executable_enable_cuda_graph(nnc_executable_t *executable);
 
+/* Writes `executable` (borrowed) to `path` (borrowed) atomically (temporary
+ * file, fsync, rename). Thread-safe. */
 NNC_API_EXPORT nnc_status_t nnc_executable_save(
     const nnc_executable_t *executable, const char *path);
 
@@ -666,15 +666,15 @@ NNC_API_EXPORT nnc_status_t nnc_trainer_prepare(nnc_trainer_t *trainer,
                                                 int32_t with_eval,
                                                 int32_t *out_compiled);
 
+/* nnc_executable_enable_cuda_graph for every program of a trainer from
+ * nnc_trainer_load_file, from its next step on; between steps only. A
+ * trainer that compiles its programs (nnc_trainer_create) takes cuda_graph
+ * in its compile options instead: INVALID_ARGUMENT. */
+NNC_API_EXPORT nnc_status_t nnc_trainer_enable_cuda_graph(nnc_trainer_t *trainer);
+
 /* Writes the trainer (state and every function compiled or loaded so far)
  * to `path` atomically, for nnc_trainer_load_file. Only between optimizer
  * steps, and after a step or nnc_trainer_prepare (INVALID_ARGUMENT). */
-/* The same for every program of a trainer from nnc_trainer_load_file, from
- * its next step on; between steps only. A trainer that compiles its
- * programs (nnc_trainer_create) takes cuda_graph in its compile options
- * instead: INVALID_ARGUMENT. */
-NNC_API_EXPORT nnc_status_t nnc_trainer_enable_cuda_graph(nnc_trainer_t *trainer);
-
 NNC_API_EXPORT nnc_status_t nnc_trainer_save(const nnc_trainer_t *trainer,
                                              const char *path);
 
