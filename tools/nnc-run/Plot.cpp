@@ -8,6 +8,8 @@
 
 #include "Plot.h"
 
+#include "../common/ArgHelpers.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -412,11 +414,7 @@ int runPlot(int argc, char **argv) {
         name != "--title")
       return fail("unknown option '" + arg + "' (see nnc-run plot --help)", 2);
     std::string value;
-    if (name.size() < arg.size())
-      value = arg.substr(name.size() + 1);
-    else if (i + 1 < argc)
-      value = argv[++i];
-    else
+    if (!takeOptionValue(argc, argv, i, name, value))
       return fail("option '" + name + "' needs a value", 2);
     if (name == "--label") {
       labels.push_back(value);

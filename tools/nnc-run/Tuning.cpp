@@ -9,7 +9,8 @@
 
 #include "Tuning.h"
 
-#include "nnc-c/runtime.h"
+#include "../common/ArgHelpers.h"
+#include "../common/CAPIHelpers.h"
 
 #include <cstdio>
 #include <cstring>
@@ -43,12 +44,6 @@ int fail(const std::string &message, int status) {
   return status;
 }
 
-std::string takeMessage(nnc_status_t status) {
-  std::string message = nnc_status_message(status);
-  nnc_status_destroy(status);
-  return message;
-}
-
 } // namespace
 
 int nnc::tools::runTuning(int argc, char **argv) {
@@ -67,11 +62,7 @@ int nnc::tools::runTuning(int argc, char **argv) {
                         "' (see nnc-run tuning --help)",
                     2);
       std::string value;
-      if (name.size() < arg.size())
-        value = arg.substr(name.size() + 1);
-      else if (i + 1 < argc)
-        value = argv[++i];
-      else
+      if (!takeOptionValue(argc, argv, i, name, value))
         return fail("option '" + name + "' needs a value", 2);
       bool &given = name == "--tuning-db" ? hasDatabase : hasCacheDir;
       if (given)
