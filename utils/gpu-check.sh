@@ -103,6 +103,15 @@ if [[ $mode == prepare ]]; then
   fi
   build_runner "$build" "$dir/runner-here"
   common=(--cache-dir= --progress none --batch-size 32 --drop-last)
+  # train_references NAME: the CPU trainer NAME-train-cpu.nncx on
+  # NAME-train.npz: its parameters after 3 steps, and after the timed steps
+  # with its times.
+  train_references() {
+    "$dir/runner-here" train "$dir/$1-train-cpu.nncx" "$dir/$1-train.npz" \
+      32 3 "$dir/ref-$1-train-3.npz" > /dev/null
+    "$dir/runner-here" train "$dir/$1-train-cpu.nncx" "$dir/$1-train.npz" \
+      32 "$steps" "$dir/ref-$1-train-long.npz" | tee "$dir/ref-$1-train-long.txt"
+  }
   {
     echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) from $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "models: $models; timed steps: $steps"
@@ -131,10 +140,7 @@ EOF
     "$dir/runner-here" infer "$dir/digits-infer-cpu.nncx" "$dir/digits-in.npz" \
       "$dir/ref-digits-infer.npz" 0 > /dev/null
     cp "$root/examples/digits/train.npz" "$dir/digits-train.npz"
-    "$dir/runner-here" train "$dir/digits-train-cpu.nncx" "$dir/digits-train.npz" \
-      32 3 "$dir/ref-digits-train-3.npz" > /dev/null
-    "$dir/runner-here" train "$dir/digits-train-cpu.nncx" "$dir/digits-train.npz" \
-      32 "$steps" "$dir/ref-digits-train-long.npz" | tee "$dir/ref-digits-train-long.txt"
+    train_references digits
   fi
 
   if has gpt; then
@@ -148,10 +154,7 @@ EOF
         --steps 0 --target $target "${common[@]}" \
         --save-trainer "$dir/gpt-train-$target.nncx" > /dev/null
     done
-    "$dir/runner-here" train "$dir/gpt-train-cpu.nncx" "$dir/gpt-train.npz" \
-      32 3 "$dir/ref-gpt-train-3.npz" > /dev/null
-    "$dir/runner-here" train "$dir/gpt-train-cpu.nncx" "$dir/gpt-train.npz" \
-      32 "$steps" "$dir/ref-gpt-train-long.npz" | tee "$dir/ref-gpt-train-long.txt"
+    train_references gpt
   fi
   rm -f "$dir/runner-here"
   echo "prepared $dir ($(du -sh "$dir" | cut -f1)); on the GPU machine: utils/gpu-check.sh run ${dir#$root/}"
@@ -215,6 +218,24 @@ run_step() {
   fi
 }
 
+# train_checks NAME LABEL: the CUDA trainer NAME-train-cuda.nncx: its
+# parameters after 3 steps against the CPU's, the timed steps beside the
+# CPU's times, and the same steps as CUDA graphs against launch by launch.
+train_checks() {
+  local name=$1 label=$2 trainer=$dir/$1-train-cuda.nncx data=$dir/$1-train.npz
+  run_step "$name 3 steps" "$runner" train "$trainer" "$data" 32 3 \
+    "$dir/out/$name-train-3.npz" &&
+    compare "$label parameters after 3 steps, cuda vs cpu" \
+      "$dir/out/$name-train-3.npz" "$dir/ref-$name-train-3.npz" 1e-3 1e-5
+  run_step "$name $steps steps" "$runner" train "$trainer" "$data" 32 "$steps" \
+    "$dir/out/$name-train-long.npz" &&
+    say "  cpu (where prepared): $(cat "$dir/ref-$name-train-long.txt")"
+  run_step "$name $steps steps, graphs" "$runner" train "$trainer" "$data" 32 \
+    "$steps" "$dir/out/$name-train-long-graph.npz" graph &&
+    compare "$label parameters after $steps steps, CUDA graphs vs launch by launch" \
+      "$dir/out/$name-train-long-graph.npz" "$dir/out/$name-train-long.npz" 1e-5 1e-7
+}
+
 {
   echo "gpu-check results, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   sed 's/^/  /' "$dir/prepared.txt"
@@ -232,36 +253,17 @@ if [[ -f $dir/digits-infer-cuda.nncx ]]; then
     "$dir/digits-in.npz" "$dir/out/digits-infer.npz" "$infer_runs" &&
     compare "digits inference, cuda vs cpu" "$dir/out/digits-infer.npz" \
       "$dir/ref-digits-infer.npz" 1e-4 1e-5
-  run_step "digits 3 steps" "$runner" train "$dir/digits-train-cuda.nncx" \
-    "$dir/digits-train.npz" 32 3 "$dir/out/digits-train-3.npz" &&
-    compare "digits parameters after 3 steps, cuda vs cpu" \
-      "$dir/out/digits-train-3.npz" "$dir/ref-digits-train-3.npz" 1e-3 1e-5
-  run_step "digits $steps steps" "$runner" train "$dir/digits-train-cuda.nncx" \
-    "$dir/digits-train.npz" 32 "$steps" "$dir/out/digits-train-long.npz" &&
-    say "  cpu (where prepared): $(cat "$dir/ref-digits-train-long.txt")"
-  # The same as CUDA graphs: recorded once, replayed.
+  # The same as a CUDA graph: recorded once, replayed.
   run_step "digits inference, graph" "$runner" infer "$dir/digits-infer-cuda.nncx" \
     "$dir/digits-in.npz" "$dir/out/digits-infer-graph.npz" "$infer_runs" graph &&
     compare "digits inference, CUDA graph vs cpu" "$dir/out/digits-infer-graph.npz" \
       "$dir/ref-digits-infer.npz" 1e-4 1e-5
-  run_step "digits $steps steps, graphs" "$runner" train "$dir/digits-train-cuda.nncx" \
-    "$dir/digits-train.npz" 32 "$steps" "$dir/out/digits-train-long-graph.npz" graph &&
-    compare "digits parameters after $steps steps, CUDA graphs vs launch by launch" \
-      "$dir/out/digits-train-long-graph.npz" "$dir/out/digits-train-long.npz" 1e-5 1e-7
+  train_checks digits digits
 fi
 if [[ -f $dir/gpt-train-cuda.nncx ]]; then
-  run_step "gpt 3 steps" "$runner" train "$dir/gpt-train-cuda.nncx" \
-    "$dir/gpt-train.npz" 32 3 "$dir/out/gpt-train-3.npz" &&
-    compare "char GPT parameters after 3 steps, cuda vs cpu" \
-      "$dir/out/gpt-train-3.npz" "$dir/ref-gpt-train-3.npz" 1e-3 1e-5
-  run_step "gpt $steps steps" "$runner" train "$dir/gpt-train-cuda.nncx" \
-    "$dir/gpt-train.npz" 32 "$steps" "$dir/out/gpt-train-long.npz" &&
-    say "  cpu (where prepared): $(cat "$dir/ref-gpt-train-long.txt")"
-  run_step "gpt $steps steps, graphs" "$runner" train "$dir/gpt-train-cuda.nncx" \
-    "$dir/gpt-train.npz" 32 "$steps" "$dir/out/gpt-train-long-graph.npz" graph &&
-    compare "char GPT parameters after $steps steps, CUDA graphs vs launch by launch" \
-      "$dir/out/gpt-train-long-graph.npz" "$dir/out/gpt-train-long.npz" 1e-5 1e-7
+  train_checks gpt "char GPT"
 fi
+
 
 # PyTorch on the same steps, where this machine's Python has it.
 torch_python=
