@@ -96,6 +96,7 @@ int nnc::tools::runTuning(int argc, char **argv) {
                     " is empty",
                 2);
   if (hasCacheDir) {
+    // The runtime's kTuningDatabaseFile: this tool sees the C API alone.
     database = cacheDir + "/tuning.nnctune";
   } else if (!hasDatabase) {
     char *path = nullptr;

@@ -48,7 +48,7 @@ def batches(path, names):
         index += 1
 
 
-def run(name, make, path, names, loss_of, mode, steps, device):
+def run(make, path, names, loss_of, mode, steps, device):
     torch.manual_seed(0)
     model = make().to(device)
     model.train()
@@ -118,7 +118,7 @@ def main(argv):
             label = "torch %s %s %s %s" % (torch.__version__, args.device,
                                             mode, name)
             try:
-                first, median = run(name, make, path, names, loss_of, mode,
+                first, median = run(make, path, names, loss_of, mode,
                                     args.steps, args.device)
                 print("%s: median %.3f ms/step over %d steps (first step "
                       "%.1f ms)" % (label, median, args.steps, first),
