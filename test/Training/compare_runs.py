@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Compares what two `nnc-run train` runs printed: the reference's and
+"""Compares what `nnc-run train` runs printed: the reference's and
 another's test accuracy (percentage points) and final loss must be within
 the given margins. Prints both and exits 1 when a margin is exceeded.
 
   compare_runs.py REFERENCE.txt OTHER.txt [--accuracy POINTS] [--loss DELTA]
+
+Either side may be several runs, comma-separated or as a glob pattern
+(quoted in the RUN line: 'PREFIX.seed*.txt' for train_seeds.py's files):
+that side's figures are then the means over its runs.
 """
 
 import argparse
+import glob
 import re
 import sys
 
@@ -20,6 +25,18 @@ def figures(path):
     return float(accuracy.group(1)), float(loss.group(1))
 
 
+def mean_figures(paths):
+    names = []
+    for item in paths.split(","):
+        matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]
+        if not matches:
+            sys.exit(f"{item}: no such files")
+        names += matches
+    runs = [figures(path) for path in names]
+    return (sum(a for a, _ in runs) / len(runs),
+            sum(l for _, l in runs) / len(runs), len(runs))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("reference")
@@ -27,10 +44,12 @@ def main():
     parser.add_argument("--accuracy", type=float, default=None)
     parser.add_argument("--loss", type=float, default=None)
     args = parser.parse_args()
-    ref_acc, ref_loss = figures(args.reference)
-    acc, loss = figures(args.other)
-    print(f"accuracy {acc}% vs {ref_acc}%, final loss {loss:g} vs "
-          f"{ref_loss:g}")
+    ref_acc, ref_loss, ref_runs = mean_figures(args.reference)
+    acc, loss, runs = mean_figures(args.other)
+    means = " (means of %d and %d runs)" % (runs, ref_runs) \
+        if runs > 1 or ref_runs > 1 else ""
+    print(f"accuracy {acc:g}% vs {ref_acc:g}%, final loss {loss:g} vs "
+          f"{ref_loss:g}{means}")
     ok = True
     if args.accuracy is not None and abs(acc - ref_acc) > args.accuracy:
         print(f"accuracy differs by more than {args.accuracy} points")
