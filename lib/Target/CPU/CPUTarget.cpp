@@ -114,6 +114,8 @@ public:
       pm.addPass(createConvertLinalgToParallelLoopsPass());
       pm.addNestedPass<func::FuncOp>(
           nnc::cpu::createSequentialSmallLoopsPass());
+      // The innermost dimension stays a loop of its own, which vectorizes.
+      pm.addNestedPass<func::FuncOp>(nnc::cpu::createParallelOuterDimsPass());
       pm.addPass(createConvertSCFToOpenMPPass());
     } else {
       pm.addPass(createConvertLinalgToLoopsPass());
@@ -127,6 +129,9 @@ public:
     emulate.sourceTypeStrs = {"f16", "bf16"};
     pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
     pm.addPass(nnc::cpu::createExpandBFloat16Pass());
+    // exp, log, tanh and erf inline, so their loops vectorize; the other
+    // functions call libm.
+    pm.addPass(nnc::cpu::createApproximateMathPass());
     pm.addPass(createConvertMathToLibmPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
     pm.addPass(createSCFToControlFlowPass());

@@ -24,6 +24,9 @@ class FuncOp;
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
+namespace math {
+class MathDialect;
+} // namespace math
 namespace LLVM {
 class LLVMDialect;
 } // namespace LLVM
@@ -33,6 +36,9 @@ class MemRefDialect;
 namespace scf {
 class SCFDialect;
 } // namespace scf
+namespace vector {
+class VectorDialect;
+} // namespace vector
 } // namespace mlir
 
 namespace nnc::cpu {

@@ -206,6 +206,45 @@ def WidenLowPrecisionPass
 //===----------------------------------------------------------------------===//
 
 
+def ApproximateMathPass : Pass<"nnc-cpu-approximate-math", "mlir::ModuleOp"> {
+  let summary = "Compute exp, log, tanh and erf inline with polynomials";
+  let description = [{
+    Without this pass `math.exp`, `math.log`, `math.tanh`, `math.erf` and
+    their siblings become calls of libm's scalar functions (`expf`, ...),
+    and a loop that calls a function does not vectorize: softmax, GELU,
+    sigmoid, tanh and the losses ran one element at a time. This pass
+    rewrites the f32 forms (and f16/bf16 ones, computed in f32) into MLIR's
+    polynomial approximations, arithmetic that LLVM vectorizes with the
+    loop around it:
+
+    | op | method | error |
+    |---|---|---|
+    | `exp` | Cephes: 2^n e^a, degree-6 polynomial | relative < 2^-22.5; results below 2^-126 flush to 0 |
+    | `expm1` | from `exp` and `log` | as those |
+    | `log`, `log2`, `log1p` | Cephes: frexp and a degree-8 polynomial | about 1 ulp |
+    | `tanh` | rational 13/6 on [-7.9, 7.9], +-1 beyond | a few ulp |
+    | `erf` | rational 4/4 on three intervals, +-1 beyond 3.75 | absolute < 2.5e-7 |
+    | `erfc` | degree-9 polynomial of (x-2)/(x+2) | a few ulp |
+
+    exp(-inf) is 0, exp(+inf) and exp of anything above 88.72 +inf, NaN
+    stays NaN; log(0) is -inf and log of a negative number NaN; tanh and
+    erf saturate to +-1. sin, cos, atan and the other functions keep libm,
+    whose answers are exact over their whole range. Every `math.fma` (the
+    approximations are chains of them) becomes `llvm.intr.fma`, one
+    instruction where the CPU has FMA, rather than a call of libm's `fmaf`.
+
+    ```mlir
+    %y = math.exp %x : f32
+    // becomes math.floor, math.fma, arith ops and bit casts ending in
+    %y = arith.mulf %z, %pow2 : f32
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::math::MathDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
 def ExpandBFloat16Pass : Pass<"nnc-cpu-expand-bf16", "mlir::ModuleOp"> {
   let summary = "Convert between bf16 and f32 with integer operations";
   let description = [{
@@ -223,6 +262,39 @@ def ExpandBFloat16Pass : Pass<"nnc-cpu-expand-bf16", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def ParallelOuterDimsPass
+    : Pass<"nnc-parallel-outer-dims", "mlir::func::FuncOp"> {
+  let summary = "Run the inner dimensions of parallel nests as inner loops";
+  let description = [{
+    `convert-scf-to-openmp` turns an n-dimensional `scf.parallel` into one
+    OpenMP loop that collapses all n dimensions: each iteration recovers its
+    indices from one linear index by division, and no loop is left for LLVM
+    to vectorize. This pass keeps the fewest outer dimensions parallel
+    whose iterations number at least `min-parallel-iterations` (enough to
+    share among the threads), never the innermost one of a nest of two or
+    more, and runs the others as `scf.for` loops inside, so the innermost
+    loop walks its row with a plain induction variable and vectorizes.
+    Unknown trip counts count as large. Nests with reductions (results)
+    and nests inside another `scf.parallel` stay as they are.
+
+    ```mlir
+    // min-parallel-iterations=256
+    scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c8, %c128, %c1024)
+        step (%c1, %c1, %c1) { ... }
+    // becomes (8 * 128 >= 256)
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c128) step (%c1, %c1) {
+      scf.for %k = %c0 to %c1024 step %c1 { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
+           /*default=*/"256",
+           "Iterations the parallel dimensions of a nest should have">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
 def SequentialSmallLoopsPass
