@@ -129,9 +129,9 @@ public:
     emulate.sourceTypeStrs = {"f16", "bf16"};
     pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
     pm.addPass(nnc::cpu::createExpandBFloat16Pass());
-    // exp, log, tanh and erf inline, so their loops vectorize; the other
-    // functions call libm.
-    pm.addPass(nnc::cpu::createApproximateMathPass());
+    // exp, log, tanh, erf, sqrt, fma, floor, ... inline, so their loops
+    // vectorize; the other functions call libm.
+    pm.addPass(nnc::cpu::createInlineMathPass());
     pm.addPass(createConvertMathToLibmPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
     pm.addPass(createSCFToControlFlowPass());

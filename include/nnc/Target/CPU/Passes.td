@@ -206,37 +206,51 @@ def WidenLowPrecisionPass
 //===----------------------------------------------------------------------===//
 
 
-def ApproximateMathPass : Pass<"nnc-cpu-approximate-math", "mlir::ModuleOp"> {
-  let summary = "Compute exp, log, tanh and erf inline with polynomials";
+def InlineMathPass : Pass<"nnc-cpu-inline-math", "mlir::ModuleOp"> {
+  let summary = "Compute math functions inline instead of calling libm";
   let description = [{
-    Without this pass `math.exp`, `math.log`, `math.tanh`, `math.erf` and
-    their siblings become calls of libm's scalar functions (`expf`, ...),
-    and a loop that calls a function does not vectorize: softmax, GELU,
-    sigmoid, tanh and the losses ran one element at a time. This pass
-    rewrites the f32 forms (and f16/bf16 ones, computed in f32) into MLIR's
-    polynomial approximations, arithmetic that LLVM vectorizes with the
-    loop around it:
+    Without this pass `convert-math-to-libm` turns `math.exp`, `math.log`,
+    `math.tanh`, `math.erf`, `math.sqrt`, `math.fma`, `math.floor` and
+    their siblings into calls of libm's scalar functions (`expf`, `sqrtf`,
+    ...). A loop that calls a function that may set errno does not
+    vectorize, so softmax, GELU, sigmoid, tanh, the losses, normalization
+    and the Adam update ran one element at a time. This pass computes them
+    inline, in two ways.
+
+    Functions with an exact LLVM intrinsic become that intrinsic, on f32 and
+    f64: `sqrt`, `fma`, `floor`, `ceil`, `trunc`, `round`, `roundeven`,
+    `absf` and `copysign`. Results are those of libm bit for bit (all are
+    correctly rounded); only errno is no longer set.
+
+    The f32 forms of transcendental functions (f16 and bf16 ones computed in
+    f32 and rounded once) become MLIR's polynomial approximations,
+    arithmetic that LLVM vectorizes with the loop around it:
 
     | op | method | error |
     |---|---|---|
-    | `exp` | Cephes: 2^n e^a, degree-6 polynomial | relative < 2^-22.5; results below 2^-126 flush to 0 |
+    | `exp` | Cephes: 2^n e^a, degree-6 polynomial | relative < 2^-22.5 |
     | `expm1` | from `exp` and `log` | as those |
     | `log`, `log2`, `log1p` | Cephes: frexp and a degree-8 polynomial | about 1 ulp |
     | `tanh` | rational 13/6 on [-7.9, 7.9], +-1 beyond | a few ulp |
     | `erf` | rational 4/4 on three intervals, +-1 beyond 3.75 | absolute < 2.5e-7 |
     | `erfc` | degree-9 polynomial of (x-2)/(x+2) | a few ulp |
 
-    exp(-inf) is 0, exp(+inf) and exp of anything above 88.72 +inf, NaN
-    stays NaN; log(0) is -inf and log of a negative number NaN; tanh and
-    erf saturate to +-1. sin, cos, atan and the other functions keep libm,
-    whose answers are exact over their whole range. Every `math.fma` (the
-    approximations are chains of them) becomes `llvm.intr.fma`, one
-    instruction where the CPU has FMA, rather than a call of libm's `fmaf`.
+    The approximations work on normal numbers; this pass covers the rest:
+    exp of x below ln 2^-126 runs as exp(x + 16) * e^-16 (subnormal
+    results, not zero), log and log2 of x below 2^-126 as log(x * 2^24)
+    minus 24 ln 2 (or 24). exp(-inf) is 0, exp of anything above 88.72
+    +inf, NaN stays NaN; log(0) is -inf and log of a negative number NaN;
+    tanh and erf saturate to +-1. sin, cos, atan, pow and the other
+    functions, and every f64 transcendental, keep libm.
 
     ```mlir
     %y = math.exp %x : f32
-    // becomes math.floor, math.fma, arith ops and bit casts ending in
+    // becomes arith ops, llvm.intr.floor, llvm.intr.fma and bit casts
+    // ending in
     %y = arith.mulf %z, %pow2 : f32
+    %r = math.sqrt %v : f32
+    // becomes
+    %r = llvm.intr.sqrt(%v) : (f32) -> f32
     ```
   }];
   let dependentDialects = [

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the inputs of approximate-math.mlir and checks its outputs.
+"""Writes the inputs of inline-math.mlir and checks its outputs.
 
 Usage: check_math.py write X.npy
        check_math.py check OUT.npz
@@ -8,7 +8,8 @@ Usage: check_math.py write X.npy
 numpy and Python's math module: where the float64 value rounded to f32 is
 NaN or +-inf, the output must be the same; elsewhere
 |got - want| <= atol + rtol * |want|, with each function's bounds below.
-Prints the largest error of each output in units of the bound; exits 1 on
+sqrt and floor (LLVM's intrinsics) must equal numpy's f32 results bit for
+bit. Prints the largest error of each output in units of the bound; exits 1 on
 any mismatch, naming the input.
 """
 import math
@@ -42,8 +43,8 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
-def reference(x):
-    x = x.astype(np.float64)
+def reference(x32):
+    x = x32.astype(np.float64)
     with np.errstate(all="ignore"):
         sigmoid = 1.0 / (1.0 + np.exp(-x))
         return {
@@ -59,6 +60,8 @@ def reference(x):
             "output_7": (np.where(x > 0, x, np.expm1(x)), 5e-7, 1e-9),
             "output_8": (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x))),
                          5e-7, 1e-38),
+            "output_9": (np.sqrt(x32).astype(np.float64), 0.0, 0.0),
+            "output_10": (np.floor(x32).astype(np.float64), 0.0, 0.0),
         }
 
 

@@ -1,9 +1,10 @@
-//===- ApproximateMath.cpp - transcendental functions as polynomials ------===//
+//===- InlineMath.cpp - math functions inline instead of libm calls -------===//
 //
-// Implements --nnc-cpu-approximate-math: exp, log, tanh, erf and their
-// siblings become MLIR's polynomial approximations instead of libm calls,
-// so the loops that compute them vectorize (Passes.td says which functions
-// and how accurate).
+// Implements --nnc-cpu-inline-math: exp, log, tanh, erf and their siblings
+// become MLIR's polynomial approximations, and sqrt, floor, fma and the
+// other functions LLVM has exact intrinsics for become those intrinsics,
+// instead of libm calls, so the loops that compute them vectorize
+// (Passes.td says which functions and how accurate).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +25,7 @@
 #include <cmath>
 
 namespace nnc::cpu {
-#define GEN_PASS_DEF_APPROXIMATEMATHPASS
+#define GEN_PASS_DEF_INLINEMATHPASS
 #include "nnc/Target/CPU/Passes.h.inc"
 } // namespace nnc::cpu
 
@@ -105,8 +106,23 @@ void coverSubnormals(Operation *root) {
   }
 }
 
-struct ApproximateMathPass
-    : public nnc::cpu::impl::ApproximateMathPassBase<ApproximateMathPass> {
+/// `math` ops whose LLVM intrinsic computes the same, correctly rounded
+/// result as libm (without setting errno, which is what keeps a loop that
+/// calls sqrtf from vectorizing): on f32 and f64, scalars or vectors.
+template <typename MathOp, typename IntrinsicOp>
+void useIntrinsic(IRRewriter &rewriter, Operation *root) {
+  root->walk([&](MathOp op) {
+    Type element = getElementTypeOrSelf(op->getResult(0).getType());
+    if (!element.isF32() && !element.isF64())
+      return;
+    rewriter.setInsertionPoint(op);
+    rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op->getResultTypes(),
+                                             op->getOperands());
+  });
+}
+
+struct InlineMathPass
+    : public nnc::cpu::impl::InlineMathPassBase<InlineMathPass> {
   void runOnOperation() override {
     coverSubnormals(getOperation());
     RewritePatternSet patterns(&getContext());
@@ -115,15 +131,24 @@ struct ApproximateMathPass
     populateMathPolynomialApproximationPatterns(patterns, isApproximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    // The approximations are chains of math.fma, which the libm conversion
-    // after this pass would turn into calls of fmaf; LLVM's intrinsic is
-    // one instruction on CPUs with FMA (and the same call elsewhere).
+    // The approximations are chains of math.fma and use math.floor; the
+    // libm conversion after this pass would turn them, and sqrt, into
+    // calls.
     IRRewriter rewriter(&getContext());
-    getOperation().walk([&](math::FmaOp fma) {
-      rewriter.setInsertionPoint(fma);
-      rewriter.replaceOpWithNewOp<LLVM::FMAOp>(fma, fma.getA(), fma.getB(),
-                                               fma.getC());
-    });
+    Operation *root = getOperation();
+    useIntrinsic<math::FmaOp, LLVM::FMAOp>(rewriter, root);
+    useIntrinsic<math::SqrtOp, LLVM::SqrtOp>(rewriter, root);
+    useIntrinsic<math::FloorOp, LLVM::FFloorOp>(rewriter, root);
+    useIntrinsic<math::CeilOp, LLVM::FCeilOp>(rewriter, root);
+    useIntrinsic<math::TruncOp, LLVM::FTruncOp>(rewriter, root);
+    useIntrinsic<math::RoundOp, LLVM::RoundOp>(rewriter, root);
+    useIntrinsic<math::RoundEvenOp, LLVM::RoundEvenOp>(rewriter, root);
+    useIntrinsic<math::AbsFOp, LLVM::FAbsOp>(rewriter, root);
+    useIntrinsic<math::CopySignOp, LLVM::CopySignOp>(rewriter, root);
+    // pow stays libm's powf, called by LLVM's lowering of the intrinsic;
+    // unlike a plain call, the intrinsic does not write errno, so a power
+    // of loop-invariant values (Adam's beta^step) leaves the loop.
+    useIntrinsic<math::PowFOp, LLVM::PowOp>(rewriter, root);
   }
 };
 

@@ -1,4 +1,4 @@
-// RUN: nnc-opt %s --nnc-cpu-approximate-math | FileCheck %s
+// RUN: nnc-opt %s --nnc-cpu-inline-math | FileCheck %s
 
 // exp, log, tanh, erf and their siblings become arithmetic with fma as
 // LLVM's intrinsic (no libm call, so their loops vectorize); sin stays.
@@ -58,4 +58,33 @@ func.func @other_types(%h: f16, %d: f64) -> (f16, f64) {
   %0 = math.tanh %h : f16
   %1 = math.exp %d : f64
   return %0, %1 : f16, f64
+}
+
+// Functions with an exact LLVM intrinsic become it, f32 and f64 alike.
+// CHECK-LABEL: func @intrinsics
+// CHECK: llvm.intr.sqrt(%arg0) : (f32) -> f32
+// CHECK: llvm.intr.sqrt(%arg1) : (f64) -> f64
+// CHECK: llvm.intr.floor(%arg0) : (f32) -> f32
+// CHECK: llvm.intr.ceil(%arg1) : (f64) -> f64
+// CHECK: llvm.intr.trunc(%arg0) : (f32) -> f32
+// CHECK: llvm.intr.round(%arg0) : (f32) -> f32
+// CHECK: llvm.intr.roundeven(%arg0) : (f32) -> f32
+// CHECK: llvm.intr.fabs(%arg1) : (f64) -> f64
+// CHECK: llvm.intr.copysign(%arg0, %arg0) : (f32, f32) -> f32
+// CHECK: llvm.intr.fma(%arg1, %arg1, %arg1) : (f64, f64, f64) -> f64
+// CHECK-NOT: math.
+func.func @intrinsics(%x: f32, %d: f64)
+    -> (f32, f64, f32, f64, f32, f32, f32, f64, f32, f64) {
+  %0 = math.sqrt %x : f32
+  %1 = math.sqrt %d : f64
+  %2 = math.floor %x : f32
+  %3 = math.ceil %d : f64
+  %4 = math.trunc %x : f32
+  %5 = math.round %x : f32
+  %6 = math.roundeven %x : f32
+  %7 = math.absf %d : f64
+  %8 = math.copysign %x, %x : f32
+  %9 = math.fma %d, %d, %d : f64
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9
+      : f32, f64, f32, f64, f32, f32, f32, f64, f32, f64
 }
