@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 
 #include <limits>
 #include <optional>
@@ -75,6 +76,21 @@ int64_t loopWork(Operation *loop) {
   return saturatingMul(trips, nestedWork(loop));
 }
 
+/// Whether an scf.for around `loop` also calls a function (a library GEMM
+/// or convolution, which runs on the threads itself).
+bool sharesLoopWithCalls(scf::ParallelOp loop) {
+  for (auto forOp = loop->getParentOfType<scf::ForOp>(); forOp;
+       forOp = forOp->getParentOfType<scf::ForOp>()) {
+    WalkResult found = forOp.getBody()->walk([](Operation *op) {
+      return isa<CallOpInterface>(op) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+    });
+    if (found.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
 struct SequentialSmallLoopsPass
     : public nnc::cpu::impl::SequentialSmallLoopsPassBase<
           SequentialSmallLoopsPass> {
@@ -88,7 +104,7 @@ struct SequentialSmallLoopsPass
       // Inside a sequential loop (a convolution's loop over the images)
       // every iteration would fork the threads again, and its library calls
       // use them anyway.
-      if ((!parallelInLoops && loop->getParentOfType<scf::ForOp>()) ||
+      if ((!parallelInLoops && sharesLoopWithCalls(loop)) ||
           loopWork(loop) < minIterations)
         small.push_back(loop);
     });

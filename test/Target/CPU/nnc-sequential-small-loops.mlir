@@ -56,17 +56,20 @@ func.func @dynamic(%m: memref<?xf32>, %n: index, %v: f32) {
 
 // -----
 
-// A large loop nest inside a sequential loop (a convolution's loop over the
-// images) runs sequentially too, unless parallel-in-loops is set.
-// CHECK-LABEL: func @in_loop
+// A large loop nest inside a sequential loop that also calls a library (a
+// convolution's loop over the images, one GEMM per image) runs
+// sequentially too, unless parallel-in-loops is set.
+// CHECK-LABEL: func @in_loop_with_call
 // CHECK-NOT: scf.parallel
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: scf.for
-// PAR-LABEL: func @in_loop
+// CHECK: call @gemm
+// PAR-LABEL: func @in_loop_with_call
 // PAR: scf.for
 // PAR: scf.parallel
-func.func @in_loop(%m: memref<4x64x64xf32>, %v: f32) {
+func.func private @gemm(memref<4x64x64xf32>)
+func.func @in_loop_with_call(%m: memref<4x64x64xf32>, %v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -74,6 +77,41 @@ func.func @in_loop(%m: memref<4x64x64xf32>, %v: f32) {
   scf.for %n = %c0 to %c4 step %c1 {
     scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c64) step (%c1, %c1) {
       memref.store %v, %m[%n, %i, %j] : memref<4x64x64xf32>
+      scf.reduce
+    }
+    func.call @gemm(%m) : (memref<4x64x64xf32>) -> ()
+  }
+  return
+}
+
+// -----
+
+// Without a call in the loop around it (max-pool's gradient walks the
+// window positions in an scf.for), a large nest stays parallel; a small
+// one still becomes sequential.
+// CHECK-LABEL: func @in_loop_without_call
+// CHECK: scf.for
+// CHECK-NEXT: scf.parallel
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+func.func @in_loop_without_call(%m: memref<4x64x64xf32>, %s: memref<4x8x8xf32>,
+                                %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %n = %c0 to %c4 step %c1 {
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c64) step (%c1, %c1) {
+      memref.store %v, %m[%n, %i, %j] : memref<4x64x64xf32>
+      scf.reduce
+    }
+  }
+  scf.for %n = %c0 to %c4 step %c1 {
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+      memref.store %v, %s[%n, %i, %j] : memref<4x8x8xf32>
       scf.reduce
     }
   }

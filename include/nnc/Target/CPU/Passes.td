@@ -321,12 +321,16 @@ def SequentialSmallLoopsPass
     pass turns an outermost `scf.parallel` (without reductions) whose static
     work — its trip count times the largest trip count nested in it — is
     below `min-iterations` into nested `scf.for` loops. One nested in an
-    `scf.for` (a convolution's loop over the images) becomes sequential
-    whatever its size unless `parallel-in-loops` is set: every iteration
-    would fork and join the threads again, while the GEMM library calls in
-    the same iterations use the threads themselves (resnet18's batch-8
-    inference: 384 ms with the copies parallel, 228 ms sequential). Loops
-    with dynamic bounds stay parallel.
+    `scf.for` that also calls a function (a convolution's loop over the
+    images, with a GEMM per image) becomes sequential whatever its size
+    unless `parallel-in-loops` is set: every iteration would fork and join
+    the threads again, while the library calls in the same iterations use
+    the threads themselves (resnet18's batch-8 inference: 384 ms with the
+    copies parallel, 228 ms sequential). Without a call in the loops around
+    it (max-pool's gradient walking the window positions) the size rule
+    alone decides: bench/'s cnn_small trains a step in 12.9 ms instead of
+    14.2 (`nnc-run train --profile`, 60 steps, 2026-12-06).
+    Loops with dynamic bounds stay parallel.
 
     ```mlir
     // min-iterations=1024
