@@ -48,13 +48,27 @@ import tempfile
 import time
 import traceback
 
-# PyTorch's OpenMP runtime (libgomp) and nnc's (libomp) share this process:
-# with their default spin-waiting, the threads of the one that just ran keep
-# the cores busy while the other starts, and on a 2-core machine the
-# alternating loop then measures their contention (a 0.7 ms training step
-# taking 20-100 ms, differently from run to run). Passive waiting makes idle
-# threads sleep at once. Set before either runtime is loaded.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# PyTorch and nnc share this process. PyTorch's libraries link GNU's
+# OpenMP runtime (libgomp) and `import torch` makes its symbols global; nnc
+# opens LLVM's (libomp) only when it loads a program, and oneDNN, which
+# calls GNU's entry points, then binds to whichever came first. Loading
+# libomp globally before PyTorch makes it the one runtime of the process
+# (it provides GNU's entry points too): PyTorch, oneDNN and nnc's loops
+# share one pool of threads. With libgomp first instead, oneDNN's threads
+# and nnc's own spin against each other inside every nnc step (cnn_small's
+# training step: 16 ms alone, 41 ms after `import torch`).
+try:
+    ctypes.CDLL(os.environ.get("NNC_OPENMP_LIBRARY", "libomp.so.5"),
+                mode=ctypes.RTLD_GLOBAL)
+except OSError as e:
+    print("run.py: cannot preload libomp (%s); PyTorch and nnc will run "
+          "on two OpenMP runtimes" % e, file=sys.stderr)
+# OpenBLAS's threads (nnc's GEMMs) still spin-wait a while after their
+# work, as every runtime does when it runs alone; so the sides run in
+# blocks (alternate(), below) with a pause before each, longer than any
+# spin: each side is timed as it runs alone. The default waiting policy
+# stays (OMP_WAIT_POLICY=PASSIVE, which earlier runs used, makes every one
+# of nnc's kernels wake its threads again).
 
 import numpy as np  # noqa: E402
 
@@ -141,23 +155,47 @@ def choose_steps(pair_seconds, budget, cap):
     return max(3, min(cap, int(budget / pair_seconds)))
 
 
+# Seconds of idling before each block of alternate(): longer than libomp's
+# spin after a parallel region (KMP_BLOCKTIME, 200 ms by default), OpenBLAS's
+# (2^28 cycles) and libgomp's, so the side about to run has the cores.
+SETTLE_S = 0.3
+# Blocks per side; the blocks of the sides take turns.
+ROUNDS = 3
+
+
+def settle():
+    time.sleep(SETTLE_S)
+
+
 def alternate(fns, steps, budget):
-    """Warms each of `fns` ({name: callable}) up, then runs them in turn
-    until `steps` timed rounds (fewer when the warm-up says a round takes
-    longer than budget/steps; at least 3). Returns ({name: [seconds]}, n)."""
+    """Warms each of `fns` ({name: callable}) up, then times `steps` rounds
+    (fewer when the warm-up says a round takes longer than budget/steps; at
+    least 3) in ROUNDS blocks per side, the sides' blocks taking turns. Each
+    block starts with a pause (settle()) and one untimed iteration, so no
+    side's threads are still spinning when the other's run, and a drift of
+    the machine's speed reaches both sides alike. Returns
+    ({name: [seconds]}, n)."""
     last = {}
-    for _ in range(WARMUP):
-        for name, fn in fns.items():
+    for name, fn in fns.items():
+        settle()
+        for _ in range(WARMUP):
             t0 = time.perf_counter()
             fn()
             last[name] = time.perf_counter() - t0
     n = choose_steps(sum(last.values()), budget, steps)
+    blocks = [n // ROUNDS + (1 if r < n % ROUNDS else 0)
+              for r in range(ROUNDS)]
     times = {name: [] for name in fns}
-    for _ in range(n):
+    for size in blocks:
+        if size == 0:
+            continue
         for name, fn in fns.items():
-            t0 = time.perf_counter()
+            settle()
             fn()
-            times[name].append(time.perf_counter() - t0)
+            for _ in range(size):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
     return times, n
 
 
@@ -1012,11 +1050,14 @@ def write_report(path, rows, remat, lib, torch, command, elapsed,
         "",
         "nnc against PyTorch eager on the CPU, produced by `bench/run.py` "
         "(bench/README.md says what is measured and the caveats). "
-        "Times are medians of N alternating timed iterations after %d "
-        "warm-up iterations each; ratio = PyTorch / nnc (> 1: nnc faster). "
-        "Both use %d threads; `OMP_WAIT_POLICY=%s` (PyTorch's and nnc's "
-        "OpenMP runtimes share the process; see bench/README.md)." % (
-            WARMUP, THREADS, os.environ.get("OMP_WAIT_POLICY", "")),
+        "Times are medians of N timed iterations after %d warm-up "
+        "iterations each, in %d blocks per side that take turns, each after "
+        "a %.1f s pause (PyTorch's and nnc's threads share the process; "
+        "see bench/README.md); ratio = PyTorch / nnc (> 1: nnc faster). "
+        "Both use %d threads; OMP_WAIT_POLICY %s." % (
+            WARMUP, ROUNDS, SETTLE_S, THREADS,
+            "`%s`" % os.environ["OMP_WAIT_POLICY"]
+            if os.environ.get("OMP_WAIT_POLICY") else "unset"),
         "",
         "- Command: `%s`, on the models of `/usr/bin/python3 "
         "bench/export_models.py %s`" % (command, os.path.relpath(models_dir)),
@@ -1167,7 +1208,8 @@ def amp_section(rows):
     lines = [
         "## Mixed precision (bf16)",
         "",
-        "The same run, alternating three: nnc compiled with `precision = "
+        "The same run, the three taking turns in blocks: nnc compiled with "
+        "`precision = "
         "BF16` (`--amp bf16`), nnc in f32, and PyTorch eager under "
         "`torch.autocast(\"cpu\", dtype=torch.bfloat16)` (the training "
         "step's forward and loss under autocast, backward and Adam after).",
@@ -1259,9 +1301,9 @@ def remat_section(remat):
         "docs/Rematerialization.md), and PyTorch eager without and with "
         "`torch.utils.checkpoint.checkpoint` (non-reentrant) around every "
         "block (the transformer blocks of the GPTs, the 8 BasicBlocks of "
-        "ResNet-18), on the same weights and batch. Every step alternates "
-        "with the others after %d warm-up steps each; times are medians of "
-        "N. Targets: ≤ 10 %% extra FLOPs at a 50 %% budget, ≤ 25 %% at "
+        "ResNet-18), on the same weights and batch. The runs take turns "
+        "in blocks of steps after %d warm-up steps each; times are medians "
+        "of N. Targets: ≤ 10 %% extra FLOPs at a 50 %% budget, ≤ 25 %% at "
         "33 %%." % WARMUP,
         "",
         "| model | run | N | step ms | × 100 % | planned peak MiB "
