@@ -264,7 +264,6 @@ if [[ -f $dir/gpt-train-cuda.nncx ]]; then
   train_checks gpt "char GPT"
 fi
 
-
 # PyTorch on the same steps, where this machine's Python has it.
 torch_python=
 for p in python3 /usr/bin/python3; do

@@ -106,18 +106,42 @@ void coverSubnormals(Operation *root) {
   }
 }
 
+/// Replaces `op` by `IntrinsicOp` on the same operands when `op` is a
+/// `MathOp`; true if it was.
+template <typename MathOp, typename IntrinsicOp>
+bool replaceBy(IRRewriter &rewriter, Operation *op) {
+  if (!isa<MathOp>(op))
+    return false;
+  rewriter.setInsertionPoint(op);
+  rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op->getResultTypes(),
+                                           op->getOperands());
+  return true;
+}
+
 /// `math` ops whose LLVM intrinsic computes the same, correctly rounded
 /// result as libm (without setting errno, which is what keeps a loop that
-/// calls sqrtf from vectorizing): on f32 and f64, scalars or vectors.
-template <typename MathOp, typename IntrinsicOp>
-void useIntrinsic(IRRewriter &rewriter, Operation *root) {
-  root->walk([&](MathOp op) {
+/// calls sqrtf from vectorizing) become it: on f32 and f64, scalars or
+/// vectors. pow stays libm's powf, called by LLVM's lowering of the
+/// intrinsic; unlike a plain call, the intrinsic does not write errno, so a
+/// power of loop-invariant values (Adam's beta^step) leaves the loop.
+void useIntrinsics(Operation *root) {
+  IRRewriter rewriter(root->getContext());
+  root->walk([&](Operation *op) {
+    if (op->getNumResults() != 1)
+      return;
     Type element = getElementTypeOrSelf(op->getResult(0).getType());
     if (!element.isF32() && !element.isF64())
       return;
-    rewriter.setInsertionPoint(op);
-    rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op->getResultTypes(),
-                                             op->getOperands());
+    (void)(replaceBy<math::FmaOp, LLVM::FMAOp>(rewriter, op) ||
+           replaceBy<math::SqrtOp, LLVM::SqrtOp>(rewriter, op) ||
+           replaceBy<math::FloorOp, LLVM::FFloorOp>(rewriter, op) ||
+           replaceBy<math::CeilOp, LLVM::FCeilOp>(rewriter, op) ||
+           replaceBy<math::TruncOp, LLVM::FTruncOp>(rewriter, op) ||
+           replaceBy<math::RoundOp, LLVM::RoundOp>(rewriter, op) ||
+           replaceBy<math::RoundEvenOp, LLVM::RoundEvenOp>(rewriter, op) ||
+           replaceBy<math::AbsFOp, LLVM::FAbsOp>(rewriter, op) ||
+           replaceBy<math::CopySignOp, LLVM::CopySignOp>(rewriter, op) ||
+           replaceBy<math::PowFOp, LLVM::PowOp>(rewriter, op));
   });
 }
 
@@ -134,21 +158,7 @@ struct InlineMathPass
     // The approximations are chains of math.fma and use math.floor; the
     // libm conversion after this pass would turn them, and sqrt, into
     // calls.
-    IRRewriter rewriter(&getContext());
-    Operation *root = getOperation();
-    useIntrinsic<math::FmaOp, LLVM::FMAOp>(rewriter, root);
-    useIntrinsic<math::SqrtOp, LLVM::SqrtOp>(rewriter, root);
-    useIntrinsic<math::FloorOp, LLVM::FFloorOp>(rewriter, root);
-    useIntrinsic<math::CeilOp, LLVM::FCeilOp>(rewriter, root);
-    useIntrinsic<math::TruncOp, LLVM::FTruncOp>(rewriter, root);
-    useIntrinsic<math::RoundOp, LLVM::RoundOp>(rewriter, root);
-    useIntrinsic<math::RoundEvenOp, LLVM::RoundEvenOp>(rewriter, root);
-    useIntrinsic<math::AbsFOp, LLVM::FAbsOp>(rewriter, root);
-    useIntrinsic<math::CopySignOp, LLVM::CopySignOp>(rewriter, root);
-    // pow stays libm's powf, called by LLVM's lowering of the intrinsic;
-    // unlike a plain call, the intrinsic does not write errno, so a power
-    // of loop-invariant values (Adam's beta^step) leaves the loop.
-    useIntrinsic<math::PowFOp, LLVM::PowOp>(rewriter, root);
+    useIntrinsics(getOperation());
   }
 };
 

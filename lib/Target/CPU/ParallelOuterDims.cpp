@@ -9,13 +9,12 @@
 
 #include "nnc/Target/CPU/Passes.h"
 
+#include "LoopTrips.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include <limits>
-#include <optional>
 
 namespace nnc::cpu {
 #define GEN_PASS_DEF_PARALLELOUTERDIMSPASS
@@ -26,32 +25,19 @@ using namespace mlir;
 
 namespace {
 
-/// The static trip count of one dimension, or nullopt when unknown.
-std::optional<int64_t> staticTrips(Value lb, Value ub, Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lb);
-  std::optional<int64_t> u = getConstantIntValue(ub);
-  std::optional<int64_t> s = getConstantIntValue(step);
-  if (!l || !u || !s || *s <= 0)
-    return std::nullopt;
-  return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
-}
-
 /// How many outer dimensions of `loop` stay parallel: the fewest whose trip
-/// counts multiply to at least `minIterations`, at most all but the last.
+/// counts multiply to at least `minIterations` (an unknown count is large),
+/// at most all but the last.
 unsigned parallelDims(scf::ParallelOp loop, int64_t minIterations) {
   unsigned rank = loop.getNumLoops();
   int64_t iterations = 1;
   unsigned kept = 0;
   while (kept + 1 < rank && iterations < minIterations) {
-    std::optional<int64_t> trips =
-        staticTrips(loop.getLowerBound()[kept], loop.getUpperBound()[kept],
-                    loop.getStep()[kept]);
+    iterations = nnc::cpu::saturatingMul(
+        iterations, nnc::cpu::staticTripCount(loop.getLowerBound()[kept],
+                                              loop.getUpperBound()[kept],
+                                              loop.getStep()[kept]));
     ++kept;
-    if (!trips || *trips == 0)
-      break;
-    iterations = *trips > std::numeric_limits<int64_t>::max() / iterations
-                     ? std::numeric_limits<int64_t>::max()
-                     : iterations * *trips;
   }
   return kept;
 }

@@ -8,15 +8,14 @@
 
 #include "nnc/Target/CPU/Passes.h"
 
+#include "LoopTrips.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 
-#include <limits>
-#include <optional>
 
 namespace nnc::cpu {
 #define GEN_PASS_DEF_SEQUENTIALSMALLLOOPSPASS
@@ -27,25 +26,8 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
-
-int64_t saturatingMul(int64_t a, int64_t b) {
-  if (a == 0 || b == 0)
-    return 0;
-  if (a > kUnknown / b)
-    return kUnknown;
-  return a * b;
-}
-
-/// The static trip count of one dimension, or kUnknown.
-int64_t tripCount(Value lb, Value ub, Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lb);
-  std::optional<int64_t> u = getConstantIntValue(ub);
-  std::optional<int64_t> s = getConstantIntValue(step);
-  if (!l || !u || !s || *s <= 0)
-    return kUnknown;
-  return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
-}
+using nnc::cpu::saturatingMul;
+using nnc::cpu::staticTripCount;
 
 int64_t loopWork(Operation *loop);
 
@@ -65,13 +47,13 @@ int64_t nestedWork(Operation *op) {
 int64_t loopWork(Operation *loop) {
   int64_t trips = 1;
   if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
-    trips = tripCount(forOp.getLowerBound(), forOp.getUpperBound(),
+    trips = staticTripCount(forOp.getLowerBound(), forOp.getUpperBound(),
                       forOp.getStep());
   } else if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
     for (auto [lb, ub, step] :
          llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
                    parallel.getStep()))
-      trips = saturatingMul(trips, tripCount(lb, ub, step));
+      trips = saturatingMul(trips, staticTripCount(lb, ub, step));
   }
   return saturatingMul(trips, nestedWork(loop));
 }
