@@ -1257,14 +1257,14 @@ def amp_section(rows):
         "faster); *nnc bf16 / f32* > 1 means bf16 is slower than f32; "
         "*peak* is `peak_memory_bytes` of the executable (inference) and of "
         "the training step; *bf16 vs f32* compares nnc's bf16 logits with "
-        "its f32 ones, and the two first losses. On a CPU without AVX-512 "
-        "BF16 (docs/Training.md, \"Mixed precision\"), nnc's bf16 GEMMs and "
-        "convolutions run in f32 on widened copies, so a bf16 run is "
-        "no faster than an f32 one (the widening and the rounding of the "
-        "weights cost extra); its planned peak drops where saved "
+        "its f32 ones, and the two first losses. On a CPU with AVX-512 "
+        "BF16 or AMX, nnc's bf16 GEMMs and convolutions run in oneDNN's "
+        "bf16 kernels; without them (docs/Training.md, \"Mixed "
+        "precision\") they run in f32 on widened copies, so a bf16 run is "
+        "no faster than an f32 one, and PyTorch 1.13's CPU autocast has "
+        "no fast bf16 kernels either. The planned peak drops where saved "
         "activations dominate and grows where the weights do (each run "
-        "rounds the f32 weights into f32 temporaries). PyTorch 1.13's CPU "
-        "autocast has no fast bf16 kernels on such a CPU either.",
+        "rounds the f32 weights into temporaries).",
         "",
     ]
     return lines

@@ -67,6 +67,16 @@ config.substitutions.append(
      "--expand-strided-metadata --lower-affine --convert-math-to-libm "
      "--convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts"))
 
+# CPUs with bf16 instructions, where oneDNN runs bf16 convolutions and GEMMs
+# natively (elsewhere the CPU target computes them on f32 copies).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        cpu_flags = set(cpuinfo.read().split())
+except OSError:
+    cpu_flags = set()
+if cpu_flags & {"avx512_bf16", "amx_bf16"}:
+    config.available_features.add("cpu-bf16")
+
 if config.nnc_sanitizers:
     config.available_features.add("sanitizers")
     # libMLIR.so is not instrumented: its containers lack ASan annotations, and

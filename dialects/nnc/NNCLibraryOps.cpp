@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace nnc;
@@ -50,6 +51,11 @@ Value LibraryConvOp::getBias() {
   return getInputs().size() == 3 ? getInputs()[2] : Value();
 }
 
+/// Whether a library convolution takes elements of `type`.
+static bool isLibraryElement(Type type) {
+  return type.isF32() || type.isBF16() || type.isF16();
+}
+
 LogicalResult LibraryConvOp::verify() {
   StringRef d = getDirection();
   bool weightsGrad = d == "backward_weights";
@@ -71,9 +77,10 @@ LogicalResult LibraryConvOp::verify() {
     bool isMemref = isa<MemRefType>(v.getType());
     if (!shaped || (!isTensor && !isMemref) || isTensor != tensors)
       return emitOpError("operands must be all ranked tensors or all memrefs");
-    if (!shaped.hasStaticShape() || !shaped.getElementType().isF32())
-      return emitOpError("operands must have static shapes and f32 elements, "
-                         "not ")
+    if (!shaped.hasStaticShape() ||
+        !isLibraryElement(shaped.getElementType()))
+      return emitOpError("operands must have static shapes and f32, bf16 or "
+                         "f16 elements, not ")
              << v.getType();
   }
   if (tensors) {
@@ -141,15 +148,16 @@ void LibraryConvOp::getEffects(
 
 namespace {
 
-/// The shape of `type` when it is a static f32 ranked tensor of rank 3 to 5.
+/// The shape of `type` when it is a static f32, bf16 or f16 ranked tensor
+/// of rank 3 to 5.
 std::optional<SmallVector<int64_t>> convShape(Type type, std::string &why) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape()) {
     why = "its shapes are not static";
     return std::nullopt;
   }
-  if (!tensor.getElementType().isF32()) {
-    why = "its element type is not f32";
+  if (!isLibraryElement(tensor.getElementType())) {
+    why = "its element type is not f32, bf16 or f16";
     return std::nullopt;
   }
   if (tensor.getRank() < 3 || tensor.getRank() > 5) {
@@ -179,6 +187,21 @@ std::optional<LibraryConvolution> nnc::getLibraryConvolution(Operation *op,
                                                              std::string &why) {
   LibraryConvolution conv;
   std::optional<SmallVector<int64_t>> a, b, r;
+  auto biasElement = [&](Value bias) {
+    if (!bias ||
+        isLibraryElement(cast<ShapedType>(bias.getType()).getElementType()))
+      return true;
+    why = "its bias's element type is not f32, bf16 or f16";
+    return false;
+  };
+  auto element = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  auto setElements = [&](Value src, Value weights, Value dst, Value bias) {
+    conv.srcElement = element(src);
+    conv.weightsElement = element(weights);
+    conv.dstElement = element(dst);
+    conv.biasElement =
+        bias ? element(bias) : Float32Type::get(op->getContext());
+  };
   auto shapes = [&](Value x, Value y, Value result) {
     a = convShape(x.getType(), why);
     b = a ? convShape(y.getType(), why) : std::nullopt;
@@ -188,14 +211,11 @@ std::optional<LibraryConvolution> nnc::getLibraryConvolution(Operation *op,
   if (auto c = dyn_cast<ConvOp>(op)) {
     if (!shapes(c.getInput(), c.getWeight(), c.getResult()))
       return std::nullopt;
-    if (c.getBias() && !cast<RankedTensorType>(c.getBias().getType())
-                            .getElementType()
-                            .isF32()) {
-      why = "its element type is not f32";
+    if (!biasElement(c.getBias()))
       return std::nullopt;
-    }
     conv.direction = "forward";
     conv.src = *a, conv.weights = *b, conv.dst = *r;
+    setElements(c.getInput(), c.getWeight(), c.getResult(), c.getBias());
     conv.groups = c.getGroups();
     conv.bias = static_cast<bool>(c.getBias());
     fillWindow(conv, a->size() - 2, c.getStrides(), c.getDilations(),
@@ -205,12 +225,8 @@ std::optional<LibraryConvolution> nnc::getLibraryConvolution(Operation *op,
   if (auto t = dyn_cast<ConvTransposeOp>(op)) {
     if (!shapes(t.getInput(), t.getWeight(), t.getResult()))
       return std::nullopt;
-    if (t.getBias() && !cast<RankedTensorType>(t.getBias().getType())
-                            .getElementType()
-                            .isF32()) {
-      why = "its element type is not f32";
+    if (!biasElement(t.getBias()))
       return std::nullopt;
-    }
     // The input gradient of the convolution from the result's shape to the
     // input's: src is the result, dst the input. Which src positions each
     // dst position reads depends on the begin pad alone; the end pad only
@@ -219,6 +235,7 @@ std::optional<LibraryConvolution> nnc::getLibraryConvolution(Operation *op,
     // non-negative one is taken.
     conv.direction = "backward_data";
     conv.src = *r, conv.weights = *b, conv.dst = *a;
+    setElements(t.getResult(), t.getWeight(), t.getInput(), t.getBias());
     conv.groups = t.getGroups();
     conv.bias = static_cast<bool>(t.getBias());
     int64_t spatial = a->size() - 2;
@@ -239,6 +256,7 @@ std::optional<LibraryConvolution> nnc::getLibraryConvolution(Operation *op,
       return std::nullopt;
     conv.direction = "backward_weights";
     conv.src = *a, conv.dst = *b, conv.weights = *r;
+    setElements(g.getInput(), g.getResult(), g.getGrad(), Value());
     conv.groups = g.getGroups();
     fillWindow(conv, a->size() - 2, g.getStrides(), g.getDilations(),
                g.getPads());

@@ -24,7 +24,8 @@ def NNC_LibraryConvOp : NNC_Op<"library_conv", [
   let description = [{
     One convolution in the library's terms: `src` `[N, C, D1, ..., Dn]`,
     `weights` `[M, C / groups, K1, ..., Kn]` and `dst` `[N, M, O1, ..., On]`
-    with `Oi` as for `nnc.conv` (1 <= n <= 3; static f32 shapes). The
+    with `Oi` as for `nnc.conv` (1 <= n <= 3; static shapes of f32, bf16 or
+    f16 elements, which need not agree: the library accumulates in f32). The
     `direction` says which of the three `init` receives (entirely: its
     contents are not read):
 

@@ -53,11 +53,14 @@ struct LibraryConvolution {
   llvm::SmallVector<int64_t> strides, dilations, pads;
   int64_t groups = 1;
   bool bias = false;
+  /// Element types (f32, bf16 or f16) of src, weights, dst and the bias
+  /// (f32 without one).
+  mlir::Type srcElement, weightsElement, dstElement, biasElement;
 };
 
 /// `op` (nnc.conv, nnc.conv_transpose, nnc.conv_weight_grad) as one library
 /// convolution; nothing, with the reason in `why`, when it is not one
-/// (dynamic shapes, not f32, more than 3 spatial dimensions, an
+/// (dynamic shapes, not f32/bf16/f16, more than 3 spatial dimensions, an
 /// output_padding beyond the end pad).
 std::optional<LibraryConvolution> getLibraryConvolution(mlir::Operation *op,
                                                         std::string &why);

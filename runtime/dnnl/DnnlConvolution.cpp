@@ -1,7 +1,9 @@
 //===- DnnlConvolution.cpp - the oneDNN glue of the CPU backend -----------===//
 //
 // libnnc_dnnl.so: convolutions and their two gradients through oneDNN's
-// primitives, as PyTorch runs them on the CPU. Generated code calls
+// primitives, as PyTorch runs them on the CPU, and bf16 GEMMs (f32
+// accumulation) through its matmul primitive where the CPU has bf16
+// instructions. Generated code calls
 // nnc_dnnl_convolution with a constant descriptor (LibraryConvolution.h);
 // the first call of a descriptor creates the primitive, letting oneDNN pick
 // its memory layouts (format_tag::any), plus the reorders between those and
@@ -44,12 +46,50 @@ Dims denseStrides(const Dims &dims) {
   return strides;
 }
 
-memory::desc plain(const Dims &dims) {
-  return memory::desc(dims, memory::data_type::f32, denseStrides(dims));
+using Type = memory::data_type;
+
+memory::desc plain(const Dims &dims, Type type = Type::f32) {
+  return memory::desc(dims, type, denseStrides(dims));
 }
 
-memory::desc anyLayout(const Dims &dims) {
-  return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
+memory::desc anyLayout(const Dims &dims, Type type) {
+  return memory::desc(dims, type, memory::format_tag::any);
+}
+
+/// The oneDNN type of a descriptor's type slot; nothing for an unknown one.
+std::optional<Type> elementType(int64_t slot) {
+  switch (static_cast<ElementType>(slot)) {
+  case ElementType::F32:
+    return Type::f32;
+  case ElementType::BF16:
+    return Type::bf16;
+  case ElementType::F16:
+    return Type::f16;
+  }
+  return std::nullopt;
+}
+
+/// The descriptor's length in slots by its format; 0 for an unknown one.
+size_t descriptorLength(const int64_t *d) {
+  switch (d[kVersion]) {
+  case 1:
+    return kLengthFormat1;
+  case kFormat:
+    return kLength;
+  default:
+    return 0;
+  }
+}
+
+const char *typeName(Type type) {
+  switch (type) {
+  case Type::bf16:
+    return "bf16";
+  case Type::f16:
+    return "f16";
+  default:
+    return "f32";
+  }
 }
 
 /// The memory a thread's convolutions reorder their operands into: the
@@ -191,11 +231,22 @@ struct Convolution {
 /// the weights' is oneDNN's choice).
 std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
                                        std::string &error) {
-  if (d[kVersion] != kFormat) {
-    error = "descriptor format " + std::to_string(d[kVersion]) +
-            " (this library reads " + std::to_string(kFormat) + ")";
-    return nullptr;
+  // Format 1 has no type slots: every operand is f32.
+  Type srcType = Type::f32, weightsType = Type::f32, dstType = Type::f32,
+       biasType = Type::f32;
+  if (d[kVersion] >= 2) {
+    std::optional<Type> types[4];
+    for (int i = 0; i < 4; ++i)
+      types[i] = elementType(d[kSrcType + i]);
+    if (!types[0] || !types[1] || !types[2] || !types[3]) {
+      error = "invalid element type in the convolution descriptor";
+      return nullptr;
+    }
+    srcType = *types[0], weightsType = *types[1], dstType = *types[2],
+    biasType = *types[3];
   }
+  bool lowPrecision = srcType != Type::f32 || weightsType != Type::f32 ||
+                      dstType != Type::f32 || biasType != Type::f32;
   int64_t spatial = d[kSpatial], groups = d[kGroups];
   int64_t n = d[kBatch], c = d[kInChannels], m = d[kOutChannels];
   if (spatial < 1 || spatial > kMaxSpatial || groups < 1 || n < 1 || c < 1 ||
@@ -207,6 +258,11 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
   auto conv = std::make_unique<Convolution>();
   conv->direction = static_cast<Direction>(d[kDirection]);
   conv->bias = d[kHasBias] != 0;
+  if (conv->bias && conv->direction == Direction::BackwardData && lowPrecision) {
+    // The glue adds that bias itself, in f32 only.
+    error = "a transposed convolution with a bias runs in f32 only";
+    return nullptr;
+  }
   Dims src = {n, c}, dst = {n, m}, weights;
   if (groups > 1)
     weights = {groups, m / groups, c / groups};
@@ -230,10 +286,18 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     auto algorithm = dnnl::algorithm::convolution_direct;
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    auto image = [&](const Dims &dims) {
-      return plainActivations ? plain(dims) : anyLayout(dims);
+    auto image = [&](const Dims &dims, Type type) {
+      return plainActivations ? plain(dims, type) : anyLayout(dims, type);
     };
-    memory::desc biasDesc = plain({m});
+    memory::desc srcAny = image(src, srcType), dstAny = image(dst, dstType),
+                 weightsAny = anyLayout(weights, weightsType);
+    // The forward primitive a weight gradient is the gradient of reads its
+    // weights in the activations' type, whatever type the gradient has.
+    memory::desc hintWeights =
+        conv->direction == Direction::BackwardWeights
+            ? anyLayout(weights, srcType)
+            : weightsAny;
+    memory::desc biasDesc = plain({m}, biasType);
     conv->biasDesc = biasDesc;
     bool forwardBias = conv->bias && conv->direction == Direction::Forward;
     // The forward primitive: what runs, or the hint of a backward one.
@@ -242,20 +306,32 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
                           conv->direction == Direction::Forward
                               ? dnnl::prop_kind::forward_inference
                               : dnnl::prop_kind::forward_training,
-                          algorithm, image(src), anyLayout(weights), biasDesc,
-                          image(dst), strides, dilates, padsBegin, padsEnd)
+                          algorithm, srcAny, weightsAny, biasDesc, dstAny,
+                          strides, dilates, padsBegin, padsEnd)
                     : dnnl::convolution_forward::desc(
                           conv->direction == Direction::Forward
                               ? dnnl::prop_kind::forward_inference
                               : dnnl::prop_kind::forward_training,
-                          algorithm, image(src), anyLayout(weights), image(dst),
-                          strides, dilates, padsBegin, padsEnd);
+                          algorithm, srcAny, hintWeights, dstAny, strides,
+                          dilates, padsBegin, padsEnd);
     dnnl::convolution_forward::primitive_desc forward(forwardDesc, attr, eng);
+    // In a low type the reference implementation (scalar loops) is no
+    // kernel to prefer over f32 copies: the CPU has no instructions for it.
+    auto native = [&](const char *impl) {
+      if (!lowPrecision || std::strncmp(impl, "ref", 3) != 0)
+        return true;
+      error = std::string("oneDNN has only its reference implementation (") +
+              impl + ") for this convolution in " + typeName(srcType) +
+              " on this CPU";
+      return false;
+    };
     switch (conv->direction) {
     case Direction::Forward:
-      conv->a.user = plain(src);
-      conv->b.user = plain(weights);
-      conv->out.user = plain(dst);
+      if (!native(forward.impl_info_str()))
+        return nullptr;
+      conv->a.user = plain(src, srcType);
+      conv->b.user = plain(weights, weightsType);
+      conv->out.user = plain(dst, dstType);
       conv->a.prepare(forward.src_desc(), true);
       conv->b.prepare(forward.weights_desc(), true);
       conv->out.prepare(forward.dst_desc(), false);
@@ -266,14 +342,16 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
       conv->scratchpad = forward.scratchpad_desc();
       break;
     case Direction::BackwardData: {
-      dnnl::convolution_backward_data::desc desc(
-          algorithm, image(src), anyLayout(weights), image(dst), strides,
-          dilates, padsBegin, padsEnd);
+      dnnl::convolution_backward_data::desc desc(algorithm, srcAny, weightsAny,
+                                                 dstAny, strides, dilates,
+                                                 padsBegin, padsEnd);
       dnnl::convolution_backward_data::primitive_desc pd(desc, attr, eng,
                                                          forward);
-      conv->a.user = plain(dst);
-      conv->b.user = plain(weights);
-      conv->out.user = plain(src);
+      if (!native(pd.impl_info_str()))
+        return nullptr;
+      conv->a.user = plain(dst, dstType);
+      conv->b.user = plain(weights, weightsType);
+      conv->out.user = plain(src, srcType);
       conv->a.prepare(pd.diff_dst_desc(), true);
       conv->b.prepare(pd.weights_desc(), true);
       conv->out.prepare(pd.diff_src_desc(), false);
@@ -289,13 +367,15 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     }
     case Direction::BackwardWeights: {
       dnnl::convolution_backward_weights::desc desc(
-          algorithm, image(src), anyLayout(weights), image(dst), strides,
-          dilates, padsBegin, padsEnd);
+          algorithm, srcAny, weightsAny, dstAny, strides, dilates, padsBegin,
+          padsEnd);
       dnnl::convolution_backward_weights::primitive_desc pd(desc, attr, eng,
                                                             forward);
-      conv->a.user = plain(src);
-      conv->b.user = plain(dst);
-      conv->out.user = plain(weights);
+      if (!native(pd.impl_info_str()))
+        return nullptr;
+      conv->a.user = plain(src, srcType);
+      conv->b.user = plain(dst, dstType);
+      conv->out.user = plain(weights, weightsType);
       conv->a.prepare(pd.src_desc(), true);
       conv->b.prepare(pd.diff_dst_desc(), true);
       conv->out.prepare(pd.diff_weights_desc(), false);
@@ -350,8 +430,14 @@ Table &table() {
 }
 
 Convolution *lookup(const int64_t *descriptor, std::string &error) {
+  size_t length = descriptorLength(descriptor);
+  if (!length) {
+    error = "descriptor format " + std::to_string(descriptor[kVersion]) +
+            " (this library reads 1 to " + std::to_string(kFormat) + ")";
+    return nullptr;
+  }
   std::string key(reinterpret_cast<const char *>(descriptor),
-                  sizeof(int64_t) * kLength);
+                  sizeof(int64_t) * length);
   Table &t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
   auto it = t.entries.find(key);
@@ -363,9 +449,156 @@ Convolution *lookup(const int64_t *descriptor, std::string &error) {
   return t.entries.emplace(key, std::move(conv)).first->second.get();
 }
 
+/// One bf16 GEMM shape (row-major, transposes, leading dimensions, alpha
+/// and beta): oneDNN's matmul primitive for it, built on first use.
+struct Gemm {
+  dnnl::matmul primitive;
+  memory::desc a, b, c, scratchpad;
+  size_t scratchpadBytes = 0;
+  std::mutex mutex;
+};
+
+constexpr int32_t kRowMajor = 101, kColMajor = 102, kNoTrans = 111,
+                  kTrans = 112;
+
+/// The primitive for C[M, N] (f32, row stride ldc) = alpha * op(A) * op(B)
+/// + beta * C, A and B bf16 in row-major storage; null with the reason in
+/// `error` when oneDNN has none, or only its reference loops.
+std::unique_ptr<Gemm> buildGemm(bool transA, bool transB, int64_t m, int64_t n,
+                                int64_t k, float alpha, int64_t lda,
+                                int64_t ldb, float beta, int64_t ldc,
+                                std::string &error) {
+  auto gemm = std::make_unique<Gemm>();
+  try {
+    // op(A) is [M, K]: A's storage is [M, lda] or, transposed, [K, lda].
+    gemm->a = memory::desc({m, k}, Type::bf16,
+                           transA ? Dims{1, lda} : Dims{lda, 1});
+    gemm->b = memory::desc({k, n}, Type::bf16,
+                           transB ? Dims{1, ldb} : Dims{ldb, 1});
+    gemm->c = memory::desc({m, n}, Type::f32, Dims{ldc, 1});
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (alpha != 1.0f)
+      attr.set_output_scales(0, {alpha});
+    if (beta != 0.0f) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    dnnl::matmul::primitive_desc pd(
+        dnnl::matmul::desc(gemm->a, gemm->b, gemm->c), attr, engine());
+    if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) {
+      error = std::string("oneDNN has only its reference implementation (") +
+              pd.impl_info_str() + ") for bf16 matrix products on this CPU";
+      return nullptr;
+    }
+    gemm->primitive = dnnl::matmul(pd);
+    gemm->scratchpad = pd.scratchpad_desc();
+    gemm->scratchpadBytes = Staging::round(gemm->scratchpad.get_size());
+  } catch (const dnnl::error &e) {
+    error = std::string("oneDNN: ") + e.what();
+    return nullptr;
+  }
+  return gemm;
+}
+
+Gemm *lookupGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                 float alpha, int64_t lda, int64_t ldb, float beta,
+                 int64_t ldc, std::string &error) {
+  static auto *table = new std::unordered_map<std::string,
+                                              std::unique_ptr<Gemm>>;
+  static auto *mutex = new std::mutex;
+  char key[160];
+  std::snprintf(key, sizeof key, "%d %d %lld %lld %lld %a %lld %lld %a %lld",
+                transA, transB, (long long)m, (long long)n, (long long)k,
+                alpha, (long long)lda, (long long)ldb, beta, (long long)ldc);
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto it = table->find(key);
+  if (it != table->end())
+    return it->second.get();
+  std::unique_ptr<Gemm> gemm =
+      buildGemm(transA, transB, m, n, k, alpha, lda, ldb, beta, ldc, error);
+  if (!gemm)
+    return nullptr;
+  return table->emplace(key, std::move(gemm)).first->second.get();
+}
+
+[[noreturn]] void gemmFailed(const std::string &error) {
+  std::fprintf(stderr, "nnc: a oneDNN bf16 GEMM failed: %s\n", error.c_str());
+  std::abort();
+}
+
 } // namespace
 
 extern "C" {
+
+__attribute__((visibility("default"))) void
+nnc_dnnl_sbgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
+                int32_t n, int32_t k, float alpha, const void *a, int32_t lda,
+                const void *b, int32_t ldb, float beta, float *c,
+                int32_t ldc) {
+  if (order == kColMajor) {
+    // C^T = op(B)^T op(A)^T, all row-major.
+    nnc_dnnl_sbgemm(kRowMajor, transB, transA, n, m, k, alpha, b, ldb, a, lda,
+                    beta, c, ldc);
+    return;
+  }
+  if (order != kRowMajor || (transA != kNoTrans && transA != kTrans) ||
+      (transB != kNoTrans && transB != kTrans))
+    gemmFailed("invalid order or transpose");
+  if (m <= 0 || n <= 0)
+    return;
+  if (k <= 0) {
+    // No products: C = beta * C.
+    for (int32_t i = 0; i < m; ++i)
+      for (int32_t j = 0; j < n; ++j)
+        c[int64_t(i) * ldc + j] =
+            beta == 0.0f ? 0.0f : beta * c[int64_t(i) * ldc + j];
+    return;
+  }
+  std::string error;
+  Gemm *gemm = lookupGemm(transA == kTrans, transB == kTrans, m, n, k, alpha,
+                          lda, ldb, beta, ldc, error);
+  if (!gemm)
+    gemmFailed(error);
+  try {
+    std::lock_guard<std::mutex> lock(gemm->mutex);
+    thread_local dnnl::stream stream(engine());
+    memory ma(gemm->a, engine(), const_cast<void *>(a));
+    memory mb(gemm->b, engine(), const_cast<void *>(b));
+    memory mc(gemm->c, engine(), c);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
+    if (gemm->scratchpadBytes) {
+      char *scratch = staging().reserve(gemm->scratchpadBytes);
+      if (!scratch)
+        throw std::bad_alloc();
+      args.insert({DNNL_ARG_SCRATCHPAD,
+                   memory(gemm->scratchpad, engine(), scratch)});
+    }
+    gemm->primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    gemmFailed(std::string("oneDNN: ") + e.what());
+  } catch (const std::exception &e) {
+    gemmFailed(e.what());
+  }
+}
+
+__attribute__((visibility("default"))) int nnc_dnnl_sbgemm_check(char *error,
+                                                                 size_t size) {
+  // A GEMM of the sizes models have: oneDNN picks its kernels by ISA, not
+  // by shape, so one answers for all.
+  static std::string probeError;
+  static const Gemm *probe =
+      buildGemm(false, false, 64, 64, 64, 1.0f, 64, 64, 0.0f, 64, probeError)
+          .release();
+  if (probe)
+    return 0;
+  if (error && size)
+    std::snprintf(error, size, "%s", probeError.c_str());
+  return 1;
+}
 
 __attribute__((visibility("default"))) void
 nnc_dnnl_convolution(const int64_t *descriptor, void *a, void *b, void *c,

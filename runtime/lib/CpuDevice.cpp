@@ -193,8 +193,16 @@ DnnlGlue *openDnnlGlue() {
       need(libconv::kCheckSymbol));
   glue->version =
       reinterpret_cast<const char *(*)()>(need(libconv::kVersionSymbol));
-  if (glue->status.isOk())
+  if (glue->status.isOk()) {
     glue->path = library.path();
+    // Optional: without them the compiler widens bf16 GEMMs to f32.
+    void *sbgemm = nullptr, *sbgemmCheck = nullptr;
+    if (library.lookup(libconv::kSbgemmSymbol, &sbgemm).isOk() &&
+        library.lookup(libconv::kSbgemmCheckSymbol, &sbgemmCheck).isOk()) {
+      glue->sbgemm = reinterpret_cast<libconv::SbgemmFn>(sbgemm);
+      glue->sbgemmCheck = reinterpret_cast<libconv::SbgemmCheckFn>(sbgemmCheck);
+    }
+  }
   else
     glue->convolution = nullptr, glue->check = nullptr, glue->version = nullptr;
   return glue;

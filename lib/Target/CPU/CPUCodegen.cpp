@@ -252,7 +252,8 @@ PartitionResult compilePartition(llvm::Module &module,
       result.usesBlas = true;
       continue;
     }
-    if (name == nnc::runtime::libconv::kConvolutionSymbol) {
+    if (name == nnc::runtime::libconv::kConvolutionSymbol ||
+        name == nnc::runtime::libconv::kSbgemmSymbol) {
       result.usesDnnl = true;
       continue;
     }

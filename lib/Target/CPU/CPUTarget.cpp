@@ -79,9 +79,12 @@ public:
   buildKernelChoicePipeline(OpPassManager &pm,
                             const nnc::TargetOptions &options) const override {
     // f16/bf16 matrix products and convolutions on f32 copies, which the
-    // f32 libraries (and the f32 loops) run: neither library has
-    // low-precision kernels on these machines.
-    pm.addPass(nnc::cpu::createWidenLowPrecisionPass());
+    // f32 libraries (and the f32 loops) run, unless a library has kernels
+    // for their own types on this CPU (oneDNN's with AVX-512 BF16 or AMX).
+    nnc::cpu::WidenLowPrecisionPassOptions widen;
+    widen.nativeConvolutions = options.libraryConvolutions;
+    widen.bf16Gemm = nnc::cpu::dnnlRunsBF16Gemms();
+    pm.addPass(nnc::cpu::createWidenLowPrecisionPass(widen));
     // oneDNN for the convolutions it can take.
     if (options.libraryConvolutions)
       pm.addPass(nnc::cpu::createChooseKernelsPass());
@@ -102,8 +105,11 @@ public:
     // memref.copy between strided views would call MLIR's runner library,
     // which the runtime does not ship.
     pm.addNestedPass<func::FuncOp>(nnc::cpu::createStridedCopyToLinalgPass());
-    // Large f32/f64 GEMMs call OpenBLAS, which the runtime opens.
-    pm.addPass(nnc::cpu::createGemmToBlasPass());
+    // Large f32/f64 GEMMs call OpenBLAS, which the runtime opens; bf16 ones
+    // the oneDNN glue, where it has kernels for them.
+    nnc::cpu::GemmToBlasPassOptions gemm;
+    gemm.bf16Gemm = nnc::cpu::dnnlRunsBF16Gemms();
+    pm.addPass(nnc::cpu::createGemmToBlasPass(gemm));
   }
 
   void buildLoweringPipeline(OpPassManager &pm,

@@ -25,6 +25,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <array>
 
@@ -38,6 +39,16 @@ using namespace mlir;
 namespace libconv = nnc::runtime::libconv;
 
 using Descriptor = std::array<int64_t, libconv::kLength>;
+
+/// A type slot's value for `type` (f32, bf16 or f16).
+static int64_t elementSlot(Type type) {
+  libconv::ElementType element = type && type.isBF16()
+                                     ? libconv::ElementType::BF16
+                                 : type && type.isF16()
+                                     ? libconv::ElementType::F16
+                                     : libconv::ElementType::F32;
+  return static_cast<int64_t>(element);
+}
 
 Descriptor nnc::cpu::dnnlDescriptor(const LibraryConvolution &conv) {
   Descriptor d{};
@@ -64,6 +75,10 @@ Descriptor nnc::cpu::dnnlDescriptor(const LibraryConvolution &conv) {
     d[libconv::kPadsBegin + i] = used ? conv.pads[i] : 0;
     d[libconv::kPadsEnd + i] = used ? conv.pads[spatial + i] : 0;
   }
+  d[libconv::kSrcType] = elementSlot(conv.srcElement);
+  d[libconv::kWeightsType] = elementSlot(conv.weightsElement);
+  d[libconv::kDstType] = elementSlot(conv.dstElement);
+  d[libconv::kBiasType] = elementSlot(conv.biasElement);
   return d;
 }
 
@@ -78,6 +93,24 @@ bool nnc::cpu::dnnlCanRun(const LibraryConvolution &conv, std::string &why) {
   if (glue.check(d.data(), error, sizeof error) == 0)
     return true;
   why = error;
+  return false;
+}
+
+bool nnc::cpu::dnnlRunsBF16Gemms(std::string *why) {
+  const runtime::DnnlGlue &glue = runtime::dnnlGlue();
+  std::string reason;
+  if (!glue.status.isOk()) {
+    reason = glue.status.message();
+  } else if (!glue.sbgemmCheck) {
+    reason = "the oneDNN glue " + glue.path + " has no bf16 GEMM";
+  } else {
+    char error[512] = {0};
+    if (glue.sbgemmCheck(error, sizeof error) == 0)
+      return true;
+    reason = error;
+  }
+  if (why)
+    *why = reason;
   return false;
 }
 
@@ -130,6 +163,12 @@ nnc::LibraryConvolution describe(nnc::LibraryConvOp op) {
   conv.pads.assign(op.getPads().begin(), op.getPads().end());
   conv.groups = op.getGroups();
   conv.bias = static_cast<bool>(op.getBias());
+  auto element = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  conv.srcElement = element(op.getSrc());
+  conv.weightsElement = element(op.getWeights());
+  conv.dstElement = element(op.getDst());
+  conv.biasElement = conv.bias ? element(op.getBias())
+                               : Float32Type::get(op.getContext());
   return conv;
 }
 

@@ -44,6 +44,10 @@ bool dnnlTakes(mlir::Operation *op);
 KernelCandidates convolutionCandidates(mlir::Operation *op,
                                        bool libraryConvolutions);
 
+/// Whether the oneDNN glue runs bf16 GEMMs on this CPU's bf16 instructions
+/// (nnc_dnnl_sbgemm); the reason in `why` when not.
+bool dnnlRunsBF16Gemms(std::string *why = nullptr);
+
 /// "oneDNN 2.6.3 (..., isa avx2)", or "no oneDNN" without the glue.
 std::string dnnlDescription();
 

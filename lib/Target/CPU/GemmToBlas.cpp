@@ -10,6 +10,7 @@
 #include "nnc/Target/CPU/Passes.h"
 
 #include "nnc/Analysis/BufferAliasing.h"
+#include "nnc/runtime/LibraryConvolution.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -450,7 +451,8 @@ public:
                                cPtr,
                                constant(c.ld)};
     auto op = func::CallOp::create(b, loc, gemm, args);
-    int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+    int64_t elementBytes =
+        cast<MemRefType>(a.memref.getType()).getElementTypeBitWidth() / 8;
     op->setAttr("nnc.gemm", b.getDenseI64ArrayAttr({batches, a.rows, bm.cols,
                                                     a.cols, elementBytes}));
     if (accumulate)
@@ -557,10 +559,16 @@ struct GemmToBlasPass
         describe(op.getDpsInitOperand(0)->get(), rank);
     if (!a || !bm || !c)
       return;
-    Type elementType = getElementTypeOrSelf(a->memref.getType());
-    if (getElementTypeOrSelf(bm->memref.getType()) != elementType ||
-        getElementTypeOrSelf(c->memref.getType()) != elementType ||
-        !(elementType.isF32() || elementType.isF64()))
+    // f32 and f64 call CBLAS; bf16 operands into an f32 C the oneDNN
+    // glue's bf16 GEMM, where it has one.
+    Type operandType = getElementTypeOrSelf(a->memref.getType());
+    Type elementType = getElementTypeOrSelf(c->memref.getType());
+    if (getElementTypeOrSelf(bm->memref.getType()) != operandType)
+      return;
+    bool bf16 = operandType.isBF16() && elementType.isF32();
+    if (bf16 ? !bf16Gemm
+             : operandType != elementType ||
+                   !(elementType.isF32() || elementType.isF64()))
       return;
     // Shapes agree (the op verified them); small products stay loops.
     if (static_cast<double>(a->rows) * bm->cols * a->cols <
@@ -579,7 +587,9 @@ struct GemmToBlasPass
         outputTranspose = found->second;
       }
     }
-    StringRef name = elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    StringRef name = bf16                  ? nnc::runtime::libconv::kSbgemmSymbol
+                     : elementType.isF32() ? "cblas_sgemm"
+                                           : "cblas_dgemm";
     func::FuncOp gemm = declareGemm(module, name, elementType);
     OpBuilder builder(op);
     Location loc = op.getLoc();

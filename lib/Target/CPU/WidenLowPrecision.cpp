@@ -8,6 +8,9 @@
 
 #include "nnc/Target/CPU/Passes.h"
 
+#include "DnnlConvolutions.h"
+
+#include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -63,8 +66,32 @@ void widen(Operation *op) {
   op->erase();
 }
 
+/// Whether `op`'s operands and results are all bf16.
+bool allBF16(Operation *op) {
+  auto bf16 = [](Type type) { return getElementTypeOrSelf(type).isBF16(); };
+  return llvm::all_of(op->getOperandTypes(), bf16) &&
+         llvm::all_of(op->getResultTypes(), bf16);
+}
+
 struct WidenLowPrecisionPass
     : public nnc::cpu::impl::WidenLowPrecisionPassBase<WidenLowPrecisionPass> {
+  using WidenLowPrecisionPassBase::WidenLowPrecisionPassBase;
+
+  /// Whether a library runs `op` in its own low types here: oneDNN, for a
+  /// convolution whose kernel choice is the library's or not made, or a
+  /// bf16 matrix product.
+  bool runsNatively(Operation *op) {
+    if (isa<MatMulOp, GemmOp>(op))
+      return bf16Gemm && allBF16(op);
+    if (!nativeConvolutions)
+      return false;
+    auto choice =
+        op->getAttrOfType<StringAttr>(NNCDialect::getKernelChoiceAttrName());
+    if (choice && choice.getValue() != "library")
+      return false;
+    return cpu::dnnlTakes(op);
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
@@ -72,7 +99,8 @@ struct WidenLowPrecisionPass
         return;
       if (llvm::any_of(op->getResultTypes(), isLow) &&
           llvm::all_of(op->getOperandTypes(),
-                       [](Type type) { return isa<RankedTensorType>(type); }))
+                       [](Type type) { return isa<RankedTensorType>(type); }) &&
+          !runsNatively(op))
         ops.push_back(op);
     });
     for (Operation *op : ops)

@@ -9,7 +9,7 @@ func.func @unknown(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1
 // -----
 
 func.func @library_f64(%x: tensor<1x2x4x4xf64>, %w: tensor<2x2x3x3xf64>) -> tensor<1x2x2x2xf64> {
-  // expected-error @+1 {{'nnc.conv' op cannot be lowered to linalg: its kernel choice nnc.impl = "library" does not apply: its element type is not f32}}
+  // expected-error @+1 {{'nnc.conv' op cannot be lowered to linalg: its kernel choice nnc.impl = "library" does not apply: its element type is not f32, bf16 or f16}}
   %0 = nnc.conv %x, %w {nnc.impl = "library"} : tensor<1x2x4x4xf64>, tensor<2x2x3x3xf64>
   return %0 : tensor<1x2x2x2xf64>
 }

@@ -25,7 +25,7 @@ func.func @mixed(%x: memref<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x
 // -----
 
 func.func @dynamic(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
-  // expected-error @+1 {{operands must have static shapes and f32 elements, not 'tensor<?x3x8x8xf32>'}}
+  // expected-error @+1 {{operands must have static shapes and f32, bf16 or f16 elements, not 'tensor<?x3x8x8xf32>'}}
   %y = nnc.library_conv "forward" ins(%x, %w : tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf32>
   return
 }
@@ -123,5 +123,13 @@ func.func @library_all_reduce_int(%x: memref<4xi64>, %e: memref<4xi64>) {
 func.func @library_all_reduce_result(%x: memref<4xf32>, %e: memref<4xf32>) {
   // expected-error @+1 {{returns nothing on buffers}}
   %r = nnc.library_all_reduce ins(%x : memref<4xf32>) outs(%e : memref<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f64(%x: tensor<1x3x8x8xf64>, %w: tensor<4x3x3x3xf64>, %e: tensor<1x4x6x6xf64>) {
+  // expected-error @+1 {{operands must have static shapes and f32, bf16 or f16 elements, not 'tensor<1x3x8x8xf64>'}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf64>, tensor<4x3x3x3xf64>) outs(%e : tensor<1x4x6x6xf64>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf64>
   return
 }

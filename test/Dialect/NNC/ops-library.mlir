@@ -35,6 +35,19 @@ func.func @backward_weights(%x: memref<3x4x17xf32>, %g: memref<3x5x8xf32>, %dw: 
 
 // -----
 
+// Low-precision operands, which need not share one type: a bf16 weight
+// gradient of bf16 activations written in f32.
+// CHECK-LABEL: func.func @low_precision
+// CHECK: nnc.library_conv "backward_weights" ins(%{{.*}}, %{{.*}} : memref<3x4x17xbf16>, memref<3x5x8xbf16>) outs(%{{.*}} : memref<5x4x3xf32>)
+// CHECK: nnc.library_conv "forward" ins(%{{.*}}, %{{.*}} : memref<3x4x17xf16>, memref<5x4x3xf16>) outs(%{{.*}} : memref<3x5x8xf16>)
+func.func @low_precision(%x: memref<3x4x17xbf16>, %g: memref<3x5x8xbf16>, %dw: memref<5x4x3xf32>, %h: memref<3x4x17xf16>, %v: memref<5x4x3xf16>, %y: memref<3x5x8xf16>) {
+  nnc.library_conv "backward_weights" ins(%x, %g : memref<3x4x17xbf16>, memref<3x5x8xbf16>) outs(%dw : memref<5x4x3xf32>) strides = [2] dilations = [1] pads = [1, 0] groups = 1
+  nnc.library_conv "forward" ins(%h, %v : memref<3x4x17xf16>, memref<5x4x3xf16>) outs(%y : memref<3x5x8xf16>) strides = [2] dilations = [1] pads = [1, 0] groups = 1
+  return
+}
+
+// -----
+
 // all_reduce keeps its operand's type; library_all_reduce on tensors returns
 // init's type, on buffers nothing.
 // CHECK-LABEL: func.func @all_reduce

@@ -1,4 +1,5 @@
 // RUN: nnc-opt %s --nnc-cpu-widen-low-precision | FileCheck %s
+// RUN: nnc-opt %s --nnc-cpu-widen-low-precision="native-convolutions=1 bf16-gemm=1" | FileCheck %s --check-prefix=NATIVE
 
 // Matrix products and convolutions of f16/bf16 operands compute on f32
 // copies and round the result once: products of low-precision values are
@@ -9,6 +10,9 @@
 // CHECK-NEXT:    %[[Y:.*]] = nnc.matmul %[[A]], %[[B]] : tensor<8x16xf32>, tensor<16x4xf32>
 // CHECK-NEXT:    %[[R:.*]] = nnc.cast %[[Y]] : tensor<8x4xf32> to tensor<8x4xbf16>
 // CHECK-NEXT:    return %[[R]]
+// With bf16-gemm a bf16 product stays (the conversion sums it in f32).
+// NATIVE-LABEL: func.func @matmul
+// NATIVE-NEXT:    nnc.matmul %arg0, %arg1 : tensor<8x16xbf16>, tensor<16x4xbf16>
 func.func @matmul(%a: tensor<8x16xbf16>, %b: tensor<16x4xbf16>) -> tensor<8x4xbf16> {
   %0 = nnc.matmul %a, %b : tensor<8x16xbf16>, tensor<16x4xbf16>
   return %0 : tensor<8x4xbf16>
@@ -18,6 +22,9 @@ func.func @matmul(%a: tensor<8x16xbf16>, %b: tensor<16x4xbf16>) -> tensor<8x4xbf
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %[[Y:.*]] = nnc.gemm {{.*}} trans_b = true alpha = 2.000000e+00 : tensor<8x16xf32>, tensor<4x16xf32>, tensor<4xf32>
 // CHECK-NEXT:    nnc.cast %[[Y]] : tensor<8x4xf32> to tensor<8x4xf16>
+// f16 has no native GEMM.
+// NATIVE-LABEL: func.func @gemm
+// NATIVE:         nnc.gemm {{.*}} : tensor<8x16xf32>, tensor<4x16xf32>, tensor<4xf32>
 func.func @gemm(%a: tensor<8x16xf16>, %b: tensor<4x16xf16>, %c: tensor<4xf16>) -> tensor<8x4xf16> {
   %0 = nnc.gemm %a, %b, %c trans_b = true alpha = 2.0 : tensor<8x16xf16>, tensor<4x16xf16>, tensor<4xf16>
   return %0 : tensor<8x4xf16>
@@ -79,4 +86,17 @@ func.func @constant_weight(%x: tensor<2x4xbf16>) -> tensor<2x4xbf16> {
   %w = nnc.constant dense<1.5> : tensor<4x4xbf16>
   %0 = nnc.matmul %x, %w : tensor<2x4xbf16>, tensor<4x4xbf16>
   return %0 : tensor<2x4xbf16>
+}
+
+// Convolutions that stay widened whatever the CPU has: one whose kernel
+// choice is generated code, and a transposed convolution with a
+// low-precision bias (the oneDNN glue adds that bias in f32 only).
+// NATIVE-LABEL: func.func @widened_anyway
+// NATIVE:         nnc.conv {{.*}} {nnc.impl = "per_image"} : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+// NATIVE:         nnc.conv_transpose {{.*}} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>
+func.func @widened_anyway(%x: tensor<2x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>, %g: tensor<2x4x6x6xbf16>, %b: tensor<3xbf16>)
+    -> (tensor<2x4x6x6xbf16>, tensor<2x3x8x8xbf16>) {
+  %0 = nnc.conv %x, %w {nnc.impl = "per_image"} : tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16>
+  %1 = nnc.conv_transpose %g, %w, %b : tensor<2x4x6x6xbf16>, tensor<4x3x3x3xbf16>, tensor<3xbf16>
+  return %0, %1 : tensor<2x4x6x6xbf16>, tensor<2x3x8x8xbf16>
 }

@@ -1,5 +1,6 @@
 // RUN: nnc-opt %s --split-input-file --nnc-gemm-to-blas | FileCheck %s
 // RUN: nnc-opt %s --split-input-file --nnc-gemm-to-blas="min-flops=1000000" | FileCheck %s --check-prefix=LARGE
+// RUN: nnc-opt %s --split-input-file --nnc-gemm-to-blas="bf16-gemm=1" | FileCheck %s --check-prefix=BF16
 
 // An f32 matmul becomes one row-major cblas_sgemm with alpha = beta = 1:
 // M = 64, N = 96, K = 80, lda = 80, ldb = ldc = 96.
@@ -98,6 +99,35 @@ func.func @small(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) 
 func.func @other_types(%a: memref<32x32xi32>, %c: memref<32x32xi32>, %h: memref<32x32xf16>, %hc: memref<32x32xf16>) {
   linalg.matmul ins(%a, %a : memref<32x32xi32>, memref<32x32xi32>) outs(%c : memref<32x32xi32>)
   linalg.matmul ins(%h, %h : memref<32x32xf16>, memref<32x32xf16>) outs(%hc : memref<32x32xf16>)
+  return
+}
+
+// -----
+
+// bf16 operands into an f32 C (a bf16 nnc.matmul, summed in f32) call the
+// oneDNN glue's bf16 GEMM with bf16-gemm, transposes and all (beta = 0
+// after a zero fill: no nnc.accumulate; nnc.gemm
+// counts the operands' 2 bytes); bf16 into bf16 and mixed operands stay
+// loops, and so does everything without the option.
+// BF16-LABEL: func.func private @nnc_dnnl_sbgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+// BF16-LABEL: func @bf16
+// BF16-DAG: %[[ROW:.*]] = arith.constant 101 : i32
+// BF16-DAG: %[[NT:.*]] = arith.constant 111 : i32
+// BF16-DAG: %[[T:.*]] = arith.constant 112 : i32
+// BF16-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// BF16: call @nnc_dnnl_sbgemm(%[[ROW]], %[[NT]], %[[T]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {nnc.gemm = array<i64: 1, 32, 48, 64, 2>} :
+// BF16-NOT: linalg.fill
+// BF16: linalg.matmul ins({{.*}} : memref<32x64xbf16>, memref<64x48xbf16>) outs({{.*}} : memref<32x48xbf16>)
+// BF16: linalg.matmul ins({{.*}} : memref<32x64xbf16>, memref<64x48xf32>) outs({{.*}} : memref<32x48xf32>)
+// BF16-NOT: call
+// CHECK-LABEL: func @bf16
+// CHECK-NOT: call
+func.func @bf16(%a: memref<32x64xbf16>, %bt: memref<48x64xbf16>, %b: memref<64x48xbf16>, %bf: memref<64x48xf32>, %c: memref<32x48xf32>, %h: memref<32x48xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x48xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %bt : memref<32x64xbf16>, memref<48x64xbf16>) outs(%c : memref<32x48xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x48xbf16>) outs(%h : memref<32x48xbf16>)
+  linalg.matmul ins(%a, %bf : memref<32x64xbf16>, memref<64x48xf32>) outs(%c : memref<32x48xf32>)
   return
 }
 

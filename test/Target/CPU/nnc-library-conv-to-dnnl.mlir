@@ -1,18 +1,19 @@
 // RUN: nnc-opt %s --split-input-file --nnc-library-conv-to-dnnl --verify-diagnostics | FileCheck %s
 
 // Each library convolution on buffers calls the oneDNN glue with its
-// descriptor (a private constant, one per distinct convolution: format 1,
+// descriptor (a private constant, one per distinct convolution: format 2,
 // direction, spatial dims, groups, bias, N, C, M, src, dst and kernel
-// sizes, strides, dilations, begin and end pads, 3 slots each) and the
+// sizes, strides, dilations, begin and end pads, 3 slots each, then the
+// element types of src, weights, dst and bias, 0 for f32) and the
 // addresses of its buffers; no bias is a null pointer.
 
-// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv : memref<29xi64> = dense<[1, 0, 2, 1, 1, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0]>
-// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv_0 : memref<29xi64> = dense<[1, 2, 1, 1, 0, 3, 4, 5, 17, 0, 0, 8, 0, 0, 3, 0, 0, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv : memref<33xi64> = dense<[2, 0, 2, 1, 1, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv_0 : memref<33xi64> = dense<[2, 2, 1, 1, 0, 3, 4, 5, 17, 0, 0, 8, 0, 0, 3, 0, 0, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
 // CHECK-DAG: func.func private @nnc_dnnl_convolution(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: func.func @two
-// CHECK: %[[D:.*]] = memref.get_global @__nnc_dnnl_conv : memref<29xi64>
+// CHECK: %[[D:.*]] = memref.get_global @__nnc_dnnl_conv : memref<33xi64>
 // CHECK: call @nnc_dnnl_convolution({{.*}}) {nnc.library_bytes = array<i64: 1984, 2048>}
-// CHECK: memref.get_global @__nnc_dnnl_conv : memref<29xi64>
+// CHECK: memref.get_global @__nnc_dnnl_conv : memref<33xi64>
 // CHECK: call @nnc_dnnl_convolution
 // CHECK-NOT: nnc.library_conv
 // CHECK-LABEL: func.func @weights

@@ -155,10 +155,18 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
         : (i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32,
            f32, !llvm.ptr, i32) -> ()
     ```
+
+    With `bf16-gemm`, products of bf16 operands into an f32 C (what a bf16
+    `nnc.matmul` or `nnc.gemm` becomes: the sums in f32, rounded once after)
+    call `nnc_dnnl_sbgemm`, the same arguments with bf16 A and B, which the
+    runtime's oneDNN glue runs on the CPU's bf16 instructions; the CPU
+    target sets it where the glue says it can.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"4096",
-           "Smallest M * N * K (per batch) that becomes a library call">
+           "Smallest M * N * K (per batch) that becomes a library call">,
+    Option<"bf16Gemm", "bf16-gemm", "bool", /*default=*/"false",
+           "Products of bf16 operands into f32 call nnc_dnnl_sbgemm">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
@@ -198,7 +206,23 @@ def WidenLowPrecisionPass
     %y32 = nnc.matmul %a32, %b32 : tensor<8x16xf32>, tensor<16x4xf32>
     %y = nnc.cast %y32 : tensor<8x4xf32> to tensor<8x4xbf16>
     ```
+
+    Ops a library runs in their own types on this CPU can stay as they are:
+    with `native-convolutions`, convolutions that oneDNN takes in f16 or
+    bf16 with a non-reference implementation (CPUs with AVX-512 BF16 or
+    AMX), unless their kernel choice (`nnc.impl`) names generated code; with
+    `bf16-gemm`, bf16 matrix products, whose sums the conversion to linalg
+    already keeps in f32. The CPU target sets both from what the runtime's
+    oneDNN glue says it can run.
   }];
+  let options = [
+    Option<"nativeConvolutions", "native-convolutions", "bool",
+           /*default=*/"false",
+           "Keep the f16/bf16 convolutions oneDNN runs natively on this CPU">,
+    Option<"bf16Gemm", "bf16-gemm", "bool", /*default=*/"false",
+           "Keep bf16 matrix products (nnc-gemm-to-blas calls the glue's "
+           "bf16 GEMM for them)">
+  ];
 }
 
 //===----------------------------------------------------------------------===//

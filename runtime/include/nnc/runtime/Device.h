@@ -13,6 +13,7 @@
 #define NNC_RUNTIME_DEVICE_H
 
 #include "nnc/runtime/DynamicLibrary.h"
+#include "nnc/runtime/LibraryConvolution.h"
 #include "nnc/runtime/Status.h"
 
 #include <cstddef>
@@ -164,6 +165,10 @@ struct DnnlGlue {
   int (*check)(const int64_t *descriptor, char *error, size_t size) = nullptr;
   /// nnc_dnnl_version: oneDNN's version and the ISA it uses.
   const char *(*version)() = nullptr;
+  /// nnc_dnnl_sbgemm and its check (LibraryConvolution.h); null in a glue
+  /// older than them.
+  libconv::SbgemmFn sbgemm = nullptr;
+  libconv::SbgemmCheckFn sbgemmCheck = nullptr;
 };
 const DnnlGlue &dnnlGlue();
 

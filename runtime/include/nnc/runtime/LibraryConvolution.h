@@ -1,13 +1,17 @@
 //===- LibraryConvolution.h - convolutions handed to oneDNN -----*- C++ -*-===//
 //
 // The contract between the CPU backend and libnnc_dnnl.so, the runtime's
-// oneDNN glue: generated code calls
+// oneDNN glue (convolutions, and bf16 GEMMs: nnc_dnnl_sbgemm below):
+// generated code calls
 //
 //   nnc_dnnl_convolution(const int64_t *descriptor, void *a, void *b,
 //                        void *c, void *out)
 //
 // with a constant descriptor it embeds (the layout below) and the buffers
-// of one convolution, all dense and row-major (NCHW, weights OIHW):
+// of one convolution, all dense and row-major (NCHW, weights OIHW), each of
+// the element type its slot names (f32, or bf16/f16 where oneDNN has
+// kernels for them on this CPU: sums accumulate in f32, results are rounded
+// once):
 //
 //   forward           out[N, M, O...] = conv(a = src[N, C, D...],
 //                                            b = weights[M, C/G, K...])
@@ -35,8 +39,9 @@
 
 namespace nnc::runtime::libconv {
 
-/// Descriptor format version (slot kVersion).
-constexpr int64_t kFormat = 1;
+/// Descriptor format version (slot kVersion). Format 1 (every operand f32)
+/// ends before the element-type slots; the glue still reads it.
+constexpr int64_t kFormat = 2;
 /// At most this many spatial dimensions; unused slots hold 0 (sizes) or 1.
 constexpr int kMaxSpatial = 3;
 
@@ -65,7 +70,21 @@ enum Slot : int {
   kDilations = kStrides + kMaxSpatial,
   kPadsBegin = kDilations + kMaxSpatial,
   kPadsEnd = kPadsBegin + kMaxSpatial,
-  kLength = kPadsEnd + kMaxSpatial,
+  /// Format 1's length.
+  kLengthFormat1 = kPadsEnd + kMaxSpatial,
+  /// Element types (ElementType) of the convolution's operands by role.
+  kSrcType = kLengthFormat1,
+  kWeightsType,
+  kDstType,
+  kBiasType, ///< f32 when there is no bias
+  kLength,
+};
+
+/// Element types of the descriptor's type slots.
+enum class ElementType : int64_t {
+  F32 = 0,
+  BF16 = 1,
+  F16 = 2,
 };
 
 /// The functions libnnc_dnnl.so exports (C linkage).
@@ -81,11 +100,30 @@ using ConvolutionCheckFn = int (*)(const int64_t *descriptor, char *error,
                                    size_t size);
 /// "oneDNN 2.6.3 (cpu runtime: OpenMP, ISA: ...)": for caches and reports.
 using VersionFn = const char *(*)();
+
+/// bf16 GEMMs with f32 accumulation, CBLAS's sgemm with bf16 A and B:
+///
+///   nnc_dnnl_sbgemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb,
+///                   beta, C, ldc)
+///
+/// C (f32) = alpha * op(A) * op(B) + beta * C, the enumerators CBLAS's
+/// (CblasRowMajor = 101, CblasColMajor = 102, CblasNoTrans = 111,
+/// CblasTrans = 112), A and B uint16_t bf16 bits: OpenBLAS's cblas_sbgemm,
+/// which Debian's build lacks, run by oneDNN's matmul primitive.
+using SbgemmFn = void (*)(int32_t order, int32_t transA, int32_t transB,
+                          int32_t m, int32_t n, int32_t k, float alpha,
+                          const void *a, int32_t lda, const void *b,
+                          int32_t ldb, float beta, float *c, int32_t ldc);
+/// 0 when oneDNN has bf16 GEMM kernels (not its reference loops) on this
+/// CPU; else non-zero with the reason in `error`.
+using SbgemmCheckFn = int (*)(char *error, size_t size);
 }
 
 inline constexpr const char *kConvolutionSymbol = "nnc_dnnl_convolution";
 inline constexpr const char *kCheckSymbol = "nnc_dnnl_convolution_check";
 inline constexpr const char *kVersionSymbol = "nnc_dnnl_version";
+inline constexpr const char *kSbgemmSymbol = "nnc_dnnl_sbgemm";
+inline constexpr const char *kSbgemmCheckSymbol = "nnc_dnnl_sbgemm_check";
 
 } // namespace nnc::runtime::libconv
 
