@@ -135,7 +135,8 @@ class TrainOptions(ctypes.Structure):
                 ("name_nonfinite", ctypes.c_int32),
                 ("memory_budget_bytes", ctypes.c_uint64),
                 ("memory_budget_fraction", ctypes.c_double),
-                ("sync_batch_norm", ctypes.c_int32)]
+                ("sync_batch_norm", ctypes.c_int32),
+                ("weight_copies", ctypes.c_int32)]
 
     def __init__(self, **overrides):
         # The defaults of nnc_train_options_initialize.
@@ -149,7 +150,7 @@ class TrainOptions(ctypes.Structure):
             warmup_steps=0, total_steps=0, step_size=0, gamma=0.1,
             min_learning_rate=0.0, accumulate=1, loss_scale=1.0, seed=0,
             name_nonfinite=1, memory_budget_bytes=0,
-            memory_budget_fraction=0.0, sync_batch_norm=0)
+            memory_budget_fraction=0.0, sync_batch_norm=0, weight_copies=1)
         for k, v in overrides.items():
             setattr(self, k, v)
 

@@ -405,6 +405,11 @@ typedef struct nnc_mixed_precision_t {
   int64_t f32_ops;           /* ops the policy kept in f32 */
   int64_t casts;             /* casts inserted */
   int64_t narrowed_bytes;    /* bytes of results stored in the low type */
+  /* Trainers: parameters whose low-precision copies the training step
+   * keeps between steps (made by the optimizer's update; weight_copies in
+   * the train options), and the copies' bytes. */
+  int64_t weight_copies;
+  int64_t weight_copy_bytes;
 } nnc_mixed_precision_t;
 
 /* Fills `*out` (caller sets struct_size) for an executable this library
@@ -538,6 +543,15 @@ typedef struct nnc_train_options_t {
    * backward (docs/Distributed.md). A single process computes its local
    * statistics, as without it. 0 (the default): each rank's own batch. */
   int32_t sync_batch_norm;
+  /* With mixed precision (F16 or BF16 compile options): nonzero (the
+   * default) keeps the low-precision copies of the parameters the step
+   * casts between steps, each made by the optimizer's update of its
+   * parameter, so that the forward reads them instead of rounding the f32
+   * weights again (they take 2 bytes per parameter element; checkpoints do
+   * not hold them). 0: every step rounds the parameters itself. Steps
+   * with gradient accumulation or data parallelism round them themselves
+   * either way. */
+  int32_t weight_copies;
 } nnc_train_options_t;
 
 static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
@@ -572,6 +586,7 @@ static inline void nnc_train_options_initialize(nnc_train_options_t *options) {
   options->memory_budget_bytes = 0;
   options->memory_budget_fraction = 0.0;
   options->sync_batch_norm = 0;
+  options->weight_copies = 1;
 }
 
 /* Builds a trainer (nnc-c/runtime.h runs it) for `model` (borrowed; the trainer

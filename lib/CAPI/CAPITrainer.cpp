@@ -150,6 +150,7 @@ nnc_status_t nnc_trainer_create(nnc_model_t *model,
     // Mixed precision applies to the loss function, before its gradients
     // are built; the training functions are compiled as they come.
     trainerOptions.pipeline.precision = trainerOptions.compile.precision;
+    trainerOptions.pipeline.weightCopies = o.weight_copies != 0;
     trainerOptions.compile.precision = {};
     trainerOptions.schedule = scheduleFor(o);
     trainerOptions.accumulate = o.accumulate;
@@ -206,6 +207,8 @@ nnc_status_t nnc_trainer_mixed_precision(const nnc_trainer_t *trainer,
       figures.f32_ops = amp->f32Ops;
       figures.casts = amp->casts;
       figures.narrowed_bytes = amp->narrowedBytes;
+      figures.weight_copies = amp->weightCopies;
+      figures.weight_copy_bytes = amp->weightCopyBytes;
     }
     return writeMixedPrecision(fn, figures, out);
   });

@@ -68,6 +68,8 @@ void nnc::buildTrainingPipeline(OpPassManager &pm,
   optimizer.lossScale = true;
   // The apply function too, for gradient accumulation.
   optimizer.apply = true;
+  optimizer.lowPrecisionCopies =
+      options.precision.enabled() && options.weightCopies;
   pm.addPass(createOptimizerPass(optimizer));
 }
 
@@ -159,6 +161,11 @@ struct TrainingPipelineCLOptions
       *this, "sync-bn",
       llvm::cl::desc("Batch statistics over every rank (nnc.all_reduce)"),
       llvm::cl::init(false)};
+  Option<bool> weightCopies{
+      *this, "weight-copies",
+      llvm::cl::desc("With amp: low-precision parameter copies kept by the "
+                     "step and made by its update"),
+      llvm::cl::init(true)};
 };
 
 } // namespace
@@ -189,6 +196,7 @@ void nnc::registerTrainingPipeline() {
         options.epsilon = o.epsilon;
         options.precision.dtype = o.amp;
         options.syncBatchNorm = o.syncBn;
+        options.weightCopies = o.weightCopies;
         nnc::buildTrainingPipeline(pm, options);
       });
 }

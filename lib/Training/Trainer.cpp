@@ -105,6 +105,9 @@ public:
   std::vector<std::string> slotNames;
   std::vector<unsigned> trainable;
   std::vector<std::string> stateNames;
+  /// The element type of the parameters' low-precision copies (mixed
+  /// precision's), which the step may take after the learning rate.
+  rt::DType copyType = rt::DType::BF16;
   unsigned numData = 0;
   /// The build of the last training step's shapes (its loss function
   /// carries what mixed precision did; read when asked, not per step).
@@ -374,7 +377,8 @@ rt::Status CompilingSource::plannedStep(const rt::Trainer &trainer,
   ModuleOp built;
   auto found = builds_.find(inputShapes);
   if (found != builds_.end() &&
-      describeTrainingPipeline(options) == describeTrainingPipeline(pipeline)) {
+      describeTrainingPipeline(options) == describeTrainingPipeline(pipeline) &&
+      options.weightCopies == pipeline.weightCopies) {
     built = *found->second;
   } else {
     NNC_RUNTIME_RETURN_IF_ERROR(build(inputShapes, options, fresh));
@@ -391,7 +395,8 @@ rt::Status CompilingSource::plannedStep(const rt::Trainer &trainer,
       std::vector<int64_t> dims;
       if (b.source == rt::TrainSource::Data && b.index < key.size())
         dims = key[b.index];
-      else if (b.source == rt::TrainSource::Slot)
+      else if (b.source == rt::TrainSource::Slot ||
+               b.source == rt::TrainSource::Copy)
         dims = spec.slots[b.index].dims;
       else if (b.source == rt::TrainSource::State)
         dims = trainer.state()[b.index].shape();
@@ -464,6 +469,11 @@ rt::Status CompilingSource::bindResults(rt::TrainFunction &f,
       target = {rt::TrainSink::Loss, 0};
     } else if (name == "found_nonfinite") {
       target = {rt::TrainSink::Found, 0};
+    } else if (unsigned arg = 0; name.starts_with("low") &&
+                                 !name.drop_front(3).getAsInteger(10, arg)) {
+      if (slotOf(arg) < 0)
+        return internal("unexpected result " + name.str());
+      target = {rt::TrainSink::Copy, static_cast<unsigned>(slotOf(arg))};
     } else if (name.starts_with("param")) {
       unsigned arg = 0;
       if (name.drop_front(5).getAsInteger(10, arg) || slotOf(arg) < 0)
@@ -505,10 +515,36 @@ rt::Status CompilingSource::bind(ModuleOp built, rt::TrainLayout &out) const {
   auto applyFn = lookup(base + "_train_apply");
   if (!stepFn || !gradFn || !applyFn)
     return internal("the training functions were not built");
-  bool hasSeed = stepFn.getNumArguments() > numModelArgs + 1 &&
-                 argumentName(stepFn.getArgument(numModelArgs + 1)) == "seed";
-  unsigned firstState = numModelArgs + 2 + (hasSeed ? 1 : 0);
-  if (stepFn.getNumArguments() != firstState + 1 + stateNames.size())
+  bool hasSeed = gradFn.getNumArguments() > numModelArgs + 1 &&
+                 argumentName(gradFn.getArgument(numModelArgs + 1)) == "seed";
+  unsigned firstCopy = numModelArgs + 2 + (hasSeed ? 1 : 0);
+  if (gradFn.getNumArguments() < firstCopy)
+    return internal("the gradient function has an unexpected signature");
+  // After the training arguments, _grad (and so _step) takes the
+  // parameters' low-precision copies, low<i> for argument i.
+  std::vector<rt::TrainBinding> copies;
+  for (unsigned a = firstCopy; a < gradFn.getNumArguments(); ++a) {
+    std::string name = argumentName(gradFn.getArgument(a));
+    unsigned arg = 0;
+    if (!StringRef(name).starts_with("low") ||
+        StringRef(name).drop_front(3).getAsInteger(10, arg) ||
+        arg >= numModelArgs || slotOfArg[arg] < 0 ||
+        !llvm::is_contained(trainable, static_cast<unsigned>(slotOfArg[arg])))
+      return internal("unexpected argument '" + name + "' of " +
+                      gradFn.getSymName().str());
+    Type element =
+        cast<ShapedType>(gradFn.getArgument(a).getType()).getElementType();
+    if (!(element.isBF16() && copyType == rt::DType::BF16) &&
+        !(element.isF16() && copyType == rt::DType::F16))
+      return internal("the copy '" + name + "' of " +
+                      gradFn.getSymName().str() +
+                      " is not of the trainer's copy type " +
+                      rt::dtypeName(copyType));
+    copies.push_back(
+        {rt::TrainSource::Copy, static_cast<unsigned>(slotOfArg[arg])});
+  }
+  unsigned firstState = firstCopy + copies.size();
+  if (stepFn.getNumArguments() != firstState + stateNames.size() + 1)
     return internal("the training step has an unexpected signature");
   for (size_t k = 0; k < stateNames.size(); ++k)
     if (argumentName(stepFn.getArgument(firstState + k)) != stateNames[k])
@@ -526,13 +562,14 @@ rt::Status CompilingSource::bind(ModuleOp built, rt::TrainLayout &out) const {
               : rt::TrainBinding{TrainSource::Data,
                                  static_cast<unsigned>(dataOfArg[i])});
   };
-  // The model's arguments, labels, [seed,] loss_scale.
+  // The model's arguments, labels, [seed,] loss_scale, copies.
   auto trainingArgs = [&](rt::TrainFunction &f) {
     modelArgs(f);
     f.arguments.push_back({TrainSource::Data, numData - 1});
     if (hasSeed)
       f.arguments.push_back({TrainSource::Seed, 0});
     f.arguments.push_back({TrainSource::LossScale, 0});
+    llvm::append_range(f.arguments, copies);
   };
   rt::TrainLayout layout;
   // _train_step(training args, state..., lr)
@@ -728,6 +765,10 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
   for (rt::HostTensor &tensor : state)
     if (tensor.sizeInBytes())
       std::memset(tensor.data(), 0, tensor.sizeInBytes());
+  // Mixed precision's parameter copies, if the step keeps them (the
+  // trainer makes them from the parameters before its first step).
+  spec.copyType =
+      pipeline.precision.dtype == "f16" ? rt::DType::F16 : rt::DType::BF16;
 
   // What a checkpoint must match: the training pipeline (loss, optimizer
   // and its settings) and the model without its values.
@@ -754,6 +795,7 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
   source->dataOfArg = dataOfArg;
   source->trainable = spec.trainable;
   source->stateNames = spec.stateNames;
+  source->copyType = spec.copyType;
   source->numData = spec.data.size();
   return rt::Trainer::create(std::move(spec), std::move(slotValues),
                              std::move(state), std::move(source), out);
@@ -768,7 +810,17 @@ nnc::trainerMixedPrecision(const rt::Trainer &trainer) {
     return std::nullopt;
   ModuleOp build = source->lastStepBuild;
   Operation *loss = build.lookupSymbol(source->pipeline.function + "_train");
-  return loss ? mixedPrecisionReport(loss) : std::nullopt;
+  std::optional<MixedPrecisionReport> report =
+      loss ? mixedPrecisionReport(loss) : std::nullopt;
+  if (report && source->layout())
+    for (const rt::TrainBinding &b :
+         (*source->layout())[rt::TrainFunctionKind::Step].arguments)
+      if (b.source == rt::TrainSource::Copy) {
+        ++report->weightCopies;
+        report->weightCopyBytes +=
+            2 * trainer.slotValues()[b.index].numElements();
+      }
+  return report;
 }
 
 rt::Status nnc::trainerMemoryAlternatives(const rt::Trainer &trainer,

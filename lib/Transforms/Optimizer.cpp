@@ -3,7 +3,10 @@
 // Implements --nnc-optimizer: from `<name>_grad` (built by --nnc-autodiff),
 // builds a self-contained `<name>_step` that computes the loss and gradients
 // and applies an SGD, Adam or AdamW update to every trainable parameter, with
-// the optimizer state and the learning rate as arguments.
+// the optimizer state and the learning rate as arguments. With
+// low-precision-copies, the f16/bf16 copies of the parameters `_grad` casts
+// become its arguments (and so the step's), and results of the step and
+// `_apply`, made by the update.
 //
 //===----------------------------------------------------------------------===//
 
@@ -234,6 +237,59 @@ void OptimizerPass::runOnOperation() {
     lossName = stringAttr(ctx, "loss");
   unsigned firstAux = params.size() + 1;
 
+  // Low-precision copies: per parameter that `_grad` casts to f16 or bf16
+  // (to the first such type when it casts to both), the casts it replaces.
+  struct Copy {
+    unsigned n; // index into params
+    RankedTensorType type;
+    SmallVector<Operation *> casts;
+  };
+  SmallVector<Copy> copies;
+  if (lowPrecisionCopies) {
+    for (auto [n, i] : llvm::enumerate(params)) {
+      Copy copy{static_cast<unsigned>(n), RankedTensorType(), {}};
+      for (Operation *user : grad.getArgument(i).getUsers()) {
+        auto cast = dyn_cast<CastOp>(user);
+        auto type =
+            cast ? dyn_cast<RankedTensorType>(cast.getType()) : nullptr;
+        if (!type || !(type.getElementType().isF16() ||
+                       type.getElementType().isBF16()))
+          continue;
+        if (!copy.type)
+          copy.type = type;
+        if (type == copy.type)
+          copy.casts.push_back(user);
+      }
+      if (!copy.casts.empty())
+        copies.push_back(std::move(copy));
+    }
+  }
+  // The copies become the last arguments of _grad, read where it cast the
+  // parameters; _step inherits them with the body.
+  unsigned scaleIndex = grad.getNumArguments() - 1;
+  auto bufferAttr = ParamKindAttr::get(ctx, ParamKind::buffer);
+  auto copyName = [&](const Copy &copy) {
+    return "low" + std::to_string(params[copy.n]);
+  };
+  for (Copy &copy : copies) {
+    unsigned index = grad.getNumArguments();
+    if (failed(grad.insertArgument(
+            index, copy.type,
+            DictionaryAttr::get(
+                ctx, {NamedAttribute(StringAttr::get(
+                                         ctx, NNCDialect::getParamAttrName()),
+                                     bufferAttr)}),
+            NameLoc::get(StringAttr::get(ctx, copyName(copy)))))) {
+      grad.emitError() << "nnc-optimizer: cannot add the copy argument";
+      return signalPassFailure();
+    }
+    for (Operation *cast : copy.casts) {
+      cast->getResult(0).replaceAllUsesWith(grad.getArgument(index));
+      cast->erase();
+    }
+  }
+  gradType = grad.getFunctionType();
+
   // The result names of _step (with the loss) and _apply.
   auto setNames = [&](func::FuncOp fn, bool withLoss,
                       ArrayRef<Attribute> extra) {
@@ -246,6 +302,8 @@ void OptimizerPass::runOnOperation() {
       names.push_back(stringAttr(ctx, name));
     if (lossScale)
       names.push_back(stringAttr(ctx, "found_nonfinite"));
+    for (const Copy &copy : copies)
+      names.push_back(stringAttr(ctx, copyName(copy)));
     llvm::append_range(names, extra);
     fn->setAttr(NNCDialect::getResultNamesAttrName(),
                 ArrayAttr::get(ctx, names));
@@ -374,14 +432,21 @@ void OptimizerPass::runOnOperation() {
     llvm::append_range(results, newState);
     if (found)
       results.push_back(found);
+    // The next step's copies: the updated parameters (the old ones on a
+    // skipped step) rounded, in the update's kernel.
+    for (const Copy &copy : copies)
+      results.push_back(
+          CastOp::create(builder, loc, copy.type, newParams[copy.n]));
   };
 
   SmallVector<Type> updateResultTypes(paramTypes);
   llvm::append_range(updateResultTypes, stateTypes);
   if (lossScale)
     updateResultTypes.push_back(flagType);
+  for (const Copy &copy : copies)
+    updateResultTypes.push_back(copy.type);
 
-  // _step: the arguments of _grad, the state, lr.
+  // _step: the arguments of _grad (the copies last), the state, lr.
   SmallVector<Type> argTypes(gradType.getInputs());
   unsigned firstState = argTypes.size();
   llvm::append_range(argTypes, stateTypes);
@@ -401,7 +466,6 @@ void OptimizerPass::runOnOperation() {
   for (unsigned i = 0; i < grad.getNumArguments(); ++i)
     step.setArgAttrs(i, grad.getArgAttrDict(i) ? grad.getArgAttrDict(i)
                                                : DictionaryAttr::get(ctx));
-  auto bufferAttr = ParamKindAttr::get(ctx, ParamKind::buffer);
   for (unsigned i = firstState; i < lrIndex; ++i)
     step.setArgAttr(i, NNCDialect::getParamAttrName(), bufferAttr);
 
@@ -431,8 +495,7 @@ void OptimizerPass::runOnOperation() {
   }
   for (unsigned i = firstState; i < lrIndex; ++i)
     state.push_back(step.getArgument(i));
-  Value scale = lossScale ? step.getArgument(grad.getNumArguments() - 1)
-                          : Value();
+  Value scale = lossScale ? step.getArgument(scaleIndex) : Value();
   SmallVector<Value> results{loss};
   buildUpdate(builder, loc, ps, gs, state, step.getArgument(lrIndex), scale,
               results);

@@ -446,6 +446,7 @@ Status Trainer::distribute(std::shared_ptr<Communicator> communicator,
                       options.agreement);
 
   // Rank 0's values everywhere (as DDP's constructor broadcasts them).
+  copiesFresh_ = false;
   for (std::vector<HostTensor> *values : {&slots_, &state_})
     for (HostTensor &value : *values)
       if (value.sizeInBytes() != 0)

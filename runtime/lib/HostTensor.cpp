@@ -134,6 +134,76 @@ Status HostTensor::create(DType dtype, std::vector<int64_t> shape,
   return Status::ok();
 }
 
+uint16_t roundToBFloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) // NaN
+    return 0x7FC0;
+  // Adding 0x7FFF and the lowest kept bit rounds to nearest, ties to even;
+  // a carry moves into the exponent (up to infinity) as it should.
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+uint16_t roundToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u) // NaN: quiet, the payload's top bits
+    return sign | 0x7E00u | static_cast<uint16_t>((magnitude >> 13) & 0x3FFu);
+  if (magnitude >= 0x47800000u) // 2^16 and beyond, infinity
+    return sign | 0x7C00u;
+  // Keeps `mantissa >> shift`, rounded to nearest with ties to even.
+  auto roundShift = [](uint32_t mantissa, uint32_t shift) {
+    uint32_t kept = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (kept & 1u)))
+      ++kept;
+    return kept;
+  };
+  uint32_t exponent = magnitude >> 23;
+  uint32_t mantissa = magnitude & 0x7FFFFFu;
+  if (exponent >= 113) {
+    // Normal in half precision (2^-14 and up): rebias the exponent; the
+    // rounding may carry into it, up to infinity at 65520.
+    uint32_t result = ((exponent - 112) << 10) | (mantissa >> 13);
+    uint32_t rest = mantissa & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (result & 1u)))
+      ++result;
+    return sign | static_cast<uint16_t>(result);
+  }
+  // Subnormal in half precision: units of 2^-24. The value is
+  // (2^23 + mantissa) * 2^(exponent - 150), so the units are that shifted
+  // right by 126 - exponent (>= 14); f32 subnormals round to zero.
+  uint32_t shift = 126 - exponent;
+  if (exponent == 0 || shift > 24)
+    return sign;
+  return sign | static_cast<uint16_t>(roundShift(mantissa | 0x800000u, shift));
+}
+
+Status HostTensor::rounded(const HostTensor &source, DType dtype,
+                           HostTensor &out) {
+  if (source.dtype() != DType::F32 ||
+      (dtype != DType::F16 && dtype != DType::BF16))
+    return Status(StatusCode::InvalidArgument,
+                  std::string("cannot round ") + dtypeName(source.dtype()) +
+                      " to " + dtypeName(dtype) + " (f32 to f16 or bf16)");
+  if (!out.data() || out.dtype() != dtype || out.shape() != source.shape())
+    NNC_RUNTIME_RETURN_IF_ERROR(create(dtype, source.shape(), out));
+  const float *from = source.dataAs<float>();
+  uint16_t *to = out.dataAs<uint16_t>();
+  int64_t n = source.numElements();
+  if (dtype == DType::BF16)
+    for (int64_t i = 0; i < n; ++i)
+      to[i] = roundToBFloat16(from[i]);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      to[i] = roundToHalf(from[i]);
+  return Status::ok();
+}
+
 std::string formatShape(const std::vector<int64_t> &shape) {
   if (shape.empty())
     return "scalar";

@@ -57,6 +57,7 @@ std::vector<std::string> split(const std::string &text, char separator) {
 ///   trainable <slot>
 ///   data <kind> <dtype> <dims> <name>
 ///   state <name>
+///   copytype <dtype> (when a function takes low-precision copies)
 ///   function <kind> <name>, then its arg <source> <index> and
 ///   result <sink> <index> lines
 /// Kinds, sources and sinks are the numbers of their enums; dims are
@@ -88,6 +89,12 @@ Status layoutText(const TrainerSpec &spec, const TrainLayout &layout,
     os << "state\t";
     NNC_RUNTIME_RETURN_IF_ERROR(name(state));
   }
+  bool copies = false;
+  for (const TrainFunction &f : layout.functions)
+    for (const TrainBinding &b : f.arguments)
+      copies |= b.source == TrainSource::Copy;
+  if (copies)
+    os << "copytype\t" << dtypeName(spec.copyType) << "\n";
   for (unsigned k = 0; k < kNumTrainFunctionKinds; ++k) {
     const TrainFunction &f = layout.functions[k];
     os << "function\t" << k << "\t";
@@ -132,6 +139,12 @@ public:
         spec.trainable.push_back(static_cast<unsigned>(n));
       } else if (tag == "state" && f.size() == 2) {
         spec.stateNames.push_back(f[1]);
+      } else if (tag == "copytype" && f.size() == 2) {
+        NNC_RUNTIME_RETURN_IF_ERROR(dtype(f[1], spec.copyType));
+        if (spec.copyType != DType::F16 && spec.copyType != DType::BF16)
+          return bad("copies of element type '" + f[1] +
+                     "'; expected f16 or bf16");
+        copyType = true;
       } else if (tag == "function" && f.size() == 3) {
         int64_t k = 0;
         NNC_RUNTIME_RETURN_IF_ERROR(
@@ -145,7 +158,8 @@ public:
         if (function < 0)
           return bad("'" + tag + "' before any function");
         int64_t what = 0, index = 0;
-        NNC_RUNTIME_RETURN_IF_ERROR(number(f[1], 6, what));
+        NNC_RUNTIME_RETURN_IF_ERROR(
+            number(f[1], static_cast<int64_t>(TrainSource::Copy), what));
         NNC_RUNTIME_RETURN_IF_ERROR(number(f[2], 1 << 30, index));
         TrainFunction &fn = layout.functions[function];
         if (tag == "arg") {
@@ -153,7 +167,7 @@ public:
               {static_cast<TrainSource>(what), static_cast<unsigned>(index)});
           NNC_RUNTIME_RETURN_IF_ERROR(checkArgument(spec, fn.arguments.back()));
         } else {
-          if (what > static_cast<int64_t>(TrainSink::Gradient))
+          if (what > static_cast<int64_t>(TrainSink::Copy))
             return bad("unknown result kind " + f[1]);
           fn.results.push_back(
               {static_cast<TrainSink>(what), static_cast<unsigned>(index)});
@@ -216,6 +230,11 @@ private:
     case TrainSource::Slot:
       limit = spec.slots.size();
       break;
+    case TrainSource::Copy:
+      if (!copyType)
+        return bad("a low-precision copy before its 'copytype'");
+      limit = spec.slots.size();
+      break;
     case TrainSource::State:
       limit = spec.stateNames.size();
       break;
@@ -236,6 +255,7 @@ private:
     size_t limit = 1;
     switch (r.sink) {
     case TrainSink::Slot:
+    case TrainSink::Copy:
       limit = spec.slots.size();
       break;
     case TrainSink::State:
@@ -257,6 +277,7 @@ private:
 
   std::string source_;
   size_t line_ = 0;
+  bool copyType = false; // a copytype record was read
 };
 
 Status parseKey(const std::string &text, const std::string &what, Shapes &out) {

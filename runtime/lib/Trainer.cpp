@@ -12,6 +12,7 @@
 #include "nnc/runtime/Collectives.h"
 #include "nnc/runtime/Profiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -129,7 +130,9 @@ donationsOf(TrainFunctionKind kind, const TrainFunction &function) {
           ((result.sink == TrainSink::Slot &&
             binding.source == TrainSource::Slot) ||
            (result.sink == TrainSink::State &&
-            binding.source == TrainSource::State)))
+            binding.source == TrainSource::State) ||
+           (result.sink == TrainSink::Copy &&
+            binding.source == TrainSource::Copy)))
         donations.push_back(
             {static_cast<unsigned>(k), static_cast<unsigned>(j)});
     }
@@ -173,6 +176,7 @@ Status Trainer::create(TrainerSpec spec, std::vector<HostTensor> slotValues,
   trainer->spec_ = std::move(spec);
   trainer->slots_ = std::move(slotValues);
   trainer->state_ = std::move(state);
+  trainer->copies_.resize(trainer->slots_.size());
   trainer->source_ = std::move(source);
   out = std::move(trainer);
   return Status::ok();
@@ -284,6 +288,7 @@ Status Trainer::prepare(const Shapes &key, bool withEval, bool &compiled) {
         argumentShapes.push_back(shapes[b.index]);
         break;
       case TrainSource::Slot:
+      case TrainSource::Copy:
         argumentShapes.push_back(spec_.slots[b.index].dims);
         break;
       case TrainSource::State:
@@ -348,6 +353,18 @@ Status Trainer::bindArguments(TrainFunctionKind kind,
   std::memcpy(seedTensor_.data(), &seed, sizeof(seed));
 
   const TrainFunction &function = (*source_->layout())[kind];
+  // Low-precision copies that are not the rounded parameters (none made
+  // yet, or the parameters changed without them) are made again.
+  if (!copiesFresh_) {
+    bool made = false;
+    for (const TrainBinding &b : function.arguments)
+      if (b.source == TrainSource::Copy) {
+        NNC_RUNTIME_RETURN_IF_ERROR(HostTensor::rounded(
+            slots_[b.index], spec_.copyType, copies_[b.index]));
+        made = true;
+      }
+    copiesFresh_ = made;
+  }
   refs.clear();
   shapes.clear();
   for (const TrainBinding &b : function.arguments) {
@@ -372,6 +389,9 @@ Status Trainer::bindArguments(TrainFunctionKind kind,
       break;
     case TrainSource::State:
       ref = refOf(state_[b.index]);
+      break;
+    case TrainSource::Copy:
+      ref = refOf(copies_[b.index]);
       break;
     case TrainSource::Gradient:
       if (!gradients || b.index >= gradients->size())
@@ -426,14 +446,25 @@ void Trainer::takeResults(TrainFunctionKind kind,
                           std::vector<HostTensor> *gradients) {
   const TrainFunction &f = (*source_->layout())[kind];
   found = false;
+  // A function that updates a parameter with a copy but not the copy
+  // leaves the copies stale.
+  if (applyUpdates)
+    for (const TrainResult &r : f.results)
+      if (r.sink == TrainSink::Slot && copies_[r.index].data() &&
+          std::none_of(f.results.begin(), f.results.end(),
+                       [&](const TrainResult &c) {
+                         return c.sink == TrainSink::Copy && c.index == r.index;
+                       }))
+        copiesFresh_ = false;
   for (size_t k = 0; k < outputs.size() && k < f.results.size(); ++k)
     if (f.results[k].sink == TrainSink::Found)
       found = *outputs[k].dataAs<uint8_t>() != 0;
   for (size_t k = 0; k < outputs.size() && k < f.results.size(); ++k) {
     const TrainResult &target = f.results[k];
-    // A result without a buffer was written in place, into the slot or
-    // state it updates (a donation).
-    if ((target.sink == TrainSink::Slot || target.sink == TrainSink::State) &&
+    // A result without a buffer was written in place, into the slot,
+    // state or copy it updates (a donation).
+    if ((target.sink == TrainSink::Slot || target.sink == TrainSink::State ||
+         target.sink == TrainSink::Copy) &&
         !outputs[k].data())
       continue;
     switch (target.sink) {
@@ -453,6 +484,11 @@ void Trainer::takeResults(TrainFunctionKind kind,
     case TrainSink::State:
       if (applyUpdates)
         std::swap(state_[target.index], outputs[k]);
+      break;
+    case TrainSink::Copy:
+      // The rounded new parameters (the old ones on a skipped step).
+      if (applyUpdates)
+        std::swap(copies_[target.index], outputs[k]);
       break;
     case TrainSink::Gradient:
       if (gradients)
@@ -758,6 +794,7 @@ Status Trainer::loadCheckpoint(const Checkpoint &checkpoint) {
     if (stateValues[k]->sizeInBytes())
       std::memcpy(state_[k].data(), stateValues[k]->data(),
                   stateValues[k]->sizeInBytes());
+  copiesFresh_ = false;
   steps_ = steps;
   draws_ = static_cast<uint64_t>(draws);
   scaler_ = scaler;

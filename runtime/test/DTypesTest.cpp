@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -198,3 +199,76 @@ TEST(DTypes, UnsupportedDescrListsEveryRow) {
 }
 
 } // namespace
+
+// The trainer rounds parameters into their low-precision copies on the
+// host; the compiled casts round the same way: to nearest, ties to even,
+// subnormals kept.
+TEST(DTypes, RoundsToBFloat16AsCompiledCasts) {
+  EXPECT_EQ(roundToBFloat16(1.0f), 0x3F80);
+  EXPECT_EQ(roundToBFloat16(1.0f + 0x1p-8f), 0x3F80);     // tie: even
+  EXPECT_EQ(roundToBFloat16(1.0f + 3 * 0x1p-8f), 0x3F82); // tie: even, up
+  EXPECT_EQ(roundToBFloat16(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81);
+  EXPECT_EQ(roundToBFloat16(-2.5f), 0xC020);
+  EXPECT_EQ(roundToBFloat16(-0.0f), 0x8000);
+  EXPECT_EQ(roundToBFloat16(std::numeric_limits<float>::max()), 0x7F80);
+  EXPECT_EQ(roundToBFloat16(-std::numeric_limits<float>::infinity()), 0xFF80);
+  EXPECT_EQ(roundToBFloat16(std::numeric_limits<float>::denorm_min()), 0x0000);
+  EXPECT_EQ(roundToBFloat16(0x1p-133f), 0x0001); // a bf16 subnormal
+  EXPECT_EQ(roundToBFloat16(std::numeric_limits<float>::quiet_NaN()), 0x7FC0);
+}
+
+TEST(DTypes, RoundsToHalfAsCompiledCasts) {
+  EXPECT_EQ(roundToHalf(1.0f), 0x3C00);
+  EXPECT_EQ(roundToHalf(1.0f + 0x1p-11f), 0x3C00);     // tie: even
+  EXPECT_EQ(roundToHalf(1.0f + 3 * 0x1p-11f), 0x3C02); // tie: even, up
+  EXPECT_EQ(roundToHalf(65504.0f), 0x7BFF);
+  EXPECT_EQ(roundToHalf(65519.0f), 0x7BFF);
+  EXPECT_EQ(roundToHalf(65520.0f), 0x7C00); // the tie rounds to infinity
+  EXPECT_EQ(roundToHalf(-1e9f), 0xFC00);
+  EXPECT_EQ(roundToHalf(0x1p-14f), 0x0400);
+  EXPECT_EQ(roundToHalf(0x1.fffffep-15f), 0x0400); // carries into normal
+  EXPECT_EQ(roundToHalf(0x1p-24f), 0x0001);
+  EXPECT_EQ(roundToHalf(0x1p-25f), 0x0000); // tie: even
+  EXPECT_EQ(roundToHalf(0x1.8p-25f), 0x0001);
+  EXPECT_EQ(roundToHalf(-0x1p-26f), 0x8000);
+  EXPECT_EQ(roundToHalf(std::numeric_limits<float>::denorm_min()), 0x0000);
+  EXPECT_EQ(roundToHalf(std::numeric_limits<float>::quiet_NaN()) & 0x7E00,
+            0x7E00);
+#if defined(__FLT16_MAX__)
+  // Against the compiler's own conversion over every exponent.
+  uint32_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    uint32_t bits = state;
+    if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu))
+      continue; // NaN payloads may differ
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    _Float16 half = static_cast<_Float16>(value);
+    uint16_t expected;
+    std::memcpy(&expected, &half, sizeof(expected));
+    ASSERT_EQ(roundToHalf(value), expected) << std::hexfloat << value;
+  }
+#endif
+}
+
+TEST(DTypes, RoundsTensorsToLowPrecision) {
+  HostTensor source, out;
+  ASSERT_TRUE(HostTensor::create(DType::F32, {2, 2}, source).isOk());
+  float values[] = {1.0f, -2.5f, 65520.0f, 0x1p-24f};
+  std::memcpy(source.data(), values, sizeof(values));
+  ASSERT_TRUE(HostTensor::rounded(source, DType::F16, out).isOk());
+  EXPECT_EQ(out.dtype(), DType::F16);
+  EXPECT_EQ(out.shape(), source.shape());
+  const uint16_t *half = out.dataAs<uint16_t>();
+  EXPECT_EQ(half[0], 0x3C00);
+  EXPECT_EQ(half[1], 0xC100);
+  EXPECT_EQ(half[2], 0x7C00);
+  EXPECT_EQ(half[3], 0x0001);
+  ASSERT_TRUE(HostTensor::rounded(source, DType::BF16, out).isOk());
+  EXPECT_EQ(out.dtype(), DType::BF16);
+  EXPECT_EQ(out.dataAs<uint16_t>()[1], 0xC020);
+  Status wrong = HostTensor::rounded(source, DType::F64, out);
+  EXPECT_FALSE(wrong.isOk());
+  EXPECT_NE(wrong.message().find("f32 to f16 or bf16"), std::string::npos);
+}

@@ -1958,7 +1958,8 @@ static void test_skipped_step(void) {
   amp.struct_size = sizeof(amp);
   EXPECT_OK(nnc_trainer_mixed_precision(trainer, &amp));
   CHECK(amp.struct_size == sizeof(amp) && amp.precision == NNC_PRECISION_F32 &&
-        amp.low_ops == 0 && amp.casts == 0 && amp.narrowed_bytes == 0);
+        amp.low_ops == 0 && amp.casts == 0 && amp.narrowed_bytes == 0 &&
+        amp.weight_copies == 0 && amp.weight_copy_bytes == 0);
   amp.struct_size = 1;
   EXPECT_ERROR(nnc_trainer_mixed_precision(trainer, &amp),
                NNC_STATUS_INVALID_ARGUMENT, "struct_size");
@@ -2030,7 +2031,8 @@ static nnc_status_t train_with_budget(nnc_model_t *model, double fraction,
 
   nnc_train_options_initialize(&options);
   CHECK(options.memory_budget_bytes == 0 &&
-        options.memory_budget_fraction == 0.0 && options.sync_batch_norm == 0);
+        options.memory_budget_fraction == 0.0 && options.sync_batch_norm == 0 &&
+        options.weight_copies == 1);
   options.loss = NNC_LOSS_MSE;
   options.optimizer = NNC_OPTIMIZER_SGD;
   options.memory_budget_fraction = fraction;

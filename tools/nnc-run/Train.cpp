@@ -123,6 +123,9 @@ loss and optimizer:
   --amp-low-ops OPS, --amp-f32-ops OPS
                            op kinds (nnc.add,nnc.mul) moved to the low type
                            or to f32 against the policy
+  --no-weight-copies       with --amp, round the f32 weights in every step
+                           instead of keeping low-precision copies made by
+                           the optimizer's update
   --loss-scale dynamic|off|X
                            loss scaling (default: dynamic with --amp f16,
                            else off)
@@ -300,6 +303,7 @@ int nnc::tools::runTrain(int argc, char **argv) {
                                               "--nesterov",
                                               "--quiet",
                                               "--no-name-nonfinite",
+                                              "--no-weight-copies",
                                               "--profile",
                                               "--report",
                                               "--no-fuse",

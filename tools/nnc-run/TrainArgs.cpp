@@ -352,6 +352,7 @@ bool fillTrainOptions(const Args &args, nnc_train_options_t &o,
   if (scale == "off")
     scale = "1";
   o.name_nonfinite = args.switches.count("--no-name-nonfinite") ? 0 : 1;
+  o.weight_copies = args.switches.count("--no-weight-copies") ? 0 : 1;
   o.sync_batch_norm = args.switches.count("--sync-bn") ? 1 : 0;
   if (args.has("--memory-budget") &&
       !parseMemoryBudget(args.get("--memory-budget"), o, failure))
@@ -477,6 +478,11 @@ void printMixedPrecision(const nnc_mixed_precision_t &amp) {
   std::printf("  casts inserted: %lld\n", (long long)amp.casts);
   std::printf("  bytes saved by results stored in %s: %lld\n", type,
               (long long)amp.narrowed_bytes);
+  if (amp.weight_copies)
+    std::printf("  weight copies in %s kept by the step: %lld (%lld bytes), "
+                "made by the optimizer's update\n",
+                type, (long long)amp.weight_copies,
+                (long long)amp.weight_copy_bytes);
 }
 
 } // namespace

@@ -38,6 +38,9 @@ struct MixedPrecisionReport {
   int64_t casts = 0;
   /// Bytes of op results stored in the low type instead of f32.
   int64_t narrowedBytes = 0;
+  /// Training: the parameters whose low-precision copies the step keeps
+  /// (made by the optimizer's update) and their bytes.
+  int64_t weightCopies = 0, weightCopyBytes = 0;
 };
 
 } // namespace nnc

@@ -51,6 +51,11 @@ struct TrainingPipelineOptions {
   /// the backward follows the forward's types, the parameters stay f32
   /// (master weights) and so do their gradients and the optimizer.
   MixedPrecisionOptions precision;
+  /// With mixed precision: the step keeps the low-precision copies of the
+  /// parameters it casts between steps, made by the optimizer's update
+  /// (--nnc-optimizer low-precision-copies); off, it rounds them itself in
+  /// every step. Copies are derived values: no checkpoint holds them.
+  bool weightCopies = true;
   /// Batch normalization with statistics over every rank of data-parallel
   /// training (--nnc-sync-batch-norm, after mixed precision): a world of
   /// one computes the local statistics.

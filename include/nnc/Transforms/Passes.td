@@ -648,6 +648,15 @@ def OptimizerPass : Pass<"nnc-optimizer", "mlir::ModuleOp"> {
     the order of the state arguments (`t + 1` last), named by
     `nnc.result_names`. Start the state at zeros.
 
+    With `low-precision-copies` (mixed precision), every trainable parameter
+    that `<name>_grad` casts to f16 or bf16 gets a low-precision copy:
+    `_grad` takes it as a last argument `low<i>` (marked `buffer`) and reads
+    it wherever it cast the parameter, and so does `_step`, whose arguments
+    are `_grad`'s; `_step` and `_apply` return the cast of each updated
+    parameter as `low<i>`, after the flag: the copy is made once per step,
+    by the update's own kernel. Start a copy at the cast of the parameter's
+    initial value.
+
     ```mlir
     // nnc-opt --nnc-autodiff --nnc-optimizer="kind=sgd momentum=0.9"
     func.func @main(%x: tensor<4x3xf32>,
@@ -693,7 +702,12 @@ def OptimizerPass : Pass<"nnc-optimizer", "mlir::ModuleOp"> {
            "flag and skip the update when it is set">,
     Option<"apply", "apply", "bool", /*default=*/"false",
            "Also build `<function>_apply`, the update alone on given "
-           "gradients (for gradient accumulation)">
+           "gradients (for gradient accumulation)">,
+    Option<"lowPrecisionCopies", "low-precision-copies", "bool",
+           /*default=*/"false",
+           "Keep the f16/bf16 copies of the parameters `_grad` casts as "
+           "arguments (of `_grad` and `_step`) and results (of `_step` and "
+           "`_apply`), made by the update">
   ];
 }
 

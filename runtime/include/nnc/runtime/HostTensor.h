@@ -62,6 +62,13 @@ bool isIntegerDType(DType dtype);
 /// int64 (sign-extended for signed types).
 int64_t readIntegerElement(DType dtype, const void *data, size_t index);
 
+/// The bits of `value` rounded to bfloat16 and to IEEE half precision, to
+/// nearest with ties to even, subnormals kept, as the compiled casts round
+/// (a NaN becomes bfloat16's 0x7FC0, the quiet NaN of the same payload in
+/// half precision).
+uint16_t roundToBFloat16(float value);
+uint16_t roundToHalf(float value);
+
 /// Alignment, in bytes, of every HostTensor's data.
 inline constexpr size_t kHostTensorAlignment = 64;
 
@@ -86,6 +93,10 @@ public:
   /// dimension or an overflowing size, and when the allocation fails.
   static Status create(DType dtype, std::vector<int64_t> shape,
                        HostTensor &out);
+  /// `source`, an F32 tensor, rounded to `dtype` (F16 or BF16) into `out`
+  /// (reused when it has that type and shape).
+  static Status rounded(const HostTensor &source, DType dtype,
+                        HostTensor &out);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }

@@ -66,6 +66,7 @@ enum class TrainSource : uint8_t {
   State,     ///< optimizer state `index`
   Lr,        ///< the learning rate of this step
   Gradient,  ///< the gradient of trainable parameter `index` (Apply)
+  Copy,      ///< the low-precision copy of parameter `index` (Step)
 };
 /// Where one result goes.
 enum class TrainSink : uint8_t {
@@ -75,6 +76,7 @@ enum class TrainSink : uint8_t {
   State,    ///< the new value of optimizer state `index`
   Found,    ///< whether a gradient was not finite (the step was skipped)
   Gradient, ///< the gradient of trainable parameter `index`
+  Copy,     ///< the new low-precision copy of parameter `index`
 };
 struct TrainBinding {
   TrainSource source = TrainSource::Data;
@@ -121,6 +123,13 @@ struct TrainerSpec {
   std::vector<TrainValue> data;
   /// Optimizer state names (velocity<i>; m<i>, v<i>, t), in argument order.
   std::vector<std::string> stateNames;
+  /// The element type (F16 or BF16) of the parameters' low-precision
+  /// copies, where a function takes them (TrainSource::Copy): mixed
+  /// precision's rounded weights, kept between steps and made by the
+  /// step's update. The trainer makes them from the parameters when they
+  /// are new or stale (a first step, a loaded checkpoint, an update by
+  /// another function); checkpoints do not hold them.
+  DType copyType = DType::BF16;
   DType lossType = DType::F32;
   /// The loss ("cross_entropy", "nll", "mse") and the model output, by
   /// index, it attaches to: what an evaluation of the outputs scores.
@@ -433,6 +442,10 @@ private:
   std::unique_ptr<TrainProgramSource> source_;
   std::vector<HostTensor> slots_;
   std::vector<HostTensor> state_;
+  /// Per slot, its low-precision copy (spec_.copyType) where a function
+  /// takes one, else empty; copiesFresh_: they are the rounded slots.
+  std::vector<HostTensor> copies_;
+  bool copiesFresh_ = false;
   std::vector<HostTensor> accumulated_; // per trainable parameter
   int64_t microSteps_ = 0;
   int64_t steps_ = 0;
