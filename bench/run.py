@@ -1263,8 +1263,10 @@ def amp_section(rows):
         "precision\") they run in f32 on widened copies, so a bf16 run is "
         "no faster than an f32 one, and PyTorch 1.13's CPU autocast has "
         "no fast bf16 kernels either. The planned peak drops where saved "
-        "activations dominate and grows where the weights do (each run "
-        "rounds the f32 weights into temporaries).",
+        "activations dominate and grows where the weights do: an inference "
+        "rounds the f32 weights into temporaries, and a training step keeps "
+        "their bf16 copies beside them (made by the optimizer's update; "
+        "docs/Training.md).",
         "",
     ]
     return lines
