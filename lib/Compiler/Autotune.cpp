@@ -26,6 +26,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -104,8 +105,13 @@ std::string describeKernel(Operation *op) {
                                   [](int64_t v) { return std::to_string(v); }),
                   ", ") +
               "]";
+    } else if (auto boolean = dyn_cast<BoolAttr>(attr.getValue())) {
+      text += boolean.getValue() ? "true" : "false";
     } else if (auto integer = dyn_cast<IntegerAttr>(attr.getValue())) {
       text += std::to_string(integer.getInt());
+    } else if (auto number = dyn_cast<FloatAttr>(attr.getValue())) {
+      llvm::raw_string_ostream(text)
+          << llvm::format("%g", number.getValueAsDouble());
     } else {
       llvm::raw_string_ostream os(text);
       attr.getValue().print(os);

@@ -449,12 +449,16 @@ Convolution *lookup(const int64_t *descriptor, std::string &error) {
   return t.entries.emplace(key, std::move(conv)).first->second.get();
 }
 
-/// One bf16 GEMM shape (row-major, transposes, leading dimensions, alpha
-/// and beta): oneDNN's matmul primitive for it, built on first use.
+/// One GEMM shape (operand type, row-major, transposes, leading dimensions,
+/// alpha and beta): oneDNN's matmul primitive for it, built on first use.
 struct Gemm {
   dnnl::matmul primitive;
   memory::desc a, b, c, scratchpad;
   size_t scratchpadBytes = 0;
+  std::string impl; // oneDNN's implementation, "brg:avx512_core"
+  /// The arguments, made once: each call sets their buffers (under the
+  /// mutex), so that a call allocates nothing.
+  std::unordered_map<int, memory> args;
   std::mutex mutex;
 };
 
@@ -462,19 +466,20 @@ constexpr int32_t kRowMajor = 101, kColMajor = 102, kNoTrans = 111,
                   kTrans = 112;
 
 /// The primitive for C[M, N] (f32, row stride ldc) = alpha * op(A) * op(B)
-/// + beta * C, A and B bf16 in row-major storage; null with the reason in
-/// `error` when oneDNN has none, or only its reference loops.
-std::unique_ptr<Gemm> buildGemm(bool transA, bool transB, int64_t m, int64_t n,
-                                int64_t k, float alpha, int64_t lda,
+/// + beta * C, A and B of `type` (bf16 or f32) in row-major storage; null
+/// with the reason in `error` when oneDNN has none, or only its reference
+/// loops.
+std::unique_ptr<Gemm> buildGemm(Type type, bool transA, bool transB, int64_t m,
+                                int64_t n, int64_t k, float alpha, int64_t lda,
                                 int64_t ldb, float beta, int64_t ldc,
                                 std::string &error) {
   auto gemm = std::make_unique<Gemm>();
   try {
     // op(A) is [M, K]: A's storage is [M, lda] or, transposed, [K, lda].
-    gemm->a = memory::desc({m, k}, Type::bf16,
-                           transA ? Dims{1, lda} : Dims{lda, 1});
-    gemm->b = memory::desc({k, n}, Type::bf16,
-                           transB ? Dims{1, ldb} : Dims{ldb, 1});
+    gemm->a =
+        memory::desc({m, k}, type, transA ? Dims{1, lda} : Dims{lda, 1});
+    gemm->b =
+        memory::desc({k, n}, type, transB ? Dims{1, ldb} : Dims{ldb, 1});
     gemm->c = memory::desc({m, n}, Type::f32, Dims{ldc, 1});
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -489,12 +494,23 @@ std::unique_ptr<Gemm> buildGemm(bool transA, bool transB, int64_t m, int64_t n,
         dnnl::matmul::desc(gemm->a, gemm->b, gemm->c), attr, engine());
     if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) {
       error = std::string("oneDNN has only its reference implementation (") +
-              pd.impl_info_str() + ") for bf16 matrix products on this CPU";
+              pd.impl_info_str() + ") for " +
+              (type == Type::bf16 ? "bf16" : "f32") +
+              " matrix products on this CPU";
       return nullptr;
     }
     gemm->primitive = dnnl::matmul(pd);
+    gemm->impl = pd.impl_info_str();
+    gemm->args = {{DNNL_ARG_SRC, memory(gemm->a, engine(), DNNL_MEMORY_NONE)},
+                  {DNNL_ARG_WEIGHTS,
+                   memory(gemm->b, engine(), DNNL_MEMORY_NONE)},
+                  {DNNL_ARG_DST, memory(gemm->c, engine(), DNNL_MEMORY_NONE)}};
     gemm->scratchpad = pd.scratchpad_desc();
     gemm->scratchpadBytes = Staging::round(gemm->scratchpad.get_size());
+    if (gemm->scratchpadBytes)
+      gemm->args.insert(
+          {DNNL_ARG_SCRATCHPAD,
+           memory(gemm->scratchpad, engine(), DNNL_MEMORY_NONE)});
   } catch (const dnnl::error &e) {
     error = std::string("oneDNN: ") + e.what();
     return nullptr;
@@ -502,50 +518,49 @@ std::unique_ptr<Gemm> buildGemm(bool transA, bool transB, int64_t m, int64_t n,
   return gemm;
 }
 
-Gemm *lookupGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-                 float alpha, int64_t lda, int64_t ldb, float beta,
+Gemm *lookupGemm(Type type, bool transA, bool transB, int64_t m, int64_t n,
+                 int64_t k, float alpha, int64_t lda, int64_t ldb, float beta,
                  int64_t ldc, std::string &error) {
   static auto *table = new std::unordered_map<std::string,
                                               std::unique_ptr<Gemm>>;
   static auto *mutex = new std::mutex;
-  char key[160];
-  std::snprintf(key, sizeof key, "%d %d %lld %lld %lld %a %lld %lld %a %lld",
-                transA, transB, (long long)m, (long long)n, (long long)k,
-                alpha, (long long)lda, (long long)ldb, beta, (long long)ldc);
+  char key[176];
+  std::snprintf(key, sizeof key,
+                "%d %d %d %lld %lld %lld %a %lld %lld %a %lld",
+                static_cast<int>(type), transA, transB, (long long)m,
+                (long long)n, (long long)k, alpha, (long long)lda,
+                (long long)ldb, beta, (long long)ldc);
   std::lock_guard<std::mutex> lock(*mutex);
   auto it = table->find(key);
   if (it != table->end())
     return it->second.get();
-  std::unique_ptr<Gemm> gemm =
-      buildGemm(transA, transB, m, n, k, alpha, lda, ldb, beta, ldc, error);
+  std::unique_ptr<Gemm> gemm = buildGemm(type, transA, transB, m, n, k, alpha,
+                                         lda, ldb, beta, ldc, error);
   if (!gemm)
     return nullptr;
   return table->emplace(key, std::move(gemm)).first->second.get();
 }
 
-[[noreturn]] void gemmFailed(const std::string &error) {
-  std::fprintf(stderr, "nnc: a oneDNN bf16 GEMM failed: %s\n", error.c_str());
+[[noreturn]] void gemmFailed(Type type, const std::string &error) {
+  std::fprintf(stderr, "nnc: a oneDNN %s GEMM failed: %s\n",
+               type == Type::bf16 ? "bf16" : "f32", error.c_str());
   std::abort();
 }
 
-} // namespace
-
-extern "C" {
-
-__attribute__((visibility("default"))) void
-nnc_dnnl_sbgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
-                int32_t n, int32_t k, float alpha, const void *a, int32_t lda,
-                const void *b, int32_t ldb, float beta, float *c,
-                int32_t ldc) {
+/// CBLAS's gemm with A and B of `type`, C f32, run by oneDNN's matmul.
+void runGemm(Type type, int32_t order, int32_t transA, int32_t transB,
+             int32_t m, int32_t n, int32_t k, float alpha, const void *a,
+             int32_t lda, const void *b, int32_t ldb, float beta, float *c,
+             int32_t ldc) {
   if (order == kColMajor) {
     // C^T = op(B)^T op(A)^T, all row-major.
-    nnc_dnnl_sbgemm(kRowMajor, transB, transA, n, m, k, alpha, b, ldb, a, lda,
-                    beta, c, ldc);
+    runGemm(type, kRowMajor, transB, transA, n, m, k, alpha, b, ldb, a, lda,
+            beta, c, ldc);
     return;
   }
   if (order != kRowMajor || (transA != kNoTrans && transA != kTrans) ||
       (transB != kNoTrans && transB != kTrans))
-    gemmFailed("invalid order or transpose");
+    gemmFailed(type, "invalid order or transpose");
   if (m <= 0 || n <= 0)
     return;
   if (k <= 0) {
@@ -557,47 +572,89 @@ nnc_dnnl_sbgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
     return;
   }
   std::string error;
-  Gemm *gemm = lookupGemm(transA == kTrans, transB == kTrans, m, n, k, alpha,
-                          lda, ldb, beta, ldc, error);
+  Gemm *gemm = lookupGemm(type, transA == kTrans, transB == kTrans, m, n, k,
+                          alpha, lda, ldb, beta, ldc, error);
   if (!gemm)
-    gemmFailed(error);
+    gemmFailed(type, error);
   try {
     std::lock_guard<std::mutex> lock(gemm->mutex);
     thread_local dnnl::stream stream(engine());
-    memory ma(gemm->a, engine(), const_cast<void *>(a));
-    memory mb(gemm->b, engine(), const_cast<void *>(b));
-    memory mc(gemm->c, engine(), c);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
+    gemm->args.at(DNNL_ARG_SRC).set_data_handle(const_cast<void *>(a));
+    gemm->args.at(DNNL_ARG_WEIGHTS).set_data_handle(const_cast<void *>(b));
+    gemm->args.at(DNNL_ARG_DST).set_data_handle(c);
     if (gemm->scratchpadBytes) {
       char *scratch = staging().reserve(gemm->scratchpadBytes);
       if (!scratch)
         throw std::bad_alloc();
-      args.insert({DNNL_ARG_SCRATCHPAD,
-                   memory(gemm->scratchpad, engine(), scratch)});
+      gemm->args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(scratch);
     }
-    gemm->primitive.execute(stream, args);
+    gemm->primitive.execute(stream, gemm->args);
     stream.wait();
   } catch (const dnnl::error &e) {
-    gemmFailed(std::string("oneDNN: ") + e.what());
+    gemmFailed(type, std::string("oneDNN: ") + e.what());
   } catch (const std::exception &e) {
-    gemmFailed(e.what());
+    gemmFailed(type, e.what());
   }
+}
+
+/// Whether oneDNN has matmul kernels (not its reference loops) for `type`,
+/// and their implementation's name, or why not. A GEMM of the sizes models
+/// have: oneDNN picks its kernels by ISA, not by shape, so one answers for
+/// all.
+struct GemmProbe {
+  bool ok = false;
+  std::string text;
+};
+GemmProbe gemmProbe(Type type) {
+  GemmProbe probe;
+  std::unique_ptr<Gemm> gemm = buildGemm(type, false, false, 64, 64, 64, 1.0f,
+                                         64, 64, 0.0f, 64, probe.text);
+  probe.ok = gemm != nullptr;
+  if (gemm)
+    probe.text = gemm->impl;
+  else if (probe.text.empty())
+    probe.text = "oneDNN built no matmul";
+  return probe;
+}
+
+int reportProbe(const GemmProbe &probe, char *error, size_t size) {
+  if (error && size)
+    std::snprintf(error, size, "%s", probe.text.c_str());
+  return probe.ok ? 0 : 1;
+}
+
+} // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void
+nnc_dnnl_sbgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
+                int32_t n, int32_t k, float alpha, const void *a, int32_t lda,
+                const void *b, int32_t ldb, float beta, float *c,
+                int32_t ldc) {
+  runGemm(Type::bf16, order, transA, transB, m, n, k, alpha, a, lda, b, ldb,
+          beta, c, ldc);
 }
 
 __attribute__((visibility("default"))) int nnc_dnnl_sbgemm_check(char *error,
                                                                  size_t size) {
-  // A GEMM of the sizes models have: oneDNN picks its kernels by ISA, not
-  // by shape, so one answers for all.
-  static std::string probeError;
-  static const Gemm *probe =
-      buildGemm(false, false, 64, 64, 64, 1.0f, 64, 64, 0.0f, 64, probeError)
-          .release();
-  if (probe)
-    return 0;
-  if (error && size)
-    std::snprintf(error, size, "%s", probeError.c_str());
-  return 1;
+  static const GemmProbe probe = gemmProbe(Type::bf16);
+  return reportProbe(probe, error, size);
+}
+
+__attribute__((visibility("default"))) void
+nnc_dnnl_sgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
+               int32_t n, int32_t k, float alpha, const float *a, int32_t lda,
+               const float *b, int32_t ldb, float beta, float *c,
+               int32_t ldc) {
+  runGemm(Type::f32, order, transA, transB, m, n, k, alpha, a, lda, b, ldb,
+          beta, c, ldc);
+}
+
+__attribute__((visibility("default"))) int nnc_dnnl_sgemm_check(char *error,
+                                                                size_t size) {
+  static const GemmProbe probe = gemmProbe(Type::f32);
+  return reportProbe(probe, error, size);
 }
 
 __attribute__((visibility("default"))) void

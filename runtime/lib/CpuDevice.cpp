@@ -202,6 +202,12 @@ DnnlGlue *openDnnlGlue() {
       glue->sbgemm = reinterpret_cast<libconv::SbgemmFn>(sbgemm);
       glue->sbgemmCheck = reinterpret_cast<libconv::SbgemmCheckFn>(sbgemmCheck);
     }
+    void *sgemm = nullptr, *sgemmCheck = nullptr;
+    if (library.lookup(libconv::kSgemmSymbol, &sgemm).isOk() &&
+        library.lookup(libconv::kSgemmCheckSymbol, &sgemmCheck).isOk()) {
+      glue->sgemm = reinterpret_cast<libconv::SgemmFn>(sgemm);
+      glue->sgemmCheck = reinterpret_cast<libconv::SbgemmCheckFn>(sgemmCheck);
+    }
   }
   else
     glue->convolution = nullptr, glue->check = nullptr, glue->version = nullptr;

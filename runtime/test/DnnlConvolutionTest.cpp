@@ -530,13 +530,11 @@ TEST(DnnlConvolutionCheck, RefusesMalformedDescriptors) {
 // both transposes, leading dimensions wider than the rows, alpha and beta,
 // and column-major order; where oneDNN has no bf16 kernels here, the check
 // refuses, naming why.
-TEST(DnnlSbgemm, MatchesReference) {
-  const DnnlGlue &glue = dnnlGlue();
-  ASSERT_TRUE(glue.status.isOk()) << glue.status.message();
-  ASSERT_TRUE(glue.sbgemm && glue.sbgemmCheck);
-  char error[256] = {0};
-  if (glue.sbgemmCheck(error, sizeof error) != 0)
-    GTEST_SKIP() << "no bf16 GEMM here: " << error;
+/// Runs `gemm(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta,
+/// c, ldc)` (CBLAS's arguments; it may round A and B in place to what it
+/// computes on) on shapes covering both orders, every transpose, padded
+/// leading dimensions, alpha and beta, against a reference in double.
+template <typename Gemm> void expectGemmMatchesReference(Gemm gemm) {
   constexpr int32_t kRow = 101, kCol = 102, kN = 111, kT = 112;
   struct Shape {
     int32_t order, transA, transB, m, n, k, pad;
@@ -557,13 +555,12 @@ TEST(DnnlSbgemm, MatchesReference) {
     std::vector<float> a = random(int64_t(aRows) * lda, 7),
                        b = random(int64_t(bRows) * ldb, 8),
                        c = random(int64_t(cRows) * ldc, 9);
-    std::vector<uint16_t> a16 = roundBF16(a), b16 = roundBF16(b);
     auto at = [&](const std::vector<float> &v, int32_t ld, int32_t i,
                   int32_t j) { return row ? v[int64_t(i) * ld + j]
                                           : v[int64_t(j) * ld + i]; };
     std::vector<float> got = c;
-    glue.sbgemm(s.order, s.transA, s.transB, s.m, s.n, s.k, s.alpha, a16.data(),
-                lda, b16.data(), ldb, s.beta, got.data(), ldc);
+    gemm(s.order, s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb,
+         s.beta, got.data(), ldc);
     for (int32_t i = 0; i < s.m; ++i)
       for (int32_t j = 0; j < s.n; ++j) {
         double sum = 0;
@@ -581,4 +578,43 @@ TEST(DnnlSbgemm, MatchesReference) {
       for (int32_t j = cCols; j < ldc; ++j)
         ASSERT_EQ(got[int64_t(r) * ldc + j], c[int64_t(r) * ldc + j]);
   }
+}
+
+TEST(DnnlSbgemm, MatchesReference) {
+  const DnnlGlue &glue = dnnlGlue();
+  ASSERT_TRUE(glue.status.isOk()) << glue.status.message();
+  ASSERT_TRUE(glue.sbgemm && glue.sbgemmCheck);
+  char error[256] = {0};
+  if (glue.sbgemmCheck(error, sizeof error) != 0)
+    GTEST_SKIP() << "no bf16 GEMM here: " << error;
+  expectGemmMatchesReference(
+      [&](int32_t order, int32_t ta, int32_t tb, int32_t m, int32_t n,
+          int32_t k, float alpha, std::vector<float> &a, int32_t lda,
+          std::vector<float> &b, int32_t ldb, float beta, float *c,
+          int32_t ldc) {
+        std::vector<uint16_t> a16 = roundBF16(a), b16 = roundBF16(b);
+        glue.sbgemm(order, ta, tb, m, n, k, alpha, a16.data(), lda,
+                    b16.data(), ldb, beta, c, ldc);
+      });
+}
+
+// The f32 GEMM the CPU target calls by default where oneDNN has brgemm
+// kernels; its check names oneDNN's implementation.
+TEST(DnnlSgemm, MatchesReference) {
+  const DnnlGlue &glue = dnnlGlue();
+  ASSERT_TRUE(glue.status.isOk()) << glue.status.message();
+  ASSERT_TRUE(glue.sgemm && glue.sgemmCheck);
+  char text[256] = {0};
+  if (glue.sgemmCheck(text, sizeof text) != 0)
+    GTEST_SKIP() << "no f32 GEMM here: " << text;
+  EXPECT_NE(std::string(text), "");
+  EXPECT_NE(std::string(text).rfind("ref", 0), 0u) << text;
+  expectGemmMatchesReference(
+      [&](int32_t order, int32_t ta, int32_t tb, int32_t m, int32_t n,
+          int32_t k, float alpha, std::vector<float> &a, int32_t lda,
+          std::vector<float> &b, int32_t ldb, float beta, float *c,
+          int32_t ldc) {
+        glue.sgemm(order, ta, tb, m, n, k, alpha, a.data(), lda, b.data(),
+                   ldb, beta, c, ldc);
+      });
 }

@@ -1,5 +1,5 @@
 // nnc-run --autotune (docs/Autotuning.md) on the digits CNN, whose two
-// convolutions are the kernels with candidates: `on` measures every
+// convolutions and two GEMMs are the kernels with candidates: `on` measures every
 // candidate and writes the tuning database next to the compile cache;
 // `cached` (the default) then reads the choices back without measuring;
 // `require` fails naming the kernels a database lacks, and passes where it
@@ -14,21 +14,26 @@
 // RUN:   --cache-dir %t/cache --autotune=on --report \
 // RUN:   | FileCheck %s --check-prefixes=LOGITS,ON
 // LOGITS: logits: f32 [4, 10] = [1.88467, 3.74823, 1.54678, -1.05356,
-// ON: autotune: 2 kernels with candidates, {{[0-9.]+}} s measuring
+// ON: autotune: 4 kernels with candidates, {{[0-9.]+}} s measuring
 // ON-NEXT: conv 4x1x8x8 f32, 16x1x3x3 f32 -> 4x16x8x8 f32 {{.*}}: {{library|per_image|gemm|loops}} {{[0-9.]+}} ms (default library {{[0-9.]+}} ms) [measured]
 // ON-NEXT: conv 4x16x8x8 f32, 32x16x3x3 f32 -> {{.*}} [measured]
+// ON-NEXT: gemm 4x512 f32, 64x512 f32, 64 f32 -> 4x64 f32 alpha 1 beta 1 trans_a false trans_b true: {{dnnl|blas|loops|default}} {{[0-9.]+}} ms (default default {{[0-9.]+}} ms) [measured]
+// ON-NEXT: gemm 4x64 f32, 10x64 f32, 10 f32 -> 4x10 f32 {{.*}} [measured]
 
 // Every candidate is in the database, with its median.
 // RUN: FileCheck %s --check-prefix=DB < %t/cache/tuning.nnctune
 // DB: nnc-tuning-database 1
 // DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	library	library={{[0-9.e-]+}},per_image={{[0-9.e-]+}},gemm={{[0-9.e-]+}},loops={{[0-9.e-]+}}	conv 4x1x8x8 f32
 // DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	library	library=
+// DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	default	default={{[0-9.e-]+}},{{(dnnl=[0-9.e-]+,)?}}blas={{[0-9.e-]+}},loops={{[0-9.e-]+}}	gemm 4x512 f32
 
 // RUN: nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image.npy \
 // RUN:   --cache-dir %t/cache --report | FileCheck %s --check-prefixes=LOGITS,CACHED
-// CACHED: autotune: 2 kernels with candidates, 0.00 s measuring
+// CACHED: autotune: 4 kernels with candidates, 0.00 s measuring
 // CACHED-NEXT: conv 4x1x8x8 {{.*}} [database]
 // CACHED-NEXT: conv 4x16x8x8 {{.*}} [database]
+// CACHED-NEXT: gemm 4x512 {{.*}} [database]
+// CACHED-NEXT: gemm 4x64 {{.*}} [database]
 // RUN: nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image.npy \
 // RUN:   --cache-dir %t/cache --autotune=require | FileCheck %s --check-prefix=LOGITS
 
@@ -38,18 +43,21 @@
 // OFF-NOT: autotune:
 // OFF: specialization:
 
-// Another batch size is another kernel: `require` names both convolutions.
+// Another batch size is another kernel: `require` names the convolutions
+// and the GEMMs.
 // RUN: not nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image2.npy \
 // RUN:   --cache-dir %t/cache --autotune=require 2>&1 | FileCheck %s --check-prefix=REQUIRE
-// REQUIRE: nnc-run: error: nnc_session_run: {{.*}}cnn.onnx: autotune=require: 2 kernels are not in the tuning database {{.*}}tuning.nnctune for this machine and compiler; tune them with autotune=on
+// REQUIRE: nnc-run: error: nnc_session_run: {{.*}}cnn.onnx: autotune=require: 4 kernels are not in the tuning database {{.*}}tuning.nnctune for this machine and compiler; tune them with autotune=on
 // REQUIRE-DAG: note: untuned: conv 2x1x8x8 f32, 16x1x3x3 f32 -> 2x16x8x8 f32
 // REQUIRE-DAG: note: untuned: conv 2x16x8x8 f32, 32x16x3x3 f32 -> 2x32x8x8 f32
+// REQUIRE-DAG: note: untuned: gemm 2x512 f32, 64x512 f32, 64 f32 -> 2x64 f32
+// REQUIRE-DAG: note: untuned: gemm 2x64 f32, 10x64 f32, 10 f32 -> 2x10 f32
 
 // A separate database file: none there yet.
 // RUN: not nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image.npy \
 // RUN:   --cache-dir %t/cache --tuning-db %t/other.nnctune --autotune=require 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OTHER
-// OTHER: autotune=require: 2 kernels are not in the tuning database {{.*}}other.nnctune
+// OTHER: autotune=require: 4 kernels are not in the tuning database {{.*}}other.nnctune
 
 // A damaged line (one byte of its checksum changed) is ignored with a warning;
 // the other entry still counts.
@@ -58,9 +66,10 @@
 // RUN:   --cache-dir "" --tuning-db %t/damaged.nnctune --report 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=DAMAGED
 // DAMAGED: nnc: warning: tuning database {{.*}}damaged.nnctune:2: {{.*}}entry ignored
-// DAMAGED: autotune: 2 kernels with candidates
+// DAMAGED: autotune: 4 kernels with candidates
 // DAMAGED-NEXT: conv 4x1x8x8 {{.*}} [untuned]
 // DAMAGED-NEXT: conv 4x16x8x8 {{.*}} [database]
+// DAMAGED-NEXT: gemm 4x512 {{.*}} [database]
 
 // A foreign file is read as no database, with a warning, and never rewritten.
 // RUN: echo "not a tuning database" > %t/foreign.nnctune

@@ -1,5 +1,5 @@
 // nnc-run tuning export|import (docs/Autotuning.md): the digits CNN's two
-// convolutions tuned into one cache's database are exported to a file and
+// convolutions and two GEMMs tuned into one cache's database are exported to a file and
 // imported into an empty cache, where autotune=require, which failed
 // before, then compiles from the database without measuring. Damaged lines
 // are dropped with a warning; a missing or foreign source and a foreign
@@ -10,31 +10,36 @@
 // RUN:   --cache-dir %t/tuned --autotune=on > /dev/null
 // RUN: nnc-run tuning export %t/shipped.nnctune --cache-dir %t/tuned \
 // RUN:   | FileCheck %s --check-prefix=EXPORT
-// EXPORT: exported 2 tuning entries from {{.*}}tuned/tuning.nnctune into {{.*}}shipped.nnctune
+// EXPORT: exported 4 tuning entries from {{.*}}tuned/tuning.nnctune into {{.*}}shipped.nnctune
 // RUN: cmp %t/tuned/tuning.nnctune %t/shipped.nnctune
 
 // RUN: not nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image.npy \
 // RUN:   --cache-dir %t/deployed --autotune=require 2>&1 | FileCheck %s --check-prefix=REQUIRE
-// REQUIRE: autotune=require: 2 kernels are not in the tuning database
+// REQUIRE: autotune=require: 4 kernels are not in the tuning database
 // RUN: nnc-run tuning import %t/shipped.nnctune --cache-dir %t/deployed \
 // RUN:   | FileCheck %s --check-prefix=IMPORT
-// IMPORT: imported 2 tuning entries from {{.*}}shipped.nnctune into {{.*}}deployed/tuning.nnctune
+// IMPORT: imported 4 tuning entries from {{.*}}shipped.nnctune into {{.*}}deployed/tuning.nnctune
 // RUN: nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image.npy \
 // RUN:   --cache-dir %t/deployed --autotune=require --report | FileCheck %s --check-prefix=DEPLOYED
-// DEPLOYED: autotune: 2 kernels with candidates, 0.00 s measuring
+// DEPLOYED: autotune: 4 kernels with candidates, 0.00 s measuring
 // DEPLOYED-NEXT: conv 4x1x8x8 {{.*}} [database]
 // DEPLOYED-NEXT: conv 4x16x8x8 {{.*}} [database]
+// DEPLOYED-NEXT: gemm 4x512 f32, 64x512 f32, 64 f32 -> 4x64 f32 alpha 1 beta 1 trans_a false trans_b true: {{dnnl|blas|loops|default}} {{.*}} [database]
+// DEPLOYED-NEXT: gemm 4x64 f32, 10x64 f32, 10 f32 -> 4x10 f32 {{.*}} [database]
 
 // nnc-run train --report lists the kernels its steps tuned: the forward
-// convolutions come from the imported database, their gradients are
-// measured now; a second run finds them all there.
+// convolutions and GEMMs come from the imported database, their gradients
+// are measured now; a second run finds them all there.
 // RUN: nnc-run train %nnc_src_root/examples/digits/cnn.onnx \
 // RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
 // RUN:   --cache-dir %t/deployed --autotune=on --report --progress none \
 // RUN:   | FileCheck %s --check-prefix=TRAIN
-// TRAIN: autotune: 5 kernels with candidates, {{[0-9.]+}} s measuring
+// TRAIN: autotune: 11 kernels with candidates, {{[0-9.]+}} s measuring
 // TRAIN-NEXT: conv 4x1x8x8 {{.*}} [database]
 // TRAIN-NEXT: conv 4x16x8x8 {{.*}} [database]
+// TRAIN-NEXT: gemm 4x512 {{.*}} [database]
+// TRAIN-NEXT: gemm 4x64 {{.*}} [database]
+// TRAIN-COUNT-4: gemm {{.*}} [measured]
 // TRAIN-NEXT: conv_transpose 4x32x8x8 {{.*}} [measured]
 // TRAIN-NEXT: conv_weight_grad {{.*}} [measured]
 // TRAIN-NEXT: conv_weight_grad {{.*}} [measured]
@@ -42,13 +47,13 @@
 // RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
 // RUN:   --cache-dir %t/deployed --autotune=require --report --progress none \
 // RUN:   | FileCheck %s --check-prefix=TRAINED
-// TRAINED: autotune: 5 kernels with candidates, 0.00 s measuring
-// TRAINED-COUNT-5: [database]
+// TRAINED: autotune: 11 kernels with candidates, 0.00 s measuring
+// TRAINED-COUNT-11: [database]
 
 // Importing keeps the destination's other entries; the default database is
 // tuning.nnctune in $NNC_CACHE_DIR.
 // RUN: head -2 %t/shipped.nnctune > %t/first.nnctune
-// RUN: sed -n '1p;3p' %t/shipped.nnctune > %t/second.nnctune
+// RUN: sed -n '1p;3,$p' %t/shipped.nnctune > %t/second.nnctune
 // RUN: env NNC_CACHE_DIR=%t/default nnc-run tuning import %t/first.nnctune \
 // RUN:   | FileCheck %s --check-prefix=ONE
 // ONE: imported 1 tuning entry from {{.*}}first.nnctune into {{.*}}default/tuning.nnctune
@@ -60,7 +65,7 @@
 // RUN: nnc-run tuning import %t/damaged.nnctune --tuning-db %t/partial.nnctune 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DAMAGED
 // DAMAGED: nnc-run: warning: tuning database {{.*}}damaged.nnctune:2: {{.*}}; entry ignored
-// DAMAGED: imported 1 tuning entry
+// DAMAGED: imported 3 tuning entries
 // RUN: cmp %t/partial.nnctune %t/second.nnctune
 
 // Errors: exit 1 with the reason, the destination untouched.

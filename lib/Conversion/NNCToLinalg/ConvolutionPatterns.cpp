@@ -938,6 +938,8 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
 
 std::optional<std::string> nnc::whyKernelChoiceDoesNotApply(Operation *op,
                                                             StringRef choice) {
+  if (isa<MatMulOp, GemmOp>(op))
+    return detail::whyMatrixProductChoiceDoesNotApply(op, choice);
   if (!isa<ConvOp, ConvTransposeOp, ConvWeightGradOp>(op))
     return "it has no kernel choices";
   std::optional<ConvChoice> kind =

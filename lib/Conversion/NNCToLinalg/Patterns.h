@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class Operation;
@@ -52,6 +53,10 @@ void populateCollectivePatterns(mlir::RewritePatternSet &patterns);
 /// the same ops with the same reason through notifyMatchFailure.
 std::optional<std::string> whyCannotLowerElementwise(mlir::Operation *op);
 std::optional<std::string> whyCannotLowerStructured(mlir::Operation *op);
+/// Why the kernel choice `choice` ("blas", "dnnl", "loops") does not apply
+/// to the nnc.matmul or nnc.gemm `op`; nothing when it does.
+std::optional<std::string>
+whyMatrixProductChoiceDoesNotApply(mlir::Operation *op, llvm::StringRef choice);
 std::optional<std::string> whyCannotLowerShape(mlir::Operation *op);
 std::optional<std::string> whyCannotLowerConvolution(mlir::Operation *op);
 std::optional<std::string> whyCannotLowerPooling(mlir::Operation *op);

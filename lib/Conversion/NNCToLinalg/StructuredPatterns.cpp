@@ -306,9 +306,20 @@ Value zeroFilled(OpBuilder &b, Location loc, RankedTensorType type,
                       zeroOf(b, loc, type.getElementType()));
 }
 
+/// Carries a matrix product's kernel choice (nnc.impl: which library, or
+/// loops) onto the linalg contraction that computes it, for the target's
+/// library passes.
+Value withChoice(Operation *contraction, StringAttr choice) {
+  if (choice)
+    contraction->setAttr(NNCDialect::getKernelChoiceAttrName(), choice);
+  return contraction->getResult(0);
+}
+
 /// [..., M, K] x [..., K, N] for operands of rank >= 2 with numpy
-/// broadcasting of the batch dimensions, accumulated and returned in `et`.
-Value buildMatmulIn(OpBuilder &b, Location loc, Value lhs, Value rhs, Type et) {
+/// broadcasting of the batch dimensions, accumulated and returned in `et`;
+/// the linalg matmul or batch_matmul made carries `choice`.
+Value buildMatmulIn(OpBuilder &b, Location loc, Value lhs, Value rhs, Type et,
+                    StringAttr choice) {
   auto lt = cast<RankedTensorType>(lhs.getType());
   auto rt = cast<RankedTensorType>(rhs.getType());
   int64_t lr = lt.getRank(), rr = rt.getRank();
@@ -346,10 +357,10 @@ Value buildMatmulIn(OpBuilder &b, Location loc, Value lhs, Value rhs, Type et) {
     Value flatInit =
         zeroFilled(b, loc, flatType,
                    {b.getIndexAttr(rows), b.getIndexAttr(rt.getDimSize(1))});
-    Value product =
+    Value product = withChoice(
         linalg::MatmulOp::create(b, loc, TypeRange{flatType},
-                                 ValueRange{flat, rhs}, ValueRange{flatInit})
-            .getResult(0);
+                                 ValueRange{flat, rhs}, ValueRange{flatInit}),
+        choice);
     return reshapeOpaque(b, loc, product, resultType.getShape());
   }
 
@@ -368,24 +379,26 @@ Value buildMatmulIn(OpBuilder &b, Location loc, Value lhs, Value rhs, Type et) {
     Value flatInit = zeroFilled(
         b, loc, flatType,
         {b.getIndexAttr(batch), b.getIndexAttr(m), b.getIndexAttr(n)});
-    Value product =
+    Value product = withChoice(
         linalg::BatchMatmulOp::create(b, loc, TypeRange{flatType},
-                                      ValueRange{l3, r3}, ValueRange{flatInit})
-            .getResult(0);
+                                      ValueRange{l3, r3}, ValueRange{flatInit}),
+        choice);
     return reshapeOpaque(b, loc, product, resultType.getShape());
   }
 
   Value init = zeroFilled(b, loc, resultType, dims);
   if (rank == 2)
-    return linalg::MatmulOp::create(b, loc, TypeRange{resultType},
-                                    ValueRange{lhs, rhs}, ValueRange{init})
-        .getResult(0);
+    return withChoice(linalg::MatmulOp::create(b, loc, TypeRange{resultType},
+                                               ValueRange{lhs, rhs},
+                                               ValueRange{init}),
+                      choice);
   bool sameBatch =
       lr == 3 && rr == 3 && (lt.getDimSize(0) == 1) == (rt.getDimSize(0) == 1);
   if (sameBatch)
-    return linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
-                                         ValueRange{lhs, rhs}, ValueRange{init})
-        .getResult(0);
+    return withChoice(
+        linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
+                                      ValueRange{lhs, rhs}, ValueRange{init}),
+        choice);
 
   // General case: a generic contraction whose operand maps broadcast the
   // batch dimensions; loop dims are (batch..., m, n, k).
@@ -431,11 +444,15 @@ Value buildMatmulIn(OpBuilder &b, Location loc, Value lhs, Value rhs, Type et) {
 }
 
 /// buildMatmulIn in the operands' type; f16 and bf16 products accumulate
-/// in f32 (as the libraries do) and are rounded once at the end.
-Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+/// in f32 (as the libraries do) and are rounded once at the end. The
+/// product keeps `op`'s kernel choice.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  Operation *op) {
   Type et = cast<RankedTensorType>(lhs.getType()).getElementType();
   Type acc = computeType(et);
-  Value product = buildMatmulIn(b, loc, lhs, rhs, acc);
+  Value product = buildMatmulIn(
+      b, loc, lhs, rhs, acc,
+      op->getAttrOfType<StringAttr>(NNCDialect::getKernelChoiceAttrName()));
   return acc == et ? product : convertTensor(b, loc, product, et);
 }
 
@@ -459,7 +476,7 @@ struct MatMulConversion : public OpConversionPattern<MatMulOp> {
           rewriter, loc,
           RankedTensorType::get({rt.getDimSize(0), 1}, rt.getElementType()),
           rhs, SmallVector<ReassociationIndices>{{0, 1}});
-    Value result = buildMatmul(rewriter, loc, lhs, rhs);
+    Value result = buildMatmul(rewriter, loc, lhs, rhs, op);
     int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
     SmallVector<int64_t> unit;
     if (lhsVector)
@@ -496,7 +513,7 @@ struct GemmConversion : public OpConversionPattern<GemmOp> {
       a = transpose2D(rewriter, loc, a);
     if (op.getTransB())
       bm = transpose2D(rewriter, loc, bm);
-    Value product = buildMatmul(rewriter, loc, a, bm);
+    Value product = buildMatmul(rewriter, loc, a, bm, op);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();
@@ -940,7 +957,51 @@ nnc::detail::whyCannotLowerStructured(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
       .Case<ReshapeOp, ExpandOp, SliceOp, PadOp, ConstantOp>(
           [](auto shapeOp) { return whyCannotLower(shapeOp); })
+      .Case<MatMulOp, GemmOp>([](Operation *product) {
+        auto choice = product->getAttrOfType<StringAttr>(
+            NNCDialect::getKernelChoiceAttrName());
+        if (!product->hasAttr(NNCDialect::getKernelChoiceAttrName()))
+          return std::optional<std::string>();
+        if (!choice)
+          return std::optional<std::string>(
+              "its kernel choice " +
+              std::string(NNCDialect::getKernelChoiceAttrName()) +
+              " must be a string");
+        return nnc::detail::whyMatrixProductChoiceDoesNotApply(
+            product, choice.getValue());
+      })
       .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<std::string>
+nnc::detail::whyMatrixProductChoiceDoesNotApply(Operation *op,
+                                                StringRef choice) {
+  std::string attr = NNCDialect::getKernelChoiceAttrName().str();
+  if (choice != "blas" && choice != "dnnl" && choice != "loops")
+    return "its kernel choice " + attr +
+           " must be one of \"blas\", \"dnnl\", \"loops\"";
+  if (choice == "loops")
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Type element = type.getElementType();
+  auto named = [&](StringRef what) {
+    return "its kernel choice " + attr + " = \"" + choice.str() +
+           "\" does not apply: " + what.str();
+  };
+  std::string elementName;
+  llvm::raw_string_ostream(elementName) << element;
+  // A library call needs static shapes (--nnc-gemm-to-blas); f64 products
+  // have OpenBLAS only, bf16 ones oneDNN only.
+  for (Value operand : op->getOperands())
+    if (!cast<ShapedType>(operand.getType()).hasStaticShape())
+      return named("its shapes are not static");
+  if (choice == "dnnl" && !element.isF32())
+    return named("oneDNN's GEMM takes f32 products here, not " +
+                 elementName);
+  if (choice == "blas" && !element.isF32() && !element.isF64())
+    return named("BLAS takes f32 and f64 products, not " +
+                 elementName);
+  return std::nullopt;
 }
 
 void nnc::detail::populateStructuredPatterns(RewritePatternSet &patterns) {

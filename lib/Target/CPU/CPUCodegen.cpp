@@ -253,7 +253,8 @@ PartitionResult compilePartition(llvm::Module &module,
       continue;
     }
     if (name == nnc::runtime::libconv::kConvolutionSymbol ||
-        name == nnc::runtime::libconv::kSbgemmSymbol) {
+        name == nnc::runtime::libconv::kSbgemmSymbol ||
+        name == nnc::runtime::libconv::kSgemmSymbol) {
       result.usesDnnl = true;
       continue;
     }

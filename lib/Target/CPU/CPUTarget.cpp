@@ -93,6 +93,9 @@ public:
   nnc::KernelCandidates
   kernelCandidates(Operation *op,
                    const nnc::TargetOptions &options) const override {
+    nnc::KernelCandidates products = nnc::cpu::matrixProductCandidates(op);
+    if (!products.choices.empty())
+      return products;
     return nnc::cpu::convolutionCandidates(op, options.libraryConvolutions);
   }
 
@@ -105,10 +108,13 @@ public:
     // memref.copy between strided views would call MLIR's runner library,
     // which the runtime does not ship.
     pm.addNestedPass<func::FuncOp>(nnc::cpu::createStridedCopyToLinalgPass());
-    // Large f32/f64 GEMMs call OpenBLAS, which the runtime opens; bf16 ones
-    // the oneDNN glue, where it has kernels for them.
+    // Large GEMMs call libraries: f64 OpenBLAS, which the runtime opens;
+    // bf16 the oneDNN glue, where it has kernels for them; f32 oneDNN where
+    // its matmul has brgemm kernels, else OpenBLAS (an op's nnc.impl, set
+    // by the autotuner or by hand, picks its own).
     nnc::cpu::GemmToBlasPassOptions gemm;
     gemm.bf16Gemm = nnc::cpu::dnnlRunsBF16Gemms();
+    gemm.f32Library = nnc::cpu::defaultF32GemmLibrary();
     pm.addPass(nnc::cpu::createGemmToBlasPass(gemm));
   }
 

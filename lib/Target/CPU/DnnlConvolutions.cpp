@@ -96,22 +96,57 @@ bool nnc::cpu::dnnlCanRun(const LibraryConvolution &conv, std::string &why) {
   return false;
 }
 
-bool nnc::cpu::dnnlRunsBF16Gemms(std::string *why) {
-  const runtime::DnnlGlue &glue = runtime::dnnlGlue();
-  std::string reason;
+/// Whether the glue's GEMM check `check` (of `type`'s GEMMs) passes; in
+/// `text` oneDNN's implementation when it does, else why not.
+static bool dnnlRunsGemms(nnc::runtime::libconv::SbgemmCheckFn check,
+                          const char *type, std::string *text) {
+  const nnc::runtime::DnnlGlue &glue = nnc::runtime::dnnlGlue();
+  std::string answer;
+  bool runs = false;
   if (!glue.status.isOk()) {
-    reason = glue.status.message();
-  } else if (!glue.sbgemmCheck) {
-    reason = "the oneDNN glue " + glue.path + " has no bf16 GEMM";
+    answer = glue.status.message();
+  } else if (!check) {
+    answer = "the oneDNN glue " + glue.path + " has no " + type + " GEMM";
   } else {
-    char error[512] = {0};
-    if (glue.sbgemmCheck(error, sizeof error) == 0)
-      return true;
-    reason = error;
+    char buffer[512] = {0};
+    runs = check(buffer, sizeof buffer) == 0;
+    answer = buffer;
   }
-  if (why)
-    *why = reason;
-  return false;
+  if (text)
+    *text = answer;
+  return runs;
+}
+
+bool nnc::cpu::dnnlRunsBF16Gemms(std::string *why) {
+  return dnnlRunsGemms(runtime::dnnlGlue().sbgemmCheck, "bf16", why);
+}
+
+bool nnc::cpu::dnnlRunsF32Gemms(std::string *why) {
+  return dnnlRunsGemms(runtime::dnnlGlue().sgemmCheck, "f32", why);
+}
+
+std::string nnc::cpu::dnnlF32GemmKernel() {
+  std::string kernel;
+  return dnnlRunsF32Gemms(&kernel) ? kernel : std::string();
+}
+
+std::string nnc::cpu::defaultF32GemmLibrary() {
+  static const std::string library =
+      StringRef(dnnlF32GemmKernel()).starts_with("brg:") ? "dnnl" : "blas";
+  return library;
+}
+
+nnc::KernelCandidates nnc::cpu::matrixProductCandidates(Operation *op) {
+  nnc::KernelCandidates candidates;
+  if (!isa<nnc::MatMulOp, nnc::GemmOp>(op))
+    return candidates;
+  // The default (no nnc.impl) is --nnc-gemm-to-blas's rule: the default
+  // library above its size threshold, loops below.
+  if (!dnnlF32GemmKernel().empty())
+    candidates.choices.push_back("dnnl");
+  candidates.choices.push_back("blas");
+  candidates.choices.push_back("loops");
+  return candidates;
 }
 
 std::string nnc::cpu::dnnlDescription() {

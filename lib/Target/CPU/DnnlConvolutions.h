@@ -45,8 +45,23 @@ KernelCandidates convolutionCandidates(mlir::Operation *op,
                                        bool libraryConvolutions);
 
 /// Whether the oneDNN glue runs bf16 GEMMs on this CPU's bf16 instructions
-/// (nnc_dnnl_sbgemm); the reason in `why` when not.
-bool dnnlRunsBF16Gemms(std::string *why = nullptr);
+/// (nnc_dnnl_sbgemm); in `text` oneDNN's implementation when it does, the
+/// reason when not.
+bool dnnlRunsBF16Gemms(std::string *text = nullptr);
+/// Whether the glue runs f32 GEMMs (nnc_dnnl_sgemm) on oneDNN kernels that
+/// are not its reference loops; `text` as above.
+bool dnnlRunsF32Gemms(std::string *text = nullptr);
+/// oneDNN's implementation of f32 GEMMs ("brg:avx512_core"), empty where the
+/// glue has none.
+std::string dnnlF32GemmKernel();
+/// The library f32 GEMMs call by default (--nnc-gemm-to-blas f32-library):
+/// oneDNN where its matmul runs its brgemm kernels ("brg:"), which beat
+/// OpenBLAS 0.3.21 on the AVX-512 machines measured (docs/CPUBackend.md),
+/// else OpenBLAS.
+std::string defaultF32GemmLibrary();
+/// The kernel choices of an nnc.matmul or nnc.gemm (its library, or
+/// loops) that the autotuner measures; none for other ops.
+KernelCandidates matrixProductCandidates(mlir::Operation *op);
 
 /// "oneDNN 2.6.3 (..., isa avx2)", or "no oneDNN" without the glue.
 std::string dnnlDescription();

@@ -10,6 +10,7 @@
 #include "nnc/Target/CPU/Passes.h"
 
 #include "nnc/Analysis/BufferAliasing.h"
+#include "nnc/NNCDialect.h"
 #include "nnc/runtime/LibraryConvolution.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -570,10 +571,19 @@ struct GemmToBlasPass
              : operandType != elementType ||
                    !(elementType.isF32() || elementType.isF64()))
       return;
-    // Shapes agree (the op verified them); small products stay loops.
-    if (static_cast<double>(a->rows) * bm->cols * a->cols <
-        static_cast<double>(minFlops))
+    // The op's kernel choice, else the pass's: small products stay loops.
+    auto choice = op->getAttrOfType<StringAttr>(
+        nnc::NNCDialect::getKernelChoiceAttrName());
+    StringRef library = choice ? choice.getValue() : StringRef(f32Library);
+    if (library == "loops")
       return;
+    double flops = static_cast<double>(a->rows) * bm->cols * a->cols;
+    if (!choice && flops < static_cast<double>(minFlops))
+      return;
+    // oneDNN's call costs a few microseconds more than BLAS's.
+    if (!choice && library == "dnnl" &&
+        flops < static_cast<double>(dnnlMinFlops))
+      library = "blas";
 
     linalg::FillOp zeroFill = zeroFillOf(op, c->memref);
     // C zero-filled for this GEMM alone and then only transposed: written
@@ -587,9 +597,10 @@ struct GemmToBlasPass
         outputTranspose = found->second;
       }
     }
-    StringRef name = bf16                  ? nnc::runtime::libconv::kSbgemmSymbol
-                     : elementType.isF32() ? "cblas_sgemm"
-                                           : "cblas_dgemm";
+    StringRef name = bf16 ? nnc::runtime::libconv::kSbgemmSymbol
+                     : elementType.isF64() ? "cblas_dgemm"
+                     : library == "dnnl"   ? nnc::runtime::libconv::kSgemmSymbol
+                                           : "cblas_sgemm";
     func::FuncOp gemm = declareGemm(module, name, elementType);
     OpBuilder builder(op);
     Location loc = op.getLoc();

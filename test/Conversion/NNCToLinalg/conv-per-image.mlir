@@ -30,7 +30,7 @@
 // CHECK:   scf.yield %[[NEXT]]
 // CHECK: tensor.reshape %[[LOOP]]({{.*}}) : (tensor<3x16x25xf32>, tensor<4xi64>) -> tensor<3x16x5x5xf32>
 // LLVM-LABEL: llvm.func @conv
-// LLVM: llvm.call @cblas_sgemm
+// LLVM: llvm.call @{{cblas_sgemm|nnc_dnnl_sgemm}}
 func.func @conv(%x: tensor<3x32x11x11xf32>, %w: tensor<16x32x3x3xf32>, %b: tensor<16xf32>) -> tensor<3x16x5x5xf32> {
   %0 = nnc.conv %x, %w, %b strides = [2, 2] dilations = [2, 2] pads = [1, 1, 1, 1]
       : tensor<3x32x11x11xf32>, tensor<16x32x3x3xf32>, tensor<16xf32>
@@ -73,7 +73,7 @@ func.func @conv_transpose(%x: tensor<2x8x6x6xf32>, %w: tensor<8x16x3x3xf32>) -> 
 // CHECK:   scf.yield %[[MM]]
 // CHECK: tensor.reshape %[[LOOP]]({{.*}}) : (tensor<16x72xf32>, tensor<4xi64>) -> tensor<16x8x3x3xf32>
 // LLVM-LABEL: llvm.func @weight_grad
-// LLVM: llvm.call @cblas_sgemm
+// LLVM: llvm.call @{{cblas_sgemm|nnc_dnnl_sgemm}}
 func.func @weight_grad(%x: tensor<4x8x10x10xf32>, %g: tensor<4x16x10x10xf32>) -> tensor<16x8x3x3xf32> {
   %0 = nnc.conv_weight_grad %x, %g kernel_shape = [3, 3] pads = [1, 1, 1, 1]
       : tensor<4x8x10x10xf32>, tensor<4x16x10x10xf32>

@@ -53,3 +53,36 @@ func.func @not_a_string(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> ten
   %0 = nnc.conv %x, %w {nnc.impl = 1} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>
   return %0 : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// Matrix products choose a library or loops.
+func.func @matmul_unknown(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'nnc.matmul' op cannot be lowered to linalg: its kernel choice nnc.impl must be one of "blas", "dnnl", "loops"}}
+  %0 = nnc.matmul %a, %b {nnc.impl = "library"} : tensor<4x8xf32>, tensor<8x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @matmul_dnnl_f64(%a: tensor<4x8xf64>, %b: tensor<8x3xf64>) -> tensor<4x3xf64> {
+  // expected-error @+1 {{'nnc.matmul' op cannot be lowered to linalg: its kernel choice nnc.impl = "dnnl" does not apply: oneDNN's GEMM takes f32 products here, not f64}}
+  %0 = nnc.matmul %a, %b {nnc.impl = "dnnl"} : tensor<4x8xf64>, tensor<8x3xf64>
+  return %0 : tensor<4x3xf64>
+}
+
+// -----
+
+func.func @gemm_blas_dynamic(%a: tensor<?x8xf32>, %b: tensor<3x8xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'nnc.gemm' op cannot be lowered to linalg: its kernel choice nnc.impl = "blas" does not apply: its shapes are not static}}
+  %0 = nnc.gemm %a, %b trans_b = true {nnc.impl = "blas"} : tensor<?x8xf32>, tensor<3x8xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @matmul_blas_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>) -> tensor<4x3xbf16> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "blas" does not apply: BLAS takes f32 and f64 products, not bf16}}
+  %0 = nnc.matmul %a, %b {nnc.impl = "blas"} : tensor<4x8xbf16>, tensor<8x3xbf16>
+  return %0 : tensor<4x3xbf16>
+}

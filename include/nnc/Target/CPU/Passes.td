@@ -161,12 +161,27 @@ def GemmToBlasPass : Pass<"nnc-gemm-to-blas", "mlir::ModuleOp"> {
     call `nnc_dnnl_sbgemm`, the same arguments with bf16 A and B, which the
     runtime's oneDNN glue runs on the CPU's bf16 instructions; the CPU
     target sets it where the glue says it can.
+
+    `f32-library` picks the library of f32 products: `blas` (`cblas_sgemm`,
+    OpenBLAS) or `dnnl` (`nnc_dnnl_sgemm`, the same arguments, which the
+    glue runs with oneDNN's matmul primitive); with `dnnl`, products below
+    `dnnl-min-flops` still call BLAS, whose call costs less. An op's own kernel choice
+    (`nnc.impl`, carried from the `nnc.matmul` or `nnc.gemm` it was) wins:
+    `blas` or `dnnl` calls that library whatever the size (f64 and bf16
+    products have one library each), `loops` leaves the op as it is.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"4096",
            "Smallest M * N * K (per batch) that becomes a library call">,
     Option<"bf16Gemm", "bf16-gemm", "bool", /*default=*/"false",
-           "Products of bf16 operands into f32 call nnc_dnnl_sbgemm">
+           "Products of bf16 operands into f32 call nnc_dnnl_sbgemm">,
+    Option<"f32Library", "f32-library", "std::string", /*default=*/"\"blas\"",
+           "The library of f32 products: blas (cblas_sgemm) or dnnl "
+           "(nnc_dnnl_sgemm)">,
+    Option<"dnnlMinFlops", "dnnl-min-flops", "int64_t",
+           /*default=*/"262144",
+           "With f32-library=dnnl, the smallest M * N * K that calls oneDNN "
+           "(smaller ones call BLAS)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -169,6 +169,9 @@ struct DnnlGlue {
   /// older than them.
   libconv::SbgemmFn sbgemm = nullptr;
   libconv::SbgemmCheckFn sbgemmCheck = nullptr;
+  /// nnc_dnnl_sgemm and its check; null in a glue without them.
+  libconv::SgemmFn sgemm = nullptr;
+  libconv::SbgemmCheckFn sgemmCheck = nullptr;
 };
 const DnnlGlue &dnnlGlue();
 

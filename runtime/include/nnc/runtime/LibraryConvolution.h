@@ -1,7 +1,8 @@
 //===- LibraryConvolution.h - convolutions handed to oneDNN -----*- C++ -*-===//
 //
 // The contract between the CPU backend and libnnc_dnnl.so, the runtime's
-// oneDNN glue (convolutions, and bf16 GEMMs: nnc_dnnl_sbgemm below):
+// oneDNN glue (convolutions, and bf16 and f32 GEMMs: nnc_dnnl_sbgemm and
+// nnc_dnnl_sgemm below):
 // generated code calls
 //
 //   nnc_dnnl_convolution(const int64_t *descriptor, void *a, void *b,
@@ -115,8 +116,19 @@ using SbgemmFn = void (*)(int32_t order, int32_t transA, int32_t transB,
                           const void *a, int32_t lda, const void *b,
                           int32_t ldb, float beta, float *c, int32_t ldc);
 /// 0 when oneDNN has bf16 GEMM kernels (not its reference loops) on this
-/// CPU; else non-zero with the reason in `error`.
+/// CPU, with their implementation's name in `error` ("brg:avx512_core");
+/// else non-zero with the reason in `error`.
 using SbgemmCheckFn = int (*)(char *error, size_t size);
+/// f32 GEMMs by oneDNN's matmul primitive, cblas_sgemm's arguments:
+///
+///   nnc_dnnl_sgemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb,
+///                  beta, C, ldc)
+///
+/// with its check, nnc_dnnl_sgemm_check (an SbgemmCheckFn).
+using SgemmFn = void (*)(int32_t order, int32_t transA, int32_t transB,
+                         int32_t m, int32_t n, int32_t k, float alpha,
+                         const float *a, int32_t lda, const float *b,
+                         int32_t ldb, float beta, float *c, int32_t ldc);
 }
 
 inline constexpr const char *kConvolutionSymbol = "nnc_dnnl_convolution";
@@ -124,6 +136,8 @@ inline constexpr const char *kCheckSymbol = "nnc_dnnl_convolution_check";
 inline constexpr const char *kVersionSymbol = "nnc_dnnl_version";
 inline constexpr const char *kSbgemmSymbol = "nnc_dnnl_sbgemm";
 inline constexpr const char *kSbgemmCheckSymbol = "nnc_dnnl_sbgemm_check";
+inline constexpr const char *kSgemmSymbol = "nnc_dnnl_sgemm";
+inline constexpr const char *kSgemmCheckSymbol = "nnc_dnnl_sgemm_check";
 
 } // namespace nnc::runtime::libconv
 
