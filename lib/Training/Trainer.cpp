@@ -106,7 +106,8 @@ public:
   std::vector<unsigned> trainable;
   std::vector<std::string> stateNames;
   /// The element type of the parameters' low-precision copies (mixed
-  /// precision's), which the step may take after the learning rate.
+  /// precision's), which the gradient function and the step may take after
+  /// the loss scale.
   rt::DType copyType = rt::DType::BF16;
   unsigned numData = 0;
   /// The build of the last training step's shapes (its loss function
