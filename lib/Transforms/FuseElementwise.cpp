@@ -13,9 +13,11 @@
 #include "nnc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
@@ -108,6 +110,29 @@ size_t bodyOps(Operation *op) {
   if (!linalgOp || op->getNumRegions() != 1 || op->getRegion(0).empty())
     return 0;
   return linalgOp.getBlock()->getOperations().size() - 1;
+}
+
+/// Whether fusing the producer of `fused` into its consumer would redo
+/// costly work: the consumer reads it through a map that is not a
+/// permutation (a broadcast: each producer element serves many consumer
+/// iterations, and the fused body computes it again in every one), and the
+/// producer's body has a square root, a division or a transcendental
+/// function (batch and layer normalization's 1 / sqrt(var + eps) per
+/// channel or row, once per element otherwise).
+bool recomputesCostlyBroadcast(OpOperand *fused) {
+  auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+  auto producer =
+      dyn_cast_or_null<linalg::LinalgOp>(fused->get().getDefiningOp());
+  if (!consumer || !producer || producer->getNumRegions() != 1)
+    return false;
+  if (consumer.getMatchingIndexingMap(fused).isPermutation())
+    return false;
+  bool costly = false;
+  producer.getBlock()->walk([&](Operation *op) {
+    costly |= isa<arith::DivFOp, math::SqrtOp, math::RsqrtOp, math::ExpOp,
+                  math::LogOp, math::PowFOp, math::TanhOp, math::ErfOp>(op);
+  });
+  return costly;
 }
 
 /// Whether the greedy patterns may rewrite `op` on its own before fusing it
@@ -249,7 +274,7 @@ struct FuseElementwisePass
       Operation *producer = fused->get().getDefiningOp();
       Operation *consumer = fused->getOwner();
       return producer && producer->hasOneUse() && !isLibraryOp(consumer) &&
-             !isLibraryOp(producer) &&
+             !isLibraryOp(producer) && !recomputesCostlyBroadcast(fused) &&
              (cap == 0 || bodyOps(producer) + bodyOps(consumer) <= cap);
     };
     fuseChains(getOperation(), control);

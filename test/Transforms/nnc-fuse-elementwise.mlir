@@ -371,3 +371,52 @@ func.func @capped_chain(%x: tensor<16xf32>) -> tensor<16xf32> {
   } -> tensor<16xf32>
   return %a5 : tensor<16xf32>
 }
+
+// -----
+
+// A producer read through a broadcast stays a kernel of its own when its
+// body is costly (1 / sqrt(v + eps), once per channel, not once per
+// element); a cheap one (a shift) still fuses.
+#ch = affine_map<(d0, d1) -> (d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#id1 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @costly_broadcast
+// CHECK: %[[INV:.*]] = linalg.generic {indexing_maps = [#{{map[0-9]*}}, #{{map[0-9]*}}], iterator_types = ["parallel"]}
+// CHECK: math.sqrt
+// CHECK: arith.divf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[INV]], %{{.*}} : tensor<64x16xf32>, tensor<16xf32>, tensor<16xf32>)
+// CHECK-NOT: math.sqrt
+// CHECK: arith.negf
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @costly_broadcast(%x: tensor<64x16xf32>, %v: tensor<16xf32>, %m: tensor<16xf32>) -> tensor<64x16xf32> {
+  %e1 = tensor.empty() : tensor<16xf32>
+  %inv = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%v : tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %eps = arith.constant 1.0e-5 : f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %a, %eps : f32
+    %r = math.sqrt %s : f32
+    %d = arith.divf %one, %r : f32
+    linalg.yield %d : f32
+  } -> tensor<16xf32>
+  %e2 = tensor.empty() : tensor<16xf32>
+  %shift = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%m : tensor<16xf32>) outs(%e2 : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<16xf32>
+  %e3 = tensor.empty() : tensor<64x16xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #ch, #ch, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %inv, %shift : tensor<64x16xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e3 : tensor<64x16xf32>) {
+  ^bb0(%a: f32, %i: f32, %s: f32, %o: f32):
+    %c = arith.addf %a, %s : f32
+    %p = arith.mulf %c, %i : f32
+    linalg.yield %p : f32
+  } -> tensor<64x16xf32>
+  return %y : tensor<64x16xf32>
+}
