@@ -446,15 +446,15 @@ void Trainer::takeResults(TrainFunctionKind kind,
                           std::vector<HostTensor> *gradients) {
   const TrainFunction &f = (*source_->layout())[kind];
   found = false;
-  // A function that updates a parameter with a copy but not the copy
-  // leaves the copies stale.
-  if (applyUpdates)
+  // A function that updates a parameter with a copy without making copies
+  // (the optimizer's functions make all of them or none) leaves them stale.
+  if (applyUpdates && copiesFresh_ &&
+      std::none_of(f.results.begin(), f.results.end(),
+                   [](const TrainResult &r) {
+                     return r.sink == TrainSink::Copy;
+                   }))
     for (const TrainResult &r : f.results)
-      if (r.sink == TrainSink::Slot && copies_[r.index].data() &&
-          std::none_of(f.results.begin(), f.results.end(),
-                       [&](const TrainResult &c) {
-                         return c.sink == TrainSink::Copy && c.index == r.index;
-                       }))
+      if (r.sink == TrainSink::Slot && copies_[r.index].data())
         copiesFresh_ = false;
   for (size_t k = 0; k < outputs.size() && k < f.results.size(); ++k)
     if (f.results[k].sink == TrainSink::Found)

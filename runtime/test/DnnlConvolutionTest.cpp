@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nnc/runtime/Device.h"
+#include "nnc/runtime/HostTensor.h"
 #include "nnc/runtime/LibraryConvolution.h"
 
 #include <gtest/gtest.h>
@@ -196,14 +197,6 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
   expectNear(gotWeights, wantWeights, "backward weights, again");
 }
 
-/// `x` rounded to the nearest bf16 (ties to even), as its bits.
-uint16_t toBF16(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
 float fromBF16(uint16_t b) {
   uint32_t bits = uint32_t(b) << 16;
   float x;
@@ -215,7 +208,7 @@ float fromBF16(uint16_t b) {
 std::vector<uint16_t> roundBF16(std::vector<float> &values) {
   std::vector<uint16_t> out;
   for (float &x : values) {
-    out.push_back(toBF16(x));
+    out.push_back(roundToBFloat16(x));
     x = fromBF16(out.back());
   }
   return out;

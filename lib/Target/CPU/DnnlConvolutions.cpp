@@ -117,12 +117,12 @@ static bool dnnlRunsGemms(nnc::runtime::libconv::SbgemmCheckFn check,
   return runs;
 }
 
-bool nnc::cpu::dnnlRunsBF16Gemms(std::string *why) {
-  return dnnlRunsGemms(runtime::dnnlGlue().sbgemmCheck, "bf16", why);
+bool nnc::cpu::dnnlRunsBF16Gemms(std::string *text) {
+  return dnnlRunsGemms(runtime::dnnlGlue().sbgemmCheck, "bf16", text);
 }
 
-bool nnc::cpu::dnnlRunsF32Gemms(std::string *why) {
-  return dnnlRunsGemms(runtime::dnnlGlue().sgemmCheck, "f32", why);
+bool nnc::cpu::dnnlRunsF32Gemms(std::string *text) {
+  return dnnlRunsGemms(runtime::dnnlGlue().sgemmCheck, "f32", text);
 }
 
 std::string nnc::cpu::dnnlF32GemmKernel() {
