@@ -160,6 +160,9 @@ public:
     pm.addPass(createUBToLLVMConversionPass());
     pm.addPass(createConvertControlFlowToLLVMPass());
     pm.addPass(createReconcileUnrealizedCastsPass());
+    // bf16 values only move now: as i16, so that no phi of one becomes a
+    // compiler-rt call on CPUs without AVX512-BF16.
+    pm.addPass(nnc::cpu::createBFloat16AsBitsPass());
   }
 
   LogicalResult generateCode(ModuleOp lowered,

@@ -317,6 +317,33 @@ def ExpandBFloat16Pass : Pass<"nnc-cpu-expand-bf16", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def BFloat16AsBitsPass : Pass<"nnc-cpu-bf16-as-bits", "mlir::ModuleOp"> {
+  let summary = "Move bf16 values as i16 in the lowered LLVM dialect";
+  let description = [{
+    After `nnc-cpu-expand-bf16` and the lowering to the LLVM dialect, bf16
+    values only move: loads, stores, bit casts from and to i16, selects,
+    block arguments (phis), constants, vector element moves. On x86
+    without AVX512-BF16, LLVM's code generator keeps a bf16 value that
+    crosses blocks (a phi) in an f32 register and rounds it back with a call
+    of compiler-rt's `__truncsfbf2`, which the kernels' shared objects do
+    not link (and which would cost a call per element). This pass gives
+    every such value the type i16 (same bits), folds the bit casts that
+    become no-ops, turns bf16 constants into their bit patterns and GEP
+    element types into i16, so no bf16 value reaches the code generator.
+    A function with any other operation on bf16 (arithmetic, conversions,
+    calls, a bf16 signature) is left as it is.
+
+    ```mlir
+    %a = llvm.load %p : !llvm.ptr -> bf16
+    llvm.br ^bb1(%a : bf16)
+    // becomes
+    %a = llvm.load %p : !llvm.ptr -> i16
+    llvm.br ^bb1(%a : i16)
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def ParallelOuterDimsPass
     : Pass<"nnc-parallel-outer-dims", "mlir::func::FuncOp"> {
   let summary = "Run the inner dimensions of parallel nests as inner loops";
