@@ -152,6 +152,23 @@ def randomize_batchnorm(model):
 
 
 # name: (model factory, input name, {case: (input batch, labels)} factory)
+def module_with_weights(name, proto):
+    """The module of model `name` (a key of cases()) with the weights of its
+    ONNX file (`proto`, an onnx.ModelProto): every state_dict entry but
+    BatchNorm's step counters must be an initializer of that name."""
+    import onnx.numpy_helper
+    model = cases()[name][0]()
+    state = {t.name: torch.from_numpy(onnx.numpy_helper.to_array(t).copy())
+             for t in proto.graph.initializer}
+    own = model.state_dict()
+    missing = [k for k in own if k not in state and
+               not k.endswith("num_batches_tracked")]
+    if missing:
+        raise RuntimeError("weights missing from the ONNX file: %s" % missing)
+    model.load_state_dict({k: state.get(k, v) for k, v in own.items()})
+    return model
+
+
 def cases():
     g = torch.Generator().manual_seed(0)
 

@@ -215,6 +215,28 @@ class ExecutableStats(ctypes.Structure):
         return s
 
 
+class TunedKernel(ctypes.Structure):
+    # nnc_tuned_kernel_t: a kernel with candidates and the autotuner's choice
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("kernel", ctypes.c_char_p),
+                ("choice", ctypes.c_char_p),
+                ("default_choice", ctypes.c_char_p),
+                ("choice_ms", ctypes.c_double),
+                ("default_ms", ctypes.c_double),
+                ("source", ctypes.c_int32)]
+    SOURCES = ("untuned", "database", "measured")
+
+    def as_dict(self):
+        return {"kernel": self.kernel.decode(errors="replace"),
+                "choice": self.choice.decode(errors="replace"),
+                "default": self.default_choice.decode(errors="replace"),
+                "choice_ms": self.choice_ms if self.choice_ms >= 0 else None,
+                "default_ms": self.default_ms if self.default_ms >= 0
+                else None,
+                "source": self.SOURCES[self.source]
+                if 0 <= self.source < len(self.SOURCES) else self.source}
+
+
 class StepInfo(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t),
                 ("loss", ctypes.c_double),
@@ -269,6 +291,10 @@ _SIGNATURES = {
     "nnc_executable_stats": (_p, [_p, ctypes.POINTER(ExecutableStats)]),
     "nnc_executable_run": (_p, [_p, _size, _pp, _size, _pp]),
     "nnc_executable_destroy": (None, [_p]),
+    "nnc_executable_tuned_kernel_count": (_size, [_p]),
+    "nnc_executable_tuning_seconds": (ctypes.c_double, [_p]),
+    "nnc_executable_tuned_kernel":
+        (_p, [_p, _size, ctypes.POINTER(TunedKernel)]),
     "nnc_trainer_create": (_p, [_p, ctypes.POINTER(TrainOptions),
                                 ctypes.POINTER(CompileOptions), _pp]),
     "nnc_trainer_data_count": (_size, [_p]),
@@ -276,6 +302,9 @@ _SIGNATURES = {
     "nnc_trainer_step_stats": (_p, [_p, ctypes.POINTER(ExecutableStats)]),
     "nnc_trainer_remat_stats": (_p, [_p, ctypes.POINTER(RematStats)]),
     "nnc_trainer_destroy": (None, [_p]),
+    "nnc_trainer_tuned_kernel_count": (_size, [_p]),
+    "nnc_trainer_tuning_seconds": (ctypes.c_double, [_p]),
+    "nnc_trainer_tuned_kernel": (_p, [_p, _size, ctypes.POINTER(TunedKernel)]),
     "nnc_trainer_save": (_p, [_p, ctypes.c_char_p]),
     "nnc_trainer_load_file": (_p, [ctypes.c_char_p, _pp]),
 }
@@ -432,6 +461,17 @@ def _handles(tensors):
           for t in tensors])
 
 
+def _tuned_kernels(lib, prefix, handle):
+    """What nnc_<prefix>_tuned_kernel says of each kernel, as dicts."""
+    out = []
+    for i in range(getattr(lib, "nnc_%s_tuned_kernel_count" % prefix)(handle)):
+        k = TunedKernel()
+        k.struct_size = ctypes.sizeof(TunedKernel)
+        lib.call("nnc_%s_tuned_kernel" % prefix, handle, i, ctypes.byref(k))
+        out.append(k.as_dict())
+    return out
+
+
 class Executable:
 
     def __init__(self, lib, handle):
@@ -441,6 +481,14 @@ class Executable:
         s = ExecutableStats.empty()
         self.lib.call("nnc_executable_stats", self.handle, ctypes.byref(s))
         return s
+
+    def tuning_seconds(self):
+        """Seconds the compile spent measuring kernel candidates."""
+        return self.lib.nnc_executable_tuning_seconds(self.handle)
+
+    def tuned_kernels(self):
+        """The kernels with candidates and the autotuner's choices."""
+        return _tuned_kernels(self.lib, "executable", self.handle)
 
     def run(self, inputs, keep_outputs=True):
         """Runs on `inputs` (Tensors); returns the outputs as NumPy arrays,
@@ -487,6 +535,14 @@ class Trainer:
         s = ExecutableStats.empty()
         self.lib.call("nnc_trainer_step_stats", self.handle, ctypes.byref(s))
         return s
+
+    def tuning_seconds(self):
+        """Seconds the trainer's compiles spent measuring candidates."""
+        return self.lib.nnc_trainer_tuning_seconds(self.handle)
+
+    def tuned_kernels(self):
+        """The kernels with candidates of the trainer's compiles so far."""
+        return _tuned_kernels(self.lib, "trainer", self.handle)
 
     def remat_stats(self):
         """The RematStats of the step (or gradient function) compiled last:

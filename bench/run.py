@@ -41,7 +41,6 @@ import os
 import platform
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,10 +73,11 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nnc  # noqa: E402
+from timing import (ROUNDS, SETTLE_S, WARMUP, alternate,  # noqa: E402
+                    median_ms)
 
 THREADS = 2
 LR = 1e-3
-WARMUP = 2
 
 # case: (ONNX model, input name, batch)
 CASES = {
@@ -124,14 +124,15 @@ AUTOTUNE = "cached"
 TUNING_BUDGET = 120.0
 
 
-def compile_options(cache_dir, precision="f32", measure_unfused=1):
+def compile_options(cache_dir, precision="f32", measure_unfused=1,
+                    autotune=None):
     # measure_unfused: the stats also count the kernels and bytes moved of
     # the function compiled without fusion (the MLIR passes once more, no
     # code generation; part of the cold compile times reported).
     return nnc.CompileOptions(cache_dir=cache_dir, num_threads=THREADS,
                               measure_unfused=measure_unfused,
                               library_kernels=LIBRARY_KERNELS,
-                              autotune=AUTOTUNE,
+                              autotune=autotune or AUTOTUNE,
                               tuning_budget_seconds=TUNING_BUDGET,
                               precision=precision)
 
@@ -142,61 +143,6 @@ def trainer_labels(x, labels):
     inside."""
     nnc_labels = labels.reshape(x.shape[0], -1)
     return labels if nnc_labels.shape[1] == 1 else nnc_labels
-
-
-def median_ms(times):
-    return 1e3 * statistics.median(times) if times else None
-
-
-def choose_steps(pair_seconds, budget, cap):
-    """Timed iterations so that a phase takes about `budget` seconds."""
-    if pair_seconds <= 0:
-        return cap
-    return max(3, min(cap, int(budget / pair_seconds)))
-
-
-# Seconds of idling before each block of alternate(): longer than libomp's
-# spin after a parallel region (KMP_BLOCKTIME, 200 ms by default), OpenBLAS's
-# (2^28 cycles) and libgomp's, so the side about to run has the cores.
-SETTLE_S = 0.3
-# Blocks per side; the blocks of the sides take turns.
-ROUNDS = 3
-
-
-def settle():
-    time.sleep(SETTLE_S)
-
-
-def alternate(fns, steps, budget):
-    """Warms each of `fns` ({name: callable}) up, then times `steps` rounds
-    (fewer when the warm-up says a round takes longer than budget/steps; at
-    least 3) in ROUNDS blocks per side, the sides' blocks taking turns. Each
-    block starts with a pause (settle()) and one untimed iteration, so no
-    side's threads are still spinning when the other's run, and a drift of
-    the machine's speed reaches both sides alike. Returns
-    ({name: [seconds]}, n)."""
-    last = {}
-    for name, fn in fns.items():
-        settle()
-        for _ in range(WARMUP):
-            t0 = time.perf_counter()
-            fn()
-            last[name] = time.perf_counter() - t0
-    n = choose_steps(sum(last.values()), budget, steps)
-    blocks = [n // ROUNDS + (1 if r < n % ROUNDS else 0)
-              for r in range(ROUNDS)]
-    times = {name: [] for name in fns}
-    for size in blocks:
-        if size == 0:
-            continue
-        for name, fn in fns.items():
-            settle()
-            fn()
-            for _ in range(size):
-                t0 = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t0)
-    return times, n
 
 
 def fusion_figures(stats):
@@ -308,19 +254,8 @@ def check_torch_peak(torch):
 
 def torch_model(torch, onnx_name, models_dir, proto):
     """The PyTorch module of `onnx_name` with the ONNX file's weights."""
-    import onnx.numpy_helper
     import export_models
-    make = export_models.cases()[onnx_name][0]
-    model = make()
-    state = {t.name: torch.from_numpy(onnx.numpy_helper.to_array(t).copy())
-             for t in proto.graph.initializer}
-    own = model.state_dict()
-    missing = [k for k in own if k not in state and
-               not k.endswith("num_batches_tracked")]
-    if missing:
-        raise RuntimeError("weights missing from the ONNX file: %s" % missing)
-    model.load_state_dict({k: state.get(k, v) for k, v in own.items()})
-    return model
+    return export_models.module_with_weights(onnx_name, proto)
 
 
 def measure_torch_peak(torch, row, phase, fn, live):
@@ -388,6 +323,10 @@ def bench_case(lib, torch, case, args, row):
         finally:
             shutil.rmtree(cache, ignore_errors=True)
 
+    texe = None
+    if exe is not None and args.tuned:
+        texe = compile_tuned(model, x, row)
+
     fns = {}
     if tmodel is not None:
         tmodel.eval()
@@ -407,6 +346,16 @@ def bench_case(lib, torch, case, args, row):
         except Exception as e:  # noqa: BLE001
             row["inference_error"] = short_error(e)
             print("  nnc run failed: %s" % e, flush=True)
+    if texe is not None:
+        try:
+            tout = texe.run([xin])[0]
+            if tmodel is not None:
+                row["tuned_max_abs_diff"] = float(np.max(np.abs(
+                    tout - torch_infer().numpy())))
+            fns["nnc_tuned"] = lambda: texe.run([xin], keep_outputs=False)
+        except Exception as e:  # noqa: BLE001
+            row["tuned_infer_error"] = short_error(e)
+            print("  nnc (tuned) run failed: %s" % e, flush=True)
     if fns:
         times, n = alternate(fns, args.steps, args.budget / 2)
         row["infer_n"] = n
@@ -422,6 +371,8 @@ def bench_case(lib, torch, case, args, row):
             tmodel.parameters()) + list(tmodel.buffers()) + [tx])
     if exe is not None:
         exe.close()
+    if texe is not None:
+        texe.close()
 
     if case not in TRAIN_CASES:
         if args.amp:
@@ -472,6 +423,11 @@ def bench_case(lib, torch, case, args, row):
             print("  nnc training failed: %s" % e, flush=True)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
+    ttrainer = None
+    if "nnc" in fns and args.tuned:
+        ttrainer = train_tuned(model, data_in, row)
+        if ttrainer is not None:
+            fns["nnc_tuned"] = lambda: ttrainer.step(data_in)
     if fns:
         times, n = alternate(fns, args.steps, args.budget / 2)
         row["train_n"] = n
@@ -493,11 +449,139 @@ def bench_case(lib, torch, case, args, row):
         measure_torch_peak(torch, row, "train", torch_step, live)
     if "nnc" in fns:
         trainer.close()
+    if ttrainer is not None:
+        ttrainer.close()
     if args.amp:
         bench_amp(lib, torch, case, args, row, model, tmodel, x, labels)
     if model is not None:
         model.close()
     ctx.close()
+
+
+def tuning_figures(kernels, seconds):
+    """What the autotuner did in a compile, from its tuned kernels."""
+    return {"seconds": seconds, "candidates": len(kernels),
+            "measured": sum(k["source"] == "measured" for k in kernels),
+            "changed": sum(k["choice"] != k["default"] for k in kernels)}
+
+
+def compile_tuned(model, x, row):
+    """The inference executable compiled with `autotune = on` into a cache
+    folder of its own (its tuning database starts empty, so every kernel
+    with candidates is measured), then again from that folder: the cached
+    compile from a warm tuning database. Returns the second executable, or
+    None with the error in the row."""
+    cache = tempfile.mkdtemp(prefix="nnc-bench-tuned-")
+    try:
+        t0 = time.perf_counter()
+        cold = model.compile([x.shape], compile_options(
+            cache, autotune="on"))
+        row["tuned_compile_cold_s"] = time.perf_counter() - t0
+        row["infer_tuning"] = tuning_figures(cold.tuned_kernels(),
+                                             cold.tuning_seconds())
+        cold.close()
+        t0 = time.perf_counter()
+        exe = model.compile([x.shape], compile_options(
+            cache, autotune="on"))
+        row["tuned_compile_cached_s"] = time.perf_counter() - t0
+        print("  tuned inference executable: %s; compile cold %.3f s, "
+              "cached %.3f s" % (row["infer_tuning"],
+                                 row["tuned_compile_cold_s"],
+                                 row["tuned_compile_cached_s"]), flush=True)
+        return exe
+    except Exception as e:  # noqa: BLE001 - recorded in the report
+        row["tuned_infer_error"] = short_error(e)
+        print("  nnc (tuned) compile failed: %s" % e, flush=True)
+        return None
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def train_tuned(model, data_in, row):
+    """A trainer whose first step compiles with `autotune = on` into a cache
+    folder of its own; returns it (after that step), or None with the error
+    in the row."""
+    cache = tempfile.mkdtemp(prefix="nnc-bench-tuned-")
+    trainer = None
+    try:
+        trainer = model.trainer(nnc.TrainOptions(learning_rate=LR),
+                                compile_options(cache, autotune="on"))
+        t0 = time.perf_counter()
+        trainer.step(data_in)
+        row["tuned_train_first_s"] = time.perf_counter() - t0
+        row["train_tuning"] = tuning_figures(trainer.tuned_kernels(),
+                                             trainer.tuning_seconds())
+        print("  tuned training step: %s; first step %.3f s" % (
+            row["train_tuning"], row["tuned_train_first_s"]), flush=True)
+        return trainer
+    except Exception as e:  # noqa: BLE001 - recorded in the report
+        row["tuned_train_error"] = short_error(e)
+        print("  nnc (tuned) training failed: %s" % e, flush=True)
+        if trainer is not None:
+            trainer.close()
+        return None
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+# bench/peers.py's sides, in the report's order.
+PEER_SIDES = ("eager", "compile", "max_autotune", "ort")
+PEER_NAMES = {"eager": "PyTorch 2 eager", "compile": "torch.compile",
+              "max_autotune": "torch.compile max-autotune",
+              "ort": "ONNX Runtime"}
+
+
+def default_peers_python(root):
+    env = os.environ.get("NNC_BENCH_PEERS_PYTHON")
+    if env:
+        return env
+    venv = os.path.join(root, "build", "bench", "venv", "bin", "python")
+    return venv if os.path.exists(venv) else None
+
+
+def run_peers(case, args):
+    """bench/peers.py on `case` with the peers' Python, in a process of its
+    own (PyTorch 2 cannot share this one with Debian's 1.13): its JSON, or
+    {"error": ...}."""
+    onnx_name, input_name, _ = CASES[case]
+    fd, out = tempfile.mkstemp(prefix="nnc-bench-peers-", suffix=".json")
+    os.close(fd)
+    cmd = [args.peers, os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "peers.py"), "--case", case,
+        "--onnx", onnx_name, "--input", input_name,
+        "--models-dir", args.models_dir, "--out", out,
+        "--threads", str(THREADS), "--steps", str(args.steps),
+        "--budget", str(args.budget), "--sides", args.peers_sides]
+    if case in TRAIN_CASES:
+        cmd.append("--train")
+    print("  peers: %s %s --case %s" % (args.peers, os.path.relpath(cmd[1]),
+                                         case), flush=True)
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, timeout=args.peers_timeout,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout.splitlines():
+            if line.startswith("  peers:") or "Error" in line:
+                print("  " + line.strip(), flush=True)
+        try:
+            with open(out) as f:
+                result = json.load(f)
+        except (OSError, ValueError):
+            tail = proc.stdout.strip().splitlines()[-3:]
+            result = {"error": "bench/peers.py exited %d without its "
+                      "results: %s" % (proc.returncode, " / ".join(tail))}
+    except subprocess.TimeoutExpired:
+        result = {"error": "bench/peers.py took more than %.0f s" %
+                  args.peers_timeout}
+    except OSError as e:
+        result = {"error": "cannot run %s: %s" % (args.peers, e)}
+    finally:
+        os.unlink(out)
+    result["seconds"] = time.perf_counter() - t0
+    if "error" in result:
+        print("  peers failed: %s" % result["error"], flush=True)
+    return result
 
 
 def add_torch_amp(fns, row, phase, fn):
@@ -1197,7 +1281,161 @@ def main_sections(rows):
         "",
     ]
     lines += amp_section(rows)
+    lines += tuning_section(rows)
+    lines += peers_section(rows)
     lines += targets_section(rows)
+    return lines
+
+
+def tuned_ratio(row, phase):
+    t, n = row.get(phase + "_torch_ms"), row.get(phase + "_nnc_tuned_ms")
+    return "%.2f" % (t / n) if t and n else "—"
+
+
+def tuning_section(rows):
+    """nnc with autotune on beside the default and PyTorch eager."""
+    if not any("infer_tuning" in row or "tuned_infer_error" in row
+               for row in rows.values()):
+        return []
+    lines = [
+        "## Autotuning (`autotune = on`)",
+        "",
+        "The same run, a third side taking turns with the two above: nnc "
+        "compiled with `autotune = on` into a cache folder of its own, whose "
+        "tuning database starts empty, so every kernel with candidates is "
+        "measured (docs/Autotuning.md). The tuning time is reported apart "
+        "from the compile; the timed runs use a second compile from that "
+        "folder (inference) or the trainer whose first step tuned.",
+        "",
+        "| model | phase | PyTorch ms | nnc default ms | nnc tuned ms "
+        "| ratio default | ratio tuned | kernels with candidates "
+        "| measured | changed | tuning s | compile cold s | compile cached s "
+        "default / tuned |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for case, row in rows.items():
+        for phase in ("infer", "train"):
+            tun = row.get(phase + "_tuning")
+            err = row.get("tuned_%s_error" % phase)
+            if not tun and not err:
+                continue
+            if phase == "infer":
+                cold = row.get("tuned_compile_cold_s")
+                cached = "%s / %s" % (
+                    fmt(row.get("compile_cached_s"), "%.3f"),
+                    fmt(row.get("tuned_compile_cached_s"), "%.3f"))
+            else:
+                cold, cached = row.get("tuned_train_first_s"), "—"
+            tun = tun or {}
+            lines.append(
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                "| %s |" % (
+                    case, "inference" if phase == "infer" else "training",
+                    fmt(row.get(phase + "_torch_ms"), "%.3f"),
+                    fmt(row.get(phase + "_nnc_ms"), "%.3f"),
+                    fmt(row.get(phase + "_nnc_tuned_ms"), "%.3f"),
+                    ratio(row, phase), tuned_ratio(row, phase),
+                    tun.get("candidates", "—"), tun.get("measured", "—"),
+                    tun.get("changed", "—"),
+                    fmt(tun.get("seconds"), "%.1f"), fmt(cold, "%.2f"),
+                    cached))
+            if err:
+                lines.append("|  | nnc (tuned) failed: %s ||||||||||||" % err)
+    lines += [
+        "",
+        "Columns: *kernels with candidates* are the kernels the target "
+        "offers more than one way for, *measured* those the tuner timed in "
+        "this compile, *changed* those where a candidate beat the default "
+        "(by the tuner's rule: at least 5 % below the default's median); "
+        "*tuning s* the seconds spent measuring (`nnc_executable_tuning_"
+        "seconds`, `nnc_trainer_tuning_seconds`). *compile cold* is the "
+        "tuned compile into the empty folder (for training: the first step, "
+        "which compiles and tunes), tuning included; *compile cached* "
+        "compares a cached compile of the default side with one of the "
+        "tuned side from its warm database.",
+        "",
+    ]
+    return lines
+
+
+def peer_cell(result, side):
+    """'ms' of a peer side, with its compile seconds when it compiled."""
+    if not result or side not in result:
+        return "—"
+    r = result[side]
+    if "error" in r:
+        return "failed"
+    text = fmt(r.get("ms"), "%.3f")
+    if side in ("compile", "max_autotune", "ort") and "compile_s" in r:
+        text += " (%.1f s)" % r["compile_s"]
+    return text
+
+
+def peers_section(rows):
+    """torch.compile and ONNX Runtime, from bench/peers.py."""
+    lines = [
+        "## Peers: torch.compile and ONNX Runtime",
+        "",
+    ]
+    ran = [row["peers"] for row in rows.values() if "peers" in row]
+    if not ran:
+        return lines + [
+            "Not run: no Python with PyTorch 2 and onnxruntime was given "
+            "(`bench/peers-venv.sh` makes one; bench/README.md).",
+            ""]
+    vers = next((p.get("versions") for p in ran if p.get("versions")), {})
+    lines += [
+        "`bench/peers.py` in a process of its own, right after each case's "
+        "nnc and PyTorch 1.13 sides, with the Python of a virtual "
+        "environment: PyTorch %s, ONNX Runtime %s (CPU provider, "
+        "`intra_op_num_threads` %d, all graph optimizations). Its sides take "
+        "turns in blocks as above; nnc's times are those of the tables "
+        "above (another process, a minute apart), so compare the ratios "
+        "with that in mind. In parentheses: the seconds of the first call, "
+        "which compiles (torch.compile) or builds the session (ONNX "
+        "Runtime); Inductor starts from an empty cache folder, but "
+        "max-autotune compiles after the default mode in the same process "
+        "and reuses the kernels it built. *best peer / nnc* divides the fastest peer's time by "
+        "nnc's best (default or tuned; > 1: nnc faster)." % (
+            vers.get("torch", "absent"), vers.get("onnxruntime", "absent"),
+            THREADS),
+        "",
+        "| model | phase | nnc ms (best of default, tuned) "
+        "| PyTorch 1.13 eager ms | %s | best peer "
+        "/ nnc |" % " | ".join("%s ms" % PEER_NAMES[s] for s in PEER_SIDES),
+        "|---|---|---:|---:|%s---:|" % ("---:|" * len(PEER_SIDES)),
+    ]
+    for case, row in rows.items():
+        peers = row.get("peers")
+        if peers is None:
+            continue
+        for phase in ("infer", "train"):
+            if phase == "train" and case not in TRAIN_CASES:
+                continue
+            result = peers.get(phase)
+            mine = [v for v in (row.get(phase + "_nnc_ms"),
+                                row.get(phase + "_nnc_tuned_ms")) if v]
+            theirs = [r["ms"] for r in (result or {}).values()
+                      if r.get("ms")]
+            best = ("%.2f" % (min(theirs) / min(mine))
+                    if mine and theirs else "—")
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                case, "inference" if phase == "infer" else "training",
+                fmt(min(mine) if mine else None, "%.3f"),
+                fmt(row.get(phase + "_torch_ms"), "%.3f"),
+                " | ".join(peer_cell(result, s) for s in PEER_SIDES),
+                best))
+        errors = ["peers: %s" % peers["error"]] if "error" in peers else []
+        for phase in ("infer", "train"):
+            for side, r in (peers.get(phase) or {}).items():
+                if "error" in r:
+                    errors.append("%s, %s: %s" % (
+                        PEER_NAMES.get(side, side),
+                        "inference" if phase == "infer" else "training",
+                        r["error"]))
+        for e in errors:
+            lines.append("|  | %s |||||||" % short_error(e))
+    lines.append("")
     return lines
 
 
@@ -1432,6 +1670,27 @@ def targets_section(rows):
         return out
     train, infer = speedup("train"), speedup("infer")
     gpt = rows.get("gpt_tiny", {})
+
+    def best_ratios(phase):
+        """Per case, PyTorch / nnc's better side (default or tuned)."""
+        out = {}
+        for case, row in rows.items():
+            t = row.get(phase + "_torch_ms")
+            mine = [v for v in (row.get(phase + "_nnc_ms"),
+                                row.get(phase + "_nnc_tuned_ms")) if v]
+            if t and mine:
+                out[case] = t / min(mine)
+        return out
+    best_train, best_infer = best_ratios("train"), best_ratios("infer")
+    low = sorted("%s %s %.2f" % (case, phase, r)
+                 for phase, ratios in (("inference", best_infer),
+                                       ("training", best_train))
+                 for case, r in ratios.items() if r < 0.9)
+    warm = ["%s %.3f / %.3f s" % (case, row["tuned_compile_cached_s"],
+                                  row["compile_cached_s"])
+            for case, row in rows.items()
+            if row.get("tuned_compile_cached_s") and
+            row.get("compile_cached_s")]
     lines = [
         "## Where nnc stands against the targets",
         "",
@@ -1447,6 +1706,20 @@ def targets_section(rows):
         "| `gpt_tiny` training step, first step from the cache (issue 6: "
         "cached < 0.5 s) | < 0.5 s | %s s (finding it in the cache and the "
         "step itself) |" % fmt(gpt.get("train_first_cached_s"), "%.2f"),
+        "| training step, geometric mean, nnc's better side of default and "
+        "tuned (issue 18) | >= 1.2 | %s (%d models) |" % (
+            fmt(geomean(best_train.values()), "%.2f"), len(best_train)),
+        "| inference, geometric mean, nnc's better side (issue 18) | >= 1.5 "
+        "| %s (%d cases) |" % (fmt(geomean(best_infer.values()), "%.2f"),
+                               len(best_infer)),
+        "| no case below 0.9 (issue 18) | none | %s |" % (
+            ", ".join(low) if low else "none"),
+        "| ResNet-18 and cnn_small training steps (issue 18) | >= 1.0 | "
+        "%s |" % ", ".join("%s %s" % (c, fmt(best_train.get(c), "%.2f"))
+                           for c in ("resnet18_b8", "cnn_small")),
+        "| cached compile from a warm tuning database against the default's "
+        "cached compile (issue 18) | within 10 %% | %s |" % (
+            ", ".join(warm) if warm else "—"),
     ]
     for case in ("gpt_tiny", "cnn_small"):
         fig = rows.get(case, {}).get("train_fig")
@@ -1562,6 +1835,23 @@ def smoke(lib, torch):
                                  s.peak_memory_bytes))
         smoke_fusion("inference", s)
         xin = nnc.Tensor.view(lib, x)
+        # The tuned side's path: autotune on into an empty database, then
+        # the cached compile from it.
+        row = {}
+        tuned = compile_tuned(model, x, row)
+        if tuned is None:
+            print("autotune on: failed: %s" % row["tuned_infer_error"])
+        else:
+            tun = row["infer_tuning"]
+            tout = tuned.run([xin])[0]
+            print("autotune on: %d kernels with candidates, %d measured, "
+                  "%d changed, tuning %.2f s; max abs diff to NumPy %.1e: "
+                  "%s" % (tun["candidates"], tun["measured"], tun["changed"],
+                          tun["seconds"], float(np.max(np.abs(
+                              tout - reference(x)))),
+                          "ok" if np.allclose(tout, reference(x), rtol=1e-4,
+                                              atol=1e-5) else "MISMATCH"))
+            tuned.close()
         out = exe.run([xin])[0]
         diff = float(np.max(np.abs(out - reference(x))))
         print("inference output %s, max abs diff to NumPy %.1e: %s" % (
@@ -1678,6 +1968,22 @@ def main():
                         "nnc f32 and PyTorch under torch.autocast)")
     parser.add_argument("--tuning-budget", type=float, default=120.0,
                         help="seconds --autotune on may measure per compile")
+    parser.add_argument("--no-tuned", dest="tuned", action="store_false",
+                        help="skip the third side, nnc compiled with "
+                        "autotune on (tuning into an empty database)")
+    parser.add_argument("--peers", default=default_peers_python(root),
+                        help="the Python of a virtual environment with "
+                        "PyTorch 2 and onnxruntime for bench/peers.py "
+                        "(default: $NNC_BENCH_PEERS_PYTHON, else "
+                        "build/bench/venv/bin/python when it exists; "
+                        "bench/peers-venv.sh makes it)")
+    parser.add_argument("--no-peers", dest="peers", action="store_const",
+                        const=None, help="leave the peers' columns empty")
+    parser.add_argument("--peers-sides", default=",".join(PEER_SIDES),
+                        help="peers to run (default %s)" %
+                        ",".join(PEER_SIDES))
+    parser.add_argument("--peers-timeout", type=float, default=1200,
+                        help="seconds bench/peers.py may take per case")
     parser.add_argument("--remat", action="store_true",
                         help="add the rematerialization section: nnc's "
                         "training step under memory budgets against PyTorch "
@@ -1753,6 +2059,8 @@ def main():
         except Exception as e:  # noqa: BLE001 - recorded in the report
             traceback.print_exc()
             rows[case]["error"] = short_error(e)
+        if args.peers:
+            rows[case]["peers"] = run_peers(case, args)
         print("  (%.0f s)" % (time.perf_counter() - t0), flush=True)
     remat = {}
     for case in remat_models:
