@@ -1047,15 +1047,31 @@ def bench_remat(lib, torch, case, args, res):
 # ---------------------------------------------------------------------------
 
 
+# The vector extensions that change which kernels run (oneDNN's brgemm and
+# bf16 kernels, nnc's vector width), in the order the report names them.
+ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")
+
+
 def cpu_model():
+    """The CPU's model name and which of ISA_FLAGS it has: "AMD EPYC (avx2;
+    no avx512f, avx512_bf16, amx_bf16)"."""
+    name, flags = None, set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if line.startswith("model name") and name is None:
+                    name = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    name = name or platform.processor() or "unknown"
+    if not flags:
+        return name
+    have = [f for f in ISA_FLAGS if f in flags]
+    lack = [f for f in ISA_FLAGS if f not in flags]
+    return "%s (%s%s)" % (name, ", ".join(have) or "none of them",
+                          "; no " + ", ".join(lack) if lack else "")
 
 
 def source_revision():
