@@ -41,6 +41,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -558,17 +559,25 @@ def run_peers(case, args):
                                          case), flush=True)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, timeout=args.peers_timeout,
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-        for line in proc.stdout.splitlines():
+        # A session of its own, so that a timeout also ends the compile
+        # workers Inductor starts.
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        try:
+            stdout, _ = proc.communicate(timeout=args.peers_timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+        for line in stdout.splitlines():
             if line.startswith("  peers:") or "Error" in line:
                 print("  " + line.strip(), flush=True)
         try:
             with open(out) as f:
                 result = json.load(f)
         except (OSError, ValueError):
-            tail = proc.stdout.strip().splitlines()[-3:]
+            tail = stdout.strip().splitlines()[-3:]
             result = {"error": "bench/peers.py exited %d without its "
                       "results: %s" % (proc.returncode, " / ".join(tail))}
     except subprocess.TimeoutExpired:

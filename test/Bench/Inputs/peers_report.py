@@ -47,7 +47,24 @@ with open(args[args.index("--out") + 1], "w") as f:
 """ % json.dumps(results))
 fails = stand_in("fails", "import sys\nprint('boom: no module named torch')\n"
                  "sys.exit(3)\n")
-hangs = stand_in("hangs", "import time\ntime.sleep(30)\n")
+# One that hangs after starting a worker of its own, as Inductor does: the
+# timeout must end both.
+pidfile = os.path.join(folder, "worker.pid")
+hangs = stand_in("hangs", """import subprocess, sys, time
+worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+with open(%r, "w") as f:
+    f.write(str(worker.pid))
+time.sleep(60)
+""" % pidfile)
+
+
+def ended(pid):
+    """Whether process `pid` is gone (or a zombie nobody reaped yet)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
 
 args = argparse.Namespace(models_dir=folder, steps=5, budget=2,
                           peers_sides="eager,compile,max_autotune,ort",
@@ -65,6 +82,9 @@ args.peers = fails
 rows["mlp_wide"] = {"peers": run.run_peers("mlp_wide", args)}
 args.peers = hangs
 rows["gpt_tiny"] = {"peers": run.run_peers("gpt_tiny", args)}
+with open(pidfile) as f:
+    worker = int(f.read())
+print("worker ended: %s" % ended(worker))
 args.peers = os.path.join(folder, "missing")
 rows["cnn_small"] = {"peers": run.run_peers("cnn_small", args)}
 print("\n".join(run.tuning_section(rows)))
