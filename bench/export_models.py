@@ -151,7 +151,6 @@ def randomize_batchnorm(model):
     return model
 
 
-# name: (model factory, input name, {case: (input batch, labels)} factory)
 def module_with_weights(name, proto):
     """The module of model `name` (a key of cases()) with the weights of its
     ONNX file (`proto`, an onnx.ModelProto): every state_dict entry but
@@ -169,6 +168,7 @@ def module_with_weights(name, proto):
     return model
 
 
+# name: (model factory, input name, {case: (input batch, labels)} factory)
 def cases():
     g = torch.Generator().manual_seed(0)
 
