@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 
 bench = sys.argv[1]
 sys.path.insert(0, bench)
@@ -58,13 +59,20 @@ time.sleep(60)
 """ % pidfile)
 
 
-def ended(pid):
-    """Whether process `pid` is gone (or a zombie nobody reaped yet)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(")")[-1].split()[0] == "Z"
-    except OSError:
-        return True
+def ended(pid, seconds=10):
+    """Whether process `pid` is gone (or a zombie nobody reaped yet) within
+    `seconds`: a killed process takes a moment to die on a busy machine."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().split(")")[-1].split()[0] in ("Z", "X"):
+                    return True
+        except OSError:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 args = argparse.Namespace(models_dir=folder, steps=5, budget=2,
                           peers_sides="eager,compile,max_autotune,ort",
