@@ -1097,9 +1097,17 @@ def fmt(value, spec="%.2f"):
     return "—" if value is None else spec % value
 
 
-def ratio(row, phase):
-    t, n = row.get(phase + "_torch_ms"), row.get(phase + "_nnc_ms")
+def ratio(row, phase, side="nnc"):
+    t, n = row.get(phase + "_torch_ms"), row.get("%s_%s_ms" % (phase, side))
     return "%.2f" % (t / n) if t and n else "—"
+
+
+def best_nnc_ms(row, phase):
+    """nnc's better time of the phase: the default's or the tuned side's
+    (None without either)."""
+    mine = [v for v in (row.get(phase + "_nnc_ms"),
+                        row.get(phase + "_nnc_tuned_ms")) if v]
+    return min(mine) if mine else None
 
 
 def mib(value):
@@ -1312,11 +1320,6 @@ def main_sections(rows):
     return lines
 
 
-def tuned_ratio(row, phase):
-    t, n = row.get(phase + "_torch_ms"), row.get(phase + "_nnc_tuned_ms")
-    return "%.2f" % (t / n) if t and n else "—"
-
-
 def tuning_section(rows):
     """nnc with autotune on beside the default and PyTorch eager."""
     if not any("infer_tuning" in row or "tuned_infer_error" in row
@@ -1359,7 +1362,7 @@ def tuning_section(rows):
                     fmt(row.get(phase + "_torch_ms"), "%.3f"),
                     fmt(row.get(phase + "_nnc_ms"), "%.3f"),
                     fmt(row.get(phase + "_nnc_tuned_ms"), "%.3f"),
-                    ratio(row, phase), tuned_ratio(row, phase),
+                    ratio(row, phase), ratio(row, phase, "nnc_tuned"),
                     tun.get("candidates", "—"), tun.get("measured", "—"),
                     tun.get("changed", "—"),
                     fmt(tun.get("seconds"), "%.1f"), fmt(cold, "%.2f"),
@@ -1438,15 +1441,14 @@ def peers_section(rows):
             if phase == "train" and case not in TRAIN_CASES:
                 continue
             result = peers.get(phase)
-            mine = [v for v in (row.get(phase + "_nnc_ms"),
-                                row.get(phase + "_nnc_tuned_ms")) if v]
+            mine = best_nnc_ms(row, phase)
             theirs = [r["ms"] for r in (result or {}).values()
                       if r.get("ms")]
-            best = ("%.2f" % (min(theirs) / min(mine))
+            best = ("%.2f" % (min(theirs) / mine)
                     if mine and theirs else "—")
             lines.append("| %s | %s | %s | %s | %s | %s |" % (
                 case, "inference" if phase == "infer" else "training",
-                fmt(min(mine) if mine else None, "%.3f"),
+                fmt(mine, "%.3f"),
                 fmt(row.get(phase + "_torch_ms"), "%.3f"),
                 " | ".join(peer_cell(result, s) for s in PEER_SIDES),
                 best))
@@ -1700,11 +1702,9 @@ def targets_section(rows):
         """Per case, PyTorch / nnc's better side (default or tuned)."""
         out = {}
         for case, row in rows.items():
-            t = row.get(phase + "_torch_ms")
-            mine = [v for v in (row.get(phase + "_nnc_ms"),
-                                row.get(phase + "_nnc_tuned_ms")) if v]
+            t, mine = row.get(phase + "_torch_ms"), best_nnc_ms(row, phase)
             if t and mine:
-                out[case] = t / min(mine)
+                out[case] = t / mine
         return out
     best_train, best_infer = best_ratios("train"), best_ratios("infer")
     low = sorted("%s %s %.2f" % (case, phase, r)
