@@ -67,6 +67,8 @@ Type bitsType(Type type) {
 bool hasBF16(Type type) { return static_cast<bool>(bitsType(type)); }
 
 /// Whether `op` only moves its bf16 values (so they can be i16 instead).
+/// Aggregates are not among them: bitsType does not look into a struct or
+/// an array, so an element moved out of one would no longer match it.
 bool movesOnly(Operation *op) {
   bool touches = llvm::any_of(op->getOperandTypes(), hasBF16) ||
                  llvm::any_of(op->getResultTypes(), hasBF16) ||
@@ -88,8 +90,7 @@ bool movesOnly(Operation *op) {
              LLVM::ConstantOp, LLVM::UndefOp, LLVM::PoisonOp, LLVM::ZeroOp,
              LLVM::BrOp, LLVM::CondBrOp, LLVM::SwitchOp, LLVM::InsertElementOp,
              LLVM::ExtractElementOp, LLVM::ShuffleVectorOp, LLVM::MaskedLoadOp,
-             LLVM::MaskedStoreOp, LLVM::InsertValueOp, LLVM::ExtractValueOp>(
-      op);
+             LLVM::MaskedStoreOp>(op);
 }
 
 struct BFloat16AsBitsPass

@@ -61,3 +61,16 @@ llvm.func @signature(%x: bf16, %q: !llvm.ptr) {
   llvm.store %x, %q : bf16, !llvm.ptr
   llvm.return
 }
+
+// -----
+
+// So does a bf16 moved out of an aggregate, whose type keeps its bf16.
+// CHECK-LABEL: llvm.func @aggregate
+// CHECK: llvm.extractvalue %{{.*}}[0] : !llvm.struct<(bf16, i32)>
+// CHECK: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr
+llvm.func @aggregate(%p: !llvm.ptr, %q: !llvm.ptr) {
+  %s = llvm.load %p : !llvm.ptr -> !llvm.struct<(bf16, i32)>
+  %x = llvm.extractvalue %s[0] : !llvm.struct<(bf16, i32)>
+  llvm.store %x, %q : bf16, !llvm.ptr
+  llvm.return
+}
