@@ -223,8 +223,10 @@ class TunedKernel(ctypes.Structure):
                 ("default_choice", ctypes.c_char_p),
                 ("choice_ms", ctypes.c_double),
                 ("default_ms", ctypes.c_double),
-                ("source", ctypes.c_int32)]
+                ("source", ctypes.c_int32),
+                ("program_check", ctypes.c_int32)]
     SOURCES = ("untuned", "database", "measured")
+    CHECKS = (None, "kept", "turned down")
 
     def as_dict(self):
         return {"kernel": self.kernel.decode(errors="replace"),
@@ -234,7 +236,22 @@ class TunedKernel(ctypes.Structure):
                 "default_ms": self.default_ms if self.default_ms >= 0
                 else None,
                 "source": self.SOURCES[self.source]
-                if 0 <= self.source < len(self.SOURCES) else self.source}
+                if 0 <= self.source < len(self.SOURCES) else self.source,
+                "program_check": self.CHECKS[self.program_check]
+                if 0 <= self.program_check < len(self.CHECKS)
+                else self.program_check}
+
+
+class TuningCheck(ctypes.Structure):
+    # nnc_tuning_check_t: the autotuner's check of the whole program
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("checked", ctypes.c_int32),
+                ("skipped", ctypes.c_int32),
+                ("changes", ctypes.c_int32),
+                ("kept", ctypes.c_int32),
+                ("variants", ctypes.c_int32),
+                ("default_ms", ctypes.c_double),
+                ("tuned_ms", ctypes.c_double)]
 
 
 class StepInfo(ctypes.Structure):
@@ -295,6 +312,7 @@ _SIGNATURES = {
     "nnc_executable_tuning_seconds": (ctypes.c_double, [_p]),
     "nnc_executable_tuned_kernel":
         (_p, [_p, _size, ctypes.POINTER(TunedKernel)]),
+    "nnc_executable_tuning_check": (_p, [_p, ctypes.POINTER(TuningCheck)]),
     "nnc_trainer_create": (_p, [_p, ctypes.POINTER(TrainOptions),
                                 ctypes.POINTER(CompileOptions), _pp]),
     "nnc_trainer_data_count": (_size, [_p]),
@@ -489,6 +507,19 @@ class Executable:
     def tuned_kernels(self):
         """The kernels with candidates and the autotuner's choices."""
         return _tuned_kernels(self.lib, "executable", self.handle)
+
+    def tuning_check(self):
+        """The autotuner's check of the whole program: a dict, or None when
+        the compile had none."""
+        c = TuningCheck()
+        c.struct_size = ctypes.sizeof(TuningCheck)
+        self.lib.call("nnc_executable_tuning_check", self.handle,
+                      ctypes.byref(c))
+        if not c.checked:
+            return None
+        return {"skipped": bool(c.skipped), "changes": c.changes,
+                "kept": c.kept, "variants": c.variants,
+                "default_ms": c.default_ms, "tuned_ms": c.tuned_ms}
 
     def run(self, inputs, keep_outputs=True):
         """Runs on `inputs` (Tensors); returns the outputs as NumPy arrays,

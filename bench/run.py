@@ -463,7 +463,9 @@ def tuning_figures(kernels, seconds):
     """What the autotuner did in a compile, from its tuned kernels."""
     return {"seconds": seconds, "candidates": len(kernels),
             "measured": sum(k["source"] == "measured" for k in kernels),
-            "changed": sum(k["choice"] != k["default"] for k in kernels)}
+            "changed": sum(k["choice"] != k["default"] for k in kernels),
+            "turned_down": sum(k.get("program_check") == "turned down"
+                               for k in kernels)}
 
 
 def compile_tuned(model, x, row):
@@ -1337,9 +1339,9 @@ def tuning_section(rows):
         "",
         "| model | phase | PyTorch ms | nnc default ms | nnc tuned ms "
         "| ratio default | ratio tuned | kernels with candidates "
-        "| measured | changed | tuning s | compile cold s | compile cached s "
-        "default / tuned |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| measured | changed | turned down | tuning s | compile cold s "
+        "| compile cached s default / tuned |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for case, row in rows.items():
         for phase in ("infer", "train"):
@@ -1357,24 +1359,27 @@ def tuning_section(rows):
             tun = tun or {}
             lines.append(
                 "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                "| %s |" % (
+                "| %s | %s |" % (
                     case, "inference" if phase == "infer" else "training",
                     fmt(row.get(phase + "_torch_ms"), "%.3f"),
                     fmt(row.get(phase + "_nnc_ms"), "%.3f"),
                     fmt(row.get(phase + "_nnc_tuned_ms"), "%.3f"),
                     ratio(row, phase), ratio(row, phase, "nnc_tuned"),
                     tun.get("candidates", "—"), tun.get("measured", "—"),
-                    tun.get("changed", "—"),
+                    tun.get("changed", "—"), tun.get("turned_down", "—"),
                     fmt(tun.get("seconds"), "%.1f"), fmt(cold, "%.2f"),
                     cached))
             if err:
-                lines.append("|  | nnc (tuned) failed: %s ||||||||||||" % err)
+                lines.append("|  | nnc (tuned) failed: %s |||||||||||||" % err)
     lines += [
         "",
         "Columns: *kernels with candidates* are the kernels the target "
         "offers more than one way for, *measured* those the tuner timed in "
-        "this compile, *changed* those where a candidate beat the default "
-        "(by the tuner's rule: at least 5 % below the default's median); "
+        "this compile, *changed* those compiled with another candidate than "
+        "the default: one that beat the default's median by at least 5 % "
+        "alone and kept the whole program at least 5 % faster; *turned "
+        "down* those that beat the default alone but not in the whole "
+        "program (the tuner's check of the program, docs/Autotuning.md); "
         "*tuning s* the seconds spent measuring (`nnc_executable_tuning_"
         "seconds`, `nnc_trainer_tuning_seconds`). *compile cold* is the "
         "tuned compile into the empty folder (for training: the first step, "

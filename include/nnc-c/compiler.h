@@ -381,7 +381,30 @@ typedef struct nnc_tuned_kernel_t {
   /* 0: untuned (the default); 1: from the tuning database; 2: measured in
    * this compile. */
   int32_t source;
+  /* For a kernel measured in this compile whose fastest candidate alone
+   * was not the default, what the check of the whole program made of it:
+   * 1 kept; 2 turned down (the program was not faster with it; the
+   * default is compiled and `choice` says so). 0 otherwise, and when the
+   * check could not run (see nnc_executable_tuning_check). */
+  int32_t program_check;
 } nnc_tuned_kernel_t;
+
+/* The check of the whole program after autotune=on measured its kernels
+ * alone (docs/Autotuning.md): the program compiled with the new choices
+ * and with the defaults, timed taking turns on synthetic inputs. */
+typedef struct nnc_tuning_check_t {
+  size_t struct_size; /* set by the caller to sizeof(nnc_tuning_check_t) */
+  /* 1 when the compile measured choices other than the defaults, so that
+   * there was a check; then the fields below. */
+  int32_t checked;
+  /* 1 when it could not run (the choices measured alone were kept). */
+  int32_t skipped;
+  int32_t changes;  /* kernels whose measured choice was not the default */
+  int32_t kept;     /* of those, kept after the check */
+  int32_t variants; /* sets of choices compiled and timed */
+  double default_ms; /* median ms of one run with the default kernels */
+  double tuned_ms;   /* with the choices kept (all, when none was) */
+} nnc_tuning_check_t;
 
 /* The kernels with candidates of an executable this library compiled (0
  * for one loaded from a file), and the seconds its compile spent measuring
@@ -395,6 +418,11 @@ nnc_executable_tuning_seconds(const nnc_executable_t *executable);
 NNC_API_EXPORT nnc_status_t
 nnc_executable_tuned_kernel(const nnc_executable_t *executable, size_t index,
                             nnc_tuned_kernel_t *out_kernel);
+/* Fills `*out` (caller sets struct_size) with the check of the whole
+ * program of this executable's compile (checked 0 when there was none).
+ * Thread-safe. */
+NNC_API_EXPORT nnc_status_t nnc_executable_tuning_check(
+    const nnc_executable_t *executable, nnc_tuning_check_t *out);
 
 /* What mixed precision did in the compile of an executable. */
 typedef struct nnc_mixed_precision_t {

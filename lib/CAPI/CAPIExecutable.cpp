@@ -247,7 +247,17 @@ nnc_status_t nnc::capi::compileFunction(
     info.choiceMs = kernel.choiceMs;
     info.defaultMs = kernel.defaultMs;
     info.source = static_cast<int32_t>(kernel.source);
+    info.programCheck = static_cast<int32_t>(kernel.check);
     out->tuning.push_back(std::move(info));
+  }
+  if (const std::optional<nnc::TuningCheck> &check = loaded.tuningCheck) {
+    out->checkChecked = 1;
+    out->checkSkipped = !check->skipped.empty();
+    out->checkChanges = static_cast<int32_t>(check->changes);
+    out->checkKept = static_cast<int32_t>(check->kept);
+    out->checkVariants = static_cast<int32_t>(check->variants);
+    out->checkDefaultMs = check->defaultMs;
+    out->checkTunedMs = check->tunedMs;
   }
   return nullptr;
 }
@@ -345,6 +355,29 @@ nnc_status_t nnc_executable_tuned_kernel(const nnc_executable_t *executable,
       return nullArgument(fn, "executable");
     return writeTunedKernel(fn, "executable", executable->tuning, index,
                             out_kernel);
+  });
+}
+
+nnc_status_t nnc_executable_tuning_check(const nnc_executable_t *executable,
+                                         nnc_tuning_check_t *out) {
+  static const char *fn = "nnc_executable_tuning_check";
+  return guarded(fn, [&]() -> nnc_status_t {
+    if (!executable)
+      return nullArgument(fn, "executable");
+    if (!out)
+      return nullArgument(fn, "out");
+    if (out->struct_size != sizeof(nnc_tuning_check_t))
+      return invalidArgument(
+          fn, "out->struct_size is " + std::to_string(out->struct_size) +
+                  "; expected " + std::to_string(sizeof(nnc_tuning_check_t)));
+    out->checked = executable->checkChecked;
+    out->skipped = executable->checkSkipped;
+    out->changes = executable->checkChanges;
+    out->kept = executable->checkKept;
+    out->variants = executable->checkVariants;
+    out->default_ms = executable->checkDefaultMs;
+    out->tuned_ms = executable->checkTunedMs;
+    return nullptr;
   });
 }
 

@@ -145,6 +145,14 @@ inline int32_t tuningSource(const nnc_executable_s::TunedKernel &kernel) {
 inline int32_t tuningSource(const nnc::TunedKernel &kernel) {
   return static_cast<int32_t>(kernel.source);
 }
+/// The API's code for what the check of the whole program made of a
+/// kernel's choice (0 none, 1 kept, 2 turned down).
+inline int32_t programCheck(const nnc_executable_s::TunedKernel &kernel) {
+  return kernel.programCheck;
+}
+inline int32_t programCheck(const nnc::TunedKernel &kernel) {
+  return static_cast<int32_t>(kernel.check);
+}
 
 /// Checks `out` (not null, struct_size) and `index` (below
 /// `kernels.size()`; `holder` names what has them in the error) and points
@@ -173,6 +181,7 @@ nnc_status_t writeTunedKernel(const char *fn, const char *holder,
   out->choice_ms = kernel.choiceMs;
   out->default_ms = kernel.defaultMs;
   out->source = tuningSource(kernel);
+  out->program_check = programCheck(kernel);
   return nullptr;
 }
 

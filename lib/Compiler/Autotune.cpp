@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 #include <thread>
 
 using namespace mlir;
@@ -59,6 +60,14 @@ constexpr double kCandidateSeconds = 0.5;
 /// A candidate whose warm-up or first timed run takes longer than this
 /// many times the best median so far cannot win and is not timed further.
 constexpr double kHopeless = 2.0;
+/// The check of the whole program times the defaults and the choices
+/// taking turns: at least kMinRepetitions runs of each after two warm-ups,
+/// more while both sides' runs took less than this in total, up to
+/// kMaxRepetitions.
+constexpr double kProgramSeconds = 1.0;
+/// Sets of choices the check tries at most: all of them, then the half
+/// that saved the most when measured alone, and so on.
+constexpr unsigned kMaxProgramVariants = 4;
 
 /// What one op of the function has to choose from.
 struct Site {
@@ -208,14 +217,10 @@ void fillSynthetic(rt::HostTensor &tensor, uint64_t seed) {
   }
 }
 
-/// Compiles `site` with `choice` and times it; the median milliseconds, or
-/// a negative value when it could not be measured (`why` says why). Stops
-/// early when the candidate cannot beat `best` (ms; negative: none yet) or
-/// the deadline has passed.
-double measure(const Site &site, StringRef choice,
-               const nnc::CompileOptions &options, double best,
-               Clock::time_point deadline, std::string &why) {
-  OwningOpRef<ModuleOp> module = kernelModule(site.op, choice);
+/// What the tuner compiles what it measures with: the code options of
+/// `options`, without the cache, tuning, mixed precision or memory budget
+/// (the function measured has been through those stages already).
+nnc::CompileOptions measuringOptions(const nnc::CompileOptions &options) {
   nnc::CompileOptions sub;
   sub.target = options.target;
   sub.optLevel = options.optLevel;
@@ -225,42 +230,75 @@ double measure(const Site &site, StringRef choice,
   sub.libraryKernels = options.libraryKernels;
   sub.autotune = nnc::AutotuneMode::Off;
   sub.threads = options.threads;
+  return sub;
+}
+
+/// A function compiled, loaded on the CPU and given synthetic inputs, to
+/// be timed run by run.
+class TimedProgram {
+public:
+  rt::Status load(ModuleOp module, StringRef name,
+                  const nnc::CompileOptions &options) {
+    threads = options.threads;
+    NNC_RUNTIME_RETURN_IF_ERROR(nnc::compileAndLoad(
+        module, name, {}, options, rt::getCpuDevice(), loaded));
+    const rt::Program &program = *loaded.program;
+    inputs.resize(program.inputs().size());
+    for (auto [i, index] : llvm::enumerate(program.inputs())) {
+      const rt::PlanValue &value = program.plan().values[index];
+      NNC_RUNTIME_RETURN_IF_ERROR(
+          rt::HostTensor::create(value.dtype, value.shape, inputs[i]));
+      fillSynthetic(inputs[i], i + 1);
+      refs.push_back({value.dtype, inputs[i].shape().data(),
+                      inputs[i].shape().size(), inputs[i].data(),
+                      inputs[i].sizeInBytes()});
+    }
+    return rt::Status::ok();
+  }
+
+  /// One run; `ms` its wall time.
+  rt::Status run(double &ms) {
+    auto start = Clock::now();
+    rt::Status status = loaded.program->run(refs, outputs, threads);
+    ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return status;
+  }
+
+private:
   nnc::LoadedProgram loaded;
-  rt::Status status = nnc::compileAndLoad(*module, "kernel", {}, sub,
-                                          rt::getCpuDevice(), loaded);
+  unsigned threads = 0;
+  std::vector<rt::HostTensor> inputs, outputs;
+  std::vector<rt::TensorRef> refs;
+};
+
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
+
+/// Compiles `site` with `choice` and times it; the median milliseconds, or
+/// a negative value when it could not be measured (`why` says why). Stops
+/// early when the candidate cannot beat `best` (ms; negative: none yet) or
+/// the deadline has passed.
+double measure(const Site &site, StringRef choice,
+               const nnc::CompileOptions &options, double best,
+               Clock::time_point deadline, std::string &why) {
+  OwningOpRef<ModuleOp> module = kernelModule(site.op, choice);
+  TimedProgram program;
+  rt::Status status =
+      program.load(*module, "kernel", measuringOptions(options));
   if (!status.isOk()) {
     why = status.message();
     return -1;
   }
-  const rt::Program &program = *loaded.program;
-  std::vector<rt::HostTensor> inputs(program.inputs().size());
-  std::vector<rt::TensorRef> refs;
-  for (auto [i, index] : llvm::enumerate(program.inputs())) {
-    const rt::PlanValue &value = program.plan().values[index];
-    status = rt::HostTensor::create(value.dtype, value.shape, inputs[i]);
-    if (!status.isOk()) {
-      why = status.message();
-      return -1;
-    }
-    fillSynthetic(inputs[i], i + 1);
-    refs.push_back({value.dtype, inputs[i].shape().data(),
-                    inputs[i].shape().size(), inputs[i].data(),
-                    inputs[i].sizeInBytes()});
-  }
-  std::vector<rt::HostTensor> outputs;
-  auto runOnce = [&](double &ms) {
-    auto start = Clock::now();
-    rt::Status s = program.run(refs, outputs, options.threads);
-    ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    return s;
-  };
   // Two warm-up runs: the first builds what a library keeps (a oneDNN
   // primitive), pages in the arena and code.
   std::vector<double> times;
   for (int i = 0; i < 2 + kMaxRepetitions; ++i) {
     double ms = 0;
-    status = runOnce(ms);
+    status = program.run(ms);
     if (!status.isOk()) {
       why = status.message();
       return -1;
@@ -287,9 +325,7 @@ double measure(const Site &site, StringRef choice,
         break;
     }
   }
-  std::sort(times.begin(), times.end());
-  size_t n = times.size();
-  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  return median(std::move(times));
 }
 
 /// The entry for `site` from its measured candidates; the rule of
@@ -335,7 +371,159 @@ void warn(const std::string &message) {
   llvm::errs() << "nnc: warning: " << message << "\n";
 }
 
+/// The choice each database key compiles with; a key not here compiles
+/// with the default.
+using Choices = std::map<std::string, std::string>;
+
+/// Gives every site its choice in `choices` (the attribute set, or removed
+/// for the default).
+void applyChoices(ArrayRef<Site> sites, const Choices &choices) {
+  StringRef name = nnc::NNCDialect::getKernelChoiceAttrName();
+  for (const Site &site : sites) {
+    auto it = choices.find(site.key);
+    if (it == choices.end() || it->second == kDefaultName)
+      site.op->removeAttr(name);
+    else
+      site.op->setAttr(name, StringAttr::get(site.op->getContext(), it->second));
+  }
+}
+
+/// A module with a copy of `func` whose sites compile with `choices`.
+OwningOpRef<ModuleOp> programModule(func::FuncOp func, ArrayRef<Site> sites,
+                                    const Choices &choices) {
+  applyChoices(sites, choices);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
+  OpBuilder b = OpBuilder::atBlockBegin(module->getBody());
+  b.clone(*func.getOperation());
+  return module;
+}
+
+/// Times `base` and `other` taking turns (which goes first alternates),
+/// after two warm-up runs of each; their medians in `baseMs` and `otherMs`.
+/// Stops early when `other` takes more than kHopeless times as long.
+rt::Status timeAgainst(TimedProgram &base, TimedProgram &other, double &baseMs,
+                       double &otherMs) {
+  std::vector<double> baseTimes, otherTimes;
+  double spent = 0;
+  for (int i = 0; i < 2 + kMaxRepetitions; ++i) {
+    double a = 0, b = 0;
+    if (i % 2) {
+      NNC_RUNTIME_RETURN_IF_ERROR(other.run(b));
+      NNC_RUNTIME_RETURN_IF_ERROR(base.run(a));
+    } else {
+      NNC_RUNTIME_RETURN_IF_ERROR(base.run(a));
+      NNC_RUNTIME_RETURN_IF_ERROR(other.run(b));
+    }
+    if (i >= 1 && b > kHopeless * a) {
+      baseTimes.assign(1, a);
+      otherTimes.assign(1, b);
+      break;
+    }
+    if (i < 2)
+      continue;
+    baseTimes.push_back(a);
+    otherTimes.push_back(b);
+    spent += a + b;
+    if (baseTimes.size() >= static_cast<size_t>(kMinRepetitions) &&
+        spent / 1000.0 >= kProgramSeconds)
+      break;
+  }
+  baseMs = median(std::move(baseTimes));
+  otherMs = median(std::move(otherTimes));
+  return rt::Status::ok();
+}
+
+/// One choice measured in this compile that differs from the default, and
+/// what it saved measured alone (per use, times its uses).
+struct Change {
+  std::string key;
+  std::string choice;
+  double savedMs = 0;
+};
+
+/// The check of the whole program (docs/Autotuning.md): `func` compiled
+/// with `base` (the choices not in question) and with `base` plus sets of
+/// `changes`, run on synthetic inputs taking turns, as
+/// nnc::decideProgramCheck says. Sorts `changes` by what they saved alone
+/// (most first) and returns how many of them to keep; all of them, with
+/// `check.skipped` saying why, when the program with the defaults does not
+/// compile or run here.
+size_t checkProgram(func::FuncOp func, ArrayRef<Site> sites,
+                    const Choices &base, std::vector<Change> &changes,
+                    const nnc::CompileOptions &options,
+                    Clock::time_point deadline, nnc::TuningCheck &check) {
+  llvm::sort(changes, [](const Change &a, const Change &b) {
+    return a.savedMs != b.savedMs ? a.savedMs > b.savedMs : a.key < b.key;
+  });
+  check.changes = changes.size();
+  nnc::CompileOptions sub = measuringOptions(options);
+  sub.donations = options.donations;
+  StringRef name = func.getSymName();
+  TimedProgram defaults;
+  rt::Status status =
+      defaults.load(*programModule(func, sites, base), name, sub);
+  double firstMs = 0;
+  if (status.isOk())
+    status = defaults.run(firstMs);
+  if (!status.isOk()) {
+    check.skipped =
+        "the program with the default kernels did not compile or run on "
+        "synthetic inputs: " +
+        status.message();
+    check.kept = changes.size();
+    return changes.size();
+  }
+  return nnc::decideProgramCheck(
+      changes.size(),
+      [&](size_t count) {
+        Choices variant = base;
+        for (size_t i = 0; i < count; ++i)
+          variant[changes[i].key] = changes[i].choice;
+        nnc::VariantTiming timing;
+        TimedProgram tuned;
+        status = tuned.load(*programModule(func, sites, variant), name, sub);
+        if (status.isOk())
+          status =
+              timeAgainst(defaults, tuned, timing.defaultMs, timing.tunedMs);
+        // The defaults ran: a set of choices that does not compile or run
+        // loses.
+        if (!status.isOk())
+          warn("autotune: the program with " + std::to_string(count) +
+               " measured choices failed: " + status.message());
+        timing.ok = status.isOk();
+        return timing;
+      },
+      [&] { return Clock::now() < deadline; }, check);
+}
+
 } // namespace
+
+size_t nnc::decideProgramCheck(
+    size_t changes, llvm::function_ref<VariantTiming(size_t)> time,
+    llvm::function_ref<bool()> mayGoOn, TuningCheck &check) {
+  check.changes = changes;
+  size_t count = changes;
+  while (count) {
+    VariantTiming timing = time(count);
+    ++check.variants;
+    bool wins =
+        timing.ok && timing.tunedMs <= timing.defaultMs * (1.0 - kWinMargin);
+    // The figures of the set kept, else of the first (all choices).
+    if (timing.ok && (wins || check.variants == 1)) {
+      check.defaultMs = timing.defaultMs;
+      check.tunedMs = timing.tunedMs;
+    }
+    if (wins) {
+      check.kept = count;
+      return count;
+    }
+    if (count == 1 || check.variants >= kMaxProgramVariants || !mayGoOn())
+      break;
+    count /= 2;
+  }
+  check.kept = 0;
+  return 0;
+}
 
 std::string nnc::tuningDatabasePath(const CompileOptions &options) {
   if (options.tuningDatabase)
@@ -405,11 +593,14 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(options.tuningBudgetSeconds));
   bool canMeasure = target.deviceKind() == "cpu";
+  // Choices measured in this compile, by key; kept in the database only
+  // after the check of the whole program.
   std::map<std::string, rt::TuningEntry> measured;
-  std::vector<std::string> missing;
-  bool budgetWarned = false, notKeptWarned = false;
+  std::vector<std::string> measuredOrder;
+  std::vector<TunedKernel> kernels;
+  bool budgetWarned = false;
   for (Site &site : sites) {
-    TunedKernel kernel;
+    TunedKernel &kernel = kernels.emplace_back();
     kernel.kernel = site.kernel;
     kernel.key = site.key;
     kernel.defaultChoice = site.defaultChoice;
@@ -461,26 +652,8 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
         rt::TuningEntry decided = decide(site, times);
         fillFromEntry(kernel, decided);
         kernel.source = TunedKernel::Source::Measured;
-        if (!path.empty() && !database.writeable()) {
-          if (!notKeptWarned)
-            warn("tuning database " + path +
-                 " is not one this compiler writes; the measurements of "
-                 "this compile are not kept");
-          notKeptWarned = true;
-        } else if (!path.empty()) {
-          // The database is made with its folder (the cache's, at first).
-          StringRef folder = llvm::sys::path::parent_path(path);
-          if (!folder.empty())
-            (void)llvm::sys::fs::create_directories(folder);
-          std::vector<std::string> warnings;
-          rt::Status status =
-              rt::TuningDatabase::merge(path, {decided}, &warnings);
-          for (const std::string &message : warnings)
-            warn(message);
-          if (!status.isOk())
-            warn(status.message() + "; the measurement is not kept");
-        }
         measured.emplace(site.key, std::move(decided));
+        measuredOrder.push_back(site.key);
       } else if (!complete && !budgetWarned) {
         budgetWarned = true;
         warn("autotune: the budget of " +
@@ -488,11 +661,89 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
              " s ran out; the kernels left keep their defaults");
       }
     }
+  }
+
+  // The choices from the database are not in question; the new ones that
+  // differ from the default must make the whole program faster.
+  Choices choices;
+  std::map<std::string, Change> changes;
+  for (auto [site, kernel] : llvm::zip(sites, kernels)) {
+    if (kernel.choice == kernel.defaultChoice)
+      continue;
+    if (kernel.source == TunedKernel::Source::Database) {
+      choices[site.key] = kernel.choice;
+      continue;
+    }
+    Change &change = changes[site.key];
+    change.key = site.key;
+    change.choice = kernel.choice;
+    change.savedMs += kernel.defaultMs - kernel.choiceMs;
+  }
+  std::set<std::string> turnedDown;
+  if (!changes.empty()) {
+    auto checkStart = Clock::now();
+    std::vector<Change> ordered;
+    for (auto &[key, change] : changes)
+      ordered.push_back(std::move(change));
+    TuningCheck &check = result.tuningCheck.emplace();
+    size_t kept = checkProgram(func, sites, choices, ordered, options,
+                               deadline, check);
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      if (i < kept) {
+        choices[ordered[i].key] = ordered[i].choice;
+        continue;
+      }
+      turnedDown.insert(ordered[i].key);
+      rt::TuningEntry &entry = measured[ordered[i].key];
+      entry.choice = entry.defaultChoice;
+    }
+    if (!check.skipped.empty())
+      warn("autotune: the whole program was not checked, the choices "
+           "measured alone are kept: " +
+           check.skipped);
+    result.tuningSeconds +=
+        std::chrono::duration<double>(Clock::now() - checkStart).count();
+  }
+  applyChoices(sites, choices);
+
+  // What was measured goes into the database in one write, in program
+  // order.
+  if (!measured.empty() && !path.empty()) {
+    std::vector<rt::TuningEntry> entries;
+    for (const std::string &key : measuredOrder)
+      entries.push_back(measured[key]);
+    if (!database.writeable()) {
+      warn("tuning database " + path +
+           " is not one this compiler writes; the measurements of this "
+           "compile are not kept");
+    } else {
+      // The database is made with its folder (the cache's, at first).
+      StringRef folder = llvm::sys::path::parent_path(path);
+      if (!folder.empty())
+        (void)llvm::sys::fs::create_directories(folder);
+      std::vector<std::string> warnings;
+      rt::Status status = rt::TuningDatabase::merge(path, entries, &warnings);
+      for (const std::string &message : warnings)
+        warn(message);
+      if (!status.isOk())
+        warn(status.message() + "; the measurements are not kept");
+    }
+  }
+
+  std::vector<std::string> missing;
+  for (auto [site, kernel] : llvm::zip(sites, kernels)) {
+    if (kernel.source == TunedKernel::Source::Measured) {
+      auto it = measured.find(site.key);
+      if (turnedDown.count(site.key)) {
+        fillFromEntry(kernel, it->second);
+        kernel.check = TunedKernel::Check::TurnedDown;
+      } else if (changes.count(site.key) &&
+                 result.tuningCheck->skipped.empty()) {
+        kernel.check = TunedKernel::Check::Kept;
+      }
+    }
     if (kernel.source == TunedKernel::Source::Default)
       missing.push_back(site.kernel);
-    else if (kernel.choice != kDefaultName)
-      site.op->setAttr(attrName,
-                       StringAttr::get(func.getContext(), kernel.choice));
     result.tuning.push_back(std::move(kernel));
   }
 

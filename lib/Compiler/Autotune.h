@@ -15,6 +15,7 @@
 #include "nnc/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace nnc {
 
@@ -28,6 +29,29 @@ mlir::LogicalResult autotuneKernels(mlir::func::FuncOp func,
                                     const TargetOptions &targetOptions,
                                     const CompileOptions &options,
                                     CompileResult &result);
+
+/// One set of choices timed against the defaults by the check of the
+/// whole program: the medians of one run of each; `ok` false when the set
+/// did not compile or run.
+struct VariantTiming {
+  bool ok = false;
+  double defaultMs = -1;
+  double tunedMs = -1;
+};
+
+/// The rule of the check of the whole program (docs/Autotuning.md), apart
+/// from compiling and timing: of `changes` choices, sorted by what they
+/// saved measured alone (most first), `time(count)` times the program with
+/// the first `count` against the defaults. All of them are tried first;
+/// a set is kept when its median is at least 5 % below the defaults'; else
+/// the first half is tried, and so on down to one, at most 4 sets, while
+/// `mayGoOn()` (the budget) allows another. Returns how many to keep (0:
+/// none) and fills `check`'s changes, kept, variants and figures (those of
+/// the set kept, else of the first).
+size_t decideProgramCheck(size_t changes,
+                          llvm::function_ref<VariantTiming(size_t)> time,
+                          llvm::function_ref<bool()> mayGoOn,
+                          TuningCheck &check);
 
 /// The tuning database `options` name (CompileOptions::tuningDatabase);
 /// empty for none.

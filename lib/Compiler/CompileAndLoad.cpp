@@ -79,6 +79,7 @@ nnc::compileAndLoad(ModuleOp module, llvm::StringRef name,
   out.fromCache = result.fromCache;
   out.tuning = std::move(result.tuning);
   out.tuningSeconds = result.tuningSeconds;
+  out.tuningCheck = std::move(result.tuningCheck);
   out.mixedPrecision = result.mixedPrecision;
   out.remat = std::move(result.remat);
   return rt::Status::ok();

@@ -139,9 +139,14 @@ struct nnc_executable_s {
     std::string kernel, choice, defaultChoice;
     double choiceMs = -1, defaultMs = -1;
     int32_t source = 0;
+    int32_t programCheck = 0;
   };
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
+  /// nnc_tuning_check_t's fields (checked 0: none).
+  int32_t checkChecked = 0, checkSkipped = 0, checkChanges = 0, checkKept = 0,
+          checkVariants = 0;
+  double checkDefaultMs = -1, checkTunedMs = -1;
   /// What mixed precision did (nnc_mixed_precision_t's fields; precision 0
   /// when the compile asked for none).
   int32_t ampPrecision = 0;

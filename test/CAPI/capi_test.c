@@ -2555,6 +2555,114 @@ done:
 }
 
 /* The profiler records compiles and kernels while started. */
+/* autotune=on and what the check of the whole program reports: each
+ * kernel's program_check agrees with its choice, and the executable's check
+ * with the kernels (docs/Autotuning.md). Which candidates win depends on
+ * the machine; what must hold does not. */
+static const char two_matmuls_mlir[] =
+    "func.func @main(%x: tensor<64x96xf32> loc(\"x\"),\n"
+    "    %w: tensor<96x96xf32> {nnc.param = #nnc.param<frozen>,\n"
+    "        nnc.value = dense<0.01> : tensor<96x96xf32>} loc(\"w\"))\n"
+    "    -> tensor<64x96xf32> {\n"
+    "  %0 = nnc.matmul %x, %w : tensor<64x96xf32>, tensor<96x96xf32>\n"
+    "  %1 = nnc.relu %0 : tensor<64x96xf32>\n"
+    "  %2 = nnc.matmul %1, %w : tensor<64x96xf32>, tensor<96x96xf32>\n"
+    "  return %2 : tensor<64x96xf32>\n}\n";
+
+static void test_tuning_check(const char *dir) {
+  nnc_context_t *context = NULL;
+  nnc_model_t *model = NULL;
+  nnc_executable_t *executable = NULL;
+  nnc_compile_options_t compile;
+  nnc_tuning_check_t check;
+  nnc_tuned_kernel_t kernel;
+  char db[4096];
+  size_t i, count, changed = 0, kept = 0, turned_down = 0;
+
+  snprintf(db, sizeof(db), "%s/check.nnctune", dir);
+  nnc_compile_options_initialize(&compile);
+  compile.cache_dir = "";
+  compile.autotune = NNC_AUTOTUNE_ON;
+  compile.tuning_database = db;
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  if (context)
+    EXPECT_OK(nnc_model_parse_mlir(context, two_matmuls_mlir,
+                                   sizeof(two_matmuls_mlir) - 1,
+                                   "two_matmuls.mlir", &model));
+  if (model)
+    EXPECT_OK(nnc_model_compile(model, &compile, 0, NULL, &executable));
+  if (executable) {
+    count = nnc_executable_tuned_kernel_count(executable);
+    CHECK(count == 2);
+    for (i = 0; i < count; ++i) {
+      memset(&kernel, 0, sizeof(kernel));
+      kernel.struct_size = sizeof(kernel);
+      EXPECT_OK(nnc_executable_tuned_kernel(executable, i, &kernel));
+      CHECK(kernel.source == 2);
+      CHECK(kernel.program_check >= 0 && kernel.program_check <= 2);
+      /* Kept: another candidate compiles; turned down: the default. */
+      if (kernel.program_check == 1)
+        CHECK(strcmp(kernel.choice, kernel.default_choice) != 0);
+      if (kernel.program_check == 2)
+        CHECK(strcmp(kernel.choice, kernel.default_choice) == 0);
+      changed += strcmp(kernel.choice, kernel.default_choice) != 0;
+      kept += kernel.program_check == 1;
+      turned_down += kernel.program_check == 2;
+    }
+    memset(&check, 0, sizeof(check));
+    check.struct_size = sizeof(check);
+    EXPECT_OK(nnc_executable_tuning_check(executable, &check));
+    /* The two matmuls are one kernel (one key): at most one change. */
+    if (kept + turned_down) {
+      CHECK(check.checked == 1 && check.skipped == 0);
+      CHECK(check.changes == 1);
+      CHECK(check.kept == (int32_t)(kept ? 1 : 0));
+      CHECK(check.variants == 1);
+      CHECK(check.default_ms > 0 && check.tuned_ms > 0);
+      CHECK(!kept || check.tuned_ms <= check.default_ms * 0.95);
+      CHECK(kept || check.tuned_ms > check.default_ms * 0.95);
+    } else {
+      /* The default measured fastest: nothing to check. */
+      CHECK(changed == 0 && check.checked == 0);
+    }
+    CHECK(changed == kept);
+
+    /* Misuse. */
+    EXPECT_ERROR(nnc_executable_tuning_check(NULL, &check),
+                 NNC_STATUS_INVALID_ARGUMENT, "'executable'");
+    EXPECT_ERROR(nnc_executable_tuning_check(executable, NULL),
+                 NNC_STATUS_INVALID_ARGUMENT, "'out'");
+    check.struct_size = sizeof(check) - 1;
+    EXPECT_ERROR(nnc_executable_tuning_check(executable, &check),
+                 NNC_STATUS_INVALID_ARGUMENT, "struct_size");
+    nnc_executable_destroy(executable);
+    executable = NULL;
+  }
+  /* From the database, there is nothing to check. */
+  compile.autotune = NNC_AUTOTUNE_REQUIRE;
+  if (model)
+    EXPECT_OK(nnc_model_compile(model, &compile, 0, NULL, &executable));
+  if (executable) {
+    memset(&check, 0, sizeof(check));
+    check.struct_size = sizeof(check);
+    EXPECT_OK(nnc_executable_tuning_check(executable, &check));
+    CHECK(check.checked == 0);
+    CHECK(nnc_executable_tuned_kernel_count(executable) == 2);
+    memset(&kernel, 0, sizeof(kernel));
+    kernel.struct_size = sizeof(kernel);
+    EXPECT_OK(nnc_executable_tuned_kernel(executable, 0, &kernel));
+    CHECK(kernel.source == 1 && kernel.program_check == 0);
+    CHECK((strcmp(kernel.choice, kernel.default_choice) != 0) ==
+          (kept != 0));
+    nnc_executable_destroy(executable);
+  }
+  nnc_model_destroy(model);
+  nnc_context_destroy(context);
+  remove(db);
+  snprintf(db, sizeof(db), "%s/check.nnctune.lock", dir);
+  remove(db);
+}
+
 static void test_profiler(void) {
   nnc_context_t *context = NULL;
   nnc_model_t *model = NULL;
@@ -2862,6 +2970,7 @@ int main(int argc, char **argv) {
   test_memory_alternatives(dir);
   test_loader(dir);
   test_monitor();
+  test_tuning_check(dir);
   test_profiler();
   test_distributed("/proc/self/exe");
   rmdir(dir);

@@ -14,11 +14,16 @@
 // RUN:   --cache-dir %t/cache --autotune=on --report \
 // RUN:   | FileCheck %s --check-prefixes=LOGITS,ON
 // LOGITS: logits: f32 [4, 10] = [1.88467, 3.74823, 1.54678, -1.05356,
+// Each kernel shows what the check of the whole program made of it: the
+// default measured fastest (no check), another candidate kept by the
+// program, or turned down by it (the default compiled). The check's line
+// follows when some kernel's choice was in question.
 // ON: autotune: 4 kernels with candidates, {{[0-9.]+}} s measuring
-// ON-NEXT: conv 4x1x8x8 f32, 16x1x3x3 f32 -> 4x16x8x8 f32 {{.*}}: {{library|per_image|gemm|loops}} {{[0-9.]+}} ms (default library {{[0-9.]+}} ms) [measured]
-// ON-NEXT: conv 4x16x8x8 f32, 32x16x3x3 f32 -> {{.*}} [measured]
-// ON-NEXT: gemm 4x512 f32, 64x512 f32, 64 f32 -> 4x64 f32 alpha 1 beta 1 trans_a false trans_b true: {{dnnl|blas|loops|default}} {{[0-9.]+}} ms (default default {{[0-9.]+}} ms) [measured]
-// ON-NEXT: gemm 4x64 f32, 10x64 f32, 10 f32 -> 4x10 f32 {{.*}} [measured]
+// ON-NEXT: conv 4x1x8x8 f32, 16x1x3x3 f32 -> 4x16x8x8 f32 {{.*}}: {{(library [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(per_image|gemm|loops) [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured, kept by the program\])}}
+// ON-NEXT: conv 4x16x8x8 f32, 32x16x3x3 f32 -> {{.*}}: {{(library [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(per_image|gemm|loops) [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured, kept by the program\])}}
+// ON-NEXT: gemm 4x512 f32, 64x512 f32, 64 f32 -> 4x64 f32 alpha 1 beta 1 trans_a false trans_b true: {{(default [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(dnnl|blas|loops) [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured, kept by the program\])}}
+// ON-NEXT: gemm 4x64 f32, 10x64 f32, 10 f32 -> 4x10 f32 {{.*}}: {{(default [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(dnnl|blas|loops) [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured, kept by the program\])}}
+// ON-NEXT: {{autotune: program check: [0-9]+ of [1-4] changed kernels kept \([1-4] sets timed\): [0-9.]+ ms with the defaults, [0-9.]+ ms with (those kept|all of them)| specialization: }}
 
 // Every candidate is in the database, with its median.
 // RUN: FileCheck %s --check-prefix=DB < %t/cache/tuning.nnctune

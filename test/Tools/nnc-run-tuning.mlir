@@ -39,10 +39,10 @@
 // TRAIN-NEXT: conv 4x16x8x8 {{.*}} [database]
 // TRAIN-NEXT: gemm 4x512 {{.*}} [database]
 // TRAIN-NEXT: gemm 4x64 {{.*}} [database]
-// TRAIN-COUNT-4: gemm {{.*}} [measured]
-// TRAIN-NEXT: conv_transpose 4x32x8x8 {{.*}} [measured]
-// TRAIN-NEXT: conv_weight_grad {{.*}} [measured]
-// TRAIN-NEXT: conv_weight_grad {{.*}} [measured]
+// TRAIN-COUNT-4: gemm {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
+// TRAIN-NEXT: conv_transpose 4x32x8x8 {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
+// TRAIN-NEXT: conv_weight_grad {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
+// TRAIN-NEXT: conv_weight_grad {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
 // RUN: nnc-run train %nnc_src_root/examples/digits/cnn.onnx \
 // RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
 // RUN:   --cache-dir %t/deployed --autotune=require --report --progress none \

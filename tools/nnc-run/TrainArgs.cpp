@@ -524,10 +524,14 @@ void printTuning(size_t count, double seconds, Get get) {
       continue;
     }
     int source = kernel.source >= 0 && kernel.source <= 2 ? kernel.source : 0;
-    std::printf("  %s: %s %s (default %s %s) [%s]\n", kernel.kernel,
+    const char *check = kernel.program_check == 1   ? ", kept by the program"
+                        : kernel.program_check == 2 ? ", turned down by the "
+                                                      "program"
+                                                    : "";
+    std::printf("  %s: %s %s (default %s %s) [%s%s]\n", kernel.kernel,
                 kernel.choice, ms(kernel.choice_ms).c_str(),
                 kernel.default_choice, ms(kernel.default_ms).c_str(),
-                sources[source]);
+                sources[source], check);
   }
 }
 
@@ -543,6 +547,26 @@ void nnc::tools::printTuningReport(const nnc_executable_t *executable) {
                 return compiler().nnc_executable_tuned_kernel(executable, i,
                                                               kernel);
               });
+  nnc_tuning_check_t check;
+  std::memset(&check, 0, sizeof check);
+  check.struct_size = sizeof check;
+  if (nnc_status_t status =
+          compiler().nnc_executable_tuning_check(executable, &check)) {
+    nnc_status_destroy(status);
+    return;
+  }
+  if (!check.checked)
+    return;
+  if (check.skipped) {
+    std::printf("autotune: program check: not run; the %d choices measured "
+                "alone are kept\n",
+                check.changes);
+    return;
+  }
+  std::printf("autotune: program check: %d of %d changed kernels kept "
+              "(%d sets timed): %.3f ms with the defaults, %.3f ms with %s\n",
+              check.kept, check.changes, check.variants, check.default_ms,
+              check.tuned_ms, check.kept ? "those kept" : "all of them");
 }
 
 namespace nnc::tools::train {

@@ -31,9 +31,11 @@ struct LoadedProgram {
   /// What the program was loaded from, for errors: the cache file or
   /// "compiled @<function>".
   std::string source;
-  /// What the autotuner did (CompileResult::tuning, tuningSeconds).
+  /// What the autotuner did (CompileResult::tuning, tuningSeconds,
+  /// tuningCheck).
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
+  std::optional<TuningCheck> tuningCheck;
   /// CompileResult::mixedPrecision.
   std::optional<MixedPrecisionReport> mixedPrecision;
   /// CompileResult::remat.

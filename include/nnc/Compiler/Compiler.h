@@ -133,6 +133,31 @@ struct TunedKernel {
   /// Every candidate measured, with its median milliseconds.
   std::vector<std::pair<std::string, double>> times;
   enum class Source { Default, Database, Measured } source = Source::Default;
+  /// What the check of the whole program (TuningCheck) made of a choice
+  /// measured in this compile that differs from the default: kept, or
+  /// turned down (the default compiled instead, `choice` says so).
+  enum class Check { None, Kept, TurnedDown } check = Check::None;
+};
+
+/// The check of the whole program after `on` measured its kernels alone:
+/// the function compiled with the new choices and with the defaults, both
+/// timed on the same synthetic inputs taking turns (docs/Autotuning.md).
+struct TuningCheck {
+  /// Kernels (database keys) measured in this compile whose choice differs
+  /// from the default, and how many of them the check kept.
+  unsigned changes = 0;
+  unsigned kept = 0;
+  /// Sets of choices compiled and timed against the defaults (the first
+  /// is all of them).
+  unsigned variants = 0;
+  /// Median milliseconds of one run of the program: with the defaults and
+  /// with the choices kept (with all of them when none was kept); negative
+  /// when not measured.
+  double defaultMs = -1;
+  double tunedMs = -1;
+  /// Why the check could not run (then every choice is kept unchecked, as
+  /// measured alone); empty when it ran.
+  std::string skipped;
 };
 
 /// Why a compile failed; the diagnostics say what and where.
@@ -156,6 +181,9 @@ struct CompileResult {
   /// compile spent measuring them (0 unless the autotuner measured).
   std::vector<TunedKernel> tuning;
   double tuningSeconds = 0;
+  /// The check of the whole program, when `on` measured choices that
+  /// differ from the defaults (its seconds are in tuningSeconds).
+  std::optional<TuningCheck> tuningCheck;
   /// What mixed precision did, when CompileOptions::precision asked for it.
   std::optional<MixedPrecisionReport> mixedPrecision;
   /// What the memory budget did, when CompileOptions::memoryBudget set one.
