@@ -84,7 +84,8 @@ rows = {"mlp_digits": {"batch": 64, "infer_torch_ms": 0.07,
                        "tuned_compile_cold_s": 1.5,
                        "tuned_compile_cached_s": 0.0042,
                        "infer_tuning": {"seconds": 1.2, "candidates": 3,
-                                        "measured": 3, "changed": 1}}}
+                                        "measured": 3, "changed": 1,
+                                        "turned_down": 2}}}
 rows["mlp_digits"]["peers"] = run.run_peers("mlp_digits", args)
 args.peers = fails
 rows["mlp_wide"] = {"peers": run.run_peers("mlp_wide", args)}
