@@ -51,6 +51,16 @@ Value LibraryConvOp::getBias() {
   return getInputs().size() == 3 ? getInputs()[2] : Value();
 }
 
+SmallVector<int64_t> LibraryConvOp::getChannelsFirstShape(Value image) {
+  SmallVector<int64_t> shape(cast<ShapedType>(image.getType()).getShape());
+  if (getChannelsLast() && shape.size() >= 3) {
+    int64_t channels = shape.back();
+    shape.pop_back();
+    shape.insert(shape.begin() + 1, channels);
+  }
+  return shape;
+}
+
 /// Whether a library convolution takes elements of `type`.
 static bool isLibraryElement(Type type) {
   return type.isF32() || type.isBF16() || type.isF16();
@@ -89,14 +99,19 @@ LogicalResult LibraryConvOp::verify() {
   } else if (getNumResults() != 0) {
     return emitOpError("on buffers returns nothing");
   }
-  auto src = cast<ShapedType>(getSrc().getType());
+  auto srcType = cast<ShapedType>(getSrc().getType());
   auto weights = cast<ShapedType>(getWeights().getType());
-  auto dst = cast<ShapedType>(getDst().getType());
-  int64_t rank = src.getRank();
+  auto dstType = cast<ShapedType>(getDst().getType());
+  int64_t rank = srcType.getRank();
   if (rank < 3 || rank > 5 || weights.getRank() != rank ||
-      dst.getRank() != rank)
+      dstType.getRank() != rank)
     return emitOpError("src, weights and dst must have the same rank, 3 to 5 "
                        "(1 to 3 spatial dimensions)");
+  if (getChannelsLast() && d != "forward")
+    return emitOpError("channels_last is for direction \"forward\" only");
+  // The images' sizes in the convolution's terms, [N, C, D...].
+  SmallVector<int64_t> src = getChannelsFirstShape(getSrc());
+  SmallVector<int64_t> dst = getChannelsFirstShape(getDst());
   int64_t spatial = rank - 2;
   if (static_cast<int64_t>(getStrides().size()) != spatial ||
       static_cast<int64_t>(getDilations().size()) != spatial ||
@@ -104,14 +119,16 @@ LogicalResult LibraryConvOp::verify() {
     return emitOpError("needs ") << spatial << " strides and dilations and "
                                  << 2 * spatial << " pads";
   int64_t groups = getGroups();
-  int64_t n = src.getDimSize(0), c = src.getDimSize(1), m = dst.getDimSize(1);
+  int64_t n = src[0], c = src[1], m = dst[1];
   if (groups < 1 || c % groups || m % groups)
     return emitOpError("groups ")
            << groups << " must divide the channels " << c << " and " << m;
-  if (dst.getDimSize(0) != n || weights.getDimSize(0) != m ||
+  if (dst[0] != n || weights.getDimSize(0) != m ||
       weights.getDimSize(1) != c / groups)
-    return emitOpError("src ") << src << ", weights " << weights << " and dst "
-                               << dst << " are not one convolution's";
+    return emitOpError("src ")
+           << srcType << ", weights " << weights << " and dst " << dstType
+           << " are not one convolution's"
+           << (getChannelsLast() ? " (channels last)" : "");
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t stride = getStrides()[i], dilation = getDilations()[i];
     int64_t begin = getPads()[i], end = getPads()[spatial + i];
@@ -119,10 +136,10 @@ LogicalResult LibraryConvOp::verify() {
       return emitOpError("strides and dilations must be positive and pads "
                          "non-negative");
     int64_t extent = dilation * (weights.getDimSize(2 + i) - 1) + 1;
-    int64_t span = src.getDimSize(2 + i) + begin + end - extent;
-    if (span < 0 || span / stride + 1 != dst.getDimSize(2 + i))
+    int64_t span = src[2 + i] + begin + end - extent;
+    if (span < 0 || span / stride + 1 != dst[2 + i])
       return emitOpError("spatial dimension ")
-             << i << " of dst is " << dst.getDimSize(2 + i)
+             << i << " of dst is " << dst[2 + i]
              << ", not what src, weights, strides, dilations and pads give";
   }
   if (Value bias = getBias()) {

@@ -40,6 +40,11 @@ def NNC_LibraryConvOp : NNC_Op<"library_conv", [
     end pads). On tensors it returns the result; on buffers it writes
     `init` and returns nothing.
 
+    With `channels_last` (forward only) the images are laid out with the
+    channels last, `src` `[N, D1, ..., Dn, C]` and `dst` `[N, O1, ..., On,
+    M]` (NHWC), as the library's kernel keeps them; the weights keep their
+    layout.
+
     ```mlir
     %y = nnc.library_conv "forward" ins(%x, %w : tensor<8x64x56x56xf32>,
         tensor<64x64x3x3xf32>) outs(%e : tensor<8x64x56x56xf32>)
@@ -50,19 +55,23 @@ def NNC_LibraryConvOp : NNC_Op<"library_conv", [
   let arguments = (ins StrAttr:$direction, Variadic<AnyShaped>:$inputs,
                        AnyShaped:$init, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$pads,
-                       I64Attr:$groups);
+                       I64Attr:$groups, UnitAttr:$channels_last);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $direction `ins` `(` $inputs `:` type($inputs) `)`
     `outs` `(` $init `:` type($init) `)`
     `strides` `=` $strides `dilations` `=` $dilations `pads` `=` $pads
-    `groups` `=` $groups attr-dict (`->` type($result)^)?
+    `groups` `=` $groups (`channels_last` $channels_last^)? attr-dict
+    (`->` type($result)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       return getInitMutable();
     }
+    /// The shape of an image operand (src or dst) in the convolution's
+    /// terms, [N, C, D...], whatever its layout.
+    ::llvm::SmallVector<int64_t> getChannelsFirstShape(::mlir::Value image);
     /// The operand or result that plays the convolution's src, weights and
     /// dst (by direction), and its bias (null: none).
     ::mlir::Value getSrc();

@@ -49,7 +49,11 @@ namespace nnc {
 /// shapes of src, weights and dst, the window and whether a bias is added.
 struct LibraryConvolution {
   llvm::StringRef direction;
+  /// Sizes in the convolution's terms, [N, C, D...] and [N, M, O...]
+  /// whatever the layout of the buffers.
   llvm::SmallVector<int64_t> src, weights, dst;
+  /// The images' buffers are [N, D..., C] (library_conv's channels_last).
+  bool channelsLast = false;
   llvm::SmallVector<int64_t> strides, dilations, pads;
   int64_t groups = 1;
   bool bias = false;

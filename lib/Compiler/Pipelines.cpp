@@ -101,6 +101,7 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
   pm.addPass(createConvertNNCToLinalgPass(linalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  target.buildTensorPipeline(pm, options);
   if (options.fuse) {
     pm.addNestedPass<func::FuncOp>(createRematerializePass());
     pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());

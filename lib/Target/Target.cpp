@@ -20,6 +20,9 @@ LoweringChoices Target::loweringChoices(const TargetOptions &) const {
 void nnc::Target::buildKernelChoicePipeline(mlir::OpPassManager &,
                                             const TargetOptions &) const {}
 
+void nnc::Target::buildTensorPipeline(mlir::OpPassManager &,
+                                      const TargetOptions &) const {}
+
 std::string nnc::Target::checkVariant(llvm::StringRef variant) const {
   if (variant.empty())
     return "";

@@ -52,6 +52,18 @@ memory::desc plain(const Dims &dims, Type type = Type::f32) {
   return memory::desc(dims, type, denseStrides(dims));
 }
 
+/// [N, C, D...] `dims` laid out channels-last: [N, D..., C] dense.
+memory::desc channelsLast(const Dims &dims, Type type) {
+  Dims strides(dims.size(), 1);
+  int64_t stride = dims[1];
+  for (size_t i = dims.size(); i-- > 2;) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  strides[0] = stride;
+  return memory::desc(dims, type, strides);
+}
+
 memory::desc anyLayout(const Dims &dims, Type type) {
   return memory::desc(dims, type, memory::format_tag::any);
 }
@@ -74,6 +86,8 @@ size_t descriptorLength(const int64_t *d) {
   switch (d[kVersion]) {
   case 1:
     return kLengthFormat1;
+  case 2:
+    return kLengthFormat2;
   case kFormat:
     return kLength;
   default:
@@ -249,10 +263,21 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
                       dstType != Type::f32 || biasType != Type::f32;
   int64_t spatial = d[kSpatial], groups = d[kGroups];
   int64_t n = d[kBatch], c = d[kInChannels], m = d[kOutChannels];
+  int64_t layout = d[kVersion] >= 3
+                       ? d[kActivationLayout]
+                       : static_cast<int64_t>(ActivationLayout::ChannelsFirst);
+  bool imagesLast =
+      layout == static_cast<int64_t>(ActivationLayout::ChannelsLast);
   if (spatial < 1 || spatial > kMaxSpatial || groups < 1 || n < 1 || c < 1 ||
       m < 1 || c % groups || m % groups || d[kDirection] < 0 ||
-      d[kDirection] > 2) {
+      d[kDirection] > 2 ||
+      (layout != static_cast<int64_t>(ActivationLayout::ChannelsFirst) &&
+       !imagesLast)) {
     error = "invalid convolution descriptor";
+    return nullptr;
+  }
+  if (imagesLast && d[kDirection] != static_cast<int64_t>(Direction::Forward)) {
+    error = "channels-last images are for forward convolutions only";
     return nullptr;
   }
   auto conv = std::make_unique<Convolution>();
@@ -286,8 +311,12 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     auto algorithm = dnnl::algorithm::convolution_direct;
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // An image operand in the buffer nnc passes.
+    auto userImage = [&](const Dims &dims, Type type) {
+      return imagesLast ? channelsLast(dims, type) : plain(dims, type);
+    };
     auto image = [&](const Dims &dims, Type type) {
-      return plainActivations ? plain(dims, type) : anyLayout(dims, type);
+      return plainActivations ? userImage(dims, type) : anyLayout(dims, type);
     };
     memory::desc srcAny = image(src, srcType), dstAny = image(dst, dstType),
                  weightsAny = anyLayout(weights, weightsType);
@@ -329,9 +358,9 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     case Direction::Forward:
       if (!native(forward.impl_info_str()))
         return nullptr;
-      conv->a.user = plain(src, srcType);
+      conv->a.user = userImage(src, srcType);
       conv->b.user = plain(weights, weightsType);
-      conv->out.user = plain(dst, dstType);
+      conv->out.user = userImage(dst, dstType);
       conv->a.prepare(forward.src_desc(), true);
       conv->b.prepare(forward.weights_desc(), true);
       conv->out.prepare(forward.dst_desc(), false);
@@ -688,6 +717,33 @@ nnc_dnnl_convolution_check(const int64_t *descriptor, char *error,
     std::snprintf(error, size, "%s", message.c_str());
   }
   return 1;
+}
+
+__attribute__((visibility("default"))) int
+nnc_dnnl_convolution_prefers_channels_last(const int64_t *descriptor) {
+  size_t length = descriptorLength(descriptor);
+  if (!length ||
+      descriptor[kDirection] != static_cast<int64_t>(Direction::Forward))
+    return 0;
+  // The same convolution with channels-first images: oneDNN picks its
+  // layouts; the reorders it needs from plain NCHW buffers say which.
+  int64_t d[kLength] = {0};
+  std::memcpy(d, descriptor, sizeof(int64_t) * length);
+  if (length < kLengthFormat2)
+    for (int64_t slot = kLengthFormat1; slot < kLengthFormat2; ++slot)
+      d[slot] = static_cast<int64_t>(ElementType::F32);
+  d[kVersion] = kFormat;
+  d[kActivationLayout] = static_cast<int64_t>(ActivationLayout::ChannelsFirst);
+  std::string error;
+  std::unique_ptr<Convolution> conv = build(d, error);
+  if (!conv)
+    return 0;
+  auto isChannelsLast = [](const Operand &operand) {
+    const memory::desc &user = operand.user;
+    return operand.inside ==
+           channelsLast(user.dims(), user.data_type());
+  };
+  return isChannelsLast(conv->a) && isChannelsLast(conv->out) ? 1 : 0;
 }
 
 __attribute__((visibility("default"))) const char *nnc_dnnl_version() {

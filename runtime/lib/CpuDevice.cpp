@@ -202,6 +202,10 @@ DnnlGlue *openDnnlGlue() {
       glue->sbgemm = reinterpret_cast<libconv::SbgemmFn>(sbgemm);
       glue->sbgemmCheck = reinterpret_cast<libconv::SbgemmCheckFn>(sbgemmCheck);
     }
+    void *prefers = nullptr;
+    if (library.lookup(libconv::kPrefersChannelsLastSymbol, &prefers).isOk())
+      glue->prefersChannelsLast =
+          reinterpret_cast<libconv::PrefersChannelsLastFn>(prefers);
     void *sgemm = nullptr, *sgemmCheck = nullptr;
     if (library.lookup(libconv::kSgemmSymbol, &sgemm).isOk() &&
         library.lookup(libconv::kSgemmCheckSymbol, &sgemmCheck).isOk()) {

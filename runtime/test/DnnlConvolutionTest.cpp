@@ -197,6 +197,73 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
   expectNear(gotWeights, wantWeights, "backward weights, again");
 }
 
+/// [N, C, S...] `values` (`spatial` points per channel) laid out [N, S..., C].
+std::vector<float> toChannelsLast(const std::vector<float> &values, int64_t n,
+                                  int64_t channels, int64_t spatial) {
+  std::vector<float> out(values.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t p = 0; p < spatial; ++p)
+        out[(i * spatial + p) * channels + c] =
+            values[(i * channels + c) * spatial + p];
+  return out;
+}
+
+// The forward convolution with channels-last images (descriptor format 3's
+// layout slot) computes what the channels-first one does, on the same
+// values laid out [N, D..., C]; the glue says which layout oneDNN's kernel
+// keeps (an answer either way), and refuses channels-last images in the
+// other directions.
+TEST_P(DnnlConvolution, ChannelsLastForwardMatchesLoops) {
+  const DnnlGlue &glue = dnnlGlue();
+  ASSERT_NE(glue.prefersChannelsLast, nullptr);
+  Conv conv = make(GetParam());
+  std::vector<float> src = random(conv.srcCount(), 1),
+                     weights = random(conv.weightCount(), 2),
+                     biasM = random(conv.k.m, 4);
+  int64_t outPoints = Conv::prod(conv.out), inPoints = Conv::prod(conv.k.size);
+  std::vector<double> want(conv.dstCount(), 0.0);
+  if (conv.k.bias)
+    for (int64_t i = 0; i < conv.dstCount(); ++i)
+      want[i] = biasM[(i / outPoints) % conv.k.m];
+  conv.forEachTerm([&](int64_t s, int64_t w, int64_t d) {
+    want[d] += double(src[s]) * weights[w];
+  });
+  std::vector<double> wantLast(want.size());
+  for (int64_t i = 0; i < conv.k.n; ++i)
+    for (int64_t m = 0; m < conv.k.m; ++m)
+      for (int64_t p = 0; p < outPoints; ++p)
+        wantLast[(i * outPoints + p) * conv.k.m + m] =
+            want[(i * conv.k.m + m) * outPoints + p];
+
+  std::vector<int64_t> d = conv.desc(Direction::Forward);
+  int prefers = glue.prefersChannelsLast(d.data());
+  EXPECT_TRUE(prefers == 0 || prefers == 1);
+  d[kActivationLayout] = static_cast<int64_t>(ActivationLayout::ChannelsLast);
+  char error[256] = {0};
+  ASSERT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
+  // The layout slot does not change the answer.
+  EXPECT_EQ(glue.prefersChannelsLast(d.data()), prefers);
+  std::vector<float> srcLast =
+      toChannelsLast(src, conv.k.n, conv.k.c, inPoints);
+  std::vector<float> got(conv.dstCount(), NAN);
+  glue.convolution(d.data(), srcLast.data(), weights.data(),
+                   conv.k.bias ? biasM.data() : nullptr, got.data());
+  expectNear(got, wantLast, "forward, channels last");
+
+  for (Direction other : {Direction::BackwardData, Direction::BackwardWeights}) {
+    std::vector<int64_t> back = conv.desc(other);
+    back[kHasBias] = 0;
+    EXPECT_EQ(glue.prefersChannelsLast(back.data()), 0);
+    back[kActivationLayout] =
+        static_cast<int64_t>(ActivationLayout::ChannelsLast);
+    EXPECT_NE(glue.check(back.data(), error, sizeof error), 0);
+    EXPECT_NE(std::string(error).find("forward convolutions only"),
+              std::string::npos)
+        << error;
+  }
+}
+
 float fromBF16(uint16_t b) {
   uint32_t bits = uint32_t(b) << 16;
   float x;
@@ -503,11 +570,25 @@ TEST(DnnlConvolutionCheck, RefusesMalformedDescriptors) {
   EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);
   EXPECT_NE(std::string(error).find("element type"), std::string::npos)
       << error;
-  // Format 1, which has no type slots (all f32), is still read.
+  // Format 1, which has no type slots (all f32), is still read, and
+  // format 2, which has no layout slot (channels first).
   d = conv.desc(Direction::Forward);
   d[kVersion] = 1;
   d.resize(kLengthFormat1);
   EXPECT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
+  EXPECT_GE(glue.prefersChannelsLast(d.data()), 0);
+  d = conv.desc(Direction::Forward);
+  d[kVersion] = 2;
+  d.resize(kLengthFormat2);
+  EXPECT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
+  d = conv.desc(Direction::Forward);
+  d[kActivationLayout] = 2; // no such layout
+  EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);
+  EXPECT_NE(std::string(error).find("invalid convolution descriptor"),
+            std::string::npos)
+      << error;
+  d[kVersion] = 99;
+  EXPECT_EQ(glue.prefersChannelsLast(d.data()), 0);
   d = conv.desc(Direction::Forward);
   d[kGroups] = 3; // does not divide the channels
   EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);

@@ -111,6 +111,11 @@ public:
   /// choices (nnc.impl) the target's cost model makes where none is given.
   virtual void buildKernelChoicePipeline(mlir::OpPassManager &pm,
                                          const TargetOptions &options) const;
+  /// Passes on the linalg ops on tensors, after the conversion and before
+  /// fusion: how the target's library kernels want their operands laid out.
+  /// None by default.
+  virtual void buildTensorPipeline(mlir::OpPassManager &pm,
+                                   const TargetOptions &options) const;
   /// The candidates the target offers for `op` (none for an op without
   /// kernel choices; the default). The conversion may still refuse one for
   /// the op's types or shapes: the autotuner asks it before measuring.

@@ -598,7 +598,8 @@ Value lowerToLibrary(OpBuilder &b, Location loc, Operation *op,
                                b.getDenseI64ArrayAttr(conv->strides),
                                b.getDenseI64ArrayAttr(conv->dilations),
                                b.getDenseI64ArrayAttr(conv->pads),
-                               b.getI64IntegerAttr(conv->groups))
+                               b.getI64IntegerAttr(conv->groups),
+                               /*channels_last=*/UnitAttr())
       .getResult()[0];
 }
 

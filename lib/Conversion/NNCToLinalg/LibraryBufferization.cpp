@@ -50,7 +50,8 @@ struct LibraryConvBufferization
     nnc::LibraryConvOp::create(rewriter, op->getLoc(), TypeRange{},
                                conv.getDirectionAttr(), inputs, *init,
                                conv.getStridesAttr(), conv.getDilationsAttr(),
-                               conv.getPadsAttr(), conv.getGroupsAttr());
+                               conv.getPadsAttr(), conv.getGroupsAttr(),
+                               conv.getChannelsLastAttr());
     replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

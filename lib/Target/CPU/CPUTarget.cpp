@@ -90,6 +90,16 @@ public:
       pm.addPass(nnc::cpu::createChooseKernelsPass());
   }
 
+  void buildTensorPipeline(OpPassManager &pm,
+                           const nnc::TargetOptions &options) const override {
+    // oneDNN's forward convolutions on channels-last images where its
+    // kernels keep them so: the transposes around them fuse into the
+    // elementwise kernels between convolutions, instead of two reorders
+    // per call.
+    if (options.libraryConvolutions)
+      pm.addNestedPass<func::FuncOp>(nnc::cpu::createChannelsLastPass());
+  }
+
   nnc::KernelCandidates
   kernelCandidates(Operation *op,
                    const nnc::TargetOptions &options) const override {

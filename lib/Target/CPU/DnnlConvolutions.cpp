@@ -79,6 +79,9 @@ Descriptor nnc::cpu::dnnlDescriptor(const LibraryConvolution &conv) {
   d[libconv::kWeightsType] = elementSlot(conv.weightsElement);
   d[libconv::kDstType] = elementSlot(conv.dstElement);
   d[libconv::kBiasType] = elementSlot(conv.biasElement);
+  d[libconv::kActivationLayout] = static_cast<int64_t>(
+      conv.channelsLast ? libconv::ActivationLayout::ChannelsLast
+                        : libconv::ActivationLayout::ChannelsFirst);
   return d;
 }
 
@@ -181,18 +184,27 @@ nnc::cpu::convolutionCandidates(Operation *op, bool libraryConvolutions) {
   return candidates;
 }
 
-namespace {
+bool nnc::cpu::dnnlPrefersChannelsLast(const LibraryConvolution &conv) {
+  const runtime::DnnlGlue &glue = runtime::dnnlGlue();
+  if (!glue.status.isOk() || !glue.prefersChannelsLast ||
+      conv.direction != "forward")
+    return false;
+  LibraryConvolution first = conv;
+  first.channelsLast = false;
+  Descriptor d = dnnlDescriptor(first);
+  return glue.prefersChannelsLast(d.data()) != 0;
+}
 
-/// The convolution a buffer-form library_conv runs.
-nnc::LibraryConvolution describe(nnc::LibraryConvOp op) {
+nnc::LibraryConvolution nnc::cpu::describeLibraryConv(nnc::LibraryConvOp op) {
   nnc::LibraryConvolution conv;
   conv.direction = op.getDirection();
   auto shape = [](Value v) {
     return SmallVector<int64_t>(cast<ShapedType>(v.getType()).getShape());
   };
-  conv.src = shape(op.getSrc());
+  conv.src = op.getChannelsFirstShape(op.getSrc());
   conv.weights = shape(op.getWeights());
-  conv.dst = shape(op.getDst());
+  conv.dst = op.getChannelsFirstShape(op.getDst());
+  conv.channelsLast = op.getChannelsLast();
   conv.strides.assign(op.getStrides().begin(), op.getStrides().end());
   conv.dilations.assign(op.getDilations().begin(), op.getDilations().end());
   conv.pads.assign(op.getPads().begin(), op.getPads().end());
@@ -206,6 +218,8 @@ nnc::LibraryConvolution describe(nnc::LibraryConvOp op) {
                                : Float32Type::get(op.getContext());
   return conv;
 }
+
+namespace {
 
 struct ChooseKernelsPass
     : public nnc::cpu::impl::ChooseKernelsPassBase<ChooseKernelsPass> {
@@ -243,7 +257,7 @@ struct LibraryConvToDnnlPass
         op.emitOpError("must be bufferized before --nnc-library-conv-to-dnnl");
         return signalPassFailure();
       }
-      nnc::LibraryConvolution conv = describe(op);
+      nnc::LibraryConvolution conv = nnc::cpu::describeLibraryConv(op);
       std::string why;
       if (!nnc::cpu::dnnlCanRun(conv, why)) {
         op.emitOpError("cannot run in oneDNN: ") << why;

@@ -21,6 +21,7 @@ class Operation;
 
 namespace nnc {
 struct LibraryConvolution;
+class LibraryConvOp;
 } // namespace nnc
 
 namespace nnc::cpu {
@@ -33,6 +34,14 @@ dnnlDescriptor(const LibraryConvolution &conv);
 /// keeps it for the first run); the reason in `why` when not, the glue's
 /// absence included.
 bool dnnlCanRun(const LibraryConvolution &conv, std::string &why);
+
+/// The convolution a library_conv (on tensors or buffers) runs.
+LibraryConvolution describeLibraryConv(LibraryConvOp op);
+
+/// Whether oneDNN's kernel for the forward convolution `conv` keeps its
+/// images channels-last (the glue's answer; false without the glue or for
+/// another direction).
+bool dnnlPrefersChannelsLast(const LibraryConvolution &conv);
 
 /// Whether `op` is a convolution (or one of its gradients) that oneDNN runs
 /// here: the cost model gives it the library.

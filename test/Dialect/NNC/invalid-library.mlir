@@ -133,3 +133,28 @@ func.func @f64(%x: tensor<1x3x8x8xf64>, %w: tensor<4x3x3x3xf64>, %e: tensor<1x4x
   %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf64>, tensor<4x3x3x3xf64>) outs(%e : tensor<1x4x6x6xf64>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 -> tensor<1x4x6x6xf64>
   return
 }
+
+// -----
+
+func.func @channels_last_backward(%g: tensor<1x6x6x4xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{channels_last is for direction "forward" only}}
+  %y = nnc.library_conv "backward_data" ins(%g, %w : tensor<1x6x6x4xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x8x8x3xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 channels_last -> tensor<1x8x8x3xf32>
+  return
+}
+
+// -----
+
+// Channels-first shapes are not a channels-last convolution's.
+func.func @channels_last_shapes(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x6x6xf32>) {
+  // expected-error @+1 {{are not one convolution's (channels last)}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 channels_last -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @channels_last_spatial(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x6x5x4xf32>) {
+  // expected-error @+1 {{spatial dimension 1 of dst is 5, not what src, weights, strides, dilations and pads give}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x6x5x4xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 channels_last -> tensor<1x6x5x4xf32>
+  return
+}

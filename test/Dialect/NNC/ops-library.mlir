@@ -62,3 +62,14 @@ func.func @all_reduce(%x: tensor<2x16xf32>, %h: tensor<4xbf16>, %e: tensor<2x16x
   nnc.library_all_reduce ins(%a : memref<3xf64>) outs(%b : memref<3xf64>)
   return %s, %t, %r : tensor<2x16xf32>, tensor<4xbf16>, tensor<2x16xf32>
 }
+
+// -----
+
+// Channels-last images: src [N, H, W, C], dst [N, OH, OW, M].
+// CHECK-LABEL: func.func @channels_last
+// CHECK: nnc.library_conv "forward" ins(%{{.*}}, %{{.*}} : tensor<2x9x9x3xf32>, tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<2x5x5x8xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 channels_last -> tensor<2x5x5x8xf32>
+func.func @channels_last(%x: tensor<2x9x9x3xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<2x5x5x8xf32> {
+  %e = tensor.empty() : tensor<2x5x5x8xf32>
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<2x9x9x3xf32>, tensor<8x3x3x3xf32>) outs(%e : tensor<2x5x5x8xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 channels_last -> tensor<2x5x5x8xf32>
+  return %y : tensor<2x5x5x8xf32>
+}

@@ -62,6 +62,45 @@ def StridedCopyToLinalgPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ChannelsLastPass : Pass<"nnc-cpu-channels-last", "mlir::func::FuncOp"> {
+  let summary = "Forward library convolutions on channels-last images where "
+                "oneDNN keeps them so";
+  let description = [{
+    oneDNN's fastest forward convolutions on some CPUs (brgconv on AVX-512)
+    keep their images channels-last (NHWC). Fed nnc's channels-first
+    buffers, each call reorders its input there and its output back: on
+    MobileNetV2 more time than the convolutions themselves. For each
+    forward `nnc.library_conv` on tensors whose kernel oneDNN would run on
+    channels-last images (the glue's
+    `nnc_dnnl_convolution_prefers_channels_last`), this pass gives the
+    convolution `channels_last` images and transposes around it:
+
+    ```mlir
+    %y = nnc.library_conv "forward" ins(%x, %w : tensor<8x32x56x56xf32>,
+        tensor<64x32x1x1xf32>) outs(%e : tensor<8x64x56x56xf32>) ...
+    // becomes
+    %xt = linalg.transpose ins(%x) outs(...) permutation = [0, 2, 3, 1]
+    %yt = nnc.library_conv "forward" ins(%xt, %w : tensor<8x56x56x32xf32>,
+        tensor<64x32x1x1xf32>) outs(%et : tensor<8x56x56x64xf32>) ...
+        channels_last
+    %y = linalg.transpose ins(%yt) outs(...) permutation = [0, 3, 1, 2]
+    ```
+
+    Elementwise fusion then folds the transposes into the elementwise
+    kernels around the convolution (a batch norm and a clip between two
+    convolutions read and write channels-last), and two transposes that
+    meet cancel. `always` rewrites every forward convolution (for tests);
+    by default the glue decides, and without it nothing changes.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"always", "always", "bool", /*default=*/"false",
+           "rewrite every forward library convolution, whatever oneDNN "
+           "prefers">,
+  ];
+}
+
 def LibraryConvToDnnlPass
     : Pass<"nnc-library-conv-to-dnnl", "mlir::ModuleOp"> {
   let summary = "Turn nnc.library_conv on buffers into oneDNN glue calls";

@@ -165,6 +165,9 @@ struct DnnlGlue {
   int (*check)(const int64_t *descriptor, char *error, size_t size) = nullptr;
   /// nnc_dnnl_version: oneDNN's version and the ISA it uses.
   const char *(*version)() = nullptr;
+  /// nnc_dnnl_convolution_prefers_channels_last (LibraryConvolution.h);
+  /// null in a glue older than it.
+  libconv::PrefersChannelsLastFn prefersChannelsLast = nullptr;
   /// nnc_dnnl_sbgemm and its check (LibraryConvolution.h); null in a glue
   /// older than them.
   libconv::SbgemmFn sbgemm = nullptr;

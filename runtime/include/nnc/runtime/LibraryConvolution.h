@@ -9,7 +9,8 @@
 //                        void *c, void *out)
 //
 // with a constant descriptor it embeds (the layout below) and the buffers
-// of one convolution, all dense and row-major (NCHW, weights OIHW), each of
+// of one convolution, all dense and row-major (NCHW, or NHWC where the
+// descriptor says channels-last; weights OIHW), each of
 // the element type its slot names (f32, or bf16/f16 where oneDNN has
 // kernels for them on this CPU: sums accumulate in f32, results are rounded
 // once):
@@ -41,8 +42,9 @@
 namespace nnc::runtime::libconv {
 
 /// Descriptor format version (slot kVersion). Format 1 (every operand f32)
-/// ends before the element-type slots; the glue still reads it.
-constexpr int64_t kFormat = 2;
+/// ends before the element-type slots, format 2 before the activation
+/// layout; the glue still reads both.
+constexpr int64_t kFormat = 3;
 /// At most this many spatial dimensions; unused slots hold 0 (sizes) or 1.
 constexpr int kMaxSpatial = 3;
 
@@ -78,7 +80,20 @@ enum Slot : int {
   kWeightsType,
   kDstType,
   kBiasType, ///< f32 when there is no bias
+  /// Format 2's length.
+  kLengthFormat2,
+  /// The layout (ActivationLayout) of the image operands, src and dst, in
+  /// the buffers passed; the weights are always [M, C/G, K...].
+  kActivationLayout = kLengthFormat2,
   kLength,
+};
+
+/// Layouts of the image operands in the buffers nnc passes.
+enum class ActivationLayout : int64_t {
+  /// [N, C, D...], dense row-major: what formats 1 and 2 mean.
+  ChannelsFirst = 0,
+  /// [N, D..., C], dense row-major (NHWC, NDHWC, NWC); forward only.
+  ChannelsLast = 1,
 };
 
 /// Element types of the descriptor's type slots.
@@ -101,6 +116,11 @@ using ConvolutionCheckFn = int (*)(const int64_t *descriptor, char *error,
                                    size_t size);
 /// "oneDNN 2.6.3 (cpu runtime: OpenMP, ISA: ...)": for caches and reports.
 using VersionFn = const char *(*)();
+/// 1 when oneDNN's kernel for the forward convolution `descriptor` (its
+/// layout slot ignored) keeps both images channels-last, so that buffers in
+/// that layout reach it without reorders; 0 otherwise, and for any other
+/// direction or a descriptor it cannot run.
+using PrefersChannelsLastFn = int (*)(const int64_t *descriptor);
 
 /// bf16 GEMMs with f32 accumulation, CBLAS's sgemm with bf16 A and B:
 ///
@@ -134,6 +154,8 @@ using SgemmFn = void (*)(int32_t order, int32_t transA, int32_t transB,
 inline constexpr const char *kConvolutionSymbol = "nnc_dnnl_convolution";
 inline constexpr const char *kCheckSymbol = "nnc_dnnl_convolution_check";
 inline constexpr const char *kVersionSymbol = "nnc_dnnl_version";
+inline constexpr const char *kPrefersChannelsLastSymbol =
+    "nnc_dnnl_convolution_prefers_channels_last";
 inline constexpr const char *kSbgemmSymbol = "nnc_dnnl_sbgemm";
 inline constexpr const char *kSbgemmCheckSymbol = "nnc_dnnl_sbgemm_check";
 inline constexpr const char *kSgemmSymbol = "nnc_dnnl_sgemm";
