@@ -58,6 +58,20 @@ struct Conv {
     }
     return d;
   }
+  /// The forward convolution of `src` and `weights` plus `bias` (its
+  /// first M values, when the case has one), in double.
+  std::vector<double> forward(const std::vector<float> &src,
+                              const std::vector<float> &weights,
+                              const std::vector<float> &bias) const {
+    std::vector<double> want(dstCount(), 0.0);
+    if (k.bias)
+      for (int64_t i = 0; i < dstCount(); ++i)
+        want[i] = bias[(i / prod(out)) % k.m];
+    forEachTerm([&](int64_t s, int64_t w, int64_t d) {
+      want[d] += double(src[s]) * weights[w];
+    });
+    return want;
+  }
   int64_t srcCount() const { return k.n * k.c * prod(k.size); }
   int64_t dstCount() const { return k.n * k.m * prod(out); }
   int64_t weightCount() const {
@@ -145,16 +159,10 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
                      weights = random(conv.weightCount(), 2),
                      dst = random(conv.dstCount(), 3),
                      biasM = random(conv.k.m, 4), biasC = random(conv.k.c, 5);
-  int64_t outPoints = Conv::prod(conv.out), inPoints = Conv::prod(conv.k.size);
+  int64_t inPoints = Conv::prod(conv.k.size);
 
   // Forward.
-  std::vector<double> want(conv.dstCount(), 0.0);
-  if (conv.k.bias)
-    for (int64_t i = 0; i < conv.dstCount(); ++i)
-      want[i] = biasM[(i / outPoints) % conv.k.m];
-  conv.forEachTerm([&](int64_t s, int64_t w, int64_t d) {
-    want[d] += double(src[s]) * weights[w];
-  });
+  std::vector<double> want = conv.forward(src, weights, biasM);
   std::vector<int64_t> d = conv.desc(Direction::Forward);
   char error[256] = {0};
   ASSERT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
@@ -222,13 +230,7 @@ TEST_P(DnnlConvolution, ChannelsLastForwardMatchesLoops) {
                      weights = random(conv.weightCount(), 2),
                      biasM = random(conv.k.m, 4);
   int64_t outPoints = Conv::prod(conv.out), inPoints = Conv::prod(conv.k.size);
-  std::vector<double> want(conv.dstCount(), 0.0);
-  if (conv.k.bias)
-    for (int64_t i = 0; i < conv.dstCount(); ++i)
-      want[i] = biasM[(i / outPoints) % conv.k.m];
-  conv.forEachTerm([&](int64_t s, int64_t w, int64_t d) {
-    want[d] += double(src[s]) * weights[w];
-  });
+  std::vector<double> want = conv.forward(src, weights, biasM);
   std::vector<double> wantLast(want.size());
   for (int64_t i = 0; i < conv.k.n; ++i)
     for (int64_t m = 0; m < conv.k.m; ++m)
@@ -302,7 +304,6 @@ TEST_P(DnnlConvolution, BFloat16MatchesLoops) {
                      dst = random(conv.dstCount(), 3), bias = random(conv.k.m, 4);
   std::vector<uint16_t> src16 = roundBF16(src), weights16 = roundBF16(weights),
                         dst16 = roundBF16(dst), bias16 = roundBF16(bias);
-  int64_t outPoints = Conv::prod(conv.out);
   auto typed = [&](Direction direction, ElementType out) {
     std::vector<int64_t> d = conv.desc(direction);
     for (int slot : {kSrcType, kWeightsType, kDstType})
@@ -318,13 +319,7 @@ TEST_P(DnnlConvolution, BFloat16MatchesLoops) {
   if (glue.check(d.data(), error, sizeof error) != 0)
     GTEST_SKIP() << "no bf16 convolution here: " << error;
 
-  std::vector<double> want(conv.dstCount(), 0.0);
-  if (conv.k.bias)
-    for (int64_t i = 0; i < conv.dstCount(); ++i)
-      want[i] = bias[(i / outPoints) % conv.k.m];
-  conv.forEachTerm([&](int64_t s, int64_t w, int64_t dd) {
-    want[dd] += double(src[s]) * weights[w];
-  });
+  std::vector<double> want = conv.forward(src, weights, bias);
   std::vector<uint16_t> got(conv.dstCount(), 0xffff);
   glue.convolution(d.data(), src16.data(), weights16.data(),
                    conv.k.bias ? bias16.data() : nullptr, got.data());
