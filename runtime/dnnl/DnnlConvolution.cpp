@@ -726,7 +726,8 @@ nnc_dnnl_convolution_prefers_channels_last(const int64_t *descriptor) {
       descriptor[kDirection] != static_cast<int64_t>(Direction::Forward))
     return 0;
   // The same convolution with channels-first images: oneDNN picks its
-  // layouts; the reorders it needs from plain NCHW buffers say which.
+  // layouts; the reorders it needs from plain NCHW buffers say which. The
+  // compiler's check of that descriptor already built it into the table.
   int64_t d[kLength] = {0};
   std::memcpy(d, descriptor, sizeof(int64_t) * length);
   if (length < kLengthFormat2)
@@ -735,7 +736,7 @@ nnc_dnnl_convolution_prefers_channels_last(const int64_t *descriptor) {
   d[kVersion] = kFormat;
   d[kActivationLayout] = static_cast<int64_t>(ActivationLayout::ChannelsFirst);
   std::string error;
-  std::unique_ptr<Convolution> conv = build(d, error);
+  Convolution *conv = lookup(d, error);
   if (!conv)
     return 0;
   auto isChannelsLast = [](const Operand &operand) {

@@ -95,8 +95,8 @@ public:
     // oneDNN's forward convolutions on channels-last images where its
     // kernels keep them so: the transposes around them fuse into the
     // elementwise kernels between convolutions, instead of two reorders
-    // per call.
-    if (options.libraryConvolutions)
+    // per call. Without fusion they would only be kernels of their own.
+    if (options.libraryConvolutions && options.fuse)
       pm.addNestedPass<func::FuncOp>(nnc::cpu::createChannelsLastPass());
   }
 
