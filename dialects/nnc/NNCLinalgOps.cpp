@@ -554,6 +554,36 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
 
 OpFoldResult AvgPoolOp::fold(FoldAdaptor) { return foldTrivialPool(*this); }
 
+LogicalResult MaxPoolGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  // The pooling's result shape, which grad must have.
+  SmallVector<Type> pooled;
+  if (failed(inferPool(loc, adaptor, pooled)))
+    return failure();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  FailureOr<RankedTensorType> grad =
+      getRankedTensor(loc, adaptor.getGrad().getType(), "grad");
+  if (failed(grad))
+    return failure();
+  if (failed(checkElementType(loc, *grad, input.getElementType(), "grad")))
+    return failure();
+  auto expected = cast<RankedTensorType>(pooled.front());
+  if (grad->getRank() != expected.getRank())
+    return emitOptionalError(loc, "expects grad of rank ", expected.getRank(),
+                             " like the pooling's result, got rank ",
+                             grad->getRank());
+  for (int64_t i = 0; i < expected.getRank(); ++i)
+    if (!dimsCompatible(grad->getDimSize(i), expected.getDimSize(i)))
+      return emitOptionalError(loc, "grad dimension ", i, " is ",
+                               grad->getDimSize(i),
+                               " but the pooling's result has ",
+                               expected.getDimSize(i));
+  types.push_back(input);
+  return success();
+}
+
 /// Infers [N, C, 1, ..., 1] for a global pool.
 static LogicalResult inferGlobalPool(std::optional<Location> loc, Type type,
                                      SmallVectorImpl<Type> &types) {

@@ -228,6 +228,42 @@ def NNC_MaxPoolOp : NNC_PoolOp<"max_pool", NNC_NumericTensor, "maximum",
     (ins), "", "Integer element types are allowed; padding never wins the "
     # "maximum.", " ceil_mode = true">;
 
+def NNC_MaxPoolGradOp : NNC_Op<"max_pool_grad",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "gradient of a max pooling with respect to its input";
+  let description = [{
+    The input gradient of `nnc.max_pool`, as autodiff emits it: for the
+    pooling's `input` `[N, C, D1, ..., Dn]` and the gradient `grad` of its
+    result (`[N, C, O1, ..., On]`, the pooling's result shape), the result
+    has the input's shape and each window's gradient added at the position
+    of the window's maximum: the first in the window's row-major order
+    when several hold it (PyTorch's index), the first NaN when the window
+    has NaNs, never the padding. Where windows overlap, a position that is
+    the maximum of several collects their sum. The window attributes are
+    the pooling's, with the same defaults. One op rather than a
+    composition, so that the backend finds each window's maximum once and
+    gathers the gradient without materializing the windows.
+
+    ```mlir
+    %dx = nnc.max_pool_grad %x, %g kernel_shape = [3, 3] strides = [2, 2]
+        pads = [1, 1, 1, 1] : tensor<?x64x112x112xf32>, tensor<?x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins NNC_FloatTensor:$input, NNC_FloatTensor:$grad,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs NNC_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grad `kernel_shape` `=` $kernel_shape
+    (`strides` `=` $strides^)? (`pads` `=` $pads^)?
+    (`dilations` `=` $dilations^)? (`ceil_mode` `=` $ceil_mode^)? attr-dict
+    `:` type($input) `,` type($grad)
+  }];
+}
+
 def NNC_AvgPoolOp : NNC_PoolOp<"avg_pool", NNC_FloatTensor, "average",
     (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad),
     "(`count_include_pad` `=` $count_include_pad^)?",

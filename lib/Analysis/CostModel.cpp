@@ -93,9 +93,14 @@ int64_t perElement(Operation *op) {
   if (isa<LayerNormOp, BatchNormOp, BatchNormTrainOp, GroupNormOp,
           InstanceNormOp>(op))
     return 8;
-  if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+  if (isa<MaxPoolOp, MaxPoolGradOp>(op)) {
+    // The gradient reads each window once for its maximum, then about one
+    // window's worth of candidates per input position.
+    ArrayRef<int64_t> kernel = isa<MaxPoolOp>(op)
+                                   ? cast<MaxPoolOp>(op).getKernelShape()
+                                   : cast<MaxPoolGradOp>(op).getKernelShape();
     int64_t window = 1;
-    for (int64_t k : pool.getKernelShape())
+    for (int64_t k : kernel)
       window *= k;
     return window;
   }

@@ -83,15 +83,39 @@ bool nnc::remat::Model::build(func::FuncOp func) {
       return found != index.end() && !forward[found->second];
     });
   };
+  // batch_norm_train's normalized result is elementwise in its input and
+  // the batch statistics (its other results, which stay stored): the
+  // lowering's normalization fuses into its readers like any elementwise
+  // op.
+  auto elementwise = [](Operation *op, Value result) {
+    if (auto bn = dyn_cast<nnc::BatchNormTrainOp>(op))
+      return result == bn->getResult(0);
+    return nnc::isPointwise(op);
+  };
+  // A max pooling and its gradient without padding read their input
+  // through the window loops of linalg generics, which fusion folds an
+  // elementwise producer into (a padded input is copied into the padding
+  // first).
+  auto readsThroughWindows = [](Operation *op) {
+    auto unpadded = [](std::optional<ArrayRef<int64_t>> pads) {
+      return !pads || llvm::all_of(*pads, [](int64_t p) { return p == 0; });
+    };
+    if (auto pool = dyn_cast<nnc::MaxPoolOp>(op))
+      return unpadded(pool.getPads()) && !pool.getCeilMode();
+    if (auto grad = dyn_cast<nnc::MaxPoolGradOp>(op))
+      return unpadded(grad.getPads()) && !grad.getCeilMode();
+    return false;
+  };
   for (Operation *op : ops)
     for (Value result : op->getResults()) {
       bool fusible =
-          nnc::isPointwise(op) && !result.use_empty() &&
+          elementwise(op, result) && !result.use_empty() &&
           !returned.contains(result) &&
           llvm::all_of(result.getUsers(), [&](Operation *user) {
             return user->getBlock() == &body &&
                    !user->hasTrait<OpTrait::IsTerminator>() &&
-                   (nnc::isPointwise(user) || isa<nnc::ReduceOp>(user));
+                   (nnc::isPointwise(user) || isa<nnc::ReduceOp>(user) ||
+                    readsThroughWindows(user));
           });
       Operation *reader =
           result.use_empty() ? nullptr : *result.getUsers().begin();

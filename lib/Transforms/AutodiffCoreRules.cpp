@@ -191,12 +191,12 @@ std::optional<LogicalResult> nnc::autodiff::coreRules(Rule &rule) {
         ArrayRef<int64_t> kernel;
         SmallVector<int64_t> strides, dilations, pads;
         if (auto pool = dyn_cast<MaxPoolOp>(op)) {
-          kernel = pool.getKernelShape();
-          strides = spatialAttr(pool.getStrides(), n, 1);
-          dilations = spatialAttr(pool.getDilations(), n, 1);
-          pads = spatialAttr(pool.getPads(), 2 * n, 0);
-          grads[0] = gb.poolGrad(loc, /*isMax=*/true, operand(0), y, g, Value(),
-                                 kernel, strides, dilations, pads);
+          // One op: the backend finds each window's maximum once and
+          // gathers the gradient (lib/Conversion/NNCToLinalg).
+          grads[0] = MaxPoolGradOp::create(
+              b, loc, operand(0), g, pool.getKernelShapeAttr(),
+              pool.getStridesAttr(), pool.getPadsAttr(),
+              pool.getDilationsAttr(), pool.getCeilModeAttr());
           return success();
         }
         auto pool = cast<AvgPoolOp>(op);
@@ -237,8 +237,8 @@ std::optional<LogicalResult> nnc::autodiff::coreRules(Rule &rule) {
         }
         Value scale = gb.op<DivOp>(loc, onesPool->getResult(0),
                                    gb.dense(loc, outType, valid));
-        grads[0] = gb.poolGrad(loc, /*isMax=*/false, operand(0), y, g, scale,
-                               kernel, strides, dilations, pads);
+        grads[0] = gb.avgPoolGrad(loc, operand(0), y, g, scale, kernel, strides,
+                                  dilations, pads);
         return success();
       })
       .Case([&](GlobalAvgPoolOp) -> LogicalResult {

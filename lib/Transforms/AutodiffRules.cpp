@@ -89,28 +89,15 @@ Value GradientBuilder::dense(Location loc, RankedTensorType type,
   return ConstantOp::create(b, loc, DenseElementsAttr::get(type, elements));
 }
 
-Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
-                                Value g, Value scale, ArrayRef<int64_t> kernel,
-                                ArrayRef<int64_t> strides,
-                                ArrayRef<int64_t> dilations,
-                                ArrayRef<int64_t> pads) {
+Value GradientBuilder::avgPoolGrad(Location loc, Value x, Value y, Value g,
+                                   Value scale, ArrayRef<int64_t> kernel,
+                                   ArrayRef<int64_t> strides,
+                                   ArrayRef<int64_t> dilations,
+                                   ArrayRef<int64_t> pads) {
   auto xType = cast<RankedTensorType>(x.getType());
   auto yType = cast<RankedTensorType>(y.getType());
   Type elementType = xType.getElementType();
   int64_t n = xType.getRank() - 2;
-  if (isMax) {
-    // Windows that tile the input (stride = kernel, no dilation, no
-    // padding): each is a slice of the input as it lies, so the gradient
-    // goes to the first maximum of its window through reshapes,
-    // transposes and elementwise ops alone, no larger than the input.
-    bool tiled = true;
-    for (int64_t i = 0; i < n; ++i)
-      tiled = tiled && strides[i] == kernel[i] && dilations[i] == 1 &&
-              pads[i] == 0 && pads[n + i] == 0 &&
-              xType.getDimSize(2 + i) == yType.getDimSize(2 + i) * kernel[i];
-    if (tiled)
-      return tiledMaxPoolGrad(loc, x, y, g, kernel);
-  }
   int64_t nc = xType.isDynamicDim(0)
                    ? ShapedType::kDynamic
                    : xType.getDimSize(0) * xType.getDimSize(1);
@@ -124,118 +111,25 @@ Value GradientBuilder::poolGrad(Location loc, bool isMax, Value x, Value y,
       padEnd[i] += reach - padded;
     outputPadding.push_back(std::max<int64_t>(padded - reach, 0));
   }
-  auto view = [&](RankedTensorType type, int64_t channels) {
-    SmallVector<int64_t> shape{nc, channels};
+  auto view = [&](RankedTensorType type) {
+    SmallVector<int64_t> shape{nc, 1};
     llvm::append_range(shape, type.getShape().drop_front(2));
     return RankedTensorType::get(shape, elementType);
   };
-  // The window offsets as the output channels of a kernel [K, 1, K...].
-  int64_t offsets = 1;
-  for (int64_t k : kernel)
-    offsets *= k;
-  SmallVector<int64_t> kernelShape{isMax ? offsets : 1, 1};
+  // A kernel of ones [1, 1, K...] spreads each window's g * scale over it.
+  SmallVector<int64_t> kernelShape{1, 1};
   llvm::append_range(kernelShape, kernel);
   auto kernelType = RankedTensorType::get(kernelShape, elementType);
-  SmallVector<double> kernelValues;
-  for (int64_t k = 0; k < kernelType.getNumElements(); ++k)
-    kernelValues.push_back(isMax ? double(k / offsets == k % offsets) : 1.0);
-  Value w = dense(loc, kernelType, kernelValues);
-
-  Value gv;
-  if (isMax) {
-    gv = ReshapeOp::create(b, loc, view(yType, 1), g);
-    SmallVector<int64_t> explicitPads{0, 0};
-    llvm::append_range(explicitPads, padBegin);
-    explicitPads.append({0, 0});
-    llvm::append_range(explicitPads, padEnd);
-    double lowest =
-        APFloat::getLargest(cast<FloatType>(elementType).getFloatSemantics(),
-                            /*Negative=*/true)
-            .convertToDouble();
-    Value xv = ReshapeOp::create(b, loc, view(xType, 1), x);
-    Value xp =
-        PadOp::create(b, loc, xv, b.getDenseI64ArrayAttr(explicitPads),
-                      PadModeAttr::get(b.getContext(), PadMode::constant),
-                      b.getF64FloatAttr(lowest));
-    // windows[nc, k, o] = the element at offset k of window o.
-    Value windows =
-        ConvOp::create(b, loc, xp, w, Value(), b.getDenseI64ArrayAttr(strides),
-                       b.getDenseI64ArrayAttr(dilations), DenseI64ArrayAttr(),
-                       /*groups=*/1);
-    Value yv = ReshapeOp::create(b, loc, view(yType, 1), y);
-    Value isMaxElem = CmpOp::create(b, loc, CmpPredicate::eq, windows, yv);
-    auto countType = cast<RankedTensorType>(windows.getType());
-    Value count =
-        CumSumOp::create(b, loc, CastOp::create(b, loc, countType, isMaxElem),
-                         b.getI64IntegerAttr(1));
-    Value first = AndOp::create(b, loc, isMaxElem,
-                                CmpOp::create(b, loc, CmpPredicate::eq, count,
-                                              constant(loc, countType, 1.0)));
-    gv = WhereOp::create(b, loc, first, gv, constant(loc, countType, 0.0));
-  } else {
-    gv = ReshapeOp::create(b, loc, view(yType, 1), op<MulOp>(loc, g, scale));
-  }
+  Value w = dense(loc, kernelType,
+                  SmallVector<double>(kernelType.getNumElements(), 1.0));
+  Value gv = ReshapeOp::create(b, loc, view(yType), op<MulOp>(loc, g, scale));
   Value dx = ConvTransposeOp::create(
-      b, loc, view(xType, 1), gv, w, Value(), b.getDenseI64ArrayAttr(strides),
+      b, loc, view(xType), gv, w, Value(), b.getDenseI64ArrayAttr(strides),
       b.getDenseI64ArrayAttr(dilations),
       b.getDenseI64ArrayAttr(
           llvm::to_vector(llvm::concat<int64_t>(padBegin, padEnd))),
       b.getDenseI64ArrayAttr(outputPadding), /*groups=*/1);
   return ReshapeOp::create(b, loc, xType, dx);
-}
-
-Value GradientBuilder::tiledMaxPoolGrad(Location loc, Value x, Value y, Value g,
-                                        ArrayRef<int64_t> kernel) {
-  auto xType = cast<RankedTensorType>(x.getType());
-  auto yType = cast<RankedTensorType>(y.getType());
-  Type elementType = xType.getElementType();
-  int64_t n = xType.getRank() - 2;
-  // x as [N, C, O0, K0, O1, K1, ...], then [N, C, O0, O1, ..., K0, K1, ...]
-  // and [N, C, O0, O1, ..., K] with K the window size.
-  SmallVector<int64_t> split{xType.getDimSize(0), xType.getDimSize(1)};
-  SmallVector<int64_t> perm{0, 1},
-      windowed{xType.getDimSize(0), xType.getDimSize(1)};
-  int64_t window = 1;
-  for (int64_t i = 0; i < n; ++i) {
-    split.append({yType.getDimSize(2 + i), kernel[i]});
-    perm.push_back(2 + 2 * i);
-    windowed.push_back(yType.getDimSize(2 + i));
-    window *= kernel[i];
-  }
-  for (int64_t i = 0; i < n; ++i)
-    perm.push_back(3 + 2 * i);
-  SmallVector<int64_t> transposed;
-  for (int64_t p : perm)
-    transposed.push_back(split[p]);
-  SmallVector<int64_t> grouped(windowed);
-  grouped.push_back(window);
-  SmallVector<int64_t> column(windowed);
-  column.push_back(1);
-  auto type = [&](ArrayRef<int64_t> shape, Type et) {
-    return RankedTensorType::get(shape, et);
-  };
-  Value xs = ReshapeOp::create(b, loc, type(split, elementType), x);
-  Value xt = TransposeOp::create(b, loc, xs, perm);
-  Value windows = ReshapeOp::create(b, loc, type(grouped, elementType), xt);
-  Value yc = ReshapeOp::create(b, loc, type(column, elementType), y);
-  Value gc = ReshapeOp::create(b, loc, type(column, elementType), g);
-  // The first maximum of each window takes the gradient (PyTorch's index).
-  Value isMaxElem = CmpOp::create(b, loc, CmpPredicate::eq, windows, yc);
-  auto countType = type(grouped, elementType);
-  Value count = CumSumOp::create(
-      b, loc, CastOp::create(b, loc, countType, isMaxElem),
-      b.getI64IntegerAttr(static_cast<int64_t>(grouped.size()) - 1));
-  Value first = AndOp::create(b, loc, isMaxElem,
-                              CmpOp::create(b, loc, CmpPredicate::eq, count,
-                                            constant(loc, countType, 1.0)));
-  Value gw = WhereOp::create(b, loc, first, gc, constant(loc, countType, 0.0));
-  // Back to the input's layout.
-  Value gt = ReshapeOp::create(b, loc, type(transposed, elementType), gw);
-  SmallVector<int64_t> inverse(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    inverse[p] = static_cast<int64_t>(i);
-  Value gs = TransposeOp::create(b, loc, gt, inverse);
-  return ReshapeOp::create(b, loc, xType, gs);
 }
 
 Value GradientBuilder::swapLastTwo(Location loc, Value v) {

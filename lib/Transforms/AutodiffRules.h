@@ -64,27 +64,18 @@ public:
   mlir::Value dense(mlir::Location loc, mlir::RankedTensorType type,
                     llvm::ArrayRef<double> values);
 
-  /// The backward pass of a pooling op with static shapes, written with
-  /// convolutions over a one-channel view `[N * C, 1, D...]` of the input.
-  /// The input is padded explicitly (with the lowest value) up to the extent
-  /// the windows reach, which also covers ceil_mode. For max pooling
-  /// (`isMax`), a one-hot kernel per window offset gathers the window
-  /// elements and g goes to the first of them that equals the window's
-  /// maximum (PyTorch routes it to one element too); for average pooling
-  /// `g * scale` is spread over each window by a kernel of ones.
-  mlir::Value poolGrad(mlir::Location loc, bool isMax, mlir::Value x,
-                       mlir::Value y, mlir::Value g, mlir::Value scale,
-                       llvm::ArrayRef<int64_t> kernel,
-                       llvm::ArrayRef<int64_t> strides,
-                       llvm::ArrayRef<int64_t> dilations,
-                       llvm::ArrayRef<int64_t> pads);
+  /// The backward pass of an average pooling with static shapes: g * scale
+  /// spread over each window by a transposed convolution with a kernel of
+  /// ones over a one-channel view `[N * C, 1, D...]` of the input, whose
+  /// end padding is extended to the extent the windows reach (ceil_mode).
+  mlir::Value avgPoolGrad(mlir::Location loc, mlir::Value x, mlir::Value y,
+                          mlir::Value g, mlir::Value scale,
+                          llvm::ArrayRef<int64_t> kernel,
+                          llvm::ArrayRef<int64_t> strides,
+                          llvm::ArrayRef<int64_t> dilations,
+                          llvm::ArrayRef<int64_t> pads);
 
   /// `v` with its last two dimensions swapped.
-  /// The max-pool gradient when the windows tile the input (stride =
-  /// kernel, no dilation or padding).
-  mlir::Value tiledMaxPoolGrad(mlir::Location loc, mlir::Value x,
-                               mlir::Value y, mlir::Value g,
-                               llvm::ArrayRef<int64_t> kernel);
   mlir::Value swapLastTwo(mlir::Location loc, mlir::Value v);
 
   template <typename OpTy>

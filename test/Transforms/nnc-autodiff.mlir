@@ -409,28 +409,12 @@ func.func @main(%x: tensor<1x4x5x5xf32>,
 
 // -----
 
-// max_pool: on a [N*C, 1, H, W] view padded with the lowest value (here to
-// the extent the ceil_mode windows reach), a one-hot kernel gathers each
-// window offset, the first offset equal to the maximum (cumsum == 1) keeps
-// g, and conv_transpose with the same kernel scatters it back.
+// max_pool: one nnc.max_pool_grad of the input and g with the pooling's
+// attributes (ceil_mode too); the pooling's result is not read.
 // CHECK-LABEL: func.func @main_grad(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x5x5xf32>
-// CHECK: %[[Y:.*]] = nnc.max_pool %[[X]]
 // CHECK: %[[G:.*]] = nnc.expand
-// CHECK: %[[K:.*]] = nnc.constant dense<{{\[\[\[\[}}1.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00]]], {{.*}} : tensor<4x1x2x2xf32>
-// CHECK: %[[GV:.*]] = nnc.reshape %[[G]] : tensor<1x2x3x3xf32> -> tensor<2x1x3x3xf32>
-// CHECK: %[[XV:.*]] = nnc.reshape %[[X]] : tensor<1x2x5x5xf32> -> tensor<2x1x5x5xf32>
-// CHECK: %[[XP:.*]] = nnc.pad %[[XV]] pads = [0, 0, 0, 0, 0, 0, 1, 1] value = -3.4028234663852886E+38
-// CHECK: %[[WIN:.*]] = nnc.conv %[[XP]], %[[K]] strides = [2, 2] dilations = [1, 1] : tensor<2x1x6x6xf32>, tensor<4x1x2x2xf32>
-// CHECK: %[[YV:.*]] = nnc.reshape %[[Y]] : tensor<1x2x3x3xf32> -> tensor<2x1x3x3xf32>
-// CHECK: %[[EQ:.*]] = nnc.cmp eq, %[[WIN]], %[[YV]]
-// CHECK: %[[EQF:.*]] = nnc.cast %[[EQ]] : tensor<2x4x3x3xi1> to tensor<2x4x3x3xf32>
-// CHECK: %[[CNT:.*]] = nnc.cumsum %[[EQF]] axis = 1
-// CHECK: %[[ONE:.*]] = nnc.cmp eq, %[[CNT]], %{{.*}}
-// CHECK: %[[FIRST:.*]] = nnc.and %[[EQ]], %[[ONE]]
-// CHECK: %[[SEL:.*]] = nnc.where %[[FIRST]], %[[GV]], %{{.*}}
-// CHECK: %[[DX:.*]] = nnc.conv_transpose %[[SEL]], %[[K]] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 1, 1] output_padding = [0, 0] : tensor<2x4x3x3xf32>, tensor<4x1x2x2xf32>
-// CHECK: %[[GX:.*]] = nnc.reshape %[[DX]] : tensor<2x1x5x5xf32> -> tensor<1x2x5x5xf32>
+// CHECK: %[[GX:.*]] = nnc.max_pool_grad %[[X]], %[[G]] kernel_shape = [2, 2] strides = [2, 2] ceil_mode = true : tensor<1x2x5x5xf32>, tensor<1x2x3x3xf32>
 // CHECK: return %{{.*}}, %[[GX]]
 func.func @main(%x: tensor<1x2x5x5xf32> {nnc.param = #nnc.param<trainable>})
     -> tensor<f32> {

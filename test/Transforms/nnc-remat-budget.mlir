@@ -30,6 +30,10 @@
 // RUN:   | FileCheck %s --check-prefix=GIVEN
 // RUN: not nnc-opt %s --nnc-training-pipeline="function=branches loss=mse optimizer=sgd" --nnc-remat-budget="function=branches_train_step choice=999" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCHOICE
+// RUN: nnc-opt %s --nnc-training-pipeline="function=pooled loss=mse optimizer=sgd" --nnc-remat-budget="function=pooled_train_step budget=1 allow-over-budget=true" \
+// RUN:   | FileCheck %s --check-prefix=POOL
+// RUN: nnc-opt %s --nnc-training-pipeline="function=padded loss=mse optimizer=sgd" --nnc-remat-budget="function=padded_train_step budget=1 allow-over-budget=true" \
+// RUN:   | FileCheck %s --check-prefix=PADDED
 // RUN: not nnc-opt %s --nnc-remat-budget="function=missing budget=1" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOFUNC
 // RUN: not nnc-opt %s --nnc-remat-budget="function=branches budget=1 alignment=48" -o /dev/null 2>&1 \
@@ -275,4 +279,48 @@ func.func @chain(%x: tensor<1024x16xf32>, %w0: tensor<16x16xf32> {nnc.param = #n
   %a63 = nnc.gemm %h62, %w63 trans_b = true : tensor<1024x16xf32>, tensor<16x16xf32>
   %h63 = nnc.tanh %a63 : tensor<1024x16xf32>
   return %h63 : tensor<1024x16xf32>
+}
+
+// What fusion folds into its readers is not stored: batch normalization's
+// result, elementwise in the convolution's output and the batch statistics,
+// and the ReLU after it, which a max pooling and its gradient without
+// padding read through the loops of their windows. The backward keeps the
+// convolution's output (the batch norm gradient reads it) and recomputes
+// the two from it where the pooling's gradient reads them. Only the
+// convolution, the statistics, the pooling and the logits are saved values.
+// POOL-LABEL: func.func @pooled_train_step
+// POOL-SAME: kept = ["nnc.conv 'conv' tensor<8x8x16x16xf32> 65536 bytes", "nnc.batch_norm_train 'bn' tensor<8xf32> 32 bytes", "nnc.batch_norm_train 'bn' tensor<8xf32> 32 bytes", "nnc.max_pool 'pool' tensor<8x8x8x8xf32> 16384 bytes", "nnc.gemm 'fc' tensor<8x10xf32> 320 bytes"]
+// POOL-NOT: nnc.relu 'relu' tensor<8x8x16x16xf32> 65536 bytes
+func.func @pooled(%x: tensor<8x4x16x16xf32>,
+                  %w: tensor<8x4x3x3xf32> {nnc.param = #nnc.param<trainable>},
+                  %v: tensor<10x512xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<8x10xf32> {
+  %c = nnc.constant dense<1.0> : tensor<8xf32>
+  %z = nnc.constant dense<0.0> : tensor<8xf32>
+  %y = nnc.conv %x, %w pads = [1, 1, 1, 1] : tensor<8x4x16x16xf32>, tensor<8x4x3x3xf32> loc("conv")
+  %n = nnc.batch_norm %y, %c, %z, %z, %c : tensor<8x8x16x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> loc("bn")
+  %r = nnc.relu %n : tensor<8x8x16x16xf32> loc("relu")
+  %p = nnc.max_pool %r kernel_shape = [2, 2] strides = [2, 2] : tensor<8x8x16x16xf32> loc("pool")
+  %f = nnc.reshape %p : tensor<8x8x8x8xf32> -> tensor<8x512xf32>
+  %o = nnc.gemm %f, %v trans_b = true : tensor<8x512xf32>, tensor<10x512xf32> loc("fc")
+  return %o : tensor<8x10xf32>
+}
+
+// The same with a padded pooling, whose input is copied into its padding:
+// the ReLU is a stored value there, kept for the gradient.
+// PADDED-LABEL: func.func @padded_train_step
+// PADDED-SAME: kept = ["nnc.conv 'conv' tensor<8x8x16x16xf32> 65536 bytes", "nnc.relu 'relu' tensor<8x8x16x16xf32> 65536 bytes",
+func.func @padded(%x: tensor<8x4x16x16xf32>,
+                  %w: tensor<8x4x3x3xf32> {nnc.param = #nnc.param<trainable>},
+                  %v: tensor<10x512xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<8x10xf32> {
+  %c = nnc.constant dense<1.0> : tensor<8xf32>
+  %z = nnc.constant dense<0.0> : tensor<8xf32>
+  %y = nnc.conv %x, %w pads = [1, 1, 1, 1] : tensor<8x4x16x16xf32>, tensor<8x4x3x3xf32> loc("conv")
+  %n = nnc.batch_norm %y, %c, %z, %z, %c : tensor<8x8x16x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> loc("bn")
+  %r = nnc.relu %n : tensor<8x8x16x16xf32> loc("relu")
+  %p = nnc.max_pool %r kernel_shape = [3, 3] strides = [2, 2] pads = [1, 1, 1, 1] : tensor<8x8x16x16xf32> loc("pool")
+  %f = nnc.reshape %p : tensor<8x8x8x8xf32> -> tensor<8x512xf32>
+  %o = nnc.gemm %f, %v trans_b = true : tensor<8x512xf32>, tensor<10x512xf32> loc("fc")
+  return %o : tensor<8x10xf32>
 }

@@ -503,6 +503,38 @@ func.func @main(%x: tensor<2x2x5x5xf64> )mlir" P R"mlir(,
 )mlir");
 }
 
+/// Max pooling with dilations, asymmetric pads and ceil_mode, windows that
+/// skip positions (stride 3 > kernel 2), overlapping 1-D windows at stride
+/// 1, and 3-D windows (the op nnc.max_pool_grad in every case).
+TEST_F(AutodiffTest, MaxPoolWindows) {
+  check(R"mlir(
+func.func @main(%x: tensor<2x2x5x6xf64> )mlir" P R"mlir(,
+                %v: tensor<2x3x8xf64> )mlir" P R"mlir(,
+                %u: tensor<1x2x3x4x4xf64> )mlir" P R"mlir(,
+                %t: tensor<2x2x3x3xf64>) -> tensor<f64> {
+  %0 = nnc.max_pool %x kernel_shape = [2, 2] strides = [2, 2]
+      pads = [1, 0, 0, 1] dilations = [2, 1] ceil_mode = true
+      : tensor<2x2x5x6xf64>
+  %1 = nnc.mul %0, %t : tensor<2x2x3x3xf64>, tensor<2x2x3x3xf64>
+  %2 = nnc.reduce sum %1 keepdims = false : tensor<2x2x3x3xf64>
+  %3 = nnc.max_pool %v kernel_shape = [2] strides = [3] : tensor<2x3x8xf64>
+  %4 = nnc.mul %3, %3 : tensor<2x3x3xf64>, tensor<2x3x3xf64>
+  %5 = nnc.reduce sum %4 keepdims = false : tensor<2x3x3xf64>
+  %6 = nnc.max_pool %v kernel_shape = [3] pads = [1, 1] : tensor<2x3x8xf64>
+  %7 = nnc.mul %6, %6 : tensor<2x3x8xf64>, tensor<2x3x8xf64>
+  %8 = nnc.reduce sum %7 keepdims = false : tensor<2x3x8xf64>
+  %9 = nnc.max_pool %u kernel_shape = [2, 2, 2] strides = [1, 2, 2]
+      pads = [0, 1, 0, 0, 0, 1] : tensor<1x2x3x4x4xf64>
+  %10 = nnc.mul %9, %9 : tensor<1x2x2x2x2xf64>, tensor<1x2x2x2x2xf64>
+  %11 = nnc.reduce sum %10 keepdims = false : tensor<1x2x2x2x2xf64>
+  %12 = nnc.add %2, %5 : tensor<f64>, tensor<f64>
+  %13 = nnc.add %8, %11 : tensor<f64>, tensor<f64>
+  %14 = nnc.add %12, %13 : tensor<f64>, tensor<f64>
+  return %14 : tensor<f64>
+}
+)mlir");
+}
+
 /// Average pooling with and without count_include_pad, with ceil_mode, and
 /// global average pooling.
 TEST_F(AutodiffTest, AvgPool) {

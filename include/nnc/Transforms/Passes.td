@@ -150,8 +150,10 @@ def RematerializeBudgetPass
 
     The model: each op at its position in program order, each value alive
     from its definition to its last use (a reshape's uses and the uses of an
-    elementwise value that fusion folds into its elementwise users count as
-    uses of what they read); a recomputed op is cloned once, just before
+    elementwise value that fusion folds into its users count as uses of what
+    they read: users that are elementwise, reductions, or max poolings and
+    their gradients without padding; batch normalization's result counts as
+    elementwise); a recomputed op is cloned once, just before
     the first backward op (or other recomputation) that reads it, and every
     backward use reads the clone. The arena is predicted with the memory
     plan's own placement (nnc/Analysis/ArenaPlacement.h). The search is a

@@ -87,6 +87,46 @@ func.func @max_pool(%x: tensor<1x2x5x6xi8>) -> tensor<1x2x3x3xi8> {
 
 // -----
 
+// max_pool_grad: the windows' maxima (padding -inf), then each window's
+// first offset holding it (minsi over offsets, 9 = none; padded positions
+// never count); then per phase of the stride (4 here), a parallel generic
+// over slices of the padded argmax and gradient sums the windows that pick
+// the position, inserted into its slot of [N, C, 3, 2, 3, 2], whose interior
+// is the input gradient.
+// CHECK-LABEL: func @max_pool_grad
+// CHECK: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PAD:.+]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[NINF]] : f32
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}} ins(%[[PAD]], %{{.*}} : tensor<?x2x7x7xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<?x2x3x3xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[NONE:.+]] = arith.constant 9 : i32
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[NONE]] : i32)
+// CHECK: %[[IDX:.+]] = linalg.generic {{.*}} ins(%[[PAD]], %{{.*}}, %[[MAX]] : {{.*}}) outs(%[[INIT]] : tensor<?x2x3x3xi32>)
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi slt
+// CHECK: arith.minsi
+// CHECK: %[[IP:.+]] = tensor.pad %[[IDX]] low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: %[[GP:.+]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: %[[FULL:.+]] = tensor.empty(%{{.*}}) : tensor<?x2x3x2x3x2xf32>
+// CHECK: %[[I0:.+]] = tensor.extract_slice %[[IP]][0, 0, 1, 1] [%{{.*}}, 2, 3, 3] [1, 1, 1, 1]
+// CHECK: %[[G0:.+]] = tensor.extract_slice %[[GP]][0, 0, 1, 1] [%{{.*}}, 2, 3, 3] [1, 1, 1, 1]
+// CHECK: %[[P0:.+]] = linalg.generic {{.*}} ins(%[[I0]], %[[G0]], {{.*}}) outs(%{{.*}} : tensor<?x2x3x3xf32>)
+// CHECK-COUNT-4: arith.cmpi eq
+// CHECK: %[[F0:.+]] = tensor.insert_slice %[[P0]] into %[[FULL]][0, 0, 0, 0, 0, 0]
+// CHECK: tensor.insert_slice %{{.*}}[0, 0, 0, 0, 0, 1]
+// CHECK: tensor.insert_slice %{{.*}}[0, 0, 0, 1, 0, 0]
+// CHECK: %[[F3:.+]] = tensor.insert_slice %{{.*}}[0, 0, 0, 1, 0, 1]
+// CHECK: %[[M:.+]] = tensor.collapse_shape %[[F3]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<?x2x3x2x3x2xf32> into tensor<?x2x6x6xf32>
+// CHECK: %[[DX:.+]] = tensor.extract_slice %[[M]][0, 0, 1, 1] [%{{.*}}, 2, 5, 5] [1, 1, 1, 1]
+// CHECK: return %[[DX]]
+func.func @max_pool_grad(%x: tensor<?x2x5x5xf32>, %g: tensor<?x2x3x3xf32>) -> tensor<?x2x5x5xf32> {
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [3, 3] strides = [2, 2] pads = [1, 1, 1, 1] : tensor<?x2x5x5xf32>, tensor<?x2x3x3xf32>
+  return %0 : tensor<?x2x5x5xf32>
+}
+
+// -----
+
 // avg_pool without count_include_pad divides by window sums of a mask of
 // ones over the input only (padded with zeros, ceil extension included).
 // CHECK-DAG: #[[MASK:.+]] = affine_map<(d0, d1, d2, d3) -> (d0 * 2 + d2, d1 * 2 + d3)>

@@ -532,6 +532,42 @@ func.func @max_pool_rank(%x: tensor<2x3xf32>) {
 
 // -----
 
+// max_pool_grad: grad must have the pooling's result shape
+func.func @max_pool_grad_shape(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x3x4xf32>) {
+  // expected-error @+1 {{grad dimension 2 is 3 but the pooling's result has 4}}
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [2, 2] strides = [2, 2] : tensor<1x3x8x8xf32>, tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+// max_pool_grad: grad has the pooling's rank
+func.func @max_pool_grad_rank(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x16xf32>) {
+  // expected-error @+1 {{expects grad of rank 4 like the pooling's result, got rank 3}}
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [2, 2] strides = [2, 2] : tensor<1x3x8x8xf32>, tensor<1x3x16xf32>
+  return
+}
+
+// -----
+
+// max_pool_grad: grad has the input's element type
+func.func @max_pool_grad_type(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf16>) {
+  // expected-error @+1 {{grad}}
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [2, 2] strides = [2, 2] : tensor<1x3x8x8xf32>, tensor<1x3x4x4xf16>
+  return
+}
+
+// -----
+
+// max_pool_grad: the window attributes are checked as the pooling's
+func.func @max_pool_grad_kernel(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{kernel_shape has 1 entries but expected 2}}
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [2] strides = [2, 2] : tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
 // max_pool: kernel_shape is required
 func.func @max_pool_no_kernel(%x: tensor<1x3x8x8xf32>) {
   // expected-error @+1 {{requires attribute 'kernel_shape'}}

@@ -242,6 +242,26 @@ func.func @max_pool_2d(%x: tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32> {
 
 // -----
 
+// max_pool_grad: the input's type; grad has the pooling's result shape
+// CHECK-LABEL: func @max_pool_grad_2d
+func.func @max_pool_grad_2d(%x: tensor<?x64x112x112xf32>, %g: tensor<?x64x56x56xf32>) -> tensor<?x64x112x112xf32> {
+  // CHECK: nnc.max_pool_grad %{{.*}}, %{{.*}} kernel_shape = [3, 3] strides = [2, 2] pads = [1, 1, 1, 1] : tensor<?x64x112x112xf32>, tensor<?x64x56x56xf32>
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [3, 3] strides = [2, 2] pads = [1, 1, 1, 1] : tensor<?x64x112x112xf32>, tensor<?x64x56x56xf32>
+  return %0 : tensor<?x64x112x112xf32>
+}
+
+// -----
+
+// max_pool_grad: 1-D, dilation and ceil_mode in bf16
+// CHECK-LABEL: func @max_pool_grad_ceil
+func.func @max_pool_grad_ceil(%x: tensor<2x3x9xbf16>, %g: tensor<2x3x4xbf16>) -> tensor<2x3x9xbf16> {
+  // CHECK: nnc.max_pool_grad %{{.*}}, %{{.*}} kernel_shape = [2] strides = [2] dilations = [2] ceil_mode = true : tensor<2x3x9xbf16>, tensor<2x3x4xbf16>
+  %0 = nnc.max_pool_grad %x, %g kernel_shape = [2] strides = [2] dilations = [2] ceil_mode = true : tensor<2x3x9xbf16>, tensor<2x3x4xbf16>
+  return %0 : tensor<2x3x9xbf16>
+}
+
+// -----
+
 // max_pool: ceil_mode rounds up; a dynamic spatial dim stays dynamic
 // CHECK-LABEL: func @max_pool_ceil
 func.func @max_pool_ceil(%x: tensor<1x3x?x6xf16>) -> tensor<1x3x?x3xf16> {
