@@ -76,6 +76,10 @@ except OSError:
     cpu_flags = set()
 if cpu_flags & {"avx512_bf16", "amx_bf16"}:
     config.available_features.add("cpu-bf16")
+# AVX-512 (oneDNN's avx512_core), where oneDNN has its Winograd convolution
+# kernels and the CPU target's cost model picks them for large 3x3 ones.
+if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags:
+    config.available_features.add("dnnl-winograd")
 
 if config.nnc_sanitizers:
     config.available_features.add("sanitizers")

@@ -148,6 +148,17 @@ LogicalResult LibraryConvOp::verify() {
     if (type.getRank() != 1 || type.getDimSize(0) != channels)
       return emitOpError("bias must be [") << channels << "], not " << type;
   }
+  if (getWinograd()) {
+    bool unit = llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }) &&
+                llvm::all_of(getDilations(), [](int64_t s) { return s == 1; });
+    bool f32 = llvm::all_of(operands, [](Value v) {
+      return cast<ShapedType>(v.getType()).getElementType().isF32();
+    });
+    if (spatial != 2 || weights.getDimSize(2) != 3 ||
+        weights.getDimSize(3) != 3 || !unit || groups != 1 || !f32)
+      return emitOpError("winograd needs a 2-D 3x3 convolution with strides "
+                         "and dilations 1, one group and f32 operands");
+  }
   return success();
 }
 
@@ -161,6 +172,22 @@ void LibraryConvOp::getEffects(
                          SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getInitMutable(),
                        SideEffects::DefaultResource::get());
+}
+
+std::optional<std::string>
+nnc::whyNotWinograd(const LibraryConvolution &conv) {
+  auto ones = [](ArrayRef<int64_t> v) {
+    return llvm::all_of(v, [](int64_t x) { return x == 1; });
+  };
+  auto f32 = [](Type t) { return t && t.isF32(); };
+  if (conv.weights.size() != 4 || conv.weights[2] != 3 ||
+      conv.weights[3] != 3 || !ones(conv.strides) || !ones(conv.dilations) ||
+      conv.groups != 1 || !f32(conv.srcElement) ||
+      !f32(conv.weightsElement) || !f32(conv.dstElement))
+    return std::string("Winograd's algorithm takes 2-D 3x3 convolutions "
+                       "with strides and dilations 1, one group and f32 "
+                       "operands");
+  return std::nullopt;
 }
 
 namespace {

@@ -54,6 +54,9 @@ struct LibraryConvolution {
   llvm::SmallVector<int64_t> src, weights, dst;
   /// The images' buffers are [N, D..., C] (library_conv's channels_last).
   bool channelsLast = false;
+  /// Winograd's algorithm rather than the direct one (library_conv's
+  /// winograd).
+  bool winograd = false;
   llvm::SmallVector<int64_t> strides, dilations, pads;
   int64_t groups = 1;
   bool bias = false;
@@ -68,6 +71,12 @@ struct LibraryConvolution {
 /// output_padding beyond the end pad).
 std::optional<LibraryConvolution> getLibraryConvolution(mlir::Operation *op,
                                                         std::string &why);
+
+/// Why Winograd's algorithm (library_conv's winograd) cannot compute
+/// `conv`: it takes 2-D 3x3 convolutions with strides and dilations 1, one
+/// group and f32 operands; nothing when it can (whether the library has it
+/// on this CPU is the target's question).
+std::optional<std::string> whyNotWinograd(const LibraryConvolution &conv);
 
 /// Appends the result types `op` infers (InferTypeOpInterface) or refines
 /// (ShapeRefinementOpInterface) from its current operands and attributes,

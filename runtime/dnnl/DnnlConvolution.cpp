@@ -88,6 +88,8 @@ size_t descriptorLength(const int64_t *d) {
     return kLengthFormat1;
   case 2:
     return kLengthFormat2;
+  case 3:
+    return kLengthFormat3;
   case kFormat:
     return kLength;
   default:
@@ -280,6 +282,15 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     error = "channels-last images are for forward convolutions only";
     return nullptr;
   }
+  int64_t algorithmSlot = d[kVersion] >= 4
+                              ? d[kAlgorithm]
+                              : static_cast<int64_t>(Algorithm::Direct);
+  bool winograd = algorithmSlot == static_cast<int64_t>(Algorithm::Winograd);
+  if (!winograd && algorithmSlot != static_cast<int64_t>(Algorithm::Direct)) {
+    error = "invalid convolution descriptor: algorithm " +
+            std::to_string(algorithmSlot);
+    return nullptr;
+  }
   auto conv = std::make_unique<Convolution>();
   conv->direction = static_cast<Direction>(d[kDirection]);
   conv->bias = d[kHasBias] != 0;
@@ -308,7 +319,15 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
   }
   try {
     const dnnl::engine &eng = engine();
-    auto algorithm = dnnl::algorithm::convolution_direct;
+    auto algorithm = winograd ? dnnl::algorithm::convolution_winograd
+                              : dnnl::algorithm::convolution_direct;
+    // A forward Winograd primitive for inference expects its weights
+    // already transformed (a reorder that costs more than the convolution
+    // on every call, the weights being an argument); the training one
+    // transforms them inside.
+    auto forwardKind = conv->direction == Direction::Forward && !winograd
+                           ? dnnl::prop_kind::forward_inference
+                           : dnnl::prop_kind::forward_training;
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     // An image operand in the buffer nnc passes.
@@ -331,18 +350,14 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     bool forwardBias = conv->bias && conv->direction == Direction::Forward;
     // The forward primitive: what runs, or the hint of a backward one.
     auto forwardDesc =
-        forwardBias ? dnnl::convolution_forward::desc(
-                          conv->direction == Direction::Forward
-                              ? dnnl::prop_kind::forward_inference
-                              : dnnl::prop_kind::forward_training,
-                          algorithm, srcAny, weightsAny, biasDesc, dstAny,
-                          strides, dilates, padsBegin, padsEnd)
-                    : dnnl::convolution_forward::desc(
-                          conv->direction == Direction::Forward
-                              ? dnnl::prop_kind::forward_inference
-                              : dnnl::prop_kind::forward_training,
-                          algorithm, srcAny, hintWeights, dstAny, strides,
-                          dilates, padsBegin, padsEnd);
+        forwardBias
+            ? dnnl::convolution_forward::desc(forwardKind, algorithm, srcAny,
+                                              weightsAny, biasDesc, dstAny,
+                                              strides, dilates, padsBegin,
+                                              padsEnd)
+            : dnnl::convolution_forward::desc(forwardKind, algorithm, srcAny,
+                                              hintWeights, dstAny, strides,
+                                              dilates, padsBegin, padsEnd);
     dnnl::convolution_forward::primitive_desc forward(forwardDesc, attr, eng);
     // In a low type the reference implementation (scalar loops) is no
     // kernel to prefer over f32 copies: the CPU has no instructions for it.
@@ -419,6 +434,10 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     conv->scratchpadBytes = Staging::round(conv->scratchpad.get_size());
   } catch (const dnnl::error &e) {
     error = std::string("oneDNN: ") + e.what();
+    if (winograd && e.status == dnnl_unimplemented)
+      error = "oneDNN has no Winograd kernel for this convolution on this "
+              "CPU (" +
+              error + ")";
     return nullptr;
   } catch (const std::exception &e) {
     error = e.what();
@@ -429,9 +448,9 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
 
 /// The primitive for a descriptor: with the layouts oneDNN prefers, unless
 /// they take more than twice the memory of nnc's plain ones for an image
-/// operand (blocked layouts pad the channels: a max-pool's window
-/// extraction, one channel per image, staged 8 times its size, 300 MB for
-/// ResNet-18's first pooling), then with plain images.
+/// operand (blocked layouts pad the channels: an average pooling's
+/// gradient, a transposed convolution over one channel per image, would be
+/// staged 16 times its size), then with plain images.
 std::unique_ptr<Convolution> build(const int64_t *d, std::string &error) {
   std::unique_ptr<Convolution> conv = buildWith(d, false, error);
   if (!conv)

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <malloc.h>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -152,9 +153,15 @@ protected:
   }
 };
 
-TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
+/// Runs `conv` in every direction with `algorithm` and compares each with
+/// the loops.
+void allDirectionsMatchLoops(const Conv &conv, Algorithm algorithm) {
   const DnnlGlue &glue = dnnlGlue();
-  Conv conv = make(GetParam());
+  auto desc = [&](Direction direction) {
+    std::vector<int64_t> d = conv.desc(direction);
+    d[kAlgorithm] = static_cast<int64_t>(algorithm);
+    return d;
+  };
   std::vector<float> src = random(conv.srcCount(), 1),
                      weights = random(conv.weightCount(), 2),
                      dst = random(conv.dstCount(), 3),
@@ -163,7 +170,7 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
 
   // Forward.
   std::vector<double> want = conv.forward(src, weights, biasM);
-  std::vector<int64_t> d = conv.desc(Direction::Forward);
+  std::vector<int64_t> d = desc(Direction::Forward);
   char error[256] = {0};
   ASSERT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
   std::vector<float> got(conv.dstCount(), NAN);
@@ -179,7 +186,7 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
   conv.forEachTerm([&](int64_t s, int64_t w, int64_t dd) {
     wantData[s] += double(dst[dd]) * weights[w];
   });
-  d = conv.desc(Direction::BackwardData);
+  d = desc(Direction::BackwardData);
   ASSERT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
   std::vector<float> gotData(conv.srcCount(), NAN);
   glue.convolution(d.data(), dst.data(), weights.data(),
@@ -191,7 +198,7 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
   conv.forEachTerm([&](int64_t s, int64_t w, int64_t dd) {
     wantWeights[w] += double(src[s]) * dst[dd];
   });
-  std::vector<int64_t> dw = conv.desc(Direction::BackwardWeights);
+  std::vector<int64_t> dw = desc(Direction::BackwardWeights);
   dw[kHasBias] = 0;
   ASSERT_EQ(glue.check(dw.data(), error, sizeof error), 0) << error;
   std::vector<float> gotWeights(conv.weightCount(), NAN);
@@ -203,6 +210,34 @@ TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
   glue.convolution(dw.data(), src.data(), dst.data(), nullptr,
                    gotWeights.data());
   expectNear(gotWeights, wantWeights, "backward weights, again");
+}
+
+TEST_P(DnnlConvolution, AllDirectionsMatchLoops) {
+  allDirectionsMatchLoops(make(GetParam()), Algorithm::Direct);
+}
+
+// Winograd's algorithm (descriptor format 4's algorithm slot) computes what
+// the direct one does, within rounding, in every direction, for the shapes
+// it takes (2-D 3x3, strides and dilations 1, one group); where oneDNN has
+// no Winograd kernel on this CPU the check says so.
+TEST_P(DnnlConvolution, WinogradMatchesLoops) {
+  const Case &k = GetParam();
+  auto ones = [](const std::vector<int64_t> &v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+  };
+  if (k.spatial != 2 || k.kernel != std::vector<int64_t>{3, 3} ||
+      !ones(k.stride) || !ones(k.dilation) || k.groups != 1)
+    GTEST_SKIP() << "not a shape Winograd's algorithm takes";
+  Conv conv = make(k);
+  std::vector<int64_t> d = conv.desc(Direction::Forward);
+  d[kAlgorithm] = static_cast<int64_t>(Algorithm::Winograd);
+  char error[256] = {0};
+  if (dnnlGlue().check(d.data(), error, sizeof error) != 0) {
+    EXPECT_NE(std::string(error).find("no Winograd kernel"), std::string::npos)
+        << error;
+    GTEST_SKIP() << error;
+  }
+  allDirectionsMatchLoops(conv, Algorithm::Winograd);
 }
 
 /// [N, C, S...] `values` (`spatial` points per channel) laid out [N, S..., C].
@@ -368,8 +403,9 @@ TEST_P(DnnlConvolution, BFloat16MatchesLoops) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, DnnlConvolution,
     ::testing::Values(
-        // A max-pool's window extraction: one channel per image, nine
-        // outputs (blocked layouts would pad it; the glue keeps it plain).
+        // One channel per image (an average pooling's gradient convolves
+        // such a view), nine outputs: blocked layouts would pad it; the
+        // glue keeps it plain.
         Case{2,
              3,
              1,
@@ -421,6 +457,20 @@ INSTANTIATE_TEST_SUITE_P(
              {1, 1},
              {1, 1},
              true},
+        // 3x3 without padding or bias, more channels than a SIMD block,
+        // sizes that are no multiple of Winograd's 4x4 tiles.
+        Case{2,
+             3,
+             20,
+             24,
+             1,
+             {11, 7},
+             {3, 3},
+             {1, 1},
+             {1, 1},
+             {0, 0},
+             {0, 0},
+             false},
         // Grouped and dilated.
         Case{2,
              1,
@@ -522,8 +572,9 @@ TEST(DnnlConvolutionMemory, StagingIsNotKeptPerPrimitive) {
 }
 
 // Blocked layouts pad the channels to a multiple of 8 or 16: a convolution
-// with one input channel and nine outputs (a max-pool's window extraction,
-// which the compiler writes as one) would stage its images at several times
+// with one input channel and nine outputs (the compiler once extracted
+// max-pool windows with one; an average pooling's gradient still
+// convolves a one-channel view) would stage its images at several times
 // their size, so the glue keeps them in nnc's plain layout. Its input
 // gradient over 64 images of 112 x 112 stages less than its operands' size.
 TEST(DnnlConvolutionMemory, PaddedLayoutsAreNotStaged) {
@@ -576,6 +627,25 @@ TEST(DnnlConvolutionCheck, RefusesMalformedDescriptors) {
   d[kVersion] = 2;
   d.resize(kLengthFormat2);
   EXPECT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
+  // Format 3, which has no algorithm slot (direct).
+  d = conv.desc(Direction::Forward);
+  d[kVersion] = 3;
+  d.resize(kLengthFormat3);
+  EXPECT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
+  EXPECT_GE(glue.prefersChannelsLast(d.data()), 0);
+  d = conv.desc(Direction::Forward);
+  d[kAlgorithm] = 5; // no such algorithm
+  EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);
+  EXPECT_NE(std::string(error).find("algorithm 5"), std::string::npos)
+      << error;
+  // Winograd where oneDNN has no kernel for it (pads of 2; no AVX-512).
+  d = make(Case{2, 1, 4, 4, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {2, 2}, {2, 2},
+                false})
+          .desc(Direction::Forward);
+  d[kAlgorithm] = static_cast<int64_t>(Algorithm::Winograd);
+  EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);
+  EXPECT_NE(std::string(error).find("no Winograd kernel"), std::string::npos)
+      << error;
   d = conv.desc(Direction::Forward);
   d[kActivationLayout] = 2; // no such layout
   EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);

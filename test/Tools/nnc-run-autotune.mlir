@@ -19,8 +19,8 @@
 // program, or turned down by it (the default compiled). The check's line
 // follows when some kernel's choice was in question.
 // ON: autotune: 4 kernels with candidates, {{[0-9.]+}} s measuring
-// ON-NEXT: conv 4x1x8x8 f32, 16x1x3x3 f32 -> 4x16x8x8 f32 {{.*}}: {{(library [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(per_image|gemm|loops) [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured, kept by the program\])}}
-// ON-NEXT: conv 4x16x8x8 f32, 32x16x3x3 f32 -> {{.*}}: {{(library [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(per_image|gemm|loops) [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured, kept by the program\])}}
+// ON-NEXT: conv 4x1x8x8 f32, 16x1x3x3 f32 -> 4x16x8x8 f32 {{.*}}: {{(library [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(library_winograd|per_image|gemm|loops) [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured, kept by the program\])}}
+// ON-NEXT: conv 4x16x8x8 f32, 32x16x3x3 f32 -> {{.*}}: {{(library [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(library_winograd|per_image|gemm|loops) [0-9.]+ ms \(default library [0-9.]+ ms\) \[measured, kept by the program\])}}
 // ON-NEXT: gemm 4x512 f32, 64x512 f32, 64 f32 -> 4x64 f32 alpha 1 beta 1 trans_a false trans_b true: {{(default [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(dnnl|blas|loops) [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured, kept by the program\])}}
 // ON-NEXT: gemm 4x64 f32, 10x64 f32, 10 f32 -> 4x10 f32 {{.*}}: {{(default [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured(, turned down by the program)?\]|(dnnl|blas|loops) [0-9.]+ ms \(default default [0-9.]+ ms\) \[measured, kept by the program\])}}
 // ON-NEXT: {{autotune: program check: [0-9]+ of [1-4] changed kernels kept \([1-4] sets timed\): [0-9.]+ ms with the defaults, [0-9.]+ ms with (those kept|all of them)| specialization: }}
@@ -28,7 +28,7 @@
 // Every candidate is in the database, with its median.
 // RUN: FileCheck %s --check-prefix=DB < %t/cache/tuning.nnctune
 // DB: nnc-tuning-database 1
-// DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	library	library={{[0-9.e-]+}},per_image={{[0-9.e-]+}},gemm={{[0-9.e-]+}},loops={{[0-9.e-]+}}	conv 4x1x8x8 f32
+// DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	library	library={{[0-9.e-]+}},{{(library_winograd=[0-9.e-]+,)?}}per_image={{[0-9.e-]+}},gemm={{[0-9.e-]+}},loops={{[0-9.e-]+}}	conv 4x1x8x8 f32
 // DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	library	library=
 // DB-NEXT: {{[0-9a-f]+}}	{{[a-z_]+}}	default	default={{[0-9.e-]+}},{{(dnnl=[0-9.e-]+,)?}}blas={{[0-9.e-]+}},loops={{[0-9.e-]+}}	gemm 4x512 f32
 

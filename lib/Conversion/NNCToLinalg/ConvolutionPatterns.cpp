@@ -493,7 +493,29 @@ std::optional<std::string> whyCannotLower(ConvWeightGradOp op) {
 }
 
 /// The kernel an op's nnc.impl attribute chooses (Default: none given).
-enum class ConvChoice { Default, Library, PerImage, Gemm, Loops };
+enum class ConvChoice {
+  Default,
+  Library,
+  LibraryWinograd,
+  PerImage,
+  Gemm,
+  Loops
+};
+
+/// The kernel choice names, in ConvChoice's order after Default.
+constexpr const char *kConvChoiceNames =
+    "\"library\", \"library_winograd\", \"per_image\", \"gemm\", \"loops\"";
+
+/// The choice `name` names.
+std::optional<ConvChoice> convChoiceNamed(StringRef name) {
+  return llvm::StringSwitch<std::optional<ConvChoice>>(name)
+      .Case("library", ConvChoice::Library)
+      .Case("library_winograd", ConvChoice::LibraryWinograd)
+      .Case("per_image", ConvChoice::PerImage)
+      .Case("gemm", ConvChoice::Gemm)
+      .Case("loops", ConvChoice::Loops)
+      .Default(std::nullopt);
+}
 
 /// The choice `op` carries; nothing when the attribute names no kernel.
 std::optional<ConvChoice> kernelChoice(Operation *op) {
@@ -503,12 +525,7 @@ std::optional<ConvChoice> kernelChoice(Operation *op) {
   auto name = dyn_cast<StringAttr>(attr);
   if (!name)
     return std::nullopt;
-  return llvm::StringSwitch<std::optional<ConvChoice>>(name.getValue())
-      .Case("library", ConvChoice::Library)
-      .Case("per_image", ConvChoice::PerImage)
-      .Case("gemm", ConvChoice::Gemm)
-      .Case("loops", ConvChoice::Loops)
-      .Default(std::nullopt);
+  return convChoiceNamed(name.getValue());
 }
 
 /// The weight of a transposed convolution as the GEMM paths read it:
@@ -532,10 +549,14 @@ whyChoiceDoesNotApply(Operation *op, ConvChoice choice, StringRef choiceName) {
            std::string(NNCDialect::getKernelChoiceAttrName()) + " = \"" +
            choiceName.str() + "\" does not apply: " + what.str();
   };
-  if (choice == ConvChoice::Library) {
-    if (getLibraryConvolution(op, why))
-      return std::nullopt;
-    return named(why);
+  if (choice == ConvChoice::Library || choice == ConvChoice::LibraryWinograd) {
+    std::optional<LibraryConvolution> conv = getLibraryConvolution(op, why);
+    if (!conv)
+      return named(why);
+    if (choice == ConvChoice::LibraryWinograd)
+      if (std::optional<std::string> reason = whyNotWinograd(*conv))
+        return named(*reason);
+    return std::nullopt;
   }
   bool applies =
       llvm::TypeSwitch<Operation *, bool>(op)
@@ -575,8 +596,7 @@ std::optional<std::string> whyCannotLowerConv(OpTy op) {
   if (!choice)
     return "its kernel choice " +
            std::string(NNCDialect::getKernelChoiceAttrName()) +
-           " must be one of \"library\", \"per_image\", \"gemm\", "
-           "\"loops\"";
+           " must be one of " + kConvChoiceNames;
   Operation *raw = op.getOperation();
   auto name =
       raw->getAttrOfType<StringAttr>(NNCDialect::getKernelChoiceAttrName());
@@ -585,9 +605,11 @@ std::optional<std::string> whyCannotLowerConv(OpTy op) {
 }
 
 /// `op` as one nnc.library_conv on `operands` (its converted operands, in
-/// order: they are the library op's inputs in every direction).
+/// order: they are the library op's inputs in every direction), with
+/// Winograd's algorithm for ConvChoice::LibraryWinograd.
 Value lowerToLibrary(OpBuilder &b, Location loc, Operation *op,
-                     ValueRange operands, RankedTensorType resultType) {
+                     ValueRange operands, RankedTensorType resultType,
+                     ConvChoice choice) {
   std::string why;
   std::optional<LibraryConvolution> conv = getLibraryConvolution(op, why);
   assert(conv && "checked by whyChoiceDoesNotApply");
@@ -599,7 +621,10 @@ Value lowerToLibrary(OpBuilder &b, Location loc, Operation *op,
                                b.getDenseI64ArrayAttr(conv->dilations),
                                b.getDenseI64ArrayAttr(conv->pads),
                                b.getI64IntegerAttr(conv->groups),
-                               /*channels_last=*/UnitAttr())
+                               /*channels_last=*/UnitAttr(),
+                               choice == ConvChoice::LibraryWinograd
+                                   ? b.getUnitAttr()
+                                   : UnitAttr())
       .getResult()[0];
 }
 
@@ -628,9 +653,10 @@ struct ConvConversion : public PerImagePattern<ConvOp> {
     int64_t groups = op.getGroupsAttr().getInt();
     Type t = inType.getElementType();
     ConvChoice choice = *kernelChoice(op);
-    if (choice == ConvChoice::Library) {
-      rewriter.replaceOp(
-          op, lowerToLibrary(b, loc, op, adaptor.getOperands(), resultType));
+    if (choice == ConvChoice::Library ||
+        choice == ConvChoice::LibraryWinograd) {
+      rewriter.replaceOp(op, lowerToLibrary(b, loc, op, adaptor.getOperands(),
+                                            resultType, choice));
       return success();
     }
 
@@ -682,9 +708,10 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
     int64_t groups = op.getGroupsAttr().getInt();
     Type t = inType.getElementType();
     ConvChoice choice = *kernelChoice(op);
-    if (choice == ConvChoice::Library) {
-      rewriter.replaceOp(
-          op, lowerToLibrary(b, loc, op, adaptor.getOperands(), resultType));
+    if (choice == ConvChoice::Library ||
+        choice == ConvChoice::LibraryWinograd) {
+      rewriter.replaceOp(op, lowerToLibrary(b, loc, op, adaptor.getOperands(),
+                                            resultType, choice));
       return success();
     }
 
@@ -831,9 +858,10 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
     Value x = adaptor.getInput(), g = adaptor.getGrad();
     int64_t m = resultType.getDimSize(0);
     ConvChoice choice = *kernelChoice(op);
-    if (choice == ConvChoice::Library) {
-      rewriter.replaceOp(
-          op, lowerToLibrary(b, loc, op, adaptor.getOperands(), resultType));
+    if (choice == ConvChoice::Library ||
+        choice == ConvChoice::LibraryWinograd) {
+      rewriter.replaceOp(op, lowerToLibrary(b, loc, op, adaptor.getOperands(),
+                                            resultType, choice));
       return success();
     }
     if ((choice == ConvChoice::Default && perImage &&
@@ -943,17 +971,9 @@ std::optional<std::string> nnc::whyKernelChoiceDoesNotApply(Operation *op,
     return detail::whyMatrixProductChoiceDoesNotApply(op, choice);
   if (!isa<ConvOp, ConvTransposeOp, ConvWeightGradOp>(op))
     return "it has no kernel choices";
-  std::optional<ConvChoice> kind =
-      llvm::StringSwitch<std::optional<ConvChoice>>(choice)
-          .Case("library", ConvChoice::Library)
-          .Case("per_image", ConvChoice::PerImage)
-          .Case("gemm", ConvChoice::Gemm)
-          .Case("loops", ConvChoice::Loops)
-          .Default(std::nullopt);
+  std::optional<ConvChoice> kind = convChoiceNamed(choice);
   if (!kind)
-    return "\"" + choice.str() +
-           "\" is not one of \"library\", \"per_image\", "
-           "\"gemm\", \"loops\"";
+    return "\"" + choice.str() + "\" is not one of " + kConvChoiceNames;
   std::optional<std::string> reason =
       llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
           .Case([](ConvOp c) { return whyCannotLower(c); })

@@ -51,7 +51,8 @@ struct LibraryConvBufferization
                                conv.getDirectionAttr(), inputs, *init,
                                conv.getStridesAttr(), conv.getDilationsAttr(),
                                conv.getPadsAttr(), conv.getGroupsAttr(),
-                               conv.getChannelsLastAttr());
+                               conv.getChannelsLastAttr(),
+                               conv.getWinogradAttr());
     replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

@@ -97,7 +97,7 @@ struct ChannelsLastPass
     auto conv = nnc::LibraryConvOp::create(
         b, loc, TypeRange{init.getType()}, op.getDirectionAttr(), inputs, init,
         op.getStridesAttr(), op.getDilationsAttr(), op.getPadsAttr(),
-        op.getGroupsAttr(), b.getUnitAttr());
+        op.getGroupsAttr(), b.getUnitAttr(), op.getWinogradAttr());
     op.getResult()[0].replaceAllUsesWith(
         transpose(b, loc, conv.getResult()[0], toFirst));
     op.erase();

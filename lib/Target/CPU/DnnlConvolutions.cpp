@@ -82,6 +82,8 @@ Descriptor nnc::cpu::dnnlDescriptor(const LibraryConvolution &conv) {
   d[libconv::kActivationLayout] = static_cast<int64_t>(
       conv.channelsLast ? libconv::ActivationLayout::ChannelsLast
                         : libconv::ActivationLayout::ChannelsFirst);
+  d[libconv::kAlgorithm] = static_cast<int64_t>(
+      conv.winograd ? libconv::Algorithm::Winograd : libconv::Algorithm::Direct);
   return d;
 }
 
@@ -168,6 +170,30 @@ bool nnc::cpu::dnnlTakes(Operation *op) {
   return conv && nnc::cpu::dnnlCanRun(*conv, why);
 }
 
+bool nnc::cpu::dnnlTakesWinograd(Operation *op) {
+  if (!isa<nnc::ConvOp, nnc::ConvTransposeOp, nnc::ConvWeightGradOp>(op))
+    return false;
+  std::string why;
+  std::optional<nnc::LibraryConvolution> conv =
+      nnc::getLibraryConvolution(op, why);
+  if (!conv || nnc::whyNotWinograd(*conv))
+    return false;
+  conv->winograd = true;
+  return nnc::cpu::dnnlCanRun(*conv, why);
+}
+
+bool nnc::cpu::winogradPays(Operation *op) {
+  std::string why;
+  std::optional<nnc::LibraryConvolution> conv =
+      nnc::getLibraryConvolution(op, why);
+  if (!conv)
+    return false;
+  int64_t positions = conv->dst[0];
+  for (size_t i = 2; i < conv->dst.size(); ++i)
+    positions *= conv->dst[i];
+  return positions >= kWinogradPositions && dnnlTakesWinograd(op);
+}
+
 nnc::KernelCandidates
 nnc::cpu::convolutionCandidates(Operation *op, bool libraryConvolutions) {
   nnc::KernelCandidates candidates;
@@ -178,6 +204,11 @@ nnc::cpu::convolutionCandidates(Operation *op, bool libraryConvolutions) {
   if (libraryConvolutions && dnnlTakes(op)) {
     candidates.choices.push_back("library");
     candidates.defaultChoice = "library";
+    if (dnnlTakesWinograd(op)) {
+      candidates.choices.push_back("library_winograd");
+      if (winogradPays(op))
+        candidates.defaultChoice = "library_winograd";
+    }
   }
   for (const char *generated : {"per_image", "gemm", "loops"})
     candidates.choices.push_back(generated);
@@ -187,7 +218,7 @@ nnc::cpu::convolutionCandidates(Operation *op, bool libraryConvolutions) {
 bool nnc::cpu::dnnlPrefersChannelsLast(const LibraryConvolution &conv) {
   const runtime::DnnlGlue &glue = runtime::dnnlGlue();
   if (!glue.status.isOk() || !glue.prefersChannelsLast ||
-      conv.direction != "forward")
+      conv.direction != "forward" || conv.winograd)
     return false;
   LibraryConvolution first = conv;
   first.channelsLast = false;
@@ -205,6 +236,7 @@ nnc::LibraryConvolution nnc::cpu::describeLibraryConv(nnc::LibraryConvOp op) {
   conv.weights = shape(op.getWeights());
   conv.dst = op.getChannelsFirstShape(op.getDst());
   conv.channelsLast = op.getChannelsLast();
+  conv.winograd = op.getWinograd();
   conv.strides.assign(op.getStrides().begin(), op.getStrides().end());
   conv.dilations.assign(op.getDilations().begin(), op.getDilations().end());
   conv.pads.assign(op.getPads().begin(), op.getPads().end());
@@ -226,8 +258,12 @@ struct ChooseKernelsPass
   void runOnOperation() override {
     StringRef name = nnc::NNCDialect::getKernelChoiceAttrName();
     getOperation().walk([&](Operation *op) {
-      if (!op->hasAttr(name) && nnc::cpu::dnnlTakes(op))
-        op->setAttr(name, StringAttr::get(op->getContext(), "library"));
+      if (op->hasAttr(name) || !nnc::cpu::dnnlTakes(op))
+        return;
+      op->setAttr(name,
+                  StringAttr::get(op->getContext(),
+                                  nnc::cpu::winogradPays(op) ? "library_winograd"
+                                                             : "library"));
     });
   }
 };

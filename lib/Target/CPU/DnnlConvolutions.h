@@ -47,9 +47,27 @@ bool dnnlPrefersChannelsLast(const LibraryConvolution &conv);
 /// here: the cost model gives it the library.
 bool dnnlTakes(mlir::Operation *op);
 
+/// Whether oneDNN runs `op` with its Winograd kernels here (2-D 3x3, strides
+/// and dilations 1, one group, f32, and a CPU it has them for: AVX-512).
+bool dnnlTakesWinograd(mlir::Operation *op);
+
+/// Output positions (batch times output pixels) per call from which the
+/// cost model picks Winograd's algorithm where oneDNN has it: on the
+/// AVX-512 machine measured (docs/CPUBackend.md) it was 1.6-2.6x faster
+/// than the direct kernel for ResNet-18's 3x3 convolutions from 392
+/// positions on (batch 8 at 7x7, batch 1 at 28x28), slower at 196 and 49
+/// (batch 1 at 14x14 and 7x7), where transforming the weights on every call
+/// outweighs the saving.
+constexpr int64_t kWinogradPositions = 392;
+
+/// Whether the cost model picks Winograd's algorithm for `op`: oneDNN has
+/// it here and the call has at least kWinogradPositions output positions.
+bool winogradPays(mlir::Operation *op);
+
 /// The kernels the CPU offers for a convolution or its gradients (none for
-/// other ops): oneDNN where it takes the op (the default then), per-image
-/// and whole-batch im2col + GEMM, and loops.
+/// other ops): oneDNN where it takes the op (the default then, with
+/// Winograd's algorithm where winogradPays), its Winograd kernels where it
+/// has them, per-image and whole-batch im2col + GEMM, and loops.
 KernelCandidates convolutionCandidates(mlir::Operation *op,
                                        bool libraryConvolutions);
 

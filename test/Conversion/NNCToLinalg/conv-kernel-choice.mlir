@@ -14,6 +14,20 @@ func.func @library(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor
 
 // -----
 
+// Winograd's algorithm, in every direction: the library op carries it.
+// CHECK-LABEL: func.func @library_winograd
+// CHECK: nnc.library_conv "forward" ins(%arg0, %arg1 : tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<2x16x6x6xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 winograd -> tensor<2x16x6x6xf32>
+// CHECK: nnc.library_conv "backward_data" {{.*}} groups = 1 winograd -> tensor<2x8x6x6xf32>
+// CHECK: nnc.library_conv "backward_weights" {{.*}} groups = 1 winograd -> tensor<16x8x3x3xf32>
+func.func @library_winograd(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>) -> (tensor<2x16x6x6xf32>, tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>) {
+  %0 = nnc.conv %x, %w pads = [1, 1, 1, 1] {nnc.impl = "library_winograd"} : tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>
+  %1 = nnc.conv_transpose %0, %w pads = [1, 1, 1, 1] {nnc.impl = "library_winograd"} : tensor<2x16x6x6xf32>, tensor<16x8x3x3xf32>
+  %2 = nnc.conv_weight_grad %x, %0 kernel_shape = [3, 3] pads = [1, 1, 1, 1] {nnc.impl = "library_winograd"} : tensor<2x8x6x6xf32>, tensor<2x16x6x6xf32>
+  return %0, %1, %2 : tensor<2x16x6x6xf32>, tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @per_image
 // CHECK: scf.for
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x72xf32>, tensor<72x36xf32>)

@@ -1,9 +1,33 @@
 // RUN: nnc-opt %s --split-input-file --nnc-convert-to-linalg --verify-diagnostics
 
 func.func @unknown(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
-  // expected-error @+1 {{'nnc.conv' op cannot be lowered to linalg: its kernel choice nnc.impl must be one of "library", "per_image", "gemm", "loops"}}
+  // expected-error @+1 {{'nnc.conv' op cannot be lowered to linalg: its kernel choice nnc.impl must be one of "library", "library_winograd", "per_image", "gemm", "loops"}}
   %0 = nnc.conv %x, %w {nnc.impl = "winograd"} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>
   return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @winograd_strided(%x: tensor<1x2x5x5xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "library_winograd" does not apply: Winograd's algorithm takes 2-D 3x3 convolutions with strides and dilations 1, one group and f32 operands}}
+  %0 = nnc.conv %x, %w strides = [2, 2] {nnc.impl = "library_winograd"} : tensor<1x2x5x5xf32>, tensor<2x2x3x3xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @winograd_5x5(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x5x5xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "library_winograd" does not apply: Winograd's algorithm takes 2-D 3x3}}
+  %0 = nnc.conv %x, %w {nnc.impl = "library_winograd"} : tensor<1x2x6x6xf32>, tensor<2x2x5x5xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @winograd_bf16(%x: tensor<1x2x4x4xbf16>, %w: tensor<2x2x3x3xbf16>) -> tensor<1x2x2x2xbf16> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "library_winograd" does not apply: Winograd's algorithm takes 2-D 3x3 convolutions with strides and dilations 1, one group and f32 operands}}
+  %0 = nnc.conv %x, %w {nnc.impl = "library_winograd"} : tensor<1x2x4x4xbf16>, tensor<2x2x3x3xbf16>
+  return %0 : tensor<1x2x2x2xbf16>
 }
 
 // -----

@@ -158,3 +158,27 @@ func.func @channels_last_spatial(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32
   %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x6x5x4xf32>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 channels_last -> tensor<1x6x5x4xf32>
   return
 }
+
+// -----
+
+func.func @winograd_strided(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<1x4x3x3xf32>) {
+  // expected-error @+1 {{winograd needs a 2-D 3x3 convolution with strides and dilations 1, one group and f32 operands}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x3x3xf32>) strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 winograd -> tensor<1x4x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @winograd_bf16(%x: tensor<1x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>, %e: tensor<1x4x6x6xbf16>) {
+  // expected-error @+1 {{winograd needs a 2-D 3x3 convolution with strides and dilations 1, one group and f32 operands}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8x8xbf16>, tensor<4x3x3x3xbf16>) outs(%e : tensor<1x4x6x6xbf16>) strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 1 winograd -> tensor<1x4x6x6xbf16>
+  return
+}
+
+// -----
+
+func.func @winograd_1d(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>, %e: tensor<1x4x6xf32>) {
+  // expected-error @+1 {{winograd needs a 2-D 3x3 convolution}}
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<1x3x8xf32>, tensor<4x3x3xf32>) outs(%e : tensor<1x4x6xf32>) strides = [1] dilations = [1] pads = [0, 0] groups = 1 winograd -> tensor<1x4x6xf32>
+  return
+}

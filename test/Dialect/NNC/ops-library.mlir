@@ -73,3 +73,17 @@ func.func @channels_last(%x: tensor<2x9x9x3xf32>, %w: tensor<8x3x3x3xf32>) -> te
   %y = nnc.library_conv "forward" ins(%x, %w : tensor<2x9x9x3xf32>, tensor<8x3x3x3xf32>) outs(%e : tensor<2x5x5x8xf32>) strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 channels_last -> tensor<2x5x5x8xf32>
   return %y : tensor<2x5x5x8xf32>
 }
+
+// -----
+
+// Winograd's algorithm, here on channels-last images.
+// CHECK-LABEL: func.func @winograd
+// CHECK: nnc.library_conv "forward" ins(%{{.*}}, %{{.*}} : tensor<2x9x9x3xf32>, tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<2x9x9x8xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 channels_last winograd -> tensor<2x9x9x8xf32>
+// CHECK: nnc.library_conv "backward_weights" {{.*}} groups = 1 winograd
+func.func @winograd(%x: tensor<2x9x9x3xf32>, %w: tensor<8x3x3x3xf32>, %c: tensor<2x3x9x9xf32>, %g: tensor<2x8x9x9xf32>) -> (tensor<2x9x9x8xf32>, tensor<8x3x3x3xf32>) {
+  %e = tensor.empty() : tensor<2x9x9x8xf32>
+  %y = nnc.library_conv "forward" ins(%x, %w : tensor<2x9x9x3xf32>, tensor<8x3x3x3xf32>) outs(%e : tensor<2x9x9x8xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 channels_last winograd -> tensor<2x9x9x8xf32>
+  %f = tensor.empty() : tensor<8x3x3x3xf32>
+  %dw = nnc.library_conv "backward_weights" ins(%c, %g : tensor<2x3x9x9xf32>, tensor<2x8x9x9xf32>) outs(%f : tensor<8x3x3x3xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 winograd -> tensor<8x3x3x3xf32>
+  return %y, %dw : tensor<2x9x9x8xf32>, tensor<8x3x3x3xf32>
+}

@@ -1,20 +1,20 @@
 // RUN: nnc-opt %s --split-input-file --nnc-library-conv-to-dnnl --verify-diagnostics | FileCheck %s
 
 // Each library convolution on buffers calls the oneDNN glue with its
-// descriptor (a private constant, one per distinct convolution: format 3,
+// descriptor (a private constant, one per distinct convolution: format 4,
 // direction, spatial dims, groups, bias, N, C, M, src, dst and kernel
 // sizes, strides, dilations, begin and end pads, 3 slots each, then the
-// element types of src, weights, dst and bias, 0 for f32, and the images'
-// layout, 0 channels-first) and the addresses of its buffers; no bias is a
-// null pointer.
+// element types of src, weights, dst and bias, 0 for f32, the images'
+// layout, 0 channels-first, and the algorithm, 0 direct) and the addresses
+// of its buffers; no bias is a null pointer.
 
-// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv : memref<34xi64> = dense<[3, 0, 2, 1, 1, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0]>
-// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv_0 : memref<34xi64> = dense<[3, 2, 1, 1, 0, 3, 4, 5, 17, 0, 0, 8, 0, 0, 3, 0, 0, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv : memref<35xi64> = dense<[4, 0, 2, 1, 1, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @__nnc_dnnl_conv_0 : memref<35xi64> = dense<[4, 2, 1, 1, 0, 3, 4, 5, 17, 0, 0, 8, 0, 0, 3, 0, 0, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]>
 // CHECK-DAG: func.func private @nnc_dnnl_convolution(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: func.func @two
-// CHECK: %[[D:.*]] = memref.get_global @__nnc_dnnl_conv : memref<34xi64>
+// CHECK: %[[D:.*]] = memref.get_global @__nnc_dnnl_conv : memref<35xi64>
 // CHECK: call @nnc_dnnl_convolution({{.*}}) {nnc.library_bytes = array<i64: 1984, 2048>}
-// CHECK: memref.get_global @__nnc_dnnl_conv : memref<34xi64>
+// CHECK: memref.get_global @__nnc_dnnl_conv : memref<35xi64>
 // CHECK: call @nnc_dnnl_convolution
 // CHECK-NOT: nnc.library_conv
 // CHECK-LABEL: func.func @weights
@@ -63,10 +63,11 @@ func.func @tensors(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<
 // A channels-last convolution: the descriptor holds the sizes in the
 // convolution's terms (N 2, C 3, M 4, 8x8 images), read off the NHWC
 // buffers, and layout 1.
-// CHECK: memref.global "private" constant @__nnc_dnnl_conv : memref<34xi64> = dense<[3, 0, 2, 1, 0, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 1]>
+// CHECK: memref.global "private" constant @__nnc_dnnl_conv : memref<35xi64> = dense<[4, 0, 2, 1, 0, 2, 3, 4, 8, 8, 0, 8, 8, 0, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0]>
 // CHECK-LABEL: func.func @channels_last
 // CHECK: call @nnc_dnnl_convolution
 func.func @channels_last(%x: memref<2x8x8x3xf32>, %w: memref<4x3x3x3xf32>, %y: memref<2x8x8x4xf32>) {
   nnc.library_conv "forward" ins(%x, %w : memref<2x8x8x3xf32>, memref<4x3x3x3xf32>) outs(%y : memref<2x8x8x4xf32>) strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 channels_last
   return
 }
+

@@ -43,8 +43,8 @@ namespace nnc::runtime::libconv {
 
 /// Descriptor format version (slot kVersion). Format 1 (every operand f32)
 /// ends before the element-type slots, format 2 before the activation
-/// layout; the glue still reads both.
-constexpr int64_t kFormat = 3;
+/// layout, format 3 before the algorithm; the glue still reads them all.
+constexpr int64_t kFormat = 4;
 /// At most this many spatial dimensions; unused slots hold 0 (sizes) or 1.
 constexpr int kMaxSpatial = 3;
 
@@ -85,6 +85,10 @@ enum Slot : int {
   /// The layout (ActivationLayout) of the image operands, src and dst, in
   /// the buffers passed; the weights are always [M, C/G, K...].
   kActivationLayout = kLengthFormat2,
+  /// Format 3's length.
+  kLengthFormat3,
+  /// The algorithm (Algorithm) oneDNN computes the convolution with.
+  kAlgorithm = kLengthFormat3,
   kLength,
 };
 
@@ -94,6 +98,18 @@ enum class ActivationLayout : int64_t {
   ChannelsFirst = 0,
   /// [N, D..., C], dense row-major (NHWC, NDHWC, NWC); forward only.
   ChannelsLast = 1,
+};
+
+/// Algorithms of the algorithm slot.
+enum class Algorithm : int64_t {
+  /// Direct convolution: what formats 1 to 3 mean.
+  Direct = 0,
+  /// Winograd's minimal filtering (oneDNN's F(4x4, 3x3) kernels): about
+  /// half the multiplications of a 3x3 stride-1 convolution, for f32 on
+  /// CPUs where oneDNN has the kernel (AVX-512); results differ from the
+  /// direct ones by rounding. Every direction; the forward one transforms
+  /// its weights on every call (they may change between calls).
+  Winograd = 1,
 };
 
 /// Element types of the descriptor's type slots.
