@@ -182,10 +182,18 @@ std::string keyPrefix(const nnc::Target &target,
   return text;
 }
 
-/// The database key of `op`: `prefix` and the op alone as a function.
-std::string kernelKey(Operation *op, const std::string &prefix) {
+/// The database key of `site`: `prefix`, the candidates the target offers
+/// and its default (a new candidate or a new default makes older
+/// measurements incomplete: they are tuned again), and the op alone as a
+/// function.
+std::string kernelKey(const Site &site, const std::string &prefix) {
+  Operation *op = site.op;
   std::string text = prefix;
   llvm::raw_string_ostream os(text);
+  os << "candidates";
+  for (const std::string &candidate : site.candidates)
+    os << ' ' << candidate;
+  os << "; default " << site.defaultChoice << '\n';
   OwningOpRef<ModuleOp> module = kernelModule(op, "");
   module->print(os, OpPrintingFlags().printGenericOpForm());
   rt::Sha256 hasher;
@@ -586,7 +594,7 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
   std::string prefix = keyPrefix(target, options);
   for (Site &site : sites) {
     site.kernel = describeKernel(site.op);
-    site.key = kernelKey(site.op, prefix);
+    site.key = kernelKey(site, prefix);
   }
 
   auto deadline =
