@@ -12,6 +12,7 @@
 
 #include "Autotune.h"
 
+#include "nnc/Analysis/CostModel.h"
 #include "nnc/Compiler/CompileAndLoad.h"
 #include "nnc/Conversion/Passes.h"
 #include "nnc/NNCDialect.h"
@@ -68,6 +69,9 @@ constexpr double kProgramSeconds = 1.0;
 /// Sets of choices the check tries at most: all of them, then the half
 /// that saved the most when measured alone, and so on.
 constexpr unsigned kMaxProgramVariants = 4;
+/// How the order of measuring weighs a byte moved against a floating-point
+/// operation (a CPU core does some 8 FLOPs in the time it streams a byte).
+constexpr double kFlopsPerByte = 8.0;
 
 /// What one op of the function has to choose from.
 struct Site {
@@ -543,6 +547,20 @@ std::string nnc::tuningDatabasePath(const CompileOptions &options) {
   return std::string(path);
 }
 
+std::vector<size_t> nnc::measuringOrder(llvm::ArrayRef<std::string> keys,
+                                        llvm::ArrayRef<double> costs) {
+  std::map<std::string, double> total;
+  for (auto [key, cost] : llvm::zip(keys, costs))
+    total[key] += cost;
+  std::vector<size_t> order(keys.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return total[keys[a]] > total[keys[b]];
+  });
+  return order;
+}
+
 LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
                                    const TargetOptions &targetOptions,
                                    const CompileOptions &options,
@@ -604,11 +622,23 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
   // Choices measured in this compile, by key; kept in the database only
   // after the check of the whole program.
   std::map<std::string, rt::TuningEntry> measured;
-  std::vector<std::string> measuredOrder;
   std::vector<TunedKernel> kernels;
   bool budgetWarned = false;
-  for (Site &site : sites) {
-    TunedKernel &kernel = kernels.emplace_back();
+  // Measured by their cost, most first: the budget goes to the kernels
+  // that take most of the time; the report keeps program order.
+  std::vector<std::string> keys;
+  std::vector<double> costs;
+  for (const Site &site : sites) {
+    OpCost cost = costOf(site.op);
+    keys.push_back(site.key);
+    costs.push_back(static_cast<double>(cost.flops) +
+                    kFlopsPerByte * static_cast<double>(cost.bytesRead +
+                                                        cost.bytesWritten));
+  }
+  kernels.resize(sites.size());
+  for (size_t index : measuringOrder(keys, costs)) {
+    Site &site = sites[index];
+    TunedKernel &kernel = kernels[index];
     kernel.kernel = site.kernel;
     kernel.key = site.key;
     kernel.defaultChoice = site.defaultChoice;
@@ -661,7 +691,6 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
         fillFromEntry(kernel, decided);
         kernel.source = TunedKernel::Source::Measured;
         measured.emplace(site.key, std::move(decided));
-        measuredOrder.push_back(site.key);
       } else if (!complete && !budgetWarned) {
         budgetWarned = true;
         warn("autotune: the budget of " +
@@ -718,8 +747,10 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
   // order.
   if (!measured.empty() && !path.empty()) {
     std::vector<rt::TuningEntry> entries;
-    for (const std::string &key : measuredOrder)
-      entries.push_back(measured[key]);
+    std::set<std::string> written;
+    for (const Site &site : sites)
+      if (measured.count(site.key) && written.insert(site.key).second)
+        entries.push_back(measured[site.key]);
     if (!database.writeable()) {
       warn("tuning database " + path +
            " is not one this compiler writes; the measurements of this "

@@ -15,6 +15,7 @@
 #include "nnc/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace nnc {
@@ -38,6 +39,12 @@ struct VariantTiming {
   double defaultMs = -1;
   double tunedMs = -1;
 };
+
+/// The order the tuner measures kernels in (docs/Autotuning.md): by the
+/// summed `costs` of all the kernels with the same key, most first; equal
+/// sums in program order. `keys[i]` and `costs[i]` are kernel i's.
+std::vector<size_t> measuringOrder(llvm::ArrayRef<std::string> keys,
+                                   llvm::ArrayRef<double> costs);
 
 /// The rule of the check of the whole program (docs/Autotuning.md), apart
 /// from compiling and timing: of `changes` choices, sorted by what they

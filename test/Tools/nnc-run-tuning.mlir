@@ -29,12 +29,13 @@
 
 // nnc-run train --report lists the kernels its steps tuned: the forward
 // convolutions and GEMMs come from the imported database, their gradients
-// are measured now; a second run finds them all there.
+// (and the loop schedules of a reduction over 32768 elements) are measured
+// now; a second run finds them all there.
 // RUN: nnc-run train %nnc_src_root/examples/digits/cnn.onnx \
 // RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
 // RUN:   --cache-dir %t/deployed --autotune=on --report --progress none \
 // RUN:   | FileCheck %s --check-prefix=TRAIN
-// TRAIN: autotune: 11 kernels with candidates, {{[0-9.]+}} s measuring
+// TRAIN: autotune: 12 kernels with candidates, {{[0-9.]+}} s measuring
 // TRAIN-NEXT: conv 4x1x8x8 {{.*}} [database]
 // TRAIN-NEXT: conv 4x16x8x8 {{.*}} [database]
 // TRAIN-NEXT: gemm 4x512 {{.*}} [database]
@@ -43,12 +44,13 @@
 // TRAIN-NEXT: conv_transpose 4x32x8x8 {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
 // TRAIN-NEXT: conv_weight_grad {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
 // TRAIN-NEXT: conv_weight_grad {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
+// TRAIN-NEXT: reduce 64x512 f32 -> scalar f32 {{.*}}: {{(default|loops_serial|loops_outer|loops_wide)}} {{.*}} [measured{{(, kept by the program|, turned down by the program)?}}]
 // RUN: nnc-run train %nnc_src_root/examples/digits/cnn.onnx \
 // RUN:   --data %nnc_src_root/examples/digits/train.npz --steps 1 --batch-size 4 \
 // RUN:   --cache-dir %t/deployed --autotune=require --report --progress none \
 // RUN:   | FileCheck %s --check-prefix=TRAINED
-// TRAINED: autotune: 11 kernels with candidates, 0.00 s measuring
-// TRAINED-COUNT-11: [database]
+// TRAINED: autotune: 12 kernels with candidates, 0.00 s measuring
+// TRAINED-COUNT-12: [database]
 
 // Importing keeps the destination's other entries; the default database is
 // tuning.nnctune in $NNC_CACHE_DIR.

@@ -126,3 +126,26 @@ TEST(ProgramCheckTest, NothingToCheck) {
 }
 
 } // namespace
+
+namespace {
+
+// The tuner measures the costliest kernels first, a key's uses summed, so
+// that a budget that runs out leaves the cheapest ones untuned; equal
+// costs keep program order.
+TEST(AutotuneOrder, CostliestKeysFirst) {
+  std::vector<std::string> keys = {"conv1", "bn", "conv2", "bn", "fc"};
+  std::vector<double> costs = {100, 30, 50, 30, 5};
+  // bn's two uses (60) come before conv2 (50), after conv1 (100).
+  EXPECT_EQ(nnc::measuringOrder(keys, costs),
+            (std::vector<size_t>{0, 1, 3, 2, 4}));
+}
+
+TEST(AutotuneOrder, TiesKeepProgramOrder) {
+  std::vector<std::string> keys = {"a", "b", "c"};
+  std::vector<double> costs = {7, 7, 7};
+  EXPECT_EQ(nnc::measuringOrder(keys, costs),
+            (std::vector<size_t>{0, 1, 2}));
+  EXPECT_TRUE(nnc::measuringOrder({}, {}).empty());
+}
+
+} // namespace

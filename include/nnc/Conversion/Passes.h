@@ -36,8 +36,9 @@ void populateNNCToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                  bool perImageConvolutions = true);
 
 /// Why the conversion cannot lower `op` with its kernel choice (nnc.impl)
-/// forced to `choice` ("library", "per_image", "gemm", "loops"); nothing when
-/// it can. For ops without kernel choices, a reason. The autotuner asks this
+/// forced to `choice` ("library", "per_image", "gemm", "loops" for a
+/// convolution; a loop schedule, nnc/LoopSchedule.h, for the ops lowered to
+/// generated loops only); nothing when it can. For ops without kernel choices, a reason. The autotuner asks this
 /// before it measures a candidate.
 std::optional<std::string> whyKernelChoiceDoesNotApply(mlir::Operation *op,
                                                        llvm::StringRef choice);

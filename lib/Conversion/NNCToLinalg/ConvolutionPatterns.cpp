@@ -12,6 +12,7 @@
 #include "Patterns.h"
 #include "Utils.h"
 #include "nnc/Conversion/Passes.h"
+#include "nnc/LoopSchedule.h"
 
 #include "nnc/NNCOps.h"
 
@@ -969,6 +970,11 @@ std::optional<std::string> nnc::whyKernelChoiceDoesNotApply(Operation *op,
                                                             StringRef choice) {
   if (isa<MatMulOp, GemmOp>(op))
     return detail::whyMatrixProductChoiceDoesNotApply(op, choice);
+  if (takesLoopSchedule(op)) {
+    if (!loopScheduleNamed(choice))
+      return "\"" + choice.str() + "\" is not one of " + loopScheduleNames();
+    return std::nullopt;
+  }
   if (!isa<ConvOp, ConvTransposeOp, ConvWeightGradOp>(op))
     return "it has no kernel choices";
   std::optional<ConvChoice> kind = convChoiceNamed(choice);

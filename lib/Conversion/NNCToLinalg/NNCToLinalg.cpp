@@ -9,6 +9,7 @@
 #include "nnc/Conversion/Passes.h"
 
 #include "Patterns.h"
+#include "nnc/LoopSchedule.h"
 #include "nnc/NNCDialect.h"
 #include "nnc/NNCOps.h"
 
@@ -43,8 +44,30 @@ void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns,
 
 namespace {
 
+/// Why the kernel choice of `op` is one the conversion cannot obey, for the
+/// ops whose patterns do not ask themselves (convolutions and matrix
+/// products do): a loop schedule on an op that takes one, nothing elsewhere.
+std::optional<std::string> whyLoopScheduleIsInvalid(Operation *op) {
+  StringRef name = nnc::NNCDialect::getKernelChoiceAttrName();
+  auto choice = op->getAttrOfType<StringAttr>(name);
+  if (!choice || !isa_and_nonnull<nnc::NNCDialect>(op->getDialect()) ||
+      isa<nnc::ConvOp, nnc::ConvTransposeOp, nnc::ConvWeightGradOp,
+          nnc::MatMulOp, nnc::GemmOp, nnc::LibraryConvOp>(op))
+    return std::nullopt;
+  if (!nnc::takesLoopSchedule(op))
+    return "it has no kernel choices, but " + name.str() + " = \"" +
+           choice.getValue().str() + "\"";
+  if (!nnc::loopScheduleNamed(choice.getValue()))
+    return "its kernel choice " + name.str() + " = \"" +
+           choice.getValue().str() + "\" is not one of " +
+           nnc::loopScheduleNames();
+  return std::nullopt;
+}
+
 /// Why the patterns cannot lower `op`, asked of each family in turn.
 std::optional<std::string> whyCannotLowerToLinalg(Operation *op) {
+  if (std::optional<std::string> reason = whyLoopScheduleIsInvalid(op))
+    return reason;
   for (auto why :
        {nnc::detail::whyCannotLowerElementwise,
         nnc::detail::whyCannotLowerStructured, nnc::detail::whyCannotLowerShape,
@@ -93,6 +116,7 @@ struct ConvertNNCToLinalgPass
     // Collectives the runtime runs, likewise.
     target.addLegalOp<nnc::LibraryAllReduceOp>();
 
+    markLoopSchedules(getOperation());
     RewritePatternSet patterns(ctx);
     nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions);
     // checkLowerable has reported what the patterns refuse; an op still left
@@ -103,6 +127,20 @@ struct ConvertNNCToLinalgPass
                                       std::move(patterns))))
       return signalPassFailure();
     markRecomputations(getOperation());
+  }
+
+  /// An op with a loop schedule as its kernel choice passes it on in its
+  /// location, which the ops its pattern makes carry (nnc/LoopSchedule.h).
+  static void markLoopSchedules(ModuleOp module) {
+    StringRef name = nnc::NNCDialect::getKernelChoiceAttrName();
+    module.walk([&](Operation *op) {
+      auto choice = op->getAttrOfType<StringAttr>(name);
+      if (!choice || !nnc::takesLoopSchedule(op))
+        return;
+      if (std::optional<nnc::LoopSchedule> schedule =
+              nnc::loopScheduleNamed(choice.getValue()))
+        op->setLoc(nnc::withLoopSchedule(op->getLoc(), *schedule));
+    });
   }
 
   /// What the patterns made of an op --nnc-remat-budget cloned carries its

@@ -11,6 +11,7 @@
 
 #include "CPUCodegen.h"
 #include "DnnlConvolutions.h"
+#include "nnc/LoopSchedule.h"
 
 #include "nnc/Target/CPU/Passes.h"
 #include "nnc/Target/Target.h"
@@ -51,6 +52,28 @@
 using namespace mlir;
 
 namespace {
+
+/// Ops whose largest operand or result has fewer elements than this are
+/// left to --nnc-sequential-small-loops' rule (one thread below 32768
+/// iterations): no schedule is worth measuring for them.
+constexpr int64_t kLoopScheduleMinElements = 16384;
+
+/// Whether the autotuner should measure loop schedules (nnc/LoopSchedule.h)
+/// for `op`: one lowered to generated loops only, with static shapes, and
+/// an operand or result of at least kLoopScheduleMinElements.
+bool worthLoopSchedules(Operation *op) {
+  if (!nnc::takesLoopSchedule(op))
+    return false;
+  int64_t largest = 0;
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape())
+      return false;
+    largest = std::max(largest, shaped.getNumElements());
+  }
+  return largest >= kLoopScheduleMinElements;
+}
 
 class CPUTarget final : public nnc::Target {
 public:
@@ -106,6 +129,14 @@ public:
     nnc::KernelCandidates products = nnc::cpu::matrixProductCandidates(op);
     if (!products.choices.empty())
       return products;
+    if (options.parallel && worthLoopSchedules(op)) {
+      nnc::KernelCandidates schedules;
+      for (nnc::LoopSchedule schedule :
+           {nnc::LoopSchedule::Serial, nnc::LoopSchedule::Outer,
+            nnc::LoopSchedule::Wide})
+        schedules.choices.push_back(nnc::loopScheduleName(schedule).str());
+      return schedules;
+    }
     return nnc::cpu::convolutionCandidates(op, options.libraryConvolutions);
   }
 

@@ -3,13 +3,16 @@
 // Implements --nnc-parallel-outer-dims: an scf.parallel nest keeps its outer
 // dimensions parallel and runs the inner ones as scf.for loops, so the
 // OpenMP conversion does not collapse the innermost dimension into a linear
-// index and LLVM can vectorize the innermost loop.
+// index and LLVM can vectorize the innermost loop. A nest whose op had a
+// loop schedule chosen (nnc/LoopSchedule.h) keeps the dimensions it says:
+// the outermost for loops_outer, all but the innermost for loops_wide.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnc/Target/CPU/Passes.h"
 
 #include "LoopTrips.h"
+#include "nnc/LoopSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -79,7 +82,16 @@ struct ParallelOuterDimsPass
       if (loop.getNumLoops() < 2 || loop.getNumResults() ||
           loop->getParentOfType<scf::ParallelOp>())
         return;
-      nests.emplace_back(loop, parallelDims(loop, minParallelIterations));
+      unsigned kept = parallelDims(loop, minParallelIterations);
+      // A schedule chosen for the op the nest comes from decides alone.
+      if (std::optional<nnc::LoopSchedule> schedule =
+              nnc::loopScheduleOf(loop.getLoc())) {
+        if (*schedule == nnc::LoopSchedule::Outer)
+          kept = 1;
+        else if (*schedule == nnc::LoopSchedule::Wide)
+          kept = loop.getNumLoops() - 1;
+      }
+      nests.emplace_back(loop, kept);
     });
     IRRewriter rewriter(&getContext());
     for (auto [loop, kept] : nests)

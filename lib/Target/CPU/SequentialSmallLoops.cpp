@@ -2,13 +2,16 @@
 //
 // Implements --nnc-sequential-small-loops: outermost scf.parallel nests with
 // little static work become scf.for nests, so that only loops worth a thread
-// fork become OpenMP parallel regions.
+// fork become OpenMP parallel regions. A loop whose op had a loop schedule
+// chosen (nnc/LoopSchedule.h) follows it instead: sequential for
+// loops_serial, parallel for the others.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnc/Target/CPU/Passes.h"
 
 #include "LoopTrips.h"
+#include "nnc/LoopSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -83,6 +86,13 @@ struct SequentialSmallLoopsPass
     getOperation().walk([&](scf::ParallelOp loop) {
       if (loop->getParentOfType<scf::ParallelOp>() || loop.getNumResults())
         return;
+      // A schedule chosen for the op the loop comes from decides alone.
+      if (std::optional<nnc::LoopSchedule> schedule =
+              nnc::loopScheduleOf(loop.getLoc())) {
+        if (*schedule == nnc::LoopSchedule::Serial)
+          small.push_back(loop);
+        return;
+      }
       // Inside a sequential loop (a convolution's loop over the images)
       // every iteration would fork the threads again, and its library calls
       // use them anyway.

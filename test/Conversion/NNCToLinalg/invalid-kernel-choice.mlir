@@ -110,3 +110,21 @@ func.func @matmul_blas_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>) -> tenso
   %0 = nnc.matmul %a, %b {nnc.impl = "blas"} : tensor<4x8xbf16>, tensor<8x3xbf16>
   return %0 : tensor<4x3xbf16>
 }
+
+// -----
+
+// The ops lowered to generated loops only take loop schedules.
+func.func @softmax_unknown(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'nnc.softmax' op cannot be lowered to linalg: its kernel choice nnc.impl = "loops" is not one of "loops_serial", "loops_outer", "loops_wide"}}
+  %0 = nnc.softmax %x {axis = 1 : i64, nnc.impl = "loops"} : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Elementwise ops fuse into their neighbours' loops: no choice of their own.
+func.func @relu_choice(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'nnc.relu' op cannot be lowered to linalg: it has no kernel choices, but nnc.impl = "loops_serial"}}
+  %0 = nnc.relu %x {nnc.impl = "loops_serial"} : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -125,3 +125,41 @@ func.func @unchanged(%a: memref<1024xf32>, %b: memref<8x8xf32>,
   }
   return %sum : f32
 }
+
+// -----
+
+// A loop schedule in the nest's location (nnc/LoopSchedule.h) decides the
+// dimensions kept parallel: the outermost alone for loops_outer (where the
+// rule keeps two, 8 x 128 >= 256), all but the innermost for loops_wide;
+// one without a schedule's mark (another key) follows the rule.
+// CHECK-LABEL: func @schedules
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}, %{{.*}}) to
+// CHECK-NEXT: scf.for
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.store
+func.func @schedules(%m: memref<8x128x4x64xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c8, %c128, %c4, %c64) step (%c1, %c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k, %l] : memref<8x128x4x64xf32>
+    scf.reduce
+  } loc(fused<{nnc.loops = "loops_outer"}>["outer"])
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c8, %c128, %c4, %c64) step (%c1, %c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k, %l] : memref<8x128x4x64xf32>
+    scf.reduce
+  } loc(fused<{nnc.loops = "loops_wide"}>["wide"])
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c8, %c128, %c4, %c64) step (%c1, %c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k, %l] : memref<8x128x4x64xf32>
+    scf.reduce
+  } loc(fused<{other = "loops_outer"}>["rule"])
+  return
+}

@@ -117,3 +117,38 @@ func.func @in_loop_without_call(%m: memref<4x64x64xf32>, %s: memref<4x8x8xf32>,
   }
   return
 }
+
+// -----
+
+// A loop schedule in the loop's location (nnc/LoopSchedule.h) decides
+// alone: loops_serial makes 65536 iterations sequential, loops_outer and
+// loops_wide keep 16 parallel.
+// CHECK-LABEL: func @schedules
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// PAR-LABEL: func @schedules
+// PAR: scf.for
+// PAR: scf.parallel
+// PAR: scf.parallel
+func.func @schedules(%big: memref<256x256xf32>, %small: memref<16xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c256) step (%c1, %c1) {
+    memref.store %v, %big[%i, %j] : memref<256x256xf32>
+    scf.reduce
+  } loc(fused<{nnc.loops = "loops_serial"}>["serial"])
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    memref.store %v, %small[%i] : memref<16xf32>
+    scf.reduce
+  } loc(fused<{nnc.loops = "loops_outer"}>["outer"])
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    memref.store %v, %small[%i] : memref<16xf32>
+    scf.reduce
+  } loc(fused<{nnc.loops = "loops_wide"}>["wide"])
+  return
+}

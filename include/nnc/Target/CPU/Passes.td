@@ -396,7 +396,10 @@ def ParallelOuterDimsPass
     more, and runs the others as `scf.for` loops inside, so the innermost
     loop walks its row with a plain induction variable and vectorizes.
     Unknown trip counts count as large. Nests with reductions (results)
-    and nests inside another `scf.parallel` stay as they are.
+    and nests inside another `scf.parallel` stay as they are. A nest made
+    from an op whose kernel choice is a loop schedule (nnc/LoopSchedule.h)
+    keeps its outermost dimension parallel for `loops_outer` and all but
+    the innermost for `loops_wide`, whatever their trip counts.
 
     ```mlir
     // min-parallel-iterations=256
@@ -435,7 +438,10 @@ def SequentialSmallLoopsPass
     it (max-pool's gradient walking the window positions) the size rule
     alone decides: bench/'s cnn_small trains a step in 12.9 ms instead of
     14.2 (`nnc-run train --profile`, 60 steps, 2026-12-06).
-    Loops with dynamic bounds stay parallel.
+    Loops with dynamic bounds stay parallel. A loop made from an op whose
+    kernel choice is a loop schedule (nnc/LoopSchedule.h; its location
+    carries it) follows the schedule instead: `loops_serial` sequential,
+    `loops_outer` and `loops_wide` parallel whatever their work.
 
     ```mlir
     // min-iterations=1024
