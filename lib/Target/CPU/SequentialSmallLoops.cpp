@@ -84,8 +84,16 @@ struct SequentialSmallLoopsPass
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> small;
     getOperation().walk([&](scf::ParallelOp loop) {
-      if (loop->getParentOfType<scf::ParallelOp>() || loop.getNumResults())
+      if (loop.getNumResults())
         return;
+      // Inside another parallel loop (a reduction over a middle dimension:
+      // parallel outer dimensions, the reduction, parallel inner ones),
+      // OpenMP would open a nested region per iteration and run it on the
+      // one thread it has: all the cost of a fork, none of the threads.
+      if (loop->getParentOfType<scf::ParallelOp>()) {
+        small.push_back(loop);
+        return;
+      }
       // A schedule chosen for the op the loop comes from decides alone.
       if (std::optional<nnc::LoopSchedule> schedule =
               nnc::loopScheduleOf(loop.getLoc())) {

@@ -152,3 +152,40 @@ func.func @schedules(%big: memref<256x256xf32>, %small: memref<16xf32>, %v: f32)
   } loc(fused<{nnc.loops = "loops_wide"}>["wide"])
   return
 }
+
+// -----
+
+// A parallel loop inside another (a sum over a middle dimension: parallel
+// outer dimensions, the reduction, a parallel inner one) runs
+// sequentially: OpenMP would open a region per iteration and run it on one
+// thread. The outer loop, with enough work, stays parallel.
+// CHECK-LABEL: func @nested
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load
+// PAR-LABEL: func @nested
+// PAR: scf.parallel
+// PAR-NOT: scf.parallel
+// PAR: memref.load
+func.func @nested(%x: memref<8x16x16x32xf32>, %y: memref<8x16x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c16) step (%c1, %c1) {
+    scf.for %k = %c0 to %c16 step %c1 {
+      scf.parallel (%l) = (%c0) to (%c32) step (%c1) {
+        %a = memref.load %x[%i, %j, %k, %l] : memref<8x16x16x32xf32>
+        %b = memref.load %y[%i, %j, %l] : memref<8x16x32xf32>
+        %s = arith.addf %a, %b : f32
+        memref.store %s, %y[%i, %j, %l] : memref<8x16x32xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
