@@ -191,7 +191,9 @@ bool nnc::cpu::winogradPays(Operation *op) {
   int64_t positions = conv->dst[0];
   for (size_t i = 2; i < conv->dst.size(); ++i)
     positions *= conv->dst[i];
-  return positions >= kWinogradPositions && dnnlTakesWinograd(op);
+  return positions >= kWinogradPositions &&
+         std::min(conv->src[1], conv->dst[1]) >= kWinogradChannels &&
+         dnnlTakesWinograd(op);
 }
 
 nnc::KernelCandidates

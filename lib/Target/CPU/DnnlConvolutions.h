@@ -60,8 +60,20 @@ bool dnnlTakesWinograd(mlir::Operation *op);
 /// outweighs the saving.
 constexpr int64_t kWinogradPositions = 392;
 
+/// Channels (of the convolution's input and of its output, the fewer) from
+/// which the cost model picks Winograd's algorithm: with few channels the
+/// transforms of the images outweigh the smaller product. Measured on the
+/// same machine, batch 32 at 32x32, 32 output channels (`nnc-run
+/// --autotune=on`, the database's medians, 2026-12-07): Winograd against
+/// direct 2.35 vs 1.32 ms with 4 input channels, 1.66 vs 1.11 with 8, 1.69
+/// vs 1.97 with 16, 0.81 vs 1.50 with 32 (to 64 at 16x16); cnn_small's first
+/// convolution (3 channels) 2.13 vs 0.63 ms, its weight gradient 0.87 vs
+/// 0.34.
+constexpr int64_t kWinogradChannels = 16;
+
 /// Whether the cost model picks Winograd's algorithm for `op`: oneDNN has
-/// it here and the call has at least kWinogradPositions output positions.
+/// it here, the call has at least kWinogradPositions output positions and
+/// kWinogradChannels channels in and out.
 bool winogradPays(mlir::Operation *op);
 
 /// The kernels the CPU offers for a convolution or its gradients (none for
