@@ -69,6 +69,10 @@ constexpr double kProgramSeconds = 1.0;
 /// Sets of choices the check tries at most: all of them, then the half
 /// that saved the most when measured alone, and so on.
 constexpr unsigned kMaxProgramVariants = 4;
+/// The share of the tuning budget that measuring kernels may take; the
+/// check of the whole program may use the rest (and whatever measuring
+/// left).
+constexpr double kMeasuringShare = 0.75;
 /// How the order of measuring weighs a byte moved against a floating-point
 /// operation (a CPU core does some 8 FLOPs in the time it streams a byte).
 constexpr double kFlopsPerByte = 8.0;
@@ -618,12 +622,31 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
   auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(options.tuningBudgetSeconds));
+  // Measuring kernels stops at kMeasuringShare of the budget, so that the
+  // check of the whole program has the rest for more than its first set.
+  auto measuringDeadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(options.tuningBudgetSeconds *
+                                                kMeasuringShare));
   bool canMeasure = target.deviceKind() == "cpu";
   // Choices measured in this compile, by key; kept in the database only
   // after the check of the whole program.
   std::map<std::string, rt::TuningEntry> measured;
   std::vector<TunedKernel> kernels;
   bool budgetWarned = false;
+  auto warnBudget = [&] {
+    if (budgetWarned)
+      return;
+    budgetWarned = true;
+    std::string text;
+    llvm::raw_string_ostream(text)
+        << "autotune: measuring took its share ("
+        << static_cast<int>(kMeasuringShare * 100)
+        << " %) of the tuning budget of "
+        << llvm::format("%g", options.tuningBudgetSeconds)
+        << " s; the kernels left keep their defaults, untuned";
+    warn(text);
+  };
   // Measured by their cost, most first: the budget goes to the kernels
   // that take most of the time; the report keeps program order.
   std::vector<std::string> keys;
@@ -660,14 +683,17 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
       kernel.source = known != measured.end() ? TunedKernel::Source::Measured
                                               : TunedKernel::Source::Database;
     } else if (options.autotune == AutotuneMode::On && canMeasure &&
-               Clock::now() < deadline) {
+               Clock::now() >= measuringDeadline) {
+      warnBudget();
+    } else if (options.autotune == AutotuneMode::On && canMeasure) {
       auto tuneStart = Clock::now();
       std::vector<std::pair<std::string, double>> times;
       double best = -1;
       bool complete = true;
       for (const std::string &choice : site.candidates) {
         std::string why;
-        double ms = measure(site, choice, options, best, deadline, why);
+        double ms =
+            measure(site, choice, options, best, measuringDeadline, why);
         if (ms < 0) {
           if (why == "the tuning budget ran out") {
             complete = false;
@@ -691,11 +717,8 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
         fillFromEntry(kernel, decided);
         kernel.source = TunedKernel::Source::Measured;
         measured.emplace(site.key, std::move(decided));
-      } else if (!complete && !budgetWarned) {
-        budgetWarned = true;
-        warn("autotune: the budget of " +
-             std::to_string(options.tuningBudgetSeconds) +
-             " s ran out; the kernels left keep their defaults");
+      } else if (!complete) {
+        warnBudget();
       }
     }
   }

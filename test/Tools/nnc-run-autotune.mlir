@@ -95,3 +95,15 @@
 // RUN: not nnc-run %nnc_src_root/examples/digits/cnn.onnx --tuning-budget -1 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADBUDGET
 // BADBUDGET: --tuning-budget expects a positive number of seconds, got '-1'
+
+// Measuring stops at three quarters of the tuning budget (the rest is the
+// check's): with almost none, every kernel keeps its default, untuned,
+// with one warning, and the run goes on.
+// RUN: nnc-run %nnc_src_root/examples/digits/cnn.onnx --input image=%t/image.npy \
+// RUN:   --cache-dir %t/budget --autotune=on --tuning-budget 0.000001 --report \
+// RUN:   2> %t/budget.err | FileCheck %s --check-prefixes=LOGITS,BUDGET
+// RUN: FileCheck %s --check-prefix=BUDGETWARN < %t/budget.err
+// BUDGETWARN: nnc: warning: autotune: measuring took its share (75 %) of the tuning budget of 1e-06 s; the kernels left keep their defaults, untuned
+// BUDGETWARN-NOT: warning
+// BUDGET: autotune: 4 kernels with candidates, 0.00 s measuring
+// BUDGET-COUNT-4: [untuned]
