@@ -106,8 +106,28 @@ bool nnc::remat::Model::build(func::FuncOp func) {
       return unpadded(grad.getPads()) && !grad.getCeilMode();
     return false;
   };
+  // A transpose of the last two dimensions that one GEMM alone reads: the
+  // CPU target's BLAS calls read its source transposed (GemmToBlas), so it
+  // is never stored.
+  auto readTransposedByGemm = [](Operation *op) {
+    auto transpose = dyn_cast<nnc::TransposeOp>(op);
+    if (!transpose || !transpose->hasOneUse())
+      return false;
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    int64_t rank = perm.size();
+    if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+      return false;
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (perm[d] != d)
+        return false;
+    return isa<nnc::MatMulOp, nnc::GemmOp>(*transpose->getUsers().begin());
+  };
   for (Operation *op : ops)
     for (Value result : op->getResults()) {
+      if (readTransposedByGemm(op)) {
+        transparent.insert(result);
+        continue;
+      }
       bool fusible =
           elementwise(op, result) && !result.use_empty() &&
           !returned.contains(result) &&

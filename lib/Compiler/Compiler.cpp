@@ -912,7 +912,12 @@ LogicalResult applyMemoryBudget(Compilation &c, nnc::CompileResult &result,
     auto fits = figures.getAs<BoolAttr>("fits");
     if (!fits || !fits.getValue())
       break;
-    target -= std::max<int64_t>(peak - report.budgetBytes, 64);
+    // The plan of this choice is over by the excess: the next must predict
+    // that much less than this one did (a target lowered by the excess
+    // alone may get the same choice again, when its prediction was well
+    // below the target).
+    target = std::min(target, number("after")) -
+             std::max<int64_t>(peak - report.budgetBytes, 64);
   }
   result.remat = best;
   failure = nnc::CompileFailure::InvalidInput;
@@ -978,7 +983,10 @@ LogicalResult smallestRematPeak(Compilation &c, nnc::PlannedPeak &out,
   // not meet is simply raised.
   ScopedDiagnosticHandler quiet(c.context,
                                 [](Diagnostic &) { return success(); });
+  // `reached`: where the stage fails, the smallest planned peak it reached.
+  int64_t reached = 0;
   auto trial = [&](int64_t budget) -> std::optional<nnc::RematReport> {
+    reached = 0;
     nnc::CompileOptions options = c.options;
     options.memoryBudget = nnc::CompileOptions::MemoryBudget{budget, 0};
     options.cacheDir.clear();
@@ -990,8 +998,12 @@ LogicalResult smallestRematPeak(Compilation &c, nnc::PlannedPeak &out,
     nnc::CompileResult result;
     nnc::CompileFailure ignored;
     if (mlir::failed(applyMemoryBudget(attempt, result, ignored)) ||
-        !result.remat)
+        !result.remat) {
+      if (result.remat && result.remat->peakAfter > 0 &&
+          result.remat->peakAfter < std::numeric_limits<int64_t>::max())
+        reached = result.remat->peakAfter;
       return std::nullopt;
+    }
     return result.remat;
   };
   int64_t budget = peakBefore - arenaBefore + smallest;
@@ -1012,7 +1024,9 @@ LogicalResult smallestRematPeak(Compilation &c, nnc::PlannedPeak &out,
       out.extraFlops = met->extraFlops;
       return success();
     }
-    budget += std::max<int64_t>(64, budget / 100);
+    // Raised by 1 %, or to the smallest plan the stage reached (the plan
+    // may be well above the prediction the bisection went by).
+    budget = std::max(budget + std::max<int64_t>(64, budget / 100), reached);
   }
   return success();
 }

@@ -70,6 +70,7 @@ void nnc::buildTrainingPipeline(OpPassManager &pm,
   optimizer.apply = true;
   optimizer.lowPrecisionCopies =
       options.precision.enabled() && options.weightCopies;
+  optimizer.updatesInBackward = options.updatesInBackward;
   pm.addPass(createOptimizerPass(optimizer));
 }
 

@@ -365,6 +365,15 @@ rt::Status planStatus(CompileFailure failure, std::string errors) {
   return rt::Status(code, std::move(errors));
 }
 
+/// Whether a memory budget updates each parameter as its gradient is ready
+/// (--nnc-optimizer updates-in-backward): not where a step must be skipped
+/// whole on non-finite gradients, as loss scaling needs, and only for the
+/// step function (accumulation runs the gradient and apply functions).
+static bool updatesInBackwardAllowed(const rt::LossScaler &scaler,
+                                     int64_t accumulate) {
+  return !scaler.dynamic && scaler.scale == 1.0 && accumulate <= 1;
+}
+
 rt::Status CompilingSource::plannedStep(const rt::Trainer &trainer,
                                         const rt::Shapes &key,
                                         const TrainingPipelineOptions &options,
@@ -379,7 +388,8 @@ rt::Status CompilingSource::plannedStep(const rt::Trainer &trainer,
   auto found = builds_.find(inputShapes);
   if (found != builds_.end() &&
       describeTrainingPipeline(options) == describeTrainingPipeline(pipeline) &&
-      options.weightCopies == pipeline.weightCopies) {
+      options.weightCopies == pipeline.weightCopies &&
+      options.updatesInBackward == pipeline.updatesInBackward) {
     built = *found->second;
   } else {
     NNC_RUNTIME_RETURN_IF_ERROR(build(inputShapes, options, fresh));
@@ -692,6 +702,15 @@ rt::Status createTrainer(ModuleOp model, const TrainerOptions &options,
 
   TrainingPipelineOptions pipeline = options.pipeline;
   pipeline.function = spec.modelName;
+  // Under a memory budget, each parameter is updated as soon as its
+  // gradient is ready, which frees the gradient there (all of them stay
+  // until the end of the step otherwise). That gives up skipping a step
+  // with non-finite gradients whole, which loss scaling needs: only
+  // without it (a fixed scale of 1), and for the step function alone.
+  pipeline.updatesInBackward =
+      options.compile.memoryBudget.has_value() &&
+      updatesInBackwardAllowed(options.scaler, options.accumulate);
+  spec.updatesInBackward = pipeline.updatesInBackward;
 
   // The labels and the loss type, from the loss attached to the model as it
   // is (that needs no static shapes): also checks the loss options against
@@ -839,10 +858,25 @@ rt::Status nnc::trainerMemoryAlternatives(const rt::Trainer &trainer,
     return invalid("expected the shapes of " +
                    std::to_string(spec.data.size()) + " data tensors, got " +
                    std::to_string(key.size()));
-  // As configured, and at the smallest recomputation.
+  // As configured, and at the smallest recomputation: under a budget, as
+  // a trainer with one would build its step (the updates in backward where
+  // allowed), which takes a build of its own when this trainer has none.
   CompilingSource::StepPlan plan;
-  NNC_RUNTIME_RETURN_IF_ERROR(source->plannedStep(
-      trainer, key, source->pipeline, spec.accumulate, true, plan));
+  TrainingPipelineOptions budgeted = source->pipeline;
+  budgeted.updatesInBackward =
+      budgeted.updatesInBackward ||
+      updatesInBackwardAllowed(spec.scaler, spec.accumulate);
+  if (budgeted.updatesInBackward != source->pipeline.updatesInBackward) {
+    NNC_RUNTIME_RETURN_IF_ERROR(source->plannedStep(
+        trainer, key, source->pipeline, spec.accumulate, false, plan));
+    int64_t current = plan.peak;
+    NNC_RUNTIME_RETURN_IF_ERROR(source->plannedStep(
+        trainer, key, budgeted, spec.accumulate, true, plan));
+    plan.peak = current;
+  } else {
+    NNC_RUNTIME_RETURN_IF_ERROR(source->plannedStep(
+        trainer, key, source->pipeline, spec.accumulate, true, plan));
+  }
   out.current = plan.peak;
   if (plan.budget && plan.budgetPeak < out.current) {
     out.budget = plan.budget;

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nnc {
@@ -311,36 +312,86 @@ void OptimizerPass::runOnOperation() {
   // Shared by _step and _apply: the update of parameters `ps` with
   // gradients `gs` (scaled by `scale` when loss scaling), the state and the
   // learning rate; appends the new parameters, the new state and the flag.
+  //
+  // By default the update follows everything else (the insertion point is
+  // the end of the body). With `inBackward`, each parameter's update goes
+  // just after the last op it waits for in the body: its gradient, and
+  // every other reader of the parameter and its state, which the update
+  // replaces in place. Parameters are taken in the order those points come
+  // in; with loss scaling, each update checks its own gradient and every
+  // one taken before it (a running sum of `g * 0`, NaN once any element
+  // was inf or NaN) and keeps the old values from the first non-finite
+  // one on. The shared ops (Adam's corrections, 1 / scale) open the body.
   auto buildUpdate = [&](OpBuilder &builder, Location loc,
                          ArrayRef<Value> ps, ArrayRef<Value> gs,
                          ArrayRef<Value> state, Value lr, Value scale,
-                         SmallVectorImpl<Value> &results) {
+                         SmallVectorImpl<Value> &results,
+                         bool inBackward = false) {
     UpdateBuilder ub(builder, loc, elementType);
     unsigned numParams = ps.size();
-    SmallVector<Value> grads(gs);
-    // Loss scaling: a gradient element that is inf or NaN makes g * 0 NaN,
-    // so one sum per gradient tells whether any is; the gradients are
-    // divided by the scale.
-    Value found;
-    if (scale) {
-      Value zero = ub.constant(0.0);
-      Value total;
-      for (Value g : grads) {
-        Value probe = ub.mul(g, zero);
-        Value sum = ReduceOp::create(builder, loc, ReduceKind::sum, probe,
-                                     ArrayRef<int64_t>{}, /*keepdims=*/false);
-        total = total ? ub.add(total, sum) : sum;
-      }
-      found = IsNanOp::create(builder, loc, total);
-      Value one = ub.constant(1.0);
-      Value inverse = ub.div(one, scale);
-      for (Value &g : grads)
-        g = ub.mul(g, inverse);
-    }
+    // The per-parameter state (velocity, or m and v; not Adam's t).
+    unsigned groups =
+        numParams ? (state.size() - (adam ? 1 : 0)) / numParams : 0;
     auto stateArg = [&](unsigned group, unsigned n) {
       return state[group * numParams + n];
     };
-    SmallVector<Value> newParams, newState;
+    Block *body = builder.getInsertionBlock();
+    Block::iterator end = builder.getInsertionPoint();
+    // Where each parameter's update may start: after `anchors[n]` (the
+    // start of the body when null), in `order`.
+    SmallVector<Operation *> anchors(numParams, nullptr);
+    SmallVector<unsigned> order;
+    for (unsigned n = 0; n < numParams; ++n)
+      order.push_back(n);
+    if (inBackward) {
+      for (unsigned n = 0; n < numParams; ++n) {
+        Operation *&anchor = anchors[n];
+        auto waitFor = [&](Operation *op) {
+          op = op ? body->findAncestorOpInBlock(*op) : nullptr;
+          if (op && (!anchor || anchor->isBeforeInBlock(op)))
+            anchor = op;
+        };
+        waitFor(gs[n].getDefiningOp());
+        SmallVector<Value> replaced = {ps[n]};
+        for (unsigned group = 0; group < groups; ++group)
+          replaced.push_back(stateArg(group, n));
+        for (Value value : replaced)
+          for (Operation *user : value.getUsers())
+            waitFor(user);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](unsigned a,
+                                                       unsigned b) {
+        if (!anchors[b])
+          return false;
+        return !anchors[a] || anchors[a]->isBeforeInBlock(anchors[b]);
+      });
+      builder.setInsertionPointToStart(body);
+    }
+    // Loss scaling: a gradient element that is inf or NaN makes g * 0 NaN,
+    // so one sum per gradient tells whether any is; the gradients are
+    // divided by the scale.
+    Value zero, inverse, total, found;
+    // Adds the probe of `g` to the running sum.
+    auto probe = [&](Value g) {
+      Value zeroed = ub.mul(g, zero);
+      Value sum = ReduceOp::create(builder, loc, ReduceKind::sum, zeroed,
+                                   ArrayRef<int64_t>{}, /*keepdims=*/false);
+      total = total ? ub.add(total, sum) : sum;
+    };
+    SmallVector<Value> grads(gs);
+    if (scale) {
+      zero = ub.constant(0.0);
+      if (!inBackward) {
+        for (Value g : grads)
+          probe(g);
+        found = IsNanOp::create(builder, loc, total);
+      }
+      Value one = ub.constant(1.0);
+      inverse = ub.div(one, scale);
+      if (!inBackward)
+        for (Value &g : grads)
+          g = ub.mul(g, inverse);
+    }
     // Adam's step count and bias corrections are shared by every parameter:
     // t' = t + 1, step_size = lr / (1 - beta1^t'), sqrt(1 - beta2^t').
     Value tNext, stepSize, correction2Sqrt;
@@ -359,10 +410,41 @@ void OptimizerPass::runOnOperation() {
       stepSize = ub.div(lr, correction1);
       correction2Sqrt = ub.sqrt(correction2);
     }
-    SmallVector<Value> velocities, ms, vs;
-    for (unsigned n = 0; n < numParams; ++n) {
+    Operation *lastShared =
+        builder.getInsertionPoint() == body->begin()
+            ? nullptr
+            : &*std::prev(builder.getInsertionPoint());
+    if (!inBackward)
+      lastShared = nullptr;
+    SmallVector<Value> newParams(numParams), velocities(numParams),
+        ms(numParams), vs(numParams);
+    Operation *previous = lastShared;
+    for (unsigned n : order) {
+      if (inBackward) {
+        // After the anchor, and after the update placed before (which
+        // may share its anchor).
+        Operation *after = anchors[n];
+        if (previous && (!after || after->isBeforeInBlock(previous)))
+          after = previous;
+        if (after)
+          builder.setInsertionPointAfter(after);
+        else
+          builder.setInsertionPointToStart(body);
+        if (scale) {
+          probe(grads[n]);
+          found = IsNanOp::create(builder, loc, total);
+          grads[n] = ub.mul(grads[n], inverse);
+        }
+      }
       Value p = ps[n];
       Value g = grads[n];
+      // Keeps the old value of `old` from the first non-finite gradient
+      // on (in backward; otherwise after the loop, for all at once).
+      auto guard = [&](Value updated, Value old) {
+        return inBackward && found
+                   ? Value(WhereOp::create(builder, loc, found, old, updated))
+                   : updated;
+      };
       if (optimizer == OptimizerKind::SGD) {
         // PyTorch SGD with dampening 0: g += wd * p; buf = momentum * buf +
         // g; g = nesterov ? g + momentum * buf : buf; p -= lr * g.
@@ -373,7 +455,7 @@ void OptimizerPass::runOnOperation() {
         if (hasVelocity) {
           Value kept = ub.scale(stateArg(0, n), momentum);
           Value buf = ub.add(kept, g);
-          velocities.push_back(buf);
+          velocities[n] = guard(buf, stateArg(0, n));
           if (nesterov) {
             Value ahead = ub.scale(buf, momentum);
             g = ub.add(g, ahead);
@@ -382,7 +464,8 @@ void OptimizerPass::runOnOperation() {
           }
         }
         Value delta = ub.mul(lr, g);
-        newParams.push_back(ub.sub(p, delta));
+        newParams[n] = guard(ub.sub(p, delta), ps[n]);
+        previous = &*std::prev(builder.getInsertionPoint());
         continue;
       }
       // Adam: g += wd * p (L2); AdamW: p *= 1 - lr * wd (decoupled). Then
@@ -406,23 +489,33 @@ void OptimizerPass::runOnOperation() {
       Value g2 = ub.mul(g, g);
       Value vNew = ub.scale(g2, 1.0 - beta2);
       Value v = ub.add(vKept, vNew);
-      ms.push_back(m);
-      vs.push_back(v);
       Value rootV = ub.sqrt(v);
       Value corrected = ub.div(rootV, correction2Sqrt);
       Value eps = ub.constant(epsilon);
       Value denom = ub.add(corrected, eps);
       Value ratio = ub.div(m, denom);
       Value delta = ub.mul(stepSize, ratio);
-      newParams.push_back(ub.sub(p, delta));
+      ms[n] = guard(m, stateArg(0, n));
+      vs[n] = guard(v, stateArg(1, n));
+      newParams[n] = guard(ub.sub(p, delta), ps[n]);
+      previous = &*std::prev(builder.getInsertionPoint());
     }
-    llvm::append_range(newState, velocities);
-    llvm::append_range(newState, ms);
-    llvm::append_range(newState, vs);
-    if (adam)
-      newState.push_back(tNext);
+    if (inBackward)
+      builder.setInsertionPoint(body, end);
+    SmallVector<Value> newState;
+    if (hasVelocity && optimizer == OptimizerKind::SGD)
+      llvm::append_range(newState, velocities);
+    if (adam) {
+      llvm::append_range(newState, ms);
+      llvm::append_range(newState, vs);
+      // Adam's step count moves on only when the whole step applied.
+      newState.push_back(inBackward && found
+                             ? Value(WhereOp::create(builder, loc, found,
+                                                     state.back(), tNext))
+                             : tNext);
+    }
     // A step with non-finite gradients changes nothing.
-    if (found) {
+    if (found && !inBackward) {
       for (auto [updated, old] : llvm::zip_equal(newParams, ps))
         updated = WhereOp::create(builder, loc, found, old, updated);
       for (auto [updated, old] : llvm::zip_equal(newState, state))
@@ -430,8 +523,11 @@ void OptimizerPass::runOnOperation() {
     }
     llvm::append_range(results, newParams);
     llvm::append_range(results, newState);
-    if (found)
-      results.push_back(found);
+    if (scale)
+      results.push_back(found ? found
+                              : Value(ConstantOp::create(
+                                    builder, loc,
+                                    DenseElementsAttr::get(flagType, false))));
     // The next step's copies: the updated parameters (the old ones on a
     // skipped step) rounded, in the update's kernel.
     for (const Copy &copy : copies)
@@ -498,7 +594,7 @@ void OptimizerPass::runOnOperation() {
   Value scale = lossScale ? step.getArgument(scaleIndex) : Value();
   SmallVector<Value> results{loss};
   buildUpdate(builder, loc, ps, gs, state, step.getArgument(lrIndex), scale,
-              results);
+              results, updatesInBackward);
   for (unsigned k = firstAux; k < gradType.getNumResults(); ++k)
     results.push_back(mapping.lookup(gradReturn.getOperand(k)));
   func::ReturnOp::create(builder, gradReturn.getLoc(), results);

@@ -428,6 +428,12 @@ Status loadFromReader(ExecutableReader reader, const std::string &source,
     NNC_RUNTIME_RETURN_IF_ERROR(
         checkpoint.getInt("trainer.ignore_index", spec.ignoreIndex));
   }
+  if (checkpoint.metadata.count("trainer.updates_in_backward")) {
+    int64_t inBackward = 0;
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        checkpoint.getInt("trainer.updates_in_backward", inBackward));
+    spec.updatesInBackward = inBackward != 0;
+  }
   std::string schedule;
   NNC_RUNTIME_RETURN_IF_ERROR(
       checkpoint.getString("trainer.schedule", schedule));
@@ -561,6 +567,8 @@ Status Trainer::save(const std::string &path) const {
   checkpoint.setInt("trainer.classes", spec_.classes);
   if (spec_.hasIgnoreIndex)
     checkpoint.setInt("trainer.ignore_index", spec_.ignoreIndex);
+  if (spec_.updatesInBackward)
+    checkpoint.setInt("trainer.updates_in_backward", 1);
   checkpoint.setString("trainer.schedule", formatLrSchedule(spec_.schedule));
   checkpoint.setDouble("trainer.learning_rate", spec_.schedule.lr);
   checkpoint.setInt("trainer.accumulate", spec_.accumulate);

@@ -478,7 +478,9 @@ void Trainer::takeResults(TrainFunctionKind kind,
       // Parameters and state are left as they were on a skipped step
       // anyway (the kernel selects the old values), running statistics
       // too. The replaced tensors stay in `outputs` for the next run.
-      if (applyUpdates && !found)
+      // Updated in backward, the kernels kept the old values from the
+      // first non-finite gradient on, and the updates before it stand.
+      if (applyUpdates && (!found || spec_.updatesInBackward))
         std::swap(slots_[target.index], outputs[k]);
       break;
     case TrainSink::State:
@@ -605,6 +607,18 @@ Status Trainer::step(const std::vector<TensorRef> &batch, const Shapes &key,
   if (applied && found) {
     nameNonFinite(batch, key, scale, lr, out);
     counters_.hostSeconds += out.probeSeconds;
+    if (spec_.updatesInBackward && accumulate == 1 && !communicator_)
+      return Status(
+          StatusCode::InvalidArgument,
+          "step " + std::to_string(steps_ + 1) +
+              ": the gradients were not finite; first non-finite value: " +
+              out.nonFinite +
+              ". Under a memory budget without loss scaling the step "
+              "updates each parameter as soon as its gradient is ready, so "
+              "it cannot be skipped whole: the parameters whose gradients "
+              "were complete before the first non-finite one were updated, "
+              "the others (and Adam's step count) were not, and all stay "
+              "finite. With a loss scale, such steps are skipped whole");
   }
   draws_ += communicator_ ? static_cast<uint64_t>(communicator_->size()) : 1;
   if (applied && scaler_.update(found))

@@ -34,6 +34,8 @@
 // RUN:   | FileCheck %s --check-prefix=POOL
 // RUN: nnc-opt %s --nnc-training-pipeline="function=padded loss=mse optimizer=sgd" --nnc-remat-budget="function=padded_train_step budget=1 allow-over-budget=true" \
 // RUN:   | FileCheck %s --check-prefix=PADDED
+// RUN: nnc-opt %s --nnc-training-pipeline="function=transposed loss=mse optimizer=sgd" --nnc-remat-budget="function=transposed_train_step budget=1 allow-over-budget=true" \
+// RUN:   | FileCheck %s --check-prefix=TRANSPOSED
 // RUN: not nnc-opt %s --nnc-remat-budget="function=missing budget=1" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOFUNC
 // RUN: not nnc-opt %s --nnc-remat-budget="function=branches budget=1 alignment=48" -o /dev/null 2>&1 \
@@ -323,4 +325,18 @@ func.func @padded(%x: tensor<8x4x16x16xf32>,
   %f = nnc.reshape %p : tensor<8x8x8x8xf32> -> tensor<8x512xf32>
   %o = nnc.gemm %f, %v trans_b = true : tensor<8x512xf32>, tensor<10x512xf32> loc("fc")
   return %o : tensor<8x10xf32>
+}
+
+// The weight gradient x^T dy transposes the 1 MiB input for its matmul; the
+// CPU target's BLAS call reads x transposed instead, so the model stores
+// only the matmul's and tanh's results (32 KiB each), not the transpose.
+// TRANSPOSED: nnc.remat = {after = 65536 : i64, before = 65536 : i64,
+// TRANSPOSED-NOT: nnc.transpose
+// TRANSPOSED-SAME: recomputed = []
+func.func @transposed(%x: tensor<1024x256xf32>,
+                      %w: tensor<256x8xf32> {nnc.param = #nnc.param<trainable>})
+    -> tensor<1024x8xf32> {
+  %y = nnc.matmul %x, %w : tensor<1024x256xf32>, tensor<256x8xf32>
+  %t = nnc.tanh %y : tensor<1024x8xf32>
+  return %t : tensor<1024x8xf32>
 }

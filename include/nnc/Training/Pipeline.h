@@ -60,6 +60,10 @@ struct TrainingPipelineOptions {
   /// training (--nnc-sync-batch-norm, after mixed precision): a world of
   /// one computes the local statistics.
   bool syncBatchNorm = false;
+  /// --nnc-optimizer updates-in-backward: each parameter's update right
+  /// after its gradient. Not part of describeTrainingPipeline (a checkpoint
+  /// holds the same values either way).
+  bool updatesInBackward = false;
 };
 
 /// Attaches the loss only: `<function>_train` (model arguments, labels,

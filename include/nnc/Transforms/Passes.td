@@ -650,6 +650,18 @@ def OptimizerPass : Pass<"nnc-optimizer", "mlir::ModuleOp"> {
     the order of the state arguments (`t + 1` last), named by
     `nnc.result_names`. Start the state at zeros.
 
+    With `updates-in-backward`, `_step` updates each parameter right after
+    the last op it waits for (its gradient, and every other reader of the
+    parameter and its state, which the update replaces in place), as
+    PyTorch's optimizer steps in post-accumulate-grad hooks do: a gradient
+    lives until its own update, not to the end of the backward pass. The
+    shared scalars (1 / loss scale, Adam's corrections) open the body. With
+    `loss-scale`, each update checks its gradient and all those updated
+    before it (in that order) and keeps the old parameter and state from
+    the first non-finite one on; the flag is set as before, and `t` moves
+    on only when every gradient was finite. The default updates everything
+    after the backward pass, all or nothing.
+
     With `low-precision-copies` (mixed precision), every trainable parameter
     that `<name>_grad` casts to f16 or bf16 gets a low-precision copy:
     `_grad` takes it as a last argument `low<i>` (marked `buffer`) and reads
@@ -709,7 +721,15 @@ def OptimizerPass : Pass<"nnc-optimizer", "mlir::ModuleOp"> {
            /*default=*/"false",
            "Keep the f16/bf16 copies of the parameters `_grad` casts as "
            "arguments (of `_grad` and `_step`) and results (of `_step` and "
-           "`_apply`), made by the update">
+           "`_apply`), made by the update">,
+    Option<"updatesInBackward", "updates-in-backward", "bool",
+           /*default=*/"false",
+           "In `_step`, update each parameter as soon as its gradient is "
+           "complete (and nothing else reads the parameter or its state), "
+           "not after the whole backward pass: its gradient is freed there. "
+           "With loss-scale, the update checks its own gradient and those "
+           "updated before it, so a non-finite gradient stops the updates "
+           "from there on, while those before it stand">
   ];
 }
 

@@ -149,6 +149,10 @@ struct TrainerSpec {
   /// A skipped step names its first non-finite value through the source's
   /// probe (StepResult::nonFinite); not saved with a trainer.
   bool nameNonFinite = true;
+  /// The step updates each parameter as soon as its gradient is ready
+  /// (--nnc-optimizer updates-in-backward): a step with non-finite
+  /// gradients cannot be skipped whole, and fails instead.
+  bool updatesInBackward = false;
   uint64_t seed = 0;
   /// What a checkpoint must match: the model without its values and the
   /// loss, optimizer and their settings.
