@@ -64,6 +64,13 @@ def NNC_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getValueAttrName() {
       return ::llvm::StringLiteral("nnc.value");
     }
+    /// The unit argument attribute the compiler puts on an argument whose
+    /// value it moved into the executable's weights: the same bytes for the
+    /// life of a loaded program, which kernels may keep derived copies of
+    /// (oneDNN's reordered convolution weights).
+    static constexpr ::llvm::StringLiteral getWeightAttrName() {
+      return ::llvm::StringLiteral("nnc.weight");
+    }
     /// The function attribute naming its results (an array of strings, one
     /// per result), e.g. the graph outputs of an imported ONNX model.
     static constexpr ::llvm::StringLiteral getResultNamesAttrName() {

@@ -170,7 +170,8 @@ LogicalResult NNCDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
   // The buffers memory planning and the run-time checks add.
-  if (attr.getName() == "nnc.arena" || attr.getName() == "nnc.checks") {
+  if (attr.getName() == "nnc.arena" || attr.getName() == "nnc.checks" ||
+      attr.getName() == getWeightAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError()
              << "'" << attr.getName().getValue() << "' on argument " << argIndex

@@ -63,6 +63,10 @@ struct LibraryConvolution {
   /// Element types (f32, bf16 or f16) of src, weights, dst and the bias
   /// (f32 without one).
   mlir::Type srcElement, weightsElement, dstElement, biasElement;
+  /// A forward convolution whose weights are the executable's constants:
+  /// the glue keeps them in oneDNN's layout (set by the CPU target where
+  /// it sees that; never by getLibraryConvolution).
+  bool constantWeights = false;
 };
 
 /// `op` (nnc.conv, nnc.conv_transpose, nnc.conv_weight_grad) as one library

@@ -443,6 +443,9 @@ LogicalResult extractWeights(Compilation &c,
     func.removeArgAttr(i, nnc::NNCDialect::getDimNamesAttrName());
     func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                     BoolAttr::get(c.context, false));
+    if (value.role == rt::ValueRole::Weight)
+      func.setArgAttr(i, nnc::NNCDialect::getWeightAttrName(),
+                      UnitAttr::get(c.context));
   }
   return success();
 }

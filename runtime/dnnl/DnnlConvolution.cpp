@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -90,6 +91,8 @@ size_t descriptorLength(const int64_t *d) {
     return kLengthFormat2;
   case 3:
     return kLengthFormat3;
+  case 4:
+    return kLengthFormat4;
   case kFormat:
     return kLength;
   default:
@@ -148,6 +151,34 @@ Staging &staging() {
   return buffer;
 }
 
+/// Constant weights (the descriptor's kConstantWeights) in the layout a
+/// primitive wants, made by the first call that passes them and kept until
+/// nnc_dnnl_forget_constants drops them: keyed by the user buffer's
+/// address and the primitive (which fixes the layout). A run holds its
+/// copy through a shared pointer, so that a forget meanwhile frees it only
+/// after that run.
+struct ConstantCopy {
+  ConstantCopy(size_t bytes)
+      : data(static_cast<char *>(std::aligned_alloc(
+            64, (bytes + 63) / 64 * 64))) {}
+  ConstantCopy(const ConstantCopy &) = delete;
+  ConstantCopy &operator=(const ConstantCopy &) = delete;
+  ~ConstantCopy() { std::free(data); }
+  char *data;
+};
+
+struct ConstantStore {
+  std::mutex mutex;
+  /// By (the weights' address, the Convolution's address).
+  std::map<std::pair<uintptr_t, uintptr_t>, std::shared_ptr<ConstantCopy>>
+      copies;
+};
+
+ConstantStore &constants() {
+  static ConstantStore *store = new ConstantStore; // never destroyed
+  return *store;
+}
+
 /// One operand: the plain buffer nnc passes and the layout the primitive
 /// wants, with the reorder between them when they differ.
 struct Operand {
@@ -174,6 +205,9 @@ struct Operand {
 
 struct Convolution {
   Direction direction = Direction::Forward;
+  /// The weights (operand b of a forward convolution) are constants: their
+  /// reordered copy is kept (ConstantStore).
+  bool constantWeights = false;
   dnnl::primitive primitive;
   int argA = 0, argB = 0, argOut = 0;
   Operand a, b, out;
@@ -195,8 +229,28 @@ struct Convolution {
     thread_local dnnl::stream stream(engine());
     memory userA(a.user, engine(), pa), userB(b.user, engine(), pb),
         userOut(out.user, engine(), pout);
-    size_t total =
-        a.stagingBytes + b.stagingBytes + out.stagingBytes + scratchpadBytes;
+    // Constant weights: the copy in the primitive's layout, made once.
+    std::shared_ptr<ConstantCopy> kept;
+    if (constantWeights && b.reorder) {
+      ConstantStore &store = constants();
+      std::lock_guard<std::mutex> keep(store.mutex);
+      auto key = std::make_pair(reinterpret_cast<uintptr_t>(pb),
+                                reinterpret_cast<uintptr_t>(this));
+      auto found = store.copies.find(key);
+      if (found != store.copies.end()) {
+        kept = found->second;
+      } else {
+        auto copy = std::make_shared<ConstantCopy>(b.inside.get_size());
+        if (!copy->data)
+          throw std::bad_alloc();
+        memory into(b.inside, engine(), copy->data);
+        b.reorder->execute(stream, userB, into);
+        stream.wait();
+        kept = store.copies.emplace(key, std::move(copy)).first->second;
+      }
+    }
+    size_t total = a.stagingBytes + (kept ? 0 : b.stagingBytes) +
+                   out.stagingBytes + scratchpadBytes;
     char *base = staging().reserve(total);
     if (!base && total)
       throw std::bad_alloc();
@@ -208,11 +262,13 @@ struct Convolution {
       offset += op.stagingBytes;
       return staged;
     };
-    memory insideA = inside(a, userA), insideB = inside(b, userB),
+    memory insideA = inside(a, userA),
+           insideB = kept ? memory(b.inside, engine(), kept->data)
+                          : inside(b, userB),
            insideOut = inside(out, userOut);
     if (a.reorder)
       a.reorder->execute(stream, userA, insideA);
-    if (b.reorder)
+    if (b.reorder && !kept)
       b.reorder->execute(stream, userB, insideB);
     std::unordered_map<int, memory> args = {
         {argA, insideA}, {argB, insideB}, {argOut, insideOut}};
@@ -293,6 +349,14 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
   }
   auto conv = std::make_unique<Convolution>();
   conv->direction = static_cast<Direction>(d[kDirection]);
+  conv->constantWeights = d[kVersion] >= 5 && d[kConstantWeights] == 1 &&
+                          conv->direction == Direction::Forward;
+  if (d[kVersion] >= 5 && d[kConstantWeights] != 0 &&
+      d[kConstantWeights] != 1) {
+    error = "invalid convolution descriptor: constant weights flag " +
+            std::to_string(d[kConstantWeights]);
+    return nullptr;
+  }
   conv->bias = d[kHasBias] != 0;
   if (conv->bias && conv->direction == Direction::BackwardData && lowPrecision) {
     // The glue adds that bias itself, in f32 only.
@@ -324,10 +388,13 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
     // A forward Winograd primitive for inference expects its weights
     // already transformed (a reorder that costs more than the convolution
     // on every call, the weights being an argument); the training one
-    // transforms them inside.
-    auto forwardKind = conv->direction == Direction::Forward && !winograd
-                           ? dnnl::prop_kind::forward_inference
-                           : dnnl::prop_kind::forward_training;
+    // transforms them inside. Constant weights are transformed once, by
+    // the reorder whose result the glue keeps.
+    auto forwardKind =
+        conv->direction == Direction::Forward &&
+                (!winograd || conv->constantWeights)
+            ? dnnl::prop_kind::forward_inference
+            : dnnl::prop_kind::forward_training;
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     // An image operand in the buffer nnc passes.
@@ -724,6 +791,16 @@ nnc_dnnl_convolution(const int64_t *descriptor, void *a, void *b, void *c,
   // different libdnnl than it checked against gets here.
   std::fprintf(stderr, "nnc: a oneDNN convolution failed: %s\n", error.c_str());
   std::abort();
+}
+
+__attribute__((visibility("default"))) void
+nnc_dnnl_forget_constants(const void *begin, size_t size) {
+  uintptr_t first = reinterpret_cast<uintptr_t>(begin);
+  ConstantStore &store = constants();
+  std::lock_guard<std::mutex> lock(store.mutex);
+  auto it = store.copies.lower_bound(std::make_pair(first, uintptr_t(0)));
+  while (it != store.copies.end() && it->first.first - first < size)
+    it = store.copies.erase(it);
 }
 
 __attribute__((visibility("default"))) int

@@ -212,6 +212,11 @@ DnnlGlue *openDnnlGlue() {
       glue->sgemm = reinterpret_cast<libconv::SgemmFn>(sgemm);
       glue->sgemmCheck = reinterpret_cast<libconv::SbgemmCheckFn>(sgemmCheck);
     }
+    // Optional: without it the compiler marks no weights constant.
+    void *forget = nullptr;
+    if (library.lookup(libconv::kForgetConstantsSymbol, &forget).isOk())
+      glue->forgetConstants =
+          reinterpret_cast<libconv::ForgetConstantsFn>(forget);
   }
   else
     glue->convolution = nullptr, glue->check = nullptr, glue->version = nullptr;

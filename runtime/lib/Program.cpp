@@ -77,6 +77,10 @@ Status Program::load(ExecutableReader executable, Device &device,
       program->weightBytes_ += value.weightSize;
     }
   }
+  if (program->hostMemory_ && plan.needsDnnl && weights && weights->size) {
+    program->hostWeights_ = weights->data;
+    program->hostWeightsSize_ = static_cast<size_t>(weights->size);
+  }
   if (!program->hostMemory_)
     NNC_RUNTIME_RETURN_IF_ERROR(program->uploadWeights(weights));
   program->inputs_ = plan.indicesOf(ValueRole::Input);
@@ -163,6 +167,11 @@ struct Program::GraphState {
 };
 
 Program::~Program() {
+  // The glue's copies of these weights in its layouts (kConstantWeights):
+  // another executable's weights may come to the same address.
+  if (hostWeights_)
+    if (libconv::ForgetConstantsFn forget = dnnlGlue().forgetConstants)
+      forget(hostWeights_, hostWeightsSize_);
   if (graph_) {
     graph_->graph.reset();
     for (void *block : graph_->buffers)

@@ -571,6 +571,82 @@ TEST(DnnlConvolutionMemory, StagingIsNotKeptPerPrimitive) {
                                     << staging << " bytes of staging in all";
 }
 
+// Constant weights (kConstantWeights): the first call keeps them in
+// oneDNN's layout and later calls use that copy, whatever the buffer holds
+// by then, until nnc_dnnl_forget_constants drops the copies of that range;
+// then the next call reorders what the buffer holds. A descriptor without
+// the flag reads the buffer every call.
+// Direct, and Winograd where oneDNN has it (its inference kernel takes the
+// weights transformed: the kept copy is that transform).
+class DnnlConvolutionConstants : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(DnnlConvolutionConstants, KeptUntilForgotten) {
+  const DnnlGlue &glue = dnnlGlue();
+  ASSERT_TRUE(glue.status.isOk()) << glue.status.message();
+  ASSERT_NE(glue.forgetConstants, nullptr);
+  // 32 channels: oneDNN's kernels want blocked weights, so there is a
+  // reorder to keep.
+  Conv conv = make(Case{2, 2, 32, 32, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1},
+                        {1, 1}, {1, 1}, false});
+  std::vector<int64_t> d = conv.desc(Direction::Forward);
+  d[kAlgorithm] = static_cast<int64_t>(GetParam());
+  d[kConstantWeights] = 1;
+  char error[256] = {0};
+  if (GetParam() == Algorithm::Winograd &&
+      glue.check(d.data(), error, sizeof error) != 0)
+    GTEST_SKIP() << "no Winograd kernel here: " << error;
+  ASSERT_EQ(glue.check(d.data(), error, sizeof error), 0) << error;
+  std::vector<float> src = random(conv.srcCount(), 1);
+  std::vector<float> first = random(conv.weightCount(), 2);
+  std::vector<float> second = random(conv.weightCount(), 3);
+  std::vector<float> weights = first;
+  std::vector<float> got(conv.dstCount(), NAN);
+  glue.convolution(d.data(), src.data(), weights.data(), nullptr, got.data());
+  expectNear(got, conv.forward(src, first, {}), "first call");
+  // Other bytes at the same address: the kept copy still answers.
+  // (assignment between equal sizes keeps the vector's buffer)
+  float *address = weights.data();
+  weights = second;
+  ASSERT_EQ(weights.data(), address);
+  glue.convolution(d.data(), src.data(), weights.data(), nullptr, got.data());
+  expectNear(got, conv.forward(src, first, {}), "kept copy");
+  // Without the flag the same convolution reads the buffer.
+  std::vector<int64_t> plainDesc = conv.desc(Direction::Forward);
+  plainDesc[kAlgorithm] = d[kAlgorithm];
+  ASSERT_EQ(glue.check(plainDesc.data(), error, sizeof error), 0) << error;
+  glue.convolution(plainDesc.data(), src.data(), weights.data(), nullptr,
+                   got.data());
+  expectNear(got, conv.forward(src, second, {}), "unflagged");
+  // A range that misses the buffer drops nothing; one that covers its
+  // first byte drops its copy.
+  glue.forgetConstants(weights.data() + weights.size(), 1 << 20);
+  glue.convolution(d.data(), src.data(), weights.data(), nullptr, got.data());
+  expectNear(got, conv.forward(src, first, {}), "another range forgotten");
+  glue.forgetConstants(weights.data(), 1);
+  glue.convolution(d.data(), src.data(), weights.data(), nullptr, got.data());
+  expectNear(got, conv.forward(src, second, {}), "after forgetting");
+  glue.forgetConstants(weights.data(), weights.size() * sizeof(float));
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, DnnlConvolutionConstants,
+                         ::testing::Values(Algorithm::Direct,
+                                           Algorithm::Winograd));
+
+// A flag other than 0 or 1 is refused.
+TEST(DnnlConvolutionConstantFlag, RefusesBadFlag) {
+  const DnnlGlue &glue = dnnlGlue();
+  ASSERT_TRUE(glue.status.isOk()) << glue.status.message();
+  Conv conv = make(Case{2, 1, 8, 8, 1, {5, 5}, {3, 3}, {1, 1}, {1, 1},
+                        {0, 0}, {0, 0}, false});
+  std::vector<int64_t> d = conv.desc(Direction::Forward);
+  d[kConstantWeights] = 2;
+  char error[256] = {0};
+  EXPECT_NE(glue.check(d.data(), error, sizeof error), 0);
+  EXPECT_NE(std::string(error).find("constant weights flag 2"),
+            std::string::npos)
+      << error;
+}
+
 // Blocked layouts pad the channels to a multiple of 8 or 16: a convolution
 // with one input channel and nine outputs (the compiler once extracted
 // max-pool windows with one; an average pooling's gradient still

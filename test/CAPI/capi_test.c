@@ -1437,6 +1437,71 @@ static void test_parse_mlir(void) {
   nnc_context_destroy(context);
 }
 
+/* A convolution whose weights are the executable's own: oneDNN's glue
+ * keeps them in its layout between runs, and drops that copy when the
+ * executable goes, so that another executable's weights, which may come to
+ * the same address, are read. Ones through 3x3 kernels of the splat w over
+ * 32 channels: 288 w at every interior pixel. */
+static void test_constant_weights(void) {
+  static const char fmt[] =
+      "func.func @main(%%x: tensor<1x32x8x8xf32>,\n"
+      "    %%w: tensor<32x32x3x3xf32> {nnc.param = #nnc.param<frozen>,\n"
+      "      nnc.value = dense<%.6e> : tensor<32x32x3x3xf32>})\n"
+      "    -> tensor<1x32x8x8xf32> {\n"
+      "  %%0 = nnc.conv %%x, %%w pads = [1, 1, 1, 1] : tensor<1x32x8x8xf32>, "
+      "tensor<32x32x3x3xf32>\n"
+      "  return %%0 : tensor<1x32x8x8xf32>\n}\n";
+  static const double splats[] = {0.5, 0.25, 2.0, 0.5};
+  nnc_context_t *context = NULL;
+  nnc_compile_options_t options;
+  int64_t dims[4] = {1, 32, 8, 8};
+  nnc_shape_t shape = {4, dims};
+  nnc_tensor_t *x = NULL;
+  size_t k, i;
+  EXPECT_OK(nnc_context_create(NULL, &context));
+  EXPECT_OK(nnc_tensor_create(NNC_DTYPE_F32, 4, dims, &x));
+  if (!context || !x)
+    goto done;
+  for (i = 0; i < 32 * 64; ++i)
+    ((float *)nnc_tensor_data(x))[i] = 1.0f;
+  nnc_compile_options_initialize(&options);
+  options.cache_dir = "";
+  for (k = 0; k < sizeof(splats) / sizeof(splats[0]); ++k) {
+    char text[1024];
+    nnc_model_t *model = NULL;
+    nnc_executable_t *executable = NULL;
+    const nnc_tensor_t *inputs[1];
+    int run;
+    snprintf(text, sizeof(text), fmt, splats[k]);
+    EXPECT_OK(nnc_model_parse_mlir(context, text, strlen(text), "conv.mlir",
+                                   &model));
+    if (model)
+      EXPECT_OK(nnc_model_compile(model, &options, 1, &shape, &executable));
+    inputs[0] = x;
+    /* The second run reads the kept copy. */
+    for (run = 0; executable && run < 2; ++run) {
+      nnc_tensor_t *y = NULL;
+      EXPECT_OK(nnc_executable_run(executable, 1, inputs, 1, &y));
+      if (y) {
+        const float *v = (const float *)nnc_tensor_data(y);
+        /* Channel 3, row 4, column 4: an interior pixel. */
+        float got = v[3 * 64 + 4 * 8 + 4];
+        if (fabs(got - 288.0 * splats[k]) > 1e-3 * 288.0 * splats[k]) {
+          fprintf(stderr, "constant weights %g, run %d: %g, expected %g\n",
+                  splats[k], run, got, 288.0 * splats[k]);
+          CHECK(0);
+        }
+      }
+      nnc_tensor_destroy(y);
+    }
+    nnc_executable_destroy(executable);
+    nnc_model_destroy(model);
+  }
+done:
+  nnc_tensor_destroy(x);
+  nnc_context_destroy(context);
+}
+
 /* Training: y = x * w (w trainable, 1 at first) with MSE against targets,
  * so every number is known in closed form. */
 static const char train_mlir[] =
@@ -2963,6 +3028,7 @@ int main(int argc, char **argv) {
   test_npz(dir);
   test_graph();
   test_parse_mlir();
+  test_constant_weights();
   test_training(dir);
   test_cuda_target(dir);
   test_skipped_step();

@@ -84,6 +84,7 @@ Descriptor nnc::cpu::dnnlDescriptor(const LibraryConvolution &conv) {
                         : libconv::ActivationLayout::ChannelsFirst);
   d[libconv::kAlgorithm] = static_cast<int64_t>(
       conv.winograd ? libconv::Algorithm::Winograd : libconv::Algorithm::Direct);
+  d[libconv::kConstantWeights] = conv.constantWeights ? 1 : 0;
   return d;
 }
 
@@ -255,6 +256,27 @@ nnc::LibraryConvolution nnc::cpu::describeLibraryConv(nnc::LibraryConvOp op) {
 
 namespace {
 
+/// Whether `memref` is an argument of its function that the compiler moved
+/// into the executable's weights (nnc.weight), or a dense view of one that
+/// reaches the glue at the argument's address (a cast or reshape): bytes
+/// that stay the same at that address for the life of a loaded program.
+bool isExecutableWeight(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (!isa<memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(
+            def))
+      return false;
+    memref = def->getOperand(0);
+  }
+  auto arg = dyn_cast<BlockArgument>(memref);
+  auto type = arg ? dyn_cast<MemRefType>(arg.getType()) : MemRefType();
+  if (!type || !type.getLayout().isIdentity() ||
+      !arg.getOwner()->isEntryBlock())
+    return false;
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return func && func.getArgAttr(arg.getArgNumber(),
+                                 nnc::NNCDialect::getWeightAttrName());
+}
+
 struct ChooseKernelsPass
     : public nnc::cpu::impl::ChooseKernelsPassBase<ChooseKernelsPass> {
   void runOnOperation() override {
@@ -296,6 +318,9 @@ struct LibraryConvToDnnlPass
         return signalPassFailure();
       }
       nnc::LibraryConvolution conv = nnc::cpu::describeLibraryConv(op);
+      conv.constantWeights = conv.direction == "forward" &&
+                             nnc::runtime::dnnlGlue().forgetConstants &&
+                             isExecutableWeight(op.getInputs()[1]);
       std::string why;
       if (!nnc::cpu::dnnlCanRun(conv, why)) {
         op.emitOpError("cannot run in oneDNN: ") << why;

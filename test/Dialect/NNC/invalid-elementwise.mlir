@@ -213,8 +213,16 @@ func.func @value_not_param(%w: tensor<2xf32> {nnc.value = dense<1.0> : tensor<2x
 // -----
 
 // Unknown nnc argument attributes are rejected, not ignored.
-// expected-error @+1 {{unknown nnc argument attribute 'nnc.weight' on argument 0}}
-func.func @param_unknown(%w: tensor<4xf32> {nnc.weight}) {
+// expected-error @+1 {{unknown nnc argument attribute 'nnc.weights' on argument 0}}
+func.func @param_unknown(%w: tensor<4xf32> {nnc.weights}) {
+  return
+}
+
+// -----
+
+// The compiler's mark of an executable's weights is a unit attribute.
+// expected-error @+1 {{'nnc.weight' on argument 0 must be a unit attribute}}
+func.func @weight_not_unit(%w: tensor<4xf32> {nnc.weight = 1 : i64}) {
   return
 }
 

@@ -175,6 +175,8 @@ struct DnnlGlue {
   /// nnc_dnnl_sgemm and its check; null in a glue without them.
   libconv::SgemmFn sgemm = nullptr;
   libconv::SbgemmCheckFn sgemmCheck = nullptr;
+  /// nnc_dnnl_forget_constants; null in a glue without it.
+  libconv::ForgetConstantsFn forgetConstants = nullptr;
 };
 const DnnlGlue &dnnlGlue();
 

@@ -28,7 +28,8 @@
 //
 // The glue creates each distinct primitive once (oneDNN chooses its memory
 // layouts; the glue reorders to and from the plain ones) and keeps it for
-// the life of the process. No MLIR here: the runtime and the compiler both
+// the life of the process; weights the descriptor says are constant it
+// reorders once and keeps until nnc_dnnl_forget_constants. No MLIR here: the runtime and the compiler both
 // include it.
 //
 //===----------------------------------------------------------------------===//
@@ -43,8 +44,9 @@ namespace nnc::runtime::libconv {
 
 /// Descriptor format version (slot kVersion). Format 1 (every operand f32)
 /// ends before the element-type slots, format 2 before the activation
-/// layout, format 3 before the algorithm; the glue still reads them all.
-constexpr int64_t kFormat = 4;
+/// layout, format 3 before the algorithm, format 4 before the constant
+/// weights flag; the glue still reads them all.
+constexpr int64_t kFormat = 5;
 /// At most this many spatial dimensions; unused slots hold 0 (sizes) or 1.
 constexpr int kMaxSpatial = 3;
 
@@ -89,6 +91,14 @@ enum Slot : int {
   kLengthFormat3,
   /// The algorithm (Algorithm) oneDNN computes the convolution with.
   kAlgorithm = kLengthFormat3,
+  /// Format 4's length.
+  kLengthFormat4,
+  /// 1: a forward convolution whose weights are an executable's constants,
+  /// which the buffer `b` holds for as long as the program that passes it
+  /// lives: the glue reorders them into oneDNN's layout on the first call
+  /// and keeps that copy for the later ones (keyed by the buffer's address)
+  /// until nnc_dnnl_forget_constants drops it. 0: reordered on every call.
+  kConstantWeights = kLengthFormat4,
   kLength,
 };
 
@@ -108,7 +118,8 @@ enum class Algorithm : int64_t {
   /// half the multiplications of a 3x3 stride-1 convolution, for f32 on
   /// CPUs where oneDNN has the kernel (AVX-512); results differ from the
   /// direct ones by rounding. Every direction; the forward one transforms
-  /// its weights on every call (they may change between calls).
+  /// its weights on every call (they may change between calls), or once
+  /// when they are constant (kConstantWeights).
   Winograd = 1,
 };
 
@@ -137,6 +148,11 @@ using VersionFn = const char *(*)();
 /// that layout reach it without reorders; 0 otherwise, and for any other
 /// direction or a descriptor it cannot run.
 using PrefersChannelsLastFn = int (*)(const int64_t *descriptor);
+/// Drops the copies kept of constant weights (kConstantWeights) whose
+/// buffers start in [begin, begin + size): a program calls it before the
+/// memory of its weights goes (another executable's may come at the same
+/// address). Safe while other threads run convolutions.
+using ForgetConstantsFn = void (*)(const void *begin, size_t size);
 
 /// bf16 GEMMs with f32 accumulation, CBLAS's sgemm with bf16 A and B:
 ///
@@ -176,6 +192,8 @@ inline constexpr const char *kSbgemmSymbol = "nnc_dnnl_sbgemm";
 inline constexpr const char *kSbgemmCheckSymbol = "nnc_dnnl_sbgemm_check";
 inline constexpr const char *kSgemmSymbol = "nnc_dnnl_sgemm";
 inline constexpr const char *kSgemmCheckSymbol = "nnc_dnnl_sgemm_check";
+inline constexpr const char *kForgetConstantsSymbol =
+    "nnc_dnnl_forget_constants";
 
 } // namespace nnc::runtime::libconv
 

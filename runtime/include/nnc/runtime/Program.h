@@ -171,6 +171,10 @@ private:
   /// Per output (in outputs_ order): written into an input's buffer.
   std::vector<bool> donatedOutputs_;
   uint64_t weightBytes_ = 0;
+  /// The weights section in host memory, whose constants the oneDNN glue
+  /// may keep reordered copies of (dropped by the destructor).
+  const void *hostWeights_ = nullptr;
+  size_t hostWeightsSize_ = 0;
   uint64_t codeBytes_ = 0;
   std::string source_;
   std::string label_;
