@@ -478,9 +478,11 @@ void Trainer::takeResults(TrainFunctionKind kind,
       // Parameters and state are left as they were on a skipped step
       // anyway (the kernel selects the old values), running statistics
       // too. The replaced tensors stay in `outputs` for the next run.
-      // Updated in backward, the kernels kept the old values from the
-      // first non-finite gradient on, and the updates before it stand.
-      if (applyUpdates && (!found || spec_.updatesInBackward))
+      // A step updated in backward kept the old values from the first
+      // non-finite gradient on, and the updates before it stand.
+      if (applyUpdates &&
+          (!found || (spec_.updatesInBackward &&
+                      kind == TrainFunctionKind::Step)))
         std::swap(slots_[target.index], outputs[k]);
       break;
     case TrainSink::State:
