@@ -410,15 +410,14 @@ void OptimizerPass::runOnOperation() {
       stepSize = ub.div(lr, correction1);
       correction2Sqrt = ub.sqrt(correction2);
     }
-    Operation *lastShared =
-        builder.getInsertionPoint() == body->begin()
-            ? nullptr
-            : &*std::prev(builder.getInsertionPoint());
-    if (!inBackward)
-      lastShared = nullptr;
     SmallVector<Value> newParams(numParams), velocities(numParams),
         ms(numParams), vs(numParams);
-    Operation *previous = lastShared;
+    // In backward: the last op placed so far (the shared ones open the
+    // body), which the next update follows.
+    Operation *previous = inBackward && builder.getInsertionPoint() !=
+                                            body->begin()
+                              ? &*std::prev(builder.getInsertionPoint())
+                              : nullptr;
     for (unsigned n : order) {
       if (inBackward) {
         // After the anchor, and after the update placed before (which

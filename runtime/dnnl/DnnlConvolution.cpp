@@ -159,8 +159,8 @@ Staging &staging() {
 /// after that run.
 struct ConstantCopy {
   ConstantCopy(size_t bytes)
-      : data(static_cast<char *>(std::aligned_alloc(
-            64, (bytes + 63) / 64 * 64))) {}
+      : data(static_cast<char *>(std::aligned_alloc(Staging::kAlignment,
+                                                    Staging::round(bytes)))) {}
   ConstantCopy(const ConstantCopy &) = delete;
   ConstantCopy &operator=(const ConstantCopy &) = delete;
   ~ConstantCopy() { std::free(data); }
@@ -349,14 +349,14 @@ std::unique_ptr<Convolution> buildWith(const int64_t *d, bool plainActivations,
   }
   auto conv = std::make_unique<Convolution>();
   conv->direction = static_cast<Direction>(d[kDirection]);
-  conv->constantWeights = d[kVersion] >= 5 && d[kConstantWeights] == 1 &&
-                          conv->direction == Direction::Forward;
-  if (d[kVersion] >= 5 && d[kConstantWeights] != 0 &&
-      d[kConstantWeights] != 1) {
+  int64_t constantFlag = d[kVersion] >= 5 ? d[kConstantWeights] : 0;
+  if (constantFlag != 0 && constantFlag != 1) {
     error = "invalid convolution descriptor: constant weights flag " +
-            std::to_string(d[kConstantWeights]);
+            std::to_string(constantFlag);
     return nullptr;
   }
+  conv->constantWeights =
+      constantFlag == 1 && conv->direction == Direction::Forward;
   conv->bias = d[kHasBias] != 0;
   if (conv->bias && conv->direction == Direction::BackwardData && lowPrecision) {
     // The glue adds that bias itself, in f32 only.
