@@ -12,6 +12,7 @@
 
 #include "nnc/runtime/Device.h"
 
+#include "nnc/runtime/CublasLt.h"
 #include "nnc/runtime/CudaDriver.h"
 #include "nnc/runtime/CudaModule.h"
 #include "nnc/runtime/Program.h"
@@ -38,6 +39,9 @@ constexpr unsigned kStreamNonBlocking = 1;
 // from calls that would break the capture (the stream lock keeps the rest
 // of the process off the stream).
 constexpr int kCaptureModeThreadLocal = 1;
+/// The workspace cuBLASLt may use, once per device: what NVIDIA suggests for
+/// Hopper (32 MiB), which covers the earlier GPUs' 4 MiB.
+constexpr size_t kGemmWorkspaceBytes = size_t(32) << 20;
 
 unsigned long long toDevice(const void *pointer) {
   return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(pointer));
@@ -51,6 +55,10 @@ public:
     if (!retained)
       return;
     driver.cuCtxSetCurrent(context);
+    if (gemmHandle)
+      gemmLibrary->cublasLtDestroy(gemmHandle);
+    if (gemmWorkspace)
+      driver.cuMemFree_v2(gemmWorkspace);
     if (stream)
       driver.cuStreamDestroy_v2(stream);
     driver.cuDevicePrimaryCtxRelease_v2(device);
@@ -179,8 +187,16 @@ public:
     return Status(status.code(), describe() + ": " + status.message());
   }
 
+  /// cuBLASLt, its handle and workspace on this device, opened by the first
+  /// module with a GEMM (under the stream lock); an error says why not
+  /// (the caller names the device).
+  Status openGemmLibrary();
+
   const CudaDriver &driver;
   void *stream = nullptr;
+  std::unique_ptr<CublasLt> gemmLibrary;
+  void *gemmHandle = nullptr;
+  unsigned long long gemmWorkspace = 0;
   /// Held by every call that uses the stream (or the driver on this
   /// device), and from beginCapture to endCapture by the capturing thread.
   std::recursive_mutex streamMutex;
@@ -199,11 +215,212 @@ private:
   bool retained = false;
 };
 
+Status CudaDevice::openGemmLibrary() {
+  if (gemmHandle)
+    return Status::ok();
+  // Under the emulated driver, the emulator stands in for cuBLASLt too.
+  std::vector<std::string> candidates;
+  if (const char *path = std::getenv("NNC_CUBLASLT"); path && *path)
+    candidates.push_back(path);
+  else if (driver.emulatedModuleLoadSource)
+    candidates.push_back(driver.libraryPath());
+  else
+    // The calls made here are the same in CUDA 12's cuBLASLt.
+    candidates = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                  "/usr/local/cuda/lib64/libcublasLt.so.13"};
+  auto library = std::make_unique<CublasLt>();
+  NNC_RUNTIME_RETURN_IF_ERROR(CublasLt::load(candidates, *library));
+  NNC_RUNTIME_RETURN_IF_ERROR(makeCurrent());
+  unsigned long long workspace = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      driver.check(driver.cuMemAlloc_v2(&workspace, kGemmWorkspaceBytes),
+                   "cuMemAlloc_v2 (cuBLASLt's workspace)"));
+  void *handle = nullptr;
+  Status created =
+      library->check(library->cublasLtCreate(&handle), "cublasLtCreate");
+  if (!created.isOk()) {
+    (void)driver.cuMemFree_v2(workspace);
+    return created;
+  }
+  gemmLibrary = std::move(library);
+  gemmHandle = handle;
+  gemmWorkspace = workspace;
+  return Status::ok();
+}
+
+/// The largest power of two, up to 16, that divides `offset`: the
+/// alignment a GEMM operand at that offset of a buffer promises cuBLASLt
+/// (every buffer a kernel takes starts at least 16-byte aligned).
+uint32_t operandAlignment(uint64_t offset) {
+  uint32_t align = 16;
+  while (align > 1 && offset % align)
+    align /= 2;
+  return align;
+}
+
+int cudaDataType(CudaElementType type) {
+  switch (type) {
+  case CudaElementType::F16:
+    return cublaslt::kR16F;
+  case CudaElementType::BF16:
+    return cublaslt::kR16BF;
+  case CudaElementType::F32:
+    break;
+  }
+  return cublaslt::kR32F;
+}
+
+/// One GEMM launch as cuBLASLt runs it, its descriptors made once. cuBLASLt
+/// is column-major: the row-major C = A x B is computed as the
+/// column-major C^T = B^T x A^T, whose operands are B and A as they lie
+/// (a row-major buffer read column-major is its transpose), so cuBLASLt's
+/// A is our B and its B our A, and m and n swap.
+class GemmPlan {
+public:
+  GemmPlan(const CublasLt &lt) : lt(lt) {}
+  ~GemmPlan() {
+    for (void *layout : {layoutA, layoutB, layoutC})
+      if (layout)
+        lt.cublasLtMatrixLayoutDestroy(layout);
+    if (desc)
+      lt.cublasLtMatmulDescDestroy(desc);
+  }
+  GemmPlan(const GemmPlan &) = delete;
+  GemmPlan &operator=(const GemmPlan &) = delete;
+
+  Status build(void *handle, const CudaGemm &gemm) {
+    this->gemm = &gemm;
+    NNC_RUNTIME_RETURN_IF_ERROR(lt.check(
+        lt.cublasLtMatmulDescCreate(&desc, cublaslt::kCompute32F,
+                                    cublaslt::kR32F),
+        "cublasLtMatmulDescCreate"));
+    // cuBLASLt's A is our B: n x k as it needs it, which the buffer holds
+    // (N) unless it holds B^T.
+    int32_t transA = gemm.b.transposed ? cublaslt::kOpT : cublaslt::kOpN;
+    int32_t transB = gemm.a.transposed ? cublaslt::kOpT : cublaslt::kOpN;
+    NNC_RUNTIME_RETURN_IF_ERROR(lt.check(
+        lt.cublasLtMatmulDescSetAttribute(desc, cublaslt::kDescTransA, &transA,
+                                          sizeof(transA)),
+        "cublasLtMatmulDescSetAttribute(TRANSA)"));
+    NNC_RUNTIME_RETURN_IF_ERROR(lt.check(
+        lt.cublasLtMatmulDescSetAttribute(desc, cublaslt::kDescTransB, &transB,
+                                          sizeof(transB)),
+        "cublasLtMatmulDescSetAttribute(TRANSB)"));
+    // A buffer holding a row-major r x c matrix is a column-major c x r one.
+    NNC_RUNTIME_RETURN_IF_ERROR(layout(layoutA, gemm.b, gemm.inputType,
+                                       gemm.k, gemm.n, gemm.batch, "B"));
+    NNC_RUNTIME_RETURN_IF_ERROR(layout(layoutB, gemm.a, gemm.inputType,
+                                       gemm.m, gemm.k, gemm.batch, "A"));
+    NNC_RUNTIME_RETURN_IF_ERROR(layout(layoutC, gemm.c, gemm.outputType,
+                                       gemm.m, gemm.n, gemm.batch, "C"));
+    alignA = operandAlignment(gemm.b.offset);
+    alignB = operandAlignment(gemm.a.offset);
+    alignC = operandAlignment(gemm.c.offset);
+
+    void *pref = nullptr;
+    NNC_RUNTIME_RETURN_IF_ERROR(lt.check(lt.cublasLtMatmulPreferenceCreate(&pref),
+                                         "cublasLtMatmulPreferenceCreate"));
+    uint64_t workspace = kGemmWorkspaceBytes;
+    Status status = lt.check(
+        lt.cublasLtMatmulPreferenceSetAttribute(
+            pref, cublaslt::kPrefMaxWorkspaceBytes, &workspace,
+            sizeof(workspace)),
+        "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+    std::pair<int, uint32_t> aligns[] = {{cublaslt::kPrefMinAlignmentA, alignA},
+                                         {cublaslt::kPrefMinAlignmentB, alignB},
+                                         {cublaslt::kPrefMinAlignmentC, alignC},
+                                         {cublaslt::kPrefMinAlignmentD, alignC}};
+    for (auto [attribute, value] : aligns)
+      if (status.isOk())
+        status = lt.check(lt.cublasLtMatmulPreferenceSetAttribute(
+                              pref, attribute, &value, sizeof(value)),
+                          "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)");
+    int found = 0;
+    if (status.isOk())
+      status = lt.check(lt.cublasLtMatmulAlgoGetHeuristic(
+                            handle, desc, layoutA, layoutB, layoutC, layoutC,
+                            pref, 1, &heuristic, &found),
+                        "cublasLtMatmulAlgoGetHeuristic");
+    lt.cublasLtMatmulPreferenceDestroy(pref);
+    NNC_RUNTIME_RETURN_IF_ERROR(status);
+    if (found < 1 || heuristic.state != 0)
+      return Status(StatusCode::Unimplemented,
+                    "cuBLASLt has no algorithm for this GEMM");
+    return Status::ok();
+  }
+
+  /// Queues the product on `stream`; `args` are the kernel's buffers.
+  Status run(void *handle, void *const *args, void *workspace,
+             void *stream) const {
+    const char *a = static_cast<const char *>(args[gemm->a.buffer]) +
+                    gemm->a.offset;
+    const char *b = static_cast<const char *>(args[gemm->b.buffer]) +
+                    gemm->b.offset;
+    char *c = static_cast<char *>(args[gemm->c.buffer]) + gemm->c.offset;
+    // What the algorithm was chosen for: buffers start 16-byte aligned.
+    if (reinterpret_cast<uintptr_t>(b) % alignA ||
+        reinterpret_cast<uintptr_t>(a) % alignB ||
+        reinterpret_cast<uintptr_t>(c) % alignC)
+      return Status(StatusCode::InvalidArgument,
+                    "a GEMM operand is less aligned than its offset promises "
+                    "(a buffer of the kernel is not 16-byte aligned)");
+    float alpha = 1.0f, beta = gemm->accumulate ? 1.0f : 0.0f;
+    return lt.check(lt.cublasLtMatmul(handle, desc, &alpha, b, layoutA, a,
+                                      layoutB, &beta, c, layoutC, c, layoutC,
+                                      &heuristic.algo, workspace,
+                                      kGemmWorkspaceBytes, stream),
+                    "cublasLtMatmul");
+  }
+
+private:
+  /// The column-major layout of `m`, whose row-major matrix is rows x cols.
+  Status layout(void *&out, const CudaMatrix &m, CudaElementType type,
+                uint64_t rows, uint64_t cols, uint32_t batch,
+                const char *name) {
+    uint64_t lrows = m.transposed ? rows : cols;
+    uint64_t lcols = m.transposed ? cols : rows;
+    std::string what = std::string("cublasLtMatrixLayoutCreate(") + name + ")";
+    NNC_RUNTIME_RETURN_IF_ERROR(
+        lt.check(lt.cublasLtMatrixLayoutCreate(&out, cudaDataType(type), lrows,
+                                               lcols, static_cast<int64_t>(m.ld)),
+                 what.c_str()));
+    if (batch == 1)
+      return Status::ok();
+    int32_t count = static_cast<int32_t>(batch);
+    int64_t stride = static_cast<int64_t>(m.batchStride);
+    NNC_RUNTIME_RETURN_IF_ERROR(lt.check(
+        lt.cublasLtMatrixLayoutSetAttribute(out, cublaslt::kLayoutBatchCount,
+                                            &count, sizeof(count)),
+        "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)"));
+    return lt.check(
+        lt.cublasLtMatrixLayoutSetAttribute(
+            out, cublaslt::kLayoutStridedBatchOffset, &stride, sizeof(stride)),
+        "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+  }
+
+  const CublasLt &lt;
+  const CudaGemm *gemm = nullptr;
+  void *desc = nullptr;
+  void *layoutA = nullptr, *layoutB = nullptr, *layoutC = nullptr;
+  uint32_t alignA = 16, alignB = 16, alignC = 16;
+  CublasLtHeuristicResult heuristic{};
+};
+
+/// "m 64, n 32, k 16, batch 4, f32", for messages.
+std::string describeGemm(const CudaGemm &g) {
+  return "m " + std::to_string(g.m) + ", n " + std::to_string(g.n) + ", k " +
+         std::to_string(g.k) + ", batch " + std::to_string(g.batch) + ", " +
+         cudaElementTypeName(g.inputType) + " to " +
+         cudaElementTypeName(g.outputType);
+}
+
 /// A plan kernel's launches with their functions resolved; what
 /// Kernel::handle points to.
 struct ResolvedKernel {
   const CudaKernel *kernel = nullptr;
   std::vector<void *> functions; // one per launch
+  /// One per launch: the GEMM launches' plans, null for the others.
+  std::vector<std::unique_ptr<GemmPlan>> gemms;
   /// cuLaunchKernel's parameter array, one slot per buffer, filled at each
   /// launch under the device's stream lock (sized once, not per launch).
   std::vector<void *> params;
@@ -238,6 +455,19 @@ public:
       kernel->params.resize(found->second->numPointers);
       NNC_RUNTIME_RETURN_IF_ERROR(device.makeCurrent());
       for (const CudaLaunch &launch : found->second->launches) {
+        if (launch.kind == CudaLaunch::Kind::Gemm) {
+          Status status = resolveGemm(launch, *kernel);
+          if (!status.isOk()) {
+            resolved.erase(name);
+            return Status(status.code(), device.describe() + ": kernel '" +
+                                             name + "': GEMM '" +
+                                             launch.function + "' (" +
+                                             describeGemm(launch.gemm) +
+                                             "): " + status.message());
+          }
+          continue;
+        }
+        kernel->gemms.push_back(nullptr);
         void *function = nullptr;
         Status status =
             device.driver.check(device.driver.cuModuleGetFunction(
@@ -280,6 +510,20 @@ public:
       params[i] = const_cast<void **>(&args[i]);
     for (size_t l = 0; l < planKernel.launches.size(); ++l) {
       const CudaLaunch &launch = planKernel.launches[l];
+      if (const GemmPlan *gemm = resolvedKernel.gemms[l].get()) {
+        Status status =
+            gemm->run(device.gemmHandle, args,
+                      reinterpret_cast<void *>(
+                          static_cast<uintptr_t>(device.gemmWorkspace)),
+                      device.stream);
+        if (!status.isOk())
+          return Status(status.code(),
+                        device.describe() + ": launch " + std::to_string(l) +
+                            ", GEMM '" + launch.function + "' (" +
+                            describeGemm(launch.gemm) + ") of kernel '" +
+                            planKernel.symbol + "': " + status.message());
+        continue;
+      }
       Status status = device.driver.check(
           device.driver.cuLaunchKernel(
               resolvedKernel.functions[l], launch.grid, 1, 1, launch.block, 1,
@@ -297,6 +541,18 @@ public:
   }
 
 private:
+  /// Opens cuBLASLt on the device if this is the first GEMM, and plans
+  /// `launch` (descriptors and algorithm) into `kernel`.
+  Status resolveGemm(const CudaLaunch &launch, ResolvedKernel &kernel) {
+    std::lock_guard<std::recursive_mutex> lock(device.streamMutex);
+    NNC_RUNTIME_RETURN_IF_ERROR(device.openGemmLibrary());
+    auto plan = std::make_unique<GemmPlan>(*device.gemmLibrary);
+    NNC_RUNTIME_RETURN_IF_ERROR(plan->build(device.gemmHandle, launch.gemm));
+    kernel.gemms.push_back(std::move(plan));
+    kernel.functions.push_back(nullptr);
+    return Status::ok();
+  }
+
   CudaDevice &device;
   void *module;
   /// The launches and symbols (its source and images are dropped once the

@@ -21,7 +21,119 @@ constexpr uint64_t kMaxImageBytes = 1ull << 32;
 constexpr uint32_t kMaxGrid = 0x7fffffffu;
 constexpr uint32_t kMaxBlock = 1024;
 
+constexpr uint64_t kMaxGemmSize = 1ull << 31;
+
+void writeMatrix(detail::Writer &w, const CudaMatrix &m) {
+  w.u32(m.buffer);
+  w.u64(m.offset);
+  w.u64(m.ld);
+  w.u64(m.batchStride);
+  w.u8(m.transposed ? 1 : 0);
+}
+
+void writeGemm(detail::Writer &w, const CudaGemm &g) {
+  w.u64(g.m);
+  w.u64(g.n);
+  w.u64(g.k);
+  w.u32(g.batch);
+  w.u8(static_cast<uint8_t>(g.inputType));
+  w.u8(static_cast<uint8_t>(g.outputType));
+  w.u8(g.accumulate ? 1 : 0);
+  writeMatrix(w, g.a);
+  writeMatrix(w, g.b);
+  writeMatrix(w, g.c);
+}
+
+Status readFlag(detail::Reader &r, bool &out, const char *what) {
+  uint8_t v = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u8(v, what));
+  if (v > 1)
+    return r.fail(std::string(what) + " is " + std::to_string(v) +
+                  ", not 0 or 1");
+  out = v != 0;
+  return Status::ok();
+}
+
+Status readType(detail::Reader &r, CudaElementType &out, const char *what) {
+  uint8_t v = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u8(v, what));
+  if (v > static_cast<uint8_t>(CudaElementType::BF16))
+    return r.fail(std::string(what) + " " + std::to_string(v) +
+                  " is not an element type");
+  out = static_cast<CudaElementType>(v);
+  return Status::ok();
+}
+
+Status readMatrix(detail::Reader &r, CudaMatrix &m) {
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u32(m.buffer, "a GEMM matrix's buffer"));
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u64(m.offset, "a GEMM matrix's offset"));
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u64(m.ld, "a GEMM matrix's row stride"));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      r.u64(m.batchStride, "a GEMM matrix's batch stride"));
+  return readFlag(r, m.transposed, "a GEMM matrix's transposed flag");
+}
+
+Status readGemm(detail::Reader &r, CudaGemm &g) {
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u64(g.m, "a GEMM's m"));
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u64(g.n, "a GEMM's n"));
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u64(g.k, "a GEMM's k"));
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u32(g.batch, "a GEMM's batch"));
+  NNC_RUNTIME_RETURN_IF_ERROR(readType(r, g.inputType, "a GEMM's input type"));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      readType(r, g.outputType, "a GEMM's output type"));
+  NNC_RUNTIME_RETURN_IF_ERROR(
+      readFlag(r, g.accumulate, "a GEMM's accumulate flag"));
+  NNC_RUNTIME_RETURN_IF_ERROR(readMatrix(r, g.a));
+  NNC_RUNTIME_RETURN_IF_ERROR(readMatrix(r, g.b));
+  return readMatrix(r, g.c);
+}
+
+/// What is wrong with `g` in a kernel of `numPointers` buffers; empty when
+/// nothing is.
+std::string checkGemm(const CudaGemm &g, uint32_t numPointers) {
+  auto in = [](uint64_t v) { return v >= 1 && v <= kMaxGemmSize; };
+  if (!in(g.m) || !in(g.n) || !in(g.k) || g.batch == 0)
+    return "has sizes m " + std::to_string(g.m) + ", n " +
+           std::to_string(g.n) + ", k " + std::to_string(g.k) + ", batch " +
+           std::to_string(g.batch);
+  if (g.outputType != CudaElementType::F32 && g.outputType != g.inputType)
+    return std::string("writes ") + cudaElementTypeName(g.outputType) +
+           " from " + cudaElementTypeName(g.inputType) + " inputs";
+  if (g.c.transposed)
+    return "writes C transposed";
+  struct Named {
+    const char *name;
+    const CudaMatrix &m;
+    uint64_t rows, cols;
+  };
+  for (const Named &x : {Named{"A", g.a, g.m, g.k}, Named{"B", g.b, g.k, g.n},
+                         Named{"C", g.c, g.m, g.n}}) {
+    if (x.m.buffer >= numPointers)
+      return std::string(x.name) + " is in buffer " +
+             std::to_string(x.m.buffer) + " of a kernel of " +
+             std::to_string(numPointers);
+    uint64_t width = x.m.transposed ? x.rows : x.cols;
+    if (x.m.ld < width || x.m.ld > kMaxGemmSize || x.m.offset > (1ull << 48) ||
+        x.m.batchStride > (1ull << 48))
+      return std::string(x.name) + " has row stride " + std::to_string(x.m.ld) +
+             " for rows of " + std::to_string(width);
+  }
+  return "";
+}
+
 } // namespace
+
+const char *cudaElementTypeName(CudaElementType type) {
+  switch (type) {
+  case CudaElementType::F32:
+    return "f32";
+  case CudaElementType::F16:
+    return "f16";
+  case CudaElementType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
 
 std::vector<uint8_t> serializeCudaModule(const CudaModule &module) {
   std::vector<uint8_t> out;
@@ -44,6 +156,11 @@ std::vector<uint8_t> serializeCudaModule(const CudaModule &module) {
     w.u32(static_cast<uint32_t>(kernel.launches.size()));
     for (const CudaLaunch &launch : kernel.launches) {
       w.str(launch.function);
+      w.u8(static_cast<uint8_t>(launch.kind));
+      if (launch.kind == CudaLaunch::Kind::Gemm) {
+        writeGemm(w, launch.gemm);
+        continue;
+      }
       w.u32(launch.grid);
       w.u32(launch.block);
       w.u32(launch.sharedBytes);
@@ -64,9 +181,9 @@ Status parseCudaModule(const uint8_t *data, size_t size,
   }
   uint32_t version = 0;
   NNC_RUNTIME_RETURN_IF_ERROR(r.u32(version, "the version"));
-  if (version != CudaModule::kVersion)
+  if (version == 0 || version > CudaModule::kVersion)
     return r.fail("CUDA module version " + std::to_string(version) +
-                  " is not supported (this runtime reads " +
+                  " is not supported (this runtime reads 1 to " +
                   std::to_string(CudaModule::kVersion) + ")");
   NNC_RUNTIME_RETURN_IF_ERROR(r.str(out.compiler, "the compiler", kMaxName));
   NNC_RUNTIME_RETURN_IF_ERROR(
@@ -112,6 +229,25 @@ Status parseCudaModule(const uint8_t *data, size_t size,
       CudaLaunch launch;
       NNC_RUNTIME_RETURN_IF_ERROR(
           r.str(launch.function, "a launch's function", kMaxName));
+      if (version >= 2) {
+        uint8_t kind = 0;
+        NNC_RUNTIME_RETURN_IF_ERROR(r.u8(kind, "a launch's kind"));
+        if (kind > static_cast<uint8_t>(CudaLaunch::Kind::Gemm))
+          return r.fail("kernel '" + kernel.symbol + "' launch " +
+                        std::to_string(l) + " has unknown kind " +
+                        std::to_string(kind));
+        launch.kind = static_cast<CudaLaunch::Kind>(kind);
+      }
+      if (launch.kind == CudaLaunch::Kind::Gemm) {
+        NNC_RUNTIME_RETURN_IF_ERROR(readGemm(r, launch.gemm));
+        std::string wrong = checkGemm(launch.gemm, kernel.numPointers);
+        if (launch.function.empty() || !wrong.empty())
+          return r.fail("kernel '" + kernel.symbol + "' GEMM launch " +
+                        std::to_string(l) + " '" + launch.function + "' " +
+                        (wrong.empty() ? std::string("has no name") : wrong));
+        kernel.launches.push_back(std::move(launch));
+        continue;
+      }
       NNC_RUNTIME_RETURN_IF_ERROR(r.u32(launch.grid, "a launch's grid"));
       NNC_RUNTIME_RETURN_IF_ERROR(r.u32(launch.block, "a launch's block"));
       NNC_RUNTIME_RETURN_IF_ERROR(

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "TestUtils.h"
 
 using namespace nnc::runtime;
@@ -27,8 +29,21 @@ CudaImage image(CudaImage::Kind kind, uint32_t arch,
   return out;
 }
 
-/// Two images (sm_80 cubin, compute_90 PTX) and two kernels, the second
-/// with two launches.
+/// A batched bf16 GEMM into f32 whose A the buffer holds transposed.
+CudaGemm sampleGemm() {
+  CudaGemm gemm;
+  gemm.m = 64, gemm.n = 48, gemm.k = 32, gemm.batch = 3;
+  gemm.inputType = CudaElementType::BF16;
+  gemm.outputType = CudaElementType::F32;
+  gemm.accumulate = true;
+  gemm.a = {0, 128, 64, 2048, true};
+  gemm.b = {1, 0, 48, 0, false};
+  gemm.c = {2, 4096, 48, 3072, false};
+  return gemm;
+}
+
+/// Two images (sm_80 cubin, compute_90 PTX) and three kernels, the second
+/// with two launches, the third a GEMM and a launch.
 CudaModule sampleModule() {
   CudaModule module;
   module.compiler = "NVRTC 13.0";
@@ -45,7 +60,15 @@ CudaModule sampleModule() {
   scale.symbol = "nnc_kernel_1";
   scale.numPointers = 1;
   scale.launches = {{"scale", 1, 1024, 4096}, {"add", 2147483647u, 32, 0}};
-  module.kernels = {add, scale};
+  CudaKernel gemm;
+  gemm.symbol = "nnc_kernel_2";
+  gemm.numPointers = 3;
+  CudaLaunch product;
+  product.function = "k2_l0_gemm";
+  product.kind = CudaLaunch::Kind::Gemm;
+  product.gemm = sampleGemm();
+  gemm.launches = {product, {"add", 1, 32, 0}};
+  module.kernels = {add, scale, gemm};
   return module;
 }
 
@@ -68,8 +91,8 @@ TEST(CudaModuleTest, RoundTrip) {
     EXPECT_EQ(parsed.images[i].arch, module.images[i].arch) << i;
     EXPECT_EQ(parsed.images[i].bytes, module.images[i].bytes) << i;
   }
-  ASSERT_EQ(parsed.kernels.size(), 2u);
-  for (size_t k = 0; k < 2; ++k) {
+  ASSERT_EQ(parsed.kernels.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
     const CudaKernel &got = parsed.kernels[k], &want = module.kernels[k];
     EXPECT_EQ(got.symbol, want.symbol);
     EXPECT_EQ(got.numPointers, want.numPointers);
@@ -79,7 +102,25 @@ TEST(CudaModuleTest, RoundTrip) {
       EXPECT_EQ(got.launches[l].grid, want.launches[l].grid);
       EXPECT_EQ(got.launches[l].block, want.launches[l].block);
       EXPECT_EQ(got.launches[l].sharedBytes, want.launches[l].sharedBytes);
+      EXPECT_EQ(got.launches[l].kind, want.launches[l].kind);
     }
+  }
+  const CudaGemm &gemm = parsed.kernels[2].launches[0].gemm, want = sampleGemm();
+  EXPECT_EQ(gemm.m, want.m);
+  EXPECT_EQ(gemm.n, want.n);
+  EXPECT_EQ(gemm.k, want.k);
+  EXPECT_EQ(gemm.batch, want.batch);
+  EXPECT_EQ(gemm.inputType, want.inputType);
+  EXPECT_EQ(gemm.outputType, want.outputType);
+  EXPECT_EQ(gemm.accumulate, want.accumulate);
+  for (auto [got, expected] : {std::make_pair(gemm.a, want.a),
+                               std::make_pair(gemm.b, want.b),
+                               std::make_pair(gemm.c, want.c)}) {
+    EXPECT_EQ(got.buffer, expected.buffer);
+    EXPECT_EQ(got.offset, expected.offset);
+    EXPECT_EQ(got.ld, expected.ld);
+    EXPECT_EQ(got.batchStride, expected.batchStride);
+    EXPECT_EQ(got.transposed, expected.transposed);
   }
   EXPECT_EQ(describeCudaImage(parsed.images[0]), "sm_80");
   EXPECT_EQ(describeCudaImage(parsed.images[1]), "compute_90");
@@ -140,7 +181,82 @@ TEST(CudaModuleTest, CorruptionsAreNamed) {
   CudaModule version = sampleModule();
   std::vector<uint8_t> newer = serializeCudaModule(version);
   newer[4] = CudaModule::kVersion + 1;
-  expectDataLoss(newer, "CUDA module version 2 is not supported");
+  expectDataLoss(newer, "CUDA module version 3 is not supported (this "
+                        "runtime reads 1 to 2)");
+
+  // A GEMM's matrices lie in the kernel's buffers, their rows fit their
+  // strides, its sizes are positive, its types are ones cuBLASLt sums in
+  // f32.
+  auto gemmCase = [&](auto edit, const std::string &what) {
+    CudaModule module = sampleModule();
+    edit(module.kernels[2].launches[0].gemm);
+    expectDataLoss(serializeCudaModule(module),
+                   "kernel 'nnc_kernel_2' GEMM launch 0 'k2_l0_gemm' " + what);
+  };
+  gemmCase([](CudaGemm &g) { g.c.buffer = 3; },
+           "C is in buffer 3 of a kernel of 3");
+  // A is 64 x 32 held transposed: its rows in the buffer are 64 long.
+  gemmCase([](CudaGemm &g) { g.a.ld = 63; },
+           "A has row stride 63 for rows of 64");
+  gemmCase([](CudaGemm &g) { g.b.ld = 47; },
+           "B has row stride 47 for rows of 48");
+  gemmCase([](CudaGemm &g) { g.k = 0; }, "has sizes m 64, n 48, k 0, batch 3");
+  gemmCase([](CudaGemm &g) { g.batch = 0; },
+           "has sizes m 64, n 48, k 32, batch 0");
+  gemmCase([](CudaGemm &g) { g.outputType = CudaElementType::F16; },
+           "writes f16 from bf16 inputs");
+  gemmCase([](CudaGemm &g) { g.c.transposed = true; }, "writes C transposed");
+
+  // The launch kind and the GEMM's flags and types are small enums.
+  std::vector<uint8_t> bytes = serializeCudaModule(sampleModule());
+  std::string name = "k2_l0_gemm";
+  auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+  ASSERT_NE(at, bytes.end());
+  size_t kindAt = (at - bytes.begin()) + name.size();
+  std::vector<uint8_t> kindBad = bytes;
+  kindBad[kindAt] = 9;
+  expectDataLoss(kindBad, "kernel 'nnc_kernel_2' launch 0 has unknown kind 9");
+  // After the kind: m, n, k (u64), batch (u32), input type, output type.
+  std::vector<uint8_t> typeBad = bytes;
+  typeBad[kindAt + 1 + 28] = 5;
+  expectDataLoss(typeBad, "a GEMM's input type 5 is not an element type");
+  std::vector<uint8_t> flagBad = bytes;
+  flagBad[kindAt + 1 + 30] = 2;
+  expectDataLoss(flagBad, "a GEMM's accumulate flag is 2, not 0 or 1");
+}
+
+// Modules of version 1 (before GEMM launches) still load: every launch is
+// a __global__ function.
+TEST(CudaModuleTest, ReadsVersionOne) {
+  std::vector<uint8_t> bytes = {'N', 'N', 'C', 'U'};
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+      bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto str = [&](const std::string &s) {
+    u32(static_cast<uint32_t>(s.size()));
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  };
+  u32(1);
+  str("NVRTC 13.0");
+  str("extern \"C\" __global__ void f(char *a0) {}\n");
+  u32(0); // images
+  u32(1); // kernels
+  str("nnc_kernel_0");
+  u32(1);
+  u32(1); // launches
+  str("f");
+  u32(2);
+  u32(128);
+  u32(0);
+  CudaModule parsed;
+  Status status = parse(bytes, parsed);
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  ASSERT_EQ(parsed.kernels.size(), 1u);
+  ASSERT_EQ(parsed.kernels[0].launches.size(), 1u);
+  EXPECT_EQ(parsed.kernels[0].launches[0].kind, CudaLaunch::Kind::Kernel);
+  EXPECT_EQ(parsed.kernels[0].launches[0].grid, 2u);
+  EXPECT_EQ(parsed.kernels[0].launches[0].block, 128u);
 }
 
 TEST(CudaModuleTest, SelectsTheImageADeviceRuns) {

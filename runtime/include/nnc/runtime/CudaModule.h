@@ -38,14 +38,53 @@ struct CudaImage {
   std::vector<uint8_t> bytes;
 };
 
-/// One launch of a __global__ function of the source. It takes the kernel's
-/// buffers, in the plan step's order, as `char *` parameters.
+/// The element types of GEMM operands.
+enum class CudaElementType : uint8_t { F32 = 0, F16 = 1, BF16 = 2 };
+
+/// "f32", "f16", "bf16", for messages.
+const char *cudaElementTypeName(CudaElementType type);
+
+/// A matrix of a GEMM as it lies in one of the kernel's buffers, row-major:
+/// element (r, c) of batch entry i at `offset` bytes + (i * batchStride +
+/// r * ld + c) elements; when `transposed`, the buffer holds the transpose
+/// (element (r, c) at c * ld + r).
+struct CudaMatrix {
+  /// The kernel's buffer, by its position among the plan step's buffers.
+  uint32_t buffer = 0;
+  uint64_t offset = 0;
+  uint64_t ld = 1;
+  /// Elements between batch entries; 0 reads the same matrix for each.
+  uint64_t batchStride = 0;
+  bool transposed = false;
+};
+
+/// A matrix product the device runs in its GEMM library (cuBLASLt), in the
+/// compiler's terms: for each of `batch` entries, C = A x B (or C += A x B
+/// when `accumulate`), A m x k, B k x n, C m x n, products summed in f32.
+struct CudaGemm {
+  uint64_t m = 1, n = 1, k = 1;
+  uint32_t batch = 1;
+  /// A's and B's type, and C's (f32 or the inputs').
+  CudaElementType inputType = CudaElementType::F32;
+  CudaElementType outputType = CudaElementType::F32;
+  bool accumulate = false;
+  CudaMatrix a, b, c;
+};
+
+/// One launch: of a __global__ function of the source, which takes the
+/// kernel's buffers, in the plan step's order, as `char *` parameters; or
+/// of a GEMM in the device's library on those buffers.
 struct CudaLaunch {
+  /// The __global__ function; for a GEMM, a name for messages.
   std::string function;
   /// Blocks in the grid and threads per block (one-dimensional).
   uint32_t grid = 1;
   uint32_t block = 1;
   uint32_t sharedBytes = 0;
+  enum class Kind : uint8_t { Kernel = 0, Gemm = 1 };
+  Kind kind = Kind::Kernel;
+  /// Kind::Gemm's product.
+  CudaGemm gemm;
 };
 
 /// A kernel of the plan (PlanStep::kernel names it by `symbol`): its
@@ -57,7 +96,8 @@ struct CudaKernel {
 };
 
 struct CudaModule {
-  static constexpr uint32_t kVersion = 1;
+  /// Version 2 added GEMM launches; version 1 modules are still read.
+  static constexpr uint32_t kVersion = 2;
   /// The CUDA C++ every image was compiled from.
   std::string source;
   /// What compiled it, e.g. "NVRTC 13.0".
@@ -69,7 +109,9 @@ struct CudaModule {
 std::vector<uint8_t> serializeCudaModule(const CudaModule &module);
 
 /// Decodes and checks a module: counts, lengths, image kinds, launches of
-/// functions with a name, grids and blocks of at least one, symbols unique.
+/// functions with a name, grids and blocks of at least one, symbols unique,
+/// GEMMs whose sizes are positive, whose buffers the kernel takes and whose
+/// matrices' rows fit their leading dimensions.
 /// `source` names the section in errors.
 Status parseCudaModule(const uint8_t *data, size_t size,
                        const std::string &source, CudaModule &out);
