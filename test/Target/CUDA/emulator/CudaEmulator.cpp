@@ -24,6 +24,11 @@
 // Kernels run as nnc_cuda_emulation.h runs them: blocks one after another,
 // a block's threads as fibers that meet at barriers and warp operations.
 //
+// The same library is an emulated cuBLASLt (CublasLtEmulator.cpp): the
+// runtime opens it as its libcublasLt when it runs on this driver, and the
+// GEMMs run as host work on these streams, ordered with launches and copies
+// and recorded by captures like them.
+//
 // What it does not: concurrency within a launch (a warp's lanes are not
 // independently scheduled, blocks do not overlap), dynamic shared memory
 // (sharedMemBytes > 0 is CUDA_ERROR_NOT_SUPPORTED), `extra` launch
@@ -46,6 +51,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -142,9 +148,10 @@ constexpr std::pair<int, int> kAttributes[] = {
 struct Context;
 struct Function;
 
-/// One launch, copy or memset: run at once, or recorded by a capture.
+/// One launch, copy, memset or host work: run at once, or recorded by a
+/// capture.
 struct Op {
-  enum Kind { Launch, CopyHtoD, CopyDtoH, CopyDtoD, Memset };
+  enum Kind { Launch, CopyHtoD, CopyDtoH, CopyDtoD, Memset, HostWork };
   Op(Kind kind, const char *call) : kind(kind), call(call) {}
   Kind kind;
   const char *call; // the entry point that issued it, for diagnostics
@@ -159,6 +166,10 @@ struct Op {
   const void *src = nullptr;
   size_t bytes = 0;
   unsigned char value = 0;
+  // Host work (submitHostWork): what it does, with its values of the time
+  // of issue, and the device memory it touches.
+  std::function<void()> work;
+  std::vector<DeviceRange> ranges;
 };
 
 struct Graph {
@@ -452,6 +463,12 @@ CUresult validate(const Op &op, const Stream *stream) {
     return checkDeviceRange(op.dst, op.bytes, op.call, "destination");
   case Op::Memset:
     return checkDeviceRange(op.dst, op.bytes, op.call, "destination");
+  case Op::HostWork:
+    for (const DeviceRange &range : op.ranges)
+      if (CUresult r =
+              checkDeviceRange(range.begin, range.bytes, op.call, range.what))
+        return r;
+    return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
 }
@@ -482,6 +499,9 @@ CUresult execute(const Op &op) {
   case Op::Memset:
     if (op.bytes)
       std::memset(op.dst, op.value, op.bytes);
+    return CUDA_SUCCESS;
+  case Op::HostWork:
+    op.work();
     return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
@@ -563,6 +583,17 @@ __attribute__((destructor)) void unloadEmulator() {
 }
 
 } // namespace
+
+CUresult submitHostWork(void *stream, const char *call,
+                        std::vector<DeviceRange> ranges,
+                        std::function<void()> work) {
+  Op op(Op::HostWork, call);
+  op.work = std::move(work);
+  op.ranges = std::move(ranges);
+  Lock lock(state->mutex);
+  return submit(lock, stream, std::move(op));
+}
+
 } // namespace nnc::cuda_emulator
 
 using namespace nnc::cuda_emulator;

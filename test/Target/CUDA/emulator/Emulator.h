@@ -1,16 +1,20 @@
 //===- Emulator.h - internals of the emulated CUDA driver -------*- C++ -*-===//
 //
 // Test-only. What the driver entry points (CudaEmulator.cpp) share with the
-// kernel compiler (KernelCompiler.cpp): the CUresult codes, the diagnostics
-// to stderr, and compiling a module's CUDA C++ for the host.
+// kernel compiler (KernelCompiler.cpp) and the emulated cuBLASLt
+// (CublasLtEmulator.cpp): the CUresult codes, the diagnostics to stderr,
+// compiling a module's CUDA C++ for the host, and host work on a stream.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NNC_TEST_CUDA_EMULATOR_EMULATOR_H
 #define NNC_TEST_CUDA_EMULATOR_EMULATOR_H
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace nnc::cuda_emulator {
 
@@ -54,6 +58,27 @@ CUresult compileModule(const std::string &source, void *&handle,
 
 /// Removes the private compilation directory, if one was made.
 void removePrivateDirectory();
+
+/// Device memory that host work reads or writes: `bytes` from `begin`,
+/// which must lie inside one live cuMemAlloc allocation. `what` names it in
+/// diagnostics ("matrix A"); a string literal, as ops outlive the call.
+struct DeviceRange {
+  const void *begin;
+  size_t bytes;
+  const char *what;
+};
+
+/// Issues `work` on the emulated stream `stream` (null is the legacy one),
+/// as cuLaunchKernel issues a kernel: run now, in order with the stream's
+/// other work, or recorded by the stream's capture and run at each replay
+/// of its graph. `ranges` are checked against the live allocations at issue
+/// and at each replay, as a copy's are; one outside them is
+/// CUDA_ERROR_INVALID_VALUE (with a diagnostic naming `call`), and
+/// invalidates a capture in progress. This is how a library emulated beside
+/// the driver (the cuBLASLt of CublasLtEmulator.cpp) runs on its streams.
+CUresult submitHostWork(void *stream, const char *call,
+                        std::vector<DeviceRange> ranges,
+                        std::function<void()> work);
 
 } // namespace nnc::cuda_emulator
 

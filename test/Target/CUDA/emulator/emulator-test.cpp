@@ -6,11 +6,18 @@
 // memory and its checks, kernels compiled from source in the emitter's
 // shape and launched on grids that make their loops wrap, stream capture
 // and graph replay, events, the error codes of misuse, and launches from
-// two threads at once. Exits non-zero on any mismatch.
+// two threads at once. Then the same library as cuBLASLt: GEMMs against a
+// naive reference (transposes, batches and broadcasts, alpha and beta,
+// f16 and bf16 with their rounding), in a capture, and their errors.
+// Exits non-zero on any mismatch.
 //
 //===----------------------------------------------------------------------===//
 
+#include "nnc/runtime/CublasLt.h"
+
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -149,6 +156,9 @@ int launch1(void *f, unsigned grid, unsigned block, void *stream,
                            nullptr);
 }
 
+/// Resolves the cuBLASLt entry points (below) from the same library.
+bool resolveLt(void *lib, const char *path);
+
 bool resolve(const char *path) {
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -171,7 +181,7 @@ bool resolve(const char *path) {
                 path);
     ok = false;
   }
-  return ok;
+  return resolveLt(lib, path) && ok;
 }
 
 void testDevices(int devices) {
@@ -585,6 +595,758 @@ void testThreads(void *module, void *ctx) {
   EXPECT(wrong[0] == 0 && wrong[1] == 0);
 }
 
+//===----------------------------------------------------------------------===//
+// The emulated cuBLASLt
+//===----------------------------------------------------------------------===//
+
+/// cublasLtMatmulAlgo_t and cublasLtMatmulHeuristicResult_t, as the
+/// runtime declares them (the emulator checks them against cublasLt.h).
+using LtAlgo = nnc::runtime::CublasLtAlgo;
+using LtHeuristicResult = nnc::runtime::CublasLtHeuristicResult;
+
+/// The cuBLASLt entry points, as the runtime declares them.
+struct LtTable {
+#define NNC_LT_PFN(name, ...) int (*name)(__VA_ARGS__) = nullptr;
+#include "nnc/runtime/CublasLtSymbols.def"
+#undef NNC_LT_PFN
+  size_t (*cublasLtGetVersion)() = nullptr;
+  const char *(*cublasLtGetStatusString)(int) = nullptr;
+};
+
+LtTable lt;
+
+bool resolveLt(void *lib, const char *path) {
+  bool ok = true;
+#define NNC_LT_PFN(name, ...)                                                  \
+  lt.name = reinterpret_cast<decltype(lt.name)>(dlsym(lib, #name));            \
+  if (!lt.name) {                                                              \
+    std::printf("FAIL: %s does not export " #name "\n", path);                 \
+    ok = false;                                                                \
+  }
+#include "nnc/runtime/CublasLtSymbols.def"
+  NNC_LT_PFN(cublasLtGetVersion)
+  NNC_LT_PFN(cublasLtGetStatusString)
+#undef NNC_LT_PFN
+  return ok;
+}
+
+// cublasStatus_t (cublas_api.h).
+enum {
+  kLtNotInitialized = 1,
+  kLtInvalidValue = 7,
+  kLtExecutionFailed = 13,
+  kLtNotSupported = 15,
+};
+// cudaDataType (library_types.h), cublasComputeType_t (cublas_api.h).
+constexpr int kF32 = 0, kF16 = 2, kBF16 = 14, kF64 = 1;
+constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;
+// Attributes (cublasLt.h).
+enum {
+  kDescPointerMode = 2,
+  kDescTransA = 3,
+  kDescTransB = 4,
+  kDescEpilogue = 7,
+  kDescBiasPointer = 8,
+  kLayoutOrder = 1,
+  kLayoutBatchCount = 5,
+  kLayoutStride = 6,
+  kPrefSearchMode = 0,
+  kPrefMaxWorkspace = 1,
+  kPrefAlignA = 5,
+};
+
+#define EXPECT_LT(expr, status) expectCode(#expr, (expr), (status), __LINE__)
+#define EXPECT_LT_OK(expr) EXPECT_LT(expr, 0)
+
+// f16 and bf16 as the test sees them, written apart from the emulator's
+// conversions: decoding by ldexp, rounding by nearbyint (to nearest even).
+float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float decodeHalf(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  float v = e == 0    ? std::ldexp(float(m), -24)
+            : e == 31 ? (m ? NAN : INFINITY)
+                      : std::ldexp(float(1024 + m), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/// f16 bits of `v`, which the test chooses to be exactly a normal f16 (or 0).
+uint16_t encodeHalf(float v) {
+  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (v == 0)
+    return sign;
+  int e;
+  float fraction = std::frexp(std::fabs(v), &e); // [0.5, 1)
+  return sign | uint16_t((e + 14) << 10) |
+         uint16_t(std::lround((fraction * 2 - 1) * 1024));
+}
+
+/// `v` rounded to nearest even in `type`'s precision: 8 significant bits
+/// for bf16, 11 for f16 (with its subnormal quantum 2^-24 and overflow).
+float roundTo(float v, int type, bool *tie = nullptr) {
+  if (type == kF32 || v == 0 || !std::isfinite(v))
+    return v;
+  int e;
+  std::frexp(v, &e);
+  int bits = type == kBF16 ? 8 : 11;
+  int exponent = e - bits; // of the last significant bit
+  if (type == kF16 && exponent < -24)
+    exponent = -24;
+  float scaled = std::ldexp(v, -exponent);
+  float even = std::nearbyint(scaled);
+  if (tie)
+    *tie = even != std::round(scaled); // a tie that rounds down to even
+  float r = std::ldexp(even, exponent);
+  if (type == kF16 && std::fabs(r) > 65504.0f)
+    return std::copysign(INFINITY, v);
+  return r;
+}
+
+size_t elementBytes(int type) { return type == kF32 ? 4 : 2; }
+
+/// A matrix as cuBLASLt sees it (column-major, strided batches) and its
+/// bytes on the host.
+struct Mat {
+  int type = kF32;
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 1;
+  int batch = 1;
+  int64_t stride = 0; // elements
+  std::vector<unsigned char> bytes;
+
+  size_t elements() const {
+    return rows == 0 || cols == 0
+               ? 0
+               : size_t((batch - 1) * stride + (cols - 1) * ld + rows);
+  }
+  size_t index(int b, uint64_t r, uint64_t c) const {
+    return size_t(b * stride + int64_t(c) * ld + int64_t(r));
+  }
+  float get(int b, uint64_t r, uint64_t c) const {
+    const unsigned char *p = &bytes[index(b, r, c) * elementBytes(type)];
+    if (type == kF32) {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return type == kF16 ? decodeHalf(h) : bitsToFloat(uint32_t(h) << 16);
+  }
+  /// Stores `v`, which must be exact in the type.
+  void set(int b, uint64_t r, uint64_t c, float v) {
+    unsigned char *p = &bytes[index(b, r, c) * elementBytes(type)];
+    if (type == kF32) {
+      std::memcpy(p, &v, 4);
+      return;
+    }
+    uint32_t fbits;
+    std::memcpy(&fbits, &v, 4);
+    uint16_t h = type == kF16 ? encodeHalf(v) : uint16_t(fbits >> 16);
+    std::memcpy(p, &h, 2);
+  }
+  /// Every element a multiple of 1/16 in [-2, 2]: exact in bf16 and f16,
+  /// and products and sums of them exact in float.
+  void fill(unsigned salt) {
+    bytes.assign(elements() * elementBytes(type), 0xab);
+    for (int b = 0; b < batch; ++b)
+      for (uint64_t c = 0; c < cols; ++c)
+        for (uint64_t r = 0; r < rows; ++r) {
+          uint32_t h = (uint32_t(r) * 73856093u) ^ (uint32_t(c) * 19349663u) ^
+                       (uint32_t(b) * 83492791u) ^ (salt * 2654435761u);
+          h ^= h >> 13;
+          h *= 0x5bd1e995u;
+          h ^= h >> 15;
+          set(b, r, c, float(int(h % 65) - 32) / 16.0f);
+        }
+  }
+};
+
+void *createLayout(const Mat &m) {
+  void *layout = nullptr;
+  EXPECT_LT_OK(
+      lt.cublasLtMatrixLayoutCreate(&layout, m.type, m.rows, m.cols, m.ld));
+  int32_t batch = m.batch;
+  int64_t stride = m.stride;
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutBatchCount,
+                                                   &batch, sizeof batch));
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutStride,
+                                                   &stride, sizeof stride));
+  return layout;
+}
+
+void *createDesc(int32_t transA, int32_t transB) {
+  void *desc = nullptr;
+  EXPECT_LT_OK(lt.cublasLtMatmulDescCreate(&desc, kCompute32F, kF32));
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &transA,
+                                                 sizeof transA));
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescTransB, &transB,
+                                                 sizeof transB));
+  return desc;
+}
+
+/// One GEMM problem: D = alpha * op(A) * op(B) + beta * C.
+struct Problem {
+  const char *name;
+  bool transA = false, transB = false;
+  uint64_t m = 1, n = 1, k = 1;
+  int typeAB = kF32, typeCD = kF32;
+  int batch = 1;
+  bool broadcastA = false, broadcastB = false, broadcastC = false;
+  float alpha = 1, beta = 0;
+  bool nanC = false; // C's bytes all 0xff: NaN in every type
+  bool nullC = false;
+};
+
+/// A problem's matrices on the host and the device, and its descriptors.
+/// Leading dimensions exceed the rows and batch entries have gaps, so that
+/// an index off by a row, a column or a batch reads a wrong value.
+struct Gemm {
+  Problem p;
+  Mat a, b, c, d;
+  unsigned long long da = 0, db = 0, dc = 0, dd = 0;
+  void *la = nullptr, *lb = nullptr, *lc = nullptr, *ld = nullptr,
+       *desc = nullptr;
+
+  static void shape(Mat &x, int type, uint64_t rows, uint64_t cols, int pad,
+                    int batch, bool broadcast) {
+    x.type = type;
+    x.rows = rows;
+    x.cols = cols;
+    x.ld = int64_t(rows) + pad;
+    x.batch = batch;
+    x.stride = broadcast ? 0 : x.ld * int64_t(cols) + 5;
+  }
+
+  explicit Gemm(const Problem &problem) : p(problem) {
+    shape(a, p.typeAB, p.transA ? p.k : p.m, p.transA ? p.m : p.k, 3, p.batch,
+          p.broadcastA);
+    shape(b, p.typeAB, p.transB ? p.n : p.k, p.transB ? p.k : p.n, 2, p.batch,
+          p.broadcastB);
+    shape(c, p.typeCD, p.m, p.n, 1, p.batch, p.broadcastC);
+    shape(d, p.typeCD, p.m, p.n, 4, p.batch, false);
+    a.fill(1);
+    b.fill(2);
+    c.fill(3);
+    if (p.nanC)
+      std::memset(c.bytes.data(), 0xff, c.bytes.size());
+    d.bytes.assign(d.elements() * elementBytes(d.type), 0xab);
+    da = upload(a);
+    db = upload(b);
+    dc = p.nullC ? 0 : upload(c);
+    dd = upload(d);
+    la = createLayout(a);
+    lb = createLayout(b);
+    lc = createLayout(c);
+    ld = createLayout(d);
+    desc = createDesc(p.transA, p.transB);
+  }
+
+  ~Gemm() {
+    for (unsigned long long x : {da, db, dc, dd})
+      if (x)
+        EXPECT_OK(cu.cuMemFree_v2(x));
+    for (void *l : {la, lb, lc, ld})
+      EXPECT_LT_OK(lt.cublasLtMatrixLayoutDestroy(l));
+    EXPECT_LT_OK(lt.cublasLtMatmulDescDestroy(desc));
+  }
+
+  static unsigned long long upload(const Mat &x) {
+    unsigned long long p = alloc(x.bytes.size());
+    EXPECT_OK(cu.cuMemcpyHtoD_v2(p, x.bytes.data(), x.bytes.size()));
+    return p;
+  }
+
+  void reupload(const Mat &x, unsigned long long p) {
+    EXPECT_OK(cu.cuMemcpyHtoD_v2(p, x.bytes.data(), x.bytes.size()));
+  }
+
+  /// The heuristic's algo for a default preference (256-byte alignments).
+  LtAlgo algo(void *handle) {
+    void *pref = nullptr;
+    EXPECT_LT_OK(lt.cublasLtMatmulPreferenceCreate(&pref));
+    uint64_t workspace = 1 << 20;
+    EXPECT_LT_OK(lt.cublasLtMatmulPreferenceSetAttribute(
+        pref, kPrefMaxWorkspace, &workspace, sizeof workspace));
+    LtHeuristicResult results[3];
+    int count = 0;
+    EXPECT_LT_OK(lt.cublasLtMatmulAlgoGetHeuristic(handle, desc, la, lb, lc, ld,
+                                                   pref, 3, results, &count));
+    EXPECT(count == 1 && results[0].state == 0 &&
+           results[0].workspaceSize == 0 && results[0].wavesCount == 1.0f);
+    EXPECT_LT_OK(lt.cublasLtMatmulPreferenceDestroy(pref));
+    return results[0].algo;
+  }
+
+  int run(void *handle, void *stream, const LtAlgo *algo, float alpha,
+          float beta) {
+    return lt.cublasLtMatmul(handle, desc, &alpha, ptr(da), la, ptr(db), lb,
+                             &beta, ptr(dc), lc, ptr(dd), ld, algo, nullptr, 0,
+                             stream);
+  }
+
+  static void *ptr(unsigned long long p) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(p));
+  }
+
+  /// Compares D on the device with the reference: each output a float sum
+  /// with k ascending, scaled, rounded to D's type; nothing else of D's
+  /// footprint (row padding, gaps between batch entries) touched. Returns
+  /// the number of outputs that rounding changed, and of ties to even.
+  void check(float alpha, float beta, int *rounded = nullptr,
+             int *ties = nullptr) {
+    Mat got = d;
+    EXPECT_OK(cu.cuMemcpyDtoH_v2(got.bytes.data(), dd, got.bytes.size()));
+    std::vector<bool> output(d.elements(), false);
+    int wrong = 0;
+    char first[200] = "";
+    for (int e = 0; e < p.batch; ++e)
+      for (uint64_t j = 0; j < p.n; ++j)
+        for (uint64_t i = 0; i < p.m; ++i) {
+          float sum = 0;
+          for (uint64_t q = 0; q < p.k; ++q) {
+            float x = p.transA ? a.get(e, q, i) : a.get(e, i, q);
+            float y = p.transB ? b.get(e, j, q) : b.get(e, q, j);
+            float product = x * y;
+            sum += product;
+          }
+          float exact = alpha * sum;
+          if (beta != 0)
+            exact += beta * c.get(e, i, j);
+          bool tie = false;
+          float want = roundTo(exact, d.type, &tie);
+          if (rounded)
+            *rounded += want != exact;
+          if (ties)
+            *ties += tie;
+          float have = got.get(e, i, j);
+          output[d.index(e, i, j)] = true;
+          if (have == want || (std::isnan(have) && std::isnan(want)))
+            continue;
+          if (wrong++ == 0)
+            std::snprintf(first, sizeof first,
+                          "batch %d (%llu, %llu): got %.9g, want %.9g", e,
+                          (unsigned long long)i, (unsigned long long)j, have,
+                          want);
+        }
+    int touched = 0;
+    size_t size = elementBytes(d.type);
+    for (size_t x = 0; x < d.elements(); ++x)
+      if (!output[x])
+        for (size_t y = 0; y < size; ++y)
+          touched += got.bytes[x * size + y] != 0xab;
+    ++checks;
+    if (wrong == 0 && touched == 0)
+      return;
+    ++failures;
+    std::printf("FAIL gemm '%s': %d of %llu outputs wrong (first: %s), %d "
+                "bytes outside D's matrices written\n",
+                p.name, wrong, (unsigned long long)(p.batch * p.m * p.n), first,
+                touched);
+  }
+};
+
+/// Runs `problem` on `stream` and checks D.
+void checkGemm(const Problem &problem, void *handle, void *stream,
+               bool withAlgo = true, int *rounded = nullptr,
+               int *ties = nullptr) {
+  Gemm g(problem);
+  LtAlgo algo = g.algo(handle);
+  EXPECT_LT_OK(g.run(handle, stream, withAlgo ? &algo : nullptr, problem.alpha,
+                     problem.beta));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  g.check(problem.alpha, problem.beta, rounded, ties);
+}
+
+void testCublasLtGemms(void *handle, void *stream) {
+  // Every transpose, non-square, with ld > rows; on a created stream and
+  // on the legacy one, with the heuristic's algo and without one.
+  for (int t = 0; t < 4; ++t) {
+    Problem p{"f32 transposes"};
+    p.transA = t & 1;
+    p.transB = t & 2;
+    p.m = 13, p.n = 6, p.k = 9;
+    checkGemm(p, handle, stream);
+    checkGemm(p, handle, nullptr, false);
+  }
+  // k = 1 and m = 1: degenerate shapes of a vector product.
+  Problem outer{"outer product"};
+  outer.m = 7, outer.n = 5, outer.k = 1, outer.transB = true;
+  checkGemm(outer, handle, stream);
+  Problem row{"row vector"};
+  row.m = 1, row.n = 11, row.k = 17, row.transA = true;
+  checkGemm(row, handle, stream);
+
+  // Batched with gaps between entries; B (then A and C) broadcast with a
+  // stride of 0.
+  Problem batched{"batched, B broadcast"};
+  batched.m = 5, batched.n = 4, batched.k = 6, batched.batch = 3;
+  batched.transA = true;
+  batched.broadcastB = true;
+  batched.beta = 1;
+  checkGemm(batched, handle, stream);
+  Problem batchedA{"batched, A and C broadcast"};
+  batchedA.m = 4, batchedA.n = 7, batchedA.k = 3, batchedA.batch = 4;
+  batchedA.transB = true;
+  batchedA.broadcastA = batchedA.broadcastC = true;
+  batchedA.beta = -0.5f;
+  checkGemm(batchedA, handle, stream);
+
+  // alpha and beta: C accumulated; C ignored when beta is 0, whether it
+  // holds NaN or is null.
+  Problem accumulate{"beta 1, alpha 2"};
+  accumulate.m = 9, accumulate.n = 8, accumulate.k = 10;
+  accumulate.alpha = 2, accumulate.beta = 1;
+  checkGemm(accumulate, handle, stream);
+  Problem nan{"beta 0, C NaN"};
+  nan.m = 9, nan.n = 8, nan.k = 10, nan.transA = nan.transB = true;
+  nan.alpha = 2, nan.nanC = true;
+  checkGemm(nan, handle, stream);
+  Problem nullC{"beta 0, C null"};
+  nullC.m = 3, nullC.n = 3, nullC.k = 3, nullC.nullC = true;
+  checkGemm(nullC, handle, stream, false);
+
+  // bf16 and f16 inputs into f32 and into their own type: the outputs
+  // rounded to nearest even, ties included.
+  for (int type : {kBF16, kF16})
+    for (bool narrow : {false, true}) {
+      Problem p{type == kBF16 ? (narrow ? "bf16 to bf16" : "bf16 to f32")
+                              : (narrow ? "f16 to f16" : "f16 to f32")};
+      p.typeAB = type;
+      p.typeCD = narrow ? type : kF32;
+      p.m = 24, p.n = 20, p.k = 40, p.batch = 2;
+      p.transB = true;
+      p.beta = narrow ? 1.0f : 0.0f;
+      int rounded = 0, ties = 0;
+      checkGemm(p, handle, stream, true, &rounded, &ties);
+      // Else the check above proves nothing about the rounding.
+      EXPECT(narrow ? rounded > 50 && ties > 0 : rounded == 0);
+    }
+
+  // Accumulation in float, k ascending: ((1e8 + 1) - 1e8) + 1 is 1 in
+  // float, 2 in double, 0 with k descending or pairwise.
+  Problem order{"k order"};
+  order.m = 1, order.n = 1, order.k = 4;
+  Gemm g(order);
+  const float values[4] = {1e8f, 1.0f, -1e8f, 1.0f};
+  for (int q = 0; q < 4; ++q) {
+    g.a.set(0, 0, q, values[q]);
+    g.b.set(0, q, 0, 1.0f);
+  }
+  g.reupload(g.a, g.da);
+  g.reupload(g.b, g.db);
+  EXPECT_LT_OK(g.run(handle, stream, nullptr, 1, 0));
+  float out = -1;
+  EXPECT_OK(cu.cuMemcpyDtoH_v2(&out, g.dd, 4));
+  EXPECT(out == 1.0f);
+
+  // NaN stays NaN through f16 and bf16 outputs.
+  for (int type : {kF16, kBF16}) {
+    Problem p{"NaN"};
+    p.typeAB = p.typeCD = type;
+    Gemm h(p);
+    uint16_t nanBits = 0x7fc0, one = type == kF16 ? 0x3c00 : 0x3f80;
+    std::memcpy(h.a.bytes.data(), &nanBits, 2);
+    std::memcpy(h.b.bytes.data(), &one, 2);
+    h.reupload(h.a, h.da);
+    h.reupload(h.b, h.db);
+    EXPECT_LT_OK(h.run(handle, stream, nullptr, 1, 0));
+    uint16_t got = 0;
+    EXPECT_OK(cu.cuMemcpyDtoH_v2(&got, h.dd, 2));
+    EXPECT(type == kF16 ? (got & 0x7c00) == 0x7c00 && (got & 0x3ff)
+                        : (got & 0x7f80) == 0x7f80 && (got & 0x7f));
+  }
+}
+
+/// A matmul in a capture runs at each replay, not at the call, with alpha
+/// as it was at the call and the inputs as they are at the replay.
+void testCublasLtCapture(void *handle) {
+  void *stream = nullptr, *graph = nullptr, *exec = nullptr;
+  EXPECT_OK(cu.cuStreamCreate(&stream, 0));
+  Problem p{"captured"};
+  p.m = 6, p.n = 5, p.k = 7, p.transA = true, p.batch = 2;
+  Gemm g(p);
+  LtAlgo algo = g.algo(handle);
+  float alpha = 2, beta = 0;
+  EXPECT_OK(cu.cuStreamBeginCapture_v2(stream, kCaptureGlobal));
+  EXPECT_LT_OK(lt.cublasLtMatmul(handle, g.desc, &alpha, g.ptr(g.da), g.la,
+                                 g.ptr(g.db), g.lb, &beta, g.ptr(g.dc), g.lc,
+                                 g.ptr(g.dd), g.ld, &algo, nullptr, 0, stream));
+  alpha = 100; // the capture keeps 2
+  EXPECT_OK(cu.cuStreamEndCapture(stream, &graph));
+  std::vector<unsigned char> before(g.d.bytes.size());
+  EXPECT_OK(cu.cuMemcpyDtoH_v2(before.data(), g.dd, before.size()));
+  EXPECT(before == g.d.bytes); // nothing ran
+  EXPECT_OK(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  EXPECT_OK(cu.cuGraphLaunch(exec, stream));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  g.check(2, 0);
+  // New inputs, the same graph: D follows them.
+  g.a.fill(7);
+  g.b.fill(8);
+  g.reupload(g.a, g.da);
+  g.reupload(g.b, g.db);
+  EXPECT_OK(cu.cuGraphLaunch(exec, stream));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  g.check(2, 0);
+  std::vector<unsigned char> out(4);
+  EXPECT_OK(cu.cuMemcpyDtoH_v2(out.data(), g.dd, 4));
+  float first;
+  std::memcpy(&first, out.data(), 4);
+  std::printf("cublasLt graph replayed with new inputs: D[0] = %g\n", first);
+
+  // An out-of-bounds matrix in a capture invalidates it.
+  void *none = nullptr;
+  Mat wide = g.d;
+  wide.ld = 4096;
+  wide.stride = wide.ld * int64_t(wide.cols);
+  void *tall = createLayout(wide);
+  EXPECT_OK(cu.cuStreamBeginCapture_v2(stream, kCaptureGlobal));
+  EXPECT_LT(lt.cublasLtMatmul(handle, g.desc, &alpha, g.ptr(g.da), g.la,
+                              g.ptr(g.db), g.lb, &beta, nullptr, g.lc,
+                              g.ptr(g.dd), tall, nullptr, nullptr, 0, stream),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmul(handle, g.desc, &alpha, g.ptr(g.da), g.la,
+                              g.ptr(g.db), g.lb, &beta, nullptr, g.lc,
+                              g.ptr(g.dd), g.ld, nullptr, nullptr, 0, stream),
+            kLtExecutionFailed);
+  EXPECT_CU(cu.cuStreamEndCapture(stream, &none), kCaptureInvalidated);
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutDestroy(tall));
+
+  // A graph whose matrix was freed no longer launches.
+  EXPECT_OK(cu.cuMemFree_v2(g.db));
+  g.db = 0;
+  EXPECT_CU(cu.cuGraphLaunch(exec, stream), kInvalidValue);
+  EXPECT_OK(cu.cuGraphExecDestroy(exec));
+  EXPECT_OK(cu.cuGraphDestroy(graph));
+  EXPECT_OK(cu.cuStreamDestroy_v2(stream));
+}
+
+/// What the emulated cuBLASLt refuses, and with which status.
+void testCublasLtErrors(void *handle) {
+  void *desc = nullptr, *layout = nullptr, *pref = nullptr;
+  EXPECT_LT(lt.cublasLtMatmulDescCreate(&desc, kCompute32FFastTF32, kF32),
+            kLtNotSupported);
+  EXPECT_LT(lt.cublasLtMatmulDescCreate(&desc, kCompute32F, kF16),
+            kLtNotSupported);
+  EXPECT(desc == nullptr);
+  EXPECT_LT_OK(lt.cublasLtMatmulDescCreate(&desc, kCompute32F, kF32));
+  int32_t t = 1;
+  int64_t wide = 1;
+  uint32_t epilogue = 1, relu = 2;
+  EXPECT_LT(
+      lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &wide, sizeof wide),
+      kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescTransB, nullptr, 4),
+            kLtInvalidValue);
+  int32_t five = 5, device = 1, host = 0;
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &five, 4),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasPointer, &wide,
+                                              sizeof wide),
+            kLtNotSupported);
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogue, &epilogue,
+                                                 sizeof epilogue));
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogue, &relu,
+                                              sizeof relu),
+            kLtNotSupported);
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescPointerMode, &host,
+                                                 sizeof host));
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescPointerMode, &device,
+                                              sizeof device),
+            kLtNotSupported);
+  EXPECT_LT_OK(
+      lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &t, sizeof t));
+  EXPECT_LT_OK(lt.cublasLtMatmulDescDestroy(desc));
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &t, sizeof t),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulDescDestroy(desc), kLtInvalidValue);
+
+  EXPECT_LT(lt.cublasLtMatrixLayoutCreate(&layout, kF64, 4, 4, 4),
+            kLtNotSupported);
+  EXPECT_LT(lt.cublasLtMatrixLayoutCreate(&layout, kF32, 4, 4, 3),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatrixLayoutCreate(&layout, kF32, 0, 4, 0),
+            kLtInvalidValue);
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutCreate(&layout, kF32, 4, 4, 4));
+  int32_t zero = 0, row = 1, col = 0;
+  int64_t negative = -16;
+  EXPECT_LT(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutBatchCount,
+                                                &zero, sizeof zero),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutBatchCount,
+                                                &wide, sizeof wide),
+            kLtInvalidValue);
+  EXPECT_LT(
+      lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutStride, &t, sizeof t),
+      kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutStride,
+                                                &negative, sizeof negative),
+            kLtNotSupported);
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutOrder, &col,
+                                                   sizeof col));
+  EXPECT_LT(lt.cublasLtMatrixLayoutSetAttribute(layout, kLayoutOrder, &row,
+                                                sizeof row),
+            kLtNotSupported);
+  EXPECT_LT(lt.cublasLtMatrixLayoutSetAttribute(layout, 8, &zero, sizeof zero),
+            kLtNotSupported);
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutDestroy(layout));
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutDestroy(nullptr));
+
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceCreate(&pref));
+  uint32_t bestFit = 0, three = 3;
+  uint64_t bytes = 0;
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceSetAttribute(
+      pref, kPrefSearchMode, &bestFit, sizeof bestFit));
+  EXPECT_LT(lt.cublasLtMatmulPreferenceSetAttribute(pref, kPrefMaxWorkspace,
+                                                    &three, sizeof three),
+            kLtInvalidValue);
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceSetAttribute(pref, kPrefMaxWorkspace,
+                                                       &bytes, sizeof bytes));
+  EXPECT_LT(lt.cublasLtMatmulPreferenceSetAttribute(pref, kPrefAlignA, &bytes,
+                                                    sizeof bytes),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulPreferenceSetAttribute(pref, kPrefAlignA, &three,
+                                                    sizeof three),
+            kLtInvalidValue);
+  EXPECT_LT(
+      lt.cublasLtMatmulPreferenceSetAttribute(pref, 12, &bytes, sizeof bytes),
+      kLtNotSupported);
+
+  // Inconsistent problems, in the heuristic and in the matmul.
+  Problem p{"errors"};
+  p.m = 8, p.n = 8, p.k = 8;
+  Gemm g(p);
+  LtHeuristicResult result;
+  int count = 0;
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, g.la, g.lb, g.lc,
+                                              g.ld, pref, 0, &result, &count),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(nullptr, g.desc, g.la, g.lb, g.lc,
+                                              g.ld, pref, 1, &result, &count),
+            kLtNotInitialized);
+  void *other = nullptr, *half = nullptr, *batched = nullptr;
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutCreate(&other, kF32, 8, 9, 8));
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutCreate(&half, kF16, 8, 8, 8));
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutCreate(&batched, kF32, 8, 8, 8));
+  int32_t two = 2;
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutSetAttribute(batched, kLayoutBatchCount,
+                                                   &two, sizeof two));
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, other, g.lb, g.lc,
+                                              g.ld, pref, 1, &result, &count),
+            kLtInvalidValue); // op(A) 8 x 9 with op(B) 8 x 8
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, g.la, half, g.lc,
+                                              g.ld, pref, 1, &result, &count),
+            kLtInvalidValue); // A f32, B f16
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, half, half, g.lc,
+                                              half, pref, 1, &result, &count),
+            kLtInvalidValue); // C f32, D f16
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, g.la, g.lb,
+                                              batched, g.ld, pref, 1, &result,
+                                              &count),
+            kLtInvalidValue); // batch counts 1, 1, 2, 1
+  // Batches of D that overlap (stride 0): written twice.
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, batched, batched,
+                                              batched, batched, pref, 1,
+                                              &result, &count),
+            kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulAlgoGetHeuristic(handle, g.desc, g.la, g.lb, g.lc,
+                                              g.ld, g.desc, 1, &result, &count),
+            kLtInvalidValue); // a descriptor for the preference
+
+  float alpha = 1, beta = 0;
+  auto matmul = [&](const void *a, void *d, void *ddesc, const LtAlgo *algo,
+                    void *h = nullptr, void *s = nullptr) {
+    return lt.cublasLtMatmul(h ? h : handle, g.desc, &alpha, a, g.la,
+                             g.ptr(g.db), g.lb, &beta, nullptr, g.lc, d, ddesc,
+                             algo, nullptr, 0, s);
+  };
+  void *D = g.ptr(g.dd);
+  EXPECT_LT_OK(matmul(g.ptr(g.da), D, g.ld, nullptr));
+  EXPECT_LT(matmul(nullptr, D, g.ld, nullptr), kLtInvalidValue);
+  EXPECT_LT(
+      matmul(g.ptr(g.da), D, g.ld, nullptr, reinterpret_cast<void *>(0x1234)),
+      kLtInvalidValue);
+  EXPECT_LT(matmul(g.ptr(g.da), D, g.ld, nullptr, nullptr,
+                   reinterpret_cast<void *>(0x1234)),
+            kLtInvalidValue); // an unknown stream
+  // Out of bounds: D's footprint with ld 12 runs past its allocation; a
+  // buffer on the host stack is no device memory.
+  void *longer = nullptr;
+  EXPECT_LT_OK(lt.cublasLtMatrixLayoutCreate(&longer, kF32, 8, 8, 16));
+  EXPECT_LT(matmul(g.ptr(g.da), D, longer, nullptr), kLtInvalidValue);
+  float onStack[64 + 8 * 8];
+  EXPECT_LT(matmul(onStack, D, g.ld, nullptr), kLtInvalidValue);
+  // A misaligned pointer, against the 16 bytes the preference asked for,
+  // then against 4: fine. A's copy in a larger allocation, so that it fits
+  // at each offset.
+  unsigned long long base = alloc(g.a.bytes.size() + 64);
+  auto shifted = [&](int offset) {
+    EXPECT_OK(
+        cu.cuMemcpyHtoD_v2(base + offset, g.a.bytes.data(), g.a.bytes.size()));
+    return g.ptr(base + offset);
+  };
+  uint32_t sixteen = 16, four = 4;
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceSetAttribute(
+      pref, kPrefAlignA, &sixteen, sizeof sixteen));
+  EXPECT_LT_OK(lt.cublasLtMatmulAlgoGetHeuristic(
+      handle, g.desc, g.la, g.lb, g.lc, g.ld, pref, 1, &result, &count));
+  EXPECT_LT(matmul(shifted(4), D, g.ld, &result.algo), kLtInvalidValue);
+  EXPECT_LT_OK(matmul(shifted(16), D, g.ld, &result.algo));
+  g.check(1, 0);
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceSetAttribute(pref, kPrefAlignA, &four,
+                                                       sizeof four));
+  EXPECT_LT_OK(lt.cublasLtMatmulAlgoGetHeuristic(
+      handle, g.desc, g.la, g.lb, g.lc, g.ld, pref, 1, &result, &count));
+  EXPECT_LT_OK(matmul(shifted(4), D, g.ld, &result.algo));
+  g.check(1, 0);
+  // Without an algo, pointers need their elements' alignment only.
+  EXPECT_LT_OK(matmul(shifted(8), D, g.ld, nullptr));
+  EXPECT_LT(matmul(shifted(2), D, g.ld, nullptr), kLtInvalidValue);
+  EXPECT_OK(cu.cuMemFree_v2(base));
+  // An algo not from the emulator's heuristic.
+  LtAlgo foreign = {};
+  EXPECT_LT(matmul(g.ptr(g.da), D, g.ld, &foreign), kLtInvalidValue);
+  // C is read when beta is not 0: it may not be null.
+  beta = 1;
+  EXPECT_LT(matmul(g.ptr(g.da), D, g.ld, nullptr), kLtInvalidValue);
+  // In place (C is D): with D's layout, not with another.
+  EXPECT_LT_OK(lt.cublasLtMatmul(handle, g.desc, &alpha, g.ptr(g.da), g.la,
+                                 g.ptr(g.db), g.lb, &beta, D, g.ld, D, g.ld,
+                                 nullptr, nullptr, 0, nullptr));
+  EXPECT_LT(lt.cublasLtMatmul(handle, g.desc, &alpha, g.ptr(g.da), g.la,
+                              g.ptr(g.db), g.lb, &beta, D, g.lc, D, g.ld,
+                              nullptr, nullptr, 0, nullptr),
+            kLtInvalidValue);
+
+  for (void *l : {other, half, batched, longer})
+    EXPECT_LT_OK(lt.cublasLtMatrixLayoutDestroy(l));
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceDestroy(pref));
+}
+
+void testCublasLt() {
+  EXPECT(lt.cublasLtGetVersion() == 130000);
+  std::printf("cublasLt: emulated version %zu\n", lt.cublasLtGetVersion());
+  const char *text = lt.cublasLtGetStatusString(kLtNotSupported);
+  EXPECT(text && std::strstr(text, "CUBLAS_STATUS_NOT_SUPPORTED"));
+  EXPECT(lt.cublasLtGetStatusString(12345) != nullptr);
+  void *handle = nullptr, *stream = nullptr;
+  EXPECT_LT_OK(lt.cublasLtCreate(&handle));
+  EXPECT_LT(lt.cublasLtCreate(nullptr), kLtInvalidValue);
+  EXPECT_OK(cu.cuStreamCreate(&stream, 0));
+  testCublasLtGemms(handle, stream);
+  testCublasLtCapture(handle);
+  testCublasLtErrors(handle);
+  EXPECT_OK(cu.cuStreamDestroy_v2(stream));
+  EXPECT_LT_OK(lt.cublasLtDestroy(handle));
+  EXPECT_LT(lt.cublasLtDestroy(handle), kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtDestroy(nullptr), kLtNotInitialized);
+}
+
 int countModules(const char *dir) {
   int count = 0;
   if (DIR *d = opendir(dir)) {
@@ -605,6 +1367,8 @@ int main(int argc, char **argv) {
                  argv[0]);
     return 2;
   }
+  // Line by line: the failures before a crash are not lost.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (!resolve(argv[1]))
     return 1;
   const char *env = std::getenv("NNC_EMULATOR_DEVICES");
@@ -620,6 +1384,7 @@ int main(int argc, char **argv) {
     testGraphs(module);
     testEvents();
     testThreads(module, ctx);
+    testCublasLt();
     EXPECT_OK(cu.cuCtxSynchronize());
     EXPECT_OK(cu.cuModuleUnload(module));
     EXPECT_OK(cu.cuDevicePrimaryCtxRelease_v2(0));
