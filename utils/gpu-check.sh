@@ -32,6 +32,9 @@
 #                           has torch
 #   NNC_GPU_CHECK_RUNTIME   run: a build holding lib/libnnc_runtime.so to
 #                           use instead of building one (a dry run here)
+#   NNC_CUBLASLT            the cuBLASLt to open (the runtime's own
+#                           variable); run takes PyTorch's copy where the
+#                           machine has no other
 #   NNC_CUDA_DRIVER         the CUDA driver to open (the runtime's own
 #                           variable); prepare uses the emulated driver when
 #                           this machine has no libcuda, since compiling a
@@ -190,6 +193,22 @@ fi
 runner=$dir/runner
 build_runner "$runtime" "$runner"
 
+# The executables' matrix products run in cuBLASLt. Where neither the
+# loader nor the toolkit has it, PyTorch's own copy (its nvidia-cublas
+# wheel) serves: the calls the runtime makes are the same in CUDA 12 and 13.
+# (Under the emulated driver the runtime takes the emulator's instead.)
+if [[ -z ${NNC_CUBLASLT:-} && -z ${NNC_CUDA_DRIVER:-} ]] &&
+  ! ldconfig -p | grep -q 'libcublasLt\.so' &&
+  ! ls /usr/local/cuda/lib64/libcublasLt.so.1[23] > /dev/null 2>&1; then
+  wheel=$("$python" -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)
+  for candidate in "$wheel"/libcublasLt.so.13 "$wheel"/libcublasLt.so.12; do
+    if [[ -n $wheel && -f $candidate ]]; then
+      export NNC_CUBLASLT=$candidate
+      break
+    fi
+  done
+fi
+
 failed=0
 say() { echo "$*" | tee -a "$results"; }
 # compare NAME GOT REF RTOL ATOL: one PASS/FAIL line.
@@ -244,6 +263,7 @@ train_checks() {
   else
     echo "  GPU: no nvidia-smi (driver: ${NNC_CUDA_DRIVER:-libcuda.so.1})"
   fi
+  echo "  cuBLASLt: ${NNC_CUBLASLT:-libcublasLt.so.13 or .so.12 as the loader finds it, else /usr/local/cuda/lib64}"
 } > "$results"
 cat "$results"
 mkdir -p "$dir/out"

@@ -84,6 +84,10 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
     ok = isa<IntegerAttr>(value);
   else if (name == "nnc.mixed_precision") // --nnc-mixed-precision's report
     ok = isa<DictionaryAttr>(value);
+  else if (name == "nnc.cuda_gemm") // --nnc-cuda-gemm-to-cublaslt's launches
+    ok = isa<DictionaryAttr>(value);
+  else if (name == "nnc.cuda_skip") // functions the CUDA emitter leaves out
+    ok = isa<UnitAttr>(value);
   else if (name == "nnc.checks" ||
            name == "nnc.probe_ops") // --nnc-nonfinite-probe's entries
     ok = isa<ArrayAttr>(value) &&

@@ -289,8 +289,8 @@ typedef struct nnc_compile_options_t {
   int32_t plan_memory;
   /* Let the target's tuned libraries run the kernels its cost model gives
    * them (default 1): on the CPU, convolutions and their gradients in
-   * oneDNN (when libnnc_dnnl.so and libdnnl load); 0 compiles generated code
-   * only, to compare. */
+   * oneDNN (when libnnc_dnnl.so and libdnnl load); on CUDA, matrix products
+   * in cuBLASLt; 0 compiles generated code only, to compare. */
   int32_t library_kernels;
   /* Default NNC_AUTOTUNE_CACHED. */
   nnc_autotune_t autotune;

@@ -24,6 +24,9 @@ void nnc::registerAllTargetDialects(mlir::DialectRegistry &registry) {
   cpu::registerCPUDialects(registry);
 }
 
-void nnc::registerAllTargetPasses() { cpu::registerCPUPasses(); }
+void nnc::registerAllTargetPasses() {
+  cpu::registerCPUPasses();
+  cuda::registerCUDAPasses();
+}
 
 void nnc::registerAllTargetTranslations() { cuda::registerCudaTranslation(); }

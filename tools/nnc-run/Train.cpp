@@ -188,8 +188,8 @@ output:
   --cuda-graph             run each compiled step as a CUDA graph, recorded
                            on its first run and replayed after (--target
                            cuda, or a saved CUDA trainer)
-  --no-library-kernels     generated code only: no oneDNN convolutions (to
-                           compare)
+  --no-library-kernels     generated code only: no oneDNN convolutions on
+                           the CPU, no cuBLASLt GEMMs on CUDA (to compare)
   --trace FILE             those events as a Chrome/Perfetto trace (JSON)
   --plot FILE.svg          at the end, the run's curves (loss, evaluation,
                            learning rate, throughput, time waiting for

@@ -76,8 +76,8 @@ options:
                            the cache folder; "" for none)
   --tuning-budget SECONDS  what --autotune=on may spend measuring per
                            compile (default 120)
-  --no-library-kernels     generated code only: no oneDNN convolutions (to
-                           compare)
+  --no-library-kernels     generated code only: no oneDNN convolutions on
+                           the CPU, no cuBLASLt GEMMs on CUDA (to compare)
   --amp bf16|f16|off       mixed precision: matrix products and convolutions
                            in bf16 or f16, softmax, normalization and sums
                            in f32, as torch.autocast (docs/Training.md)

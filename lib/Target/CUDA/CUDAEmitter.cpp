@@ -193,12 +193,11 @@ public:
         ++i;
         continue;
       }
-      // A reduction spread over threads is a launch of its own too.
+      // A reduction spread over threads is a launch of its own too, and so
+      // is a GEMM.
       size_t last = i;
-      if (!isa<scf::ParallelOp>(ops[i]) && !spread(ops[i]))
-        for (size_t j = i; j < ops.size() && !isa<scf::ParallelOp>(ops[j]) &&
-                           !spread(ops[j]);
-             ++j)
+      if (!ownLaunch(ops[i]))
+        for (size_t j = i; j < ops.size() && !ownLaunch(ops[j]); ++j)
           if (!isPrelude(ops[j]))
             last = j;
       SmallVector<Operation *> prelude, work(ops.begin() + i,
@@ -252,6 +251,48 @@ public:
   }
 
 private:
+  /// Whether `op` is a GEMM launch (GemmToCublasLt.cpp).
+  static bool isGemm(Operation *op) {
+    return isa<func::CallOp>(op) && op->hasAttr(nnc::cuda::kGemmAttrName);
+  }
+
+  /// Whether `op` is a launch by itself.
+  static bool ownLaunch(Operation *op) {
+    return isa<scf::ParallelOp>(op) || spread(op) || isGemm(op);
+  }
+
+  /// A GEMM launch: no __global__ function, a comment in the source.
+  LogicalResult emitGemmLaunch(Operation *call, int index) {
+    FailureOr<nnc::runtime::CudaGemm> gemm = nnc::cuda::parseGemmAttr(call);
+    if (failed(gemm))
+      return call->emitError("the CUDA emitter cannot read this GEMM's ")
+             << nnc::cuda::kGemmAttrName << " attribute";
+    for (const nnc::runtime::CudaMatrix *m : {&gemm->a, &gemm->b, &gemm->c})
+      if (m->buffer >= func_.getNumArguments())
+        return call->emitError("a GEMM matrix in buffer ")
+               << m->buffer << " of a kernel of " << func_.getNumArguments();
+    nnc::cuda::Launch launch;
+    launch.kernel = func_.getName().str();
+    launch.name = launch.kernel + "_l" + std::to_string(index) + "_gemm";
+    launch.numArguments = func_.getNumArguments();
+    launch.gemm = *gemm;
+    auto describe = [](const nnc::runtime::CudaMatrix &m) {
+      return "a" + std::to_string(m.buffer) + "+" + std::to_string(m.offset) +
+             (m.transposed ? " transposed" : "") + " ld " +
+             std::to_string(m.ld) + " batch stride " +
+             std::to_string(m.batchStride);
+    };
+    os_ << "// " << launch.name << ": cuBLASLt GEMM " << gemm->m << "x"
+        << gemm->n << "x" << gemm->k << ", batch " << gemm->batch << ", "
+        << cudaElementTypeName(gemm->inputType) << " to "
+        << cudaElementTypeName(gemm->outputType)
+        << (gemm->accumulate ? ", C +=" : ", C =") << " A x B; A "
+        << describe(gemm->a) << "; B " << describe(gemm->b) << "; C "
+        << describe(gemm->c) << "\n\n";
+    launches_.push_back(launch);
+    return success();
+  }
+
   /// Ops that set up a nest, emitted in each launch: those without effects,
   /// and scalar loads.
   static bool isPrelude(Operation *op) {
@@ -315,6 +356,8 @@ private:
 
   LogicalResult emitLaunch(ArrayRef<Operation *> work,
                            ArrayRef<Operation *> prelude, int index) {
+    if (isGemm(work.front()))
+      return emitGemmLaunch(work.front(), index);
     names_.clear();
     buffers_.clear();
     counter_ = 0;

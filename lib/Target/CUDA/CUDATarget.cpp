@@ -7,6 +7,11 @@
 // executable's code section (nnc/runtime/CudaModule.h), which the
 // runtime's CUDA device loads.
 //
+// Matrix products are GEMM launches in the same lists, run by the device
+// with cuBLASLt (GemmToCublasLt.cpp); with library kernels off
+// (TargetOptions::libraryConvolutions, `--no-library-kernels`) they are
+// loops like the rest.
+//
 // `cuda` compiles cubins for sm_80 and sm_90 and PTX for compute_90 (newer
 // GPUs compile it when they load it); `cuda:sm_XX` a cubin for sm_XX and
 // its PTX; `cuda:N` is the defaults for device N, which only the runtime
@@ -109,7 +114,10 @@ public:
   }
 
   void buildLoweringPipeline(OpPassManager &pm,
-                             const nnc::TargetOptions &) const override {
+                             const nnc::TargetOptions &options) const override {
+    // Matrix products run in cuBLASLt, unless generated code only is asked.
+    if (options.libraryConvolutions)
+      pm.addPass(nnc::cuda::createGemmToCublasLtPass());
     nnc::cuda::buildLoopPipeline(pm);
   }
 
@@ -137,7 +145,10 @@ public:
     for (const nnc::cuda::Launch &launch : launches) {
       nnc::runtime::CudaLaunch entry;
       entry.function = launch.name;
-      if (launch.iterations > 1) {
+      if (launch.gemm) {
+        entry.kind = nnc::runtime::CudaLaunch::Kind::Gemm;
+        entry.gemm = *launch.gemm;
+      } else if (launch.iterations > 1) {
         entry.block = static_cast<uint32_t>(launch.block);
         entry.grid = static_cast<uint32_t>(std::clamp<int64_t>(
             (launch.iterations + launch.block - 1) / launch.block, 1,

@@ -53,7 +53,9 @@ LogicalResult emitCudaTranslation(Operation *op, llvm::raw_ostream &os) {
   if (options->skipLibrary)
     for (auto func : module.getOps<func::FuncOp>()) {
       bool calls = false;
-      func.walk([&](func::CallOp) { calls = true; });
+      func.walk([&](func::CallOp call) {
+        calls = calls || !call->hasAttr(nnc::cuda::kGemmAttrName);
+      });
       if (!calls)
         continue;
       func->setAttr("nnc.cuda_skip", UnitAttr::get(op->getContext()));
@@ -69,7 +71,11 @@ LogicalResult emitCudaTranslation(Operation *op, llvm::raw_ostream &os) {
     return failure();
   os << source;
   for (const nnc::cuda::Launch &launch : launches)
-    os << "// launch " << launch.name << " (kernel " << launch.kernel << ", "
+    if (launch.gemm)
+      os << "// gemm launch " << launch.name << " (kernel " << launch.kernel
+         << ", " << launch.numArguments << " buffers)\n";
+    else
+      os << "// launch " << launch.name << " (kernel " << launch.kernel << ", "
        << launch.numArguments << " buffers): " << launch.iterations
        << " iterations, block " << launch.block << "\n";
   for (const std::string &name : skipped)

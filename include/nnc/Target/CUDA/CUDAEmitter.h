@@ -2,8 +2,9 @@
 //
 // The CUDA target's code generator (issue 19): the fused, planned kernels
 // of a compiled function, lowered to loops, emitted as CUDA C++ that NVRTC
-// compiles. GEMMs and convolutions are loops like every other kernel;
-// library calls (cuBLASLt, cuDNN) are not emitted yet.
+// compiles. Matrix products are GEMM launches that the CUDA device runs
+// with cuBLASLt (GemmToCublasLt.cpp); convolutions are loops like every
+// other kernel (cuDNN is not called yet).
 //
 // How: an emitter of our own over the loop IR (scf, memref, arith, math)
 // rather than MLIR's gpu dialect and EmitC: the kernels arrive as loops over
@@ -17,7 +18,12 @@
 #ifndef NNC_TARGET_CUDA_CUDAEMITTER_H
 #define NNC_TARGET_CUDA_CUDAEMITTER_H
 
+#include "nnc/runtime/CudaModule.h"
+
 #include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <optional>
 
 #include <cstdint>
 #include <string>
@@ -25,7 +31,9 @@
 
 namespace mlir {
 class ModuleOp;
+class Operation;
 class OpPassManager;
+class Pass;
 } // namespace mlir
 
 namespace nnc::cuda {
@@ -35,8 +43,24 @@ namespace nnc::cuda {
 /// f16/bf16 arithmetic computed in f32 (conversions at loads and stores).
 void buildLoopPipeline(mlir::OpPassManager &pm);
 
+/// The attribute of the calls that stand for GEMM launches.
+inline constexpr const char *kGemmAttrName = "nnc.cuda_gemm";
+
+/// --nnc-cuda-gemm-to-cublaslt: every linalg.matmul and batch_matmul of the
+/// planned kernels that cuBLASLt can run where its matrices lie becomes a
+/// call carrying kGemmAttrName, which the emitter makes a GEMM launch.
+std::unique_ptr<mlir::Pass> createGemmToCublasLtPass();
+
+/// The GEMM a call made by that pass describes; failure when `call` has no
+/// valid description.
+mlir::FailureOr<runtime::CudaGemm> parseGemmAttr(mlir::Operation *call);
+
+/// Registers the CUDA target's passes with nnc-opt.
+void registerCUDAPasses();
+
 /// One launch of an emitted kernel function: a nnc kernel (one step of the
-/// plan) is one or more launches in order, one per top-level loop nest.
+/// plan) is one or more launches in order, one per top-level loop nest or
+/// GEMM.
 struct Launch {
   /// The __global__ function.
   std::string name;
@@ -48,6 +72,8 @@ struct Launch {
   int64_t iterations = 1;
   /// The block size; the grid is ceil(iterations / block), capped.
   int64_t block = 256;
+  /// A GEMM launch's product (no __global__ function is emitted for it).
+  std::optional<runtime::CudaGemm> gemm;
 };
 
 /// Emits every function of `module` with a body (the kernels, as
