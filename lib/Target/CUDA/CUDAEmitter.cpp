@@ -5,6 +5,8 @@
 // becomes one __global__ function, launched in order: a parallel loop as a
 // grid-stride loop over its flattened iteration space (one iteration per
 // thread), anything else (a sequential loop, a lone store) on one thread.
+// Consecutive independent parallel loops share a launch (multi-tensor), and
+// a GEMM call (GemmToCublasLt.cpp) is a launch the device runs in cuBLASLt.
 // The ops before a nest that compute no effects (constants, views, index
 // arithmetic) are emitted again in every __global__ that follows them.
 //
@@ -202,6 +204,19 @@ public:
             last = j;
       SmallVector<Operation *> prelude, work(ops.begin() + i,
                                              ops.begin() + last + 1);
+      // Independent parallel loops that follow join this one's launch.
+      if (mergeable(ops[i])) {
+        for (size_t j = i + 1; j < ops.size() && work.size() < kMaxMerged;
+             ++j) {
+          if (isPrelude(ops[j]) && isMemoryEffectFree(ops[j]))
+            continue;
+          if (!mergeable(ops[j]) ||
+              !independent(ops[j], work, ArrayRef(ops).take_front(j)))
+            break;
+          work.push_back(ops[j]);
+          last = j;
+        }
+      }
       // The setup before the launch that its work uses, directly or
       // through other setup: what the launch emits again.
       llvm::SmallPtrSet<Operation *, 16> needed;
@@ -216,8 +231,8 @@ public:
             needed.insert(def).second)
           llvm::append_range(uses, def->getOperands());
       }
-      for (size_t k = 0; k < i; ++k)
-        if (needed.contains(ops[k]))
+      for (size_t k = 0; k < last; ++k)
+        if (needed.contains(ops[k]) && !llvm::is_contained(work, ops[k]))
           prelude.push_back(ops[k]);
       // A load before the launch is read again in it: no launch since may
       // write its buffer.
@@ -354,6 +369,48 @@ private:
     return found;
   }
 
+  /// The most parallel loops one launch takes.
+  static constexpr size_t kMaxMerged = 64;
+
+  /// Whether `op` is a parallel loop that may share a launch with others.
+  static bool mergeable(Operation *op) {
+    auto loop = dyn_cast<scf::ParallelOp>(op);
+    return loop && !spread(op) && gridable(loop);
+  }
+
+  /// The regions of the buffers `op` reads or writes.
+  static SmallVector<Region> touched(Operation *op) {
+    SmallVector<Region> regions;
+    op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (isa<MemRefType>(operand.getType()))
+          regions.push_back(regionOf(operand));
+    });
+    return regions;
+  }
+
+  /// Whether `loop` may run beside the loops of `group` in one launch (no
+  /// order among their threads): neither writes what the other touches, and
+  /// it writes nothing a scalar load of the body before it (`before`)
+  /// reads, which the launch's threads read at their start.
+  static bool independent(Operation *loop, ArrayRef<Operation *> group,
+                          ArrayRef<Operation *> before) {
+    SmallVector<Region> mine = touched(loop);
+    for (Operation *other : group) {
+      for (const Region &region : mine)
+        if (writes(other, region))
+          return false;
+      for (const Region &region : touched(other))
+        if (writes(loop, region))
+          return false;
+    }
+    for (Operation *op : before)
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        if (writes(loop, regionOf(load.getMemRef())))
+          return false;
+    return true;
+  }
+
   LogicalResult emitLaunch(ArrayRef<Operation *> work,
                            ArrayRef<Operation *> prelude, int index) {
     if (isGemm(work.front()))
@@ -390,6 +447,9 @@ private:
       per = rowsPer(*reduction, parallel != nullptr);
     if (per) {
       if (failed(emitReduction(*reduction, *per, launch)))
+        return failure();
+    } else if (parallel && work.size() > 1) {
+      if (failed(emitMergedGrids(work, launch.iterations)))
         return failure();
     } else if (parallel) {
       if (failed(emitGridLoop(parallel, launch.iterations)))
@@ -953,48 +1013,123 @@ private:
   /// The top-level parallel loop: thread t of the grid takes iterations
   /// t, t + threads, ... of its flattened space (the last dimension
   /// fastest), or groups of consecutive innermost ones (planVectors).
-  LogicalResult emitGridLoop(scf::ParallelOp loop, int64_t &total) {
+  /// A top-level parallel loop spread one (or `plan.width`) iterations per
+  /// thread: its bounds, and the threads it takes in each dimension.
+  struct Grid {
+    SmallVector<int64_t> lower, steps, threads;
+    VectorPlan plan;
+    int64_t total = 1;
+  };
+
+  /// Whether `loop` can be a grid: static bounds and positive steps, no
+  /// results.
+  static bool gridable(scf::ParallelOp loop) {
+    if (loop.getNumResults())
+      return false;
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      std::optional<int64_t> s = getConstantIntValue(step);
+      if (!getConstantIntValue(lb) || !getConstantIntValue(ub) || !s ||
+          *s <= 0)
+        return false;
+    }
+    return true;
+  }
+
+  FailureOr<Grid> gridOf(scf::ParallelOp loop) {
     if (loop.getNumResults())
       return loop.emitError("CUDA kernels take parallel loops without "
                             "reductions");
-    SmallVector<int64_t> lower, counts, steps;
+    if (!gridable(loop))
+      return loop.emitError("a CUDA kernel's parallel loop needs static "
+                            "bounds and positive steps");
+    Grid grid;
+    SmallVector<int64_t> counts;
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      std::optional<int64_t> l = getConstantIntValue(lb),
-                             u = getConstantIntValue(ub),
-                             s = getConstantIntValue(step);
-      if (!l || !u || !s || *s <= 0)
-        return loop.emitError("a CUDA kernel's parallel loop needs static "
-                              "bounds and positive steps");
-      lower.push_back(*l);
-      steps.push_back(*s);
-      counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+      int64_t l = *getConstantIntValue(lb), u = *getConstantIntValue(ub),
+              s = *getConstantIntValue(step);
+      grid.lower.push_back(l);
+      grid.steps.push_back(s);
+      counts.push_back(u > l ? (u - l + s - 1) / s : 0);
     }
-    VectorPlan plan = planVectors(loop, lower, counts, steps);
+    grid.plan = planVectors(loop, grid.lower, counts, grid.steps);
     // Each thread takes `plan.width` consecutive innermost iterations.
-    SmallVector<int64_t> threads(counts);
-    threads.back() /= plan.width;
-    total = 1;
-    for (int64_t c : threads)
-      total *= c;
-    line() << "for (long long t = (long long)blockIdx.x * blockDim.x + "
-              "threadIdx.x; t < "
-           << total << "LL; t += (long long)gridDim.x * blockDim.x) {\n";
-    ++indent_;
-    line() << "long long r = t;\n";
+    grid.threads.assign(counts.begin(), counts.end());
+    grid.threads.back() /= grid.plan.width;
+    for (int64_t c : grid.threads)
+      grid.total *= c;
+    return grid;
+  }
+
+  /// The iterations of thread `r` (its index within the grid) of `loop`.
+  LogicalResult emitGridBody(scf::ParallelOp loop, const Grid &grid) {
+    const SmallVector<int64_t> &threads = grid.threads;
     for (size_t d = threads.size(); d-- > 0;) {
       std::string iv = fresh();
       names_[loop.getInductionVars()[d]] = iv;
       // (The innermost loop's step is 1 when threads take several.)
-      int64_t step = d + 1 == threads.size() ? steps[d] * plan.width : steps[d];
-      line() << "const long long " << iv << " = " << lower[d] << "LL + (r % "
-             << threads[d] << "LL) * " << step << "LL;\n";
+      int64_t step = d + 1 == threads.size()
+                         ? grid.steps[d] * grid.plan.width
+                         : grid.steps[d];
+      line() << "const long long " << iv << " = " << grid.lower[d]
+             << "LL + (r % " << threads[d] << "LL) * " << step << "LL;\n";
       if (d)
         line() << "r /= " << threads[d] << "LL;\n";
     }
-    if (failed(plan.width == 1 ? emitBlock(loop.getBody())
-                               : emitLanes(loop, plan)))
+    return grid.plan.width == 1 ? emitBlock(loop.getBody())
+                                : emitLanes(loop, grid.plan);
+  }
+
+  /// A grid-stride loop over `total` threads.
+  void openGridStride(int64_t total) {
+    line() << "for (long long t = (long long)blockIdx.x * blockDim.x + "
+              "threadIdx.x; t < "
+           << total << "LL; t += (long long)gridDim.x * blockDim.x) {\n";
+    ++indent_;
+  }
+
+  LogicalResult emitGridLoop(scf::ParallelOp loop, int64_t &total) {
+    FailureOr<Grid> grid = gridOf(loop);
+    if (failed(grid))
       return failure();
+    total = grid->total;
+    openGridStride(total);
+    line() << "long long r = t;\n";
+    if (failed(emitGridBody(loop, *grid)))
+      return failure();
+    --indent_;
+    line() << "}\n";
+    return success();
+  }
+
+  /// Independent parallel loops as one launch (a multi-tensor launch, as
+  /// an optimizer's updates of many parameters take): their threads one
+  /// range after another in one grid-stride loop, each thread running the
+  /// loop its index falls in.
+  LogicalResult emitMergedGrids(ArrayRef<Operation *> loops, int64_t &total) {
+    std::vector<Grid> grids;
+    total = 0;
+    for (Operation *op : loops) {
+      FailureOr<Grid> grid = gridOf(cast<scf::ParallelOp>(op));
+      if (failed(grid))
+        return failure();
+      total += grid->total;
+      grids.push_back(std::move(*grid));
+    }
+    openGridStride(total);
+    int64_t begin = 0;
+    for (auto [i, op] : llvm::enumerate(loops)) {
+      int64_t end = begin + grids[i].total;
+      line() << (i ? "} else " : "") << "if (t < " << end << "LL) {\n";
+      ++indent_;
+      line() << "long long r = t - " << begin << "LL;\n";
+      if (failed(emitGridBody(cast<scf::ParallelOp>(op), grids[i])))
+        return failure();
+      --indent_;
+      begin = end;
+    }
+    line() << "}\n";
     --indent_;
     line() << "}\n";
     return success();

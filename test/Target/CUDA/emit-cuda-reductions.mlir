@@ -44,7 +44,7 @@ func.func @r0(%x: memref<3x40xf32>, %s: memref<3xf32>) {
 
 // 2 rows of 1100, two outputs at once (a sum and a NaN-propagating
 // maximum): a block per row, each fold through shared memory.
-// CHECK-LABEL: r1_l2(char *a0, char *a1, char *a2) {
+// CHECK-LABEL: r1_l1(char *a0, char *a1, char *a2) {
 // CHECK: // 2 rows of 1100 values, one block per row.
 // CHECK: for (long long [[ROW:v[0-9]+]] = (long long)blockIdx.x; [[ROW]] < 2LL; [[ROW]] += (long long)gridDim.x) {
 // CHECK: for (long long [[K:v[0-9]+]] = (long long)threadIdx.x; [[K]] < 1100LL; [[K]] += (long long)blockDim.x) {
@@ -132,7 +132,7 @@ func.func @r4(%x: memref<2x50xf32>, %m: memref<2xf32>, %i: memref<2xi32>) {
 }
 
 // CHECK: // launch r0_l1 (kernel r0, 2 buffers): 96 iterations, block 256
-// CHECK: // launch r1_l2 (kernel r1, 3 buffers): 512 iterations, block 256
+// CHECK: // launch r1_l1 (kernel r1, 3 buffers): 512 iterations, block 256
 // CHECK: // launch r2_l1 (kernel r2, 3 buffers): 3 iterations, block 256
 // CHECK: // launch r2_l2 (kernel r2, 3 buffers): 96 iterations, block 256
 // CHECK: // launch r3_l0 (kernel r3, 2 buffers): 32 iterations, block 256

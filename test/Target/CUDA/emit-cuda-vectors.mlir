@@ -51,15 +51,19 @@ func.func @v1(%x: memref<8x4xf32>, %y: memref<4x8xf32>) {
 }
 
 // f64 rows of 6: two per thread (16 bytes); f32 rows of 6 as well (6 is
-// not a multiple of 4).
+// not a multiple of 4). The two nests touch different buffers: one launch
+// takes both, threads 0-5 the first, 6-11 the second.
 // CHECK-LABEL: v2_l0(char *a0, char *a1, char *a2, char *a3) {
-// CHECK: t < 6LL;
+// CHECK: t < 12LL;
+// CHECK: if (t < 6LL) {
+// CHECK-NEXT: long long r = t - 0LL;
 // CHECK: const nnc_vec<double, 2>
 // CHECK: *(nnc_vec<double, 2> *)&
-// CHECK-LABEL: v2_l1(
-// CHECK: t < 6LL;
+// CHECK: } else if (t < 12LL) {
+// CHECK-NEXT: long long r = t - 6LL;
 // CHECK: const nnc_vec<float, 2>
 // CHECK: *(nnc_vec<float, 2> *)&
+// CHECK-NOT: v2_l1(
 func.func @v2(%x: memref<2x6xf64>, %y: memref<2x6xf64>, %p: memref<2x6xf32>, %q: memref<2x6xf32>) {
   linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x6xf64>) outs(%y : memref<2x6xf64>) {
   ^bb0(%a: f64, %o: f64):

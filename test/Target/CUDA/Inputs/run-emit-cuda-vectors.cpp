@@ -71,7 +71,6 @@ int main() {
     p2[i] = float(i);
   }
   run(v2_l0, 1, 4, x2, y2, p2, q2);
-  run(v2_l1, 1, 4, x2, y2, p2, q2);
   std::printf("v2:");
   for (int i = 0; i < 12; ++i)
     std::printf(" %g", y2[i]);
