@@ -14,26 +14,34 @@
 // scales given by host pointers, on column-major f32, f16 or bf16 matrices
 // (A and B of one type, C and D of one type, f32 or A's), transposed or
 // not, batched with strided offsets (0 broadcasts one matrix), with the
-// default epilogue; matmul descriptors, matrix layouts and preferences with
-// the attributes a runtime sets for that; a heuristic that offers one algo,
-// which needs no workspace. A matmul is host work on the emulated stream
-// (CudaEmulator.cpp): ordered with the stream's launches and copies, or
-// recorded by its capture, with alpha and beta as they were at the call,
-// and replayed by cuGraphLaunch; every matrix's footprint is checked
-// against the live allocations as a copy's is.
+// epilogues DEFAULT, RELU, BIAS and RELU_BIAS: a bias vector of one element
+// per row of D, added to each of its columns, f32, f16 or bf16 (D's type
+// unless BIAS_DATA_TYPE says), strided over batch entries by
+// BIAS_BATCH_STRIDE (0 broadcasts it); matmul descriptors, matrix layouts
+// and preferences with the attributes a runtime sets for that; a heuristic
+// that offers one algo, which needs no workspace. A matmul is host work on
+// the emulated stream (CudaEmulator.cpp): ordered with the stream's
+// launches and copies, or recorded by its capture, with alpha, beta and the
+// bias pointer as they were at the call, and replayed by cuGraphLaunch;
+// every matrix's footprint, and the bias vector's, is checked against the
+// live allocations as a copy's is.
 //
 // It is a reference implementation with cuBLASLt's signatures, not NVIDIA's
 // arithmetic: no tensor cores, no TF32, no split-k. Each output is
 // accumulated in float with k ascending (a product rounded to float, then
-// added), f16 and bf16 inputs are converted to float exactly, and f16 and
-// bf16 outputs are rounded to nearest even. Results close to cuBLAS's are
-// expected; bitwise equal ones are not.
+// added), f16 and bf16 inputs and biases are converted to float exactly;
+// then alpha * sum + beta * C, plus the bias, through ReLU, each in float,
+// and f16 and bf16 outputs are rounded to nearest even once. Results close
+// to cuBLAS's are expected; bitwise equal ones are not. cuBLAS does not say
+// what ReLU makes of NaN: here NaN stays NaN.
 //
 // What it does not: other compute, scale or data types, device pointer
-// modes, epilogues (bias, activations), row-major or tiled orders, pointer
-// array batches, the Get*/Init* entry points, cublasLtMatmulAlgoInit and
-// algo configuration, and the heuristic's choice among several algos.
-// Failures print why to stderr, as the driver's do.
+// modes, the other epilogues (GELU, the AUX outputs, gradients), bias and
+// D type pairs that cuBLASLt itself may refuse (any of the three is taken
+// with any D), row-major or tiled orders, pointer array batches, the
+// Get*/Init* entry points, cublasLtMatmulAlgoInit and algo configuration,
+// and the heuristic's choice among several algos. Failures print why to
+// stderr, as the driver's do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,7 +114,8 @@ constexpr int32_t kOpN = 0, kOpT = 1;
 // cublasLtPointerMode_t, cublasLtEpilogue_t, cublasLtOrder_t and
 // cublasLtMatmulSearch_t (cublasLt.h).
 constexpr int32_t kPointerModeHost = 0;
-constexpr uint32_t kEpilogueDefault = 1;
+constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
+                   kEpilogueReluBias = kEpilogueRelu | kEpilogueBias;
 constexpr int32_t kOrderCol = 0;
 constexpr uint32_t kSearchBestFit = 0;
 // cublasLtMatmulDescAttributes_t (cublasLt.h).
@@ -114,8 +123,13 @@ enum {
   kDescPointerMode = 2,
   kDescTransA = 3,
   kDescTransB = 4,
-  kDescEpilogue = 7
+  kDescEpilogue = 7,
+  kDescBiasPointer = 8,
+  kDescBiasBatchStride = 10,
+  kDescBiasDataType = 26
 };
+// CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE's default: the bias is of D's type.
+constexpr int32_t kBiasTypeOfD = -1;
 // cublasLtMatrixLayoutAttribute_t (cublasLt.h).
 enum { kLayoutOrder = 1, kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6 };
 // cublasLtMatmulPreferenceAttributes_t (cublasLt.h): the four minimum
@@ -151,6 +165,12 @@ constexpr uint64_t kMaxDimension = 0x7fffffff; // cuBLASLt's int32 limit
 
 struct MatmulDesc {
   int32_t transA = kOpN, transB = kOpN;
+  uint32_t epilogue = kEpilogueDefault;
+  /// The bias epilogues' vector: its device address, as set (the matmul
+  /// reads it at its call), its batch stride in elements, its type.
+  const void *bias = nullptr;
+  int64_t biasStride = 0;
+  int32_t biasType = kBiasTypeOfD;
 };
 
 struct Layout {
@@ -374,13 +394,39 @@ struct Operand {
   }
 };
 
-/// D = alpha * op(A) * op(B) + beta * C, cuBLAS's column-major GEMM.
+/// The bias epilogues' vector: one element per row of D, added to every
+/// column; batch entry e's starts `stride` elements after entry e - 1's.
+struct Bias {
+  int type = kR32F;
+  int64_t stride = 0; // elements; 0 broadcasts one vector
+  const char *data = nullptr;
+
+  /// Bytes from the first element to past the last over `batch` entries of
+  /// `rows` elements; false if they do not fit in an address space.
+  bool footprint(uint64_t rows, int32_t batch, size_t &bytes) const {
+    bytes = 0;
+    if (rows == 0)
+      return true;
+    unsigned __int128 last =
+        (unsigned __int128)(batch - 1) * uint64_t(stride) + (rows - 1);
+    unsigned __int128 total = (last + 1) * elementSize(type);
+    if (total > (unsigned __int128)PTRDIFF_MAX)
+      return false;
+    bytes = size_t(total);
+    return true;
+  }
+};
+
+/// D = epilogue(alpha * op(A) * op(B) + beta * C), cuBLAS's column-major
+/// GEMM, with the epilogue adding a bias vector, then applying ReLU.
 struct Gemm {
   uint64_t m = 0, n = 0, k = 0;
   int32_t batch = 1;
   bool transA = false, transB = false;
+  bool hasBias = false, relu = false;
   float alpha = 1, beta = 0;
   Operand a, b, c, d;
+  Bias bias;
   char *out = nullptr; // D's data, which run() writes
 
   /// Runs it, on the stream's thread. A batch entry's op(A) and op(B) are
@@ -388,9 +434,16 @@ struct Gemm {
   /// column of D is m independent sums that the compiler may vectorize
   /// across rows. Each sum still runs k ascending, a product rounded to
   /// float then added: the file is built with -ffp-contract=off, no FMA.
+  /// Then, in float, each output is alpha * sum, plus beta * C, plus the
+  /// bias (converted exactly), through ReLU, and rounded to D's type once.
   void run() const {
-    std::vector<float> pa(m * k), pb(k * n), sum(m);
+    std::vector<float> pa(m * k), pb(k * n), sum(m), rowBias(m);
     for (uint64_t e = 0; e < uint64_t(batch); ++e) {
+      if (hasBias)
+        for (uint64_t i = 0; i < m; ++i)
+          rowBias[i] = load(bias.data + (e * uint64_t(bias.stride) + i) *
+                                            elementSize(bias.type),
+                            bias.type);
       // pa[p * m + i] = op(A)(i, p); pb[j * k + p] = op(B)(p, j).
       for (uint64_t p = 0; p < k; ++p)
         for (uint64_t i = 0; i < m; ++i)
@@ -418,6 +471,15 @@ struct Gemm {
             float scaled = beta * c.at(e, i, j);
             value += scaled;
           }
+          if (hasBias)
+            value += rowBias[i];
+          // ReLU, max(value, 0): -0 gives +0 as IEEE's maximum would. NaN
+          // stays NaN, a guess: cuBLAS does not document it, and a kernel
+          // using fmaxf (PTX max, which returns the operand that is not
+          // NaN) would give 0; propagated, a NaN upstream shows in D
+          // rather than being masked.
+          if (relu && value <= 0.0f)
+            value = 0.0f;
           store(target + i * elementSize(dl.type), dl.type, value);
         }
       }
@@ -480,6 +542,14 @@ int describe(const char *call, const MatmulDesc &desc, const Layout &a,
   gemm.b.layout = b;
   gemm.c.layout = c;
   gemm.d.layout = d;
+  // The epilogue, and the bias vector's address as the descriptor has it
+  // now: a matmul captured keeps it, as it keeps alpha. The heuristic does
+  // not read it (cuBLASLt uses its value for alignment only).
+  gemm.hasBias = desc.epilogue & kEpilogueBias;
+  gemm.relu = desc.epilogue & kEpilogueRelu;
+  gemm.bias.type = desc.biasType == kBiasTypeOfD ? d.type : desc.biasType;
+  gemm.bias.stride = desc.biasStride;
+  gemm.bias.data = static_cast<const char *>(desc.bias);
   return kSuccess;
 }
 
@@ -652,17 +722,50 @@ NNC_LT_API int cublasLtMatmulDescSetAttribute(void *desc, int attr,
     uint32_t epilogue;
     if (int r = readAttribute(call, attr, "EPILOGUE", buf, size, epilogue))
       return r;
-    if (epilogue != kEpilogueDefault) {
-      diag("%s: epilogue %u; the emulator has CUBLASLT_EPILOGUE_DEFAULT (%u) "
-           "only",
-           call, epilogue, kEpilogueDefault);
+    if (epilogue != kEpilogueDefault && epilogue != kEpilogueRelu &&
+        epilogue != kEpilogueBias && epilogue != kEpilogueReluBias) {
+      diag("%s: epilogue %u; the emulator has CUBLASLT_EPILOGUE_DEFAULT (%u), "
+           "RELU (%u), BIAS (%u) and RELU_BIAS (%u) only",
+           call, epilogue, kEpilogueDefault, kEpilogueRelu, kEpilogueBias,
+           kEpilogueReluBias);
       return kNotSupported;
     }
+    d.epilogue = epilogue;
+    return kSuccess;
+  }
+  case kDescBiasPointer:
+    // Any value, null too: only a matmul with a bias epilogue reads it.
+    return readAttribute(call, attr, "BIAS_POINTER", buf, size, d.bias);
+  case kDescBiasBatchStride: {
+    int64_t stride;
+    if (int r =
+            readAttribute(call, attr, "BIAS_BATCH_STRIDE", buf, size, stride))
+      return r;
+    if (stride < 0) {
+      diag("%s: bias batch stride %lld; negative strides are not emulated",
+           call, (long long)stride);
+      return kNotSupported;
+    }
+    d.biasStride = stride;
+    return kSuccess;
+  }
+  case kDescBiasDataType: {
+    int32_t type;
+    if (int r = readAttribute(call, attr, "BIAS_DATA_TYPE", buf, size, type))
+      return r;
+    if (type != kBiasTypeOfD && type != kR32F && type != kR16F &&
+        type != kR16BF) {
+      diag("%s: bias data type %d; the emulator has -1 (D's type), "
+           "CUDA_R_32F, CUDA_R_16F and CUDA_R_16BF",
+           call, type);
+      return kNotSupported;
+    }
+    d.biasType = type;
     return kSuccess;
   }
   }
-  diag("%s: attribute %d is not emulated (TRANSA, TRANSB, POINTER_MODE and "
-       "EPILOGUE are)",
+  diag("%s: attribute %d is not emulated (TRANSA, TRANSB, POINTER_MODE, "
+       "EPILOGUE, BIAS_POINTER, BIAS_BATCH_STRIDE and BIAS_DATA_TYPE are)",
        call, attr);
   return kNotSupported;
 }
@@ -955,6 +1058,33 @@ NNC_LT_API int cublasLtMatmul(void *handle, void *desc, const void *alpha,
       return kInvalidValue;
     }
     ranges.push_back({o.data, bytes, footprints[i]});
+  }
+  if (gemm.hasBias) {
+    // Read now, from the descriptor as it is at this call.
+    const Bias &bias = gemm.bias;
+    if (!bias.data) {
+      diag("%s: the epilogue adds a bias but CUBLASLT_MATMUL_DESC_BIAS_POINTER "
+           "is null",
+           call);
+      return kInvalidValue;
+    }
+    size_t bytes;
+    if (!bias.footprint(gemm.n > 0 ? gemm.m : 0, gemm.batch, bytes)) {
+      diag("%s: the bias vector's footprint does not fit in memory", call);
+      return kInvalidValue;
+    }
+    uintptr_t address = reinterpret_cast<uintptr_t>(bias.data);
+    size_t size = elementSize(bias.type);
+    if (address % size) {
+      diag("%s: the bias vector at %p is not aligned to its %s elements (%zu "
+           "bytes)",
+           call, static_cast<const void *>(bias.data), typeName(bias.type),
+           size);
+      return kInvalidValue;
+    }
+    if (bytes > 0)
+      ranges.push_back({bias.data, bytes,
+                        "bias vector (its footprint over all batch entries)"});
   }
   if (workspaceSize > 0)
     ranges.push_back({workspace, workspaceSize, "workspace"});

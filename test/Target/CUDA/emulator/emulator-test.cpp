@@ -8,13 +8,15 @@
 // and graph replay, events, the error codes of misuse, and launches from
 // two threads at once. Then the same library as cuBLASLt: GEMMs against a
 // naive reference (transposes, batches and broadcasts, alpha and beta,
-// f16 and bf16 with their rounding), in a capture, and their errors.
+// f16 and bf16 with their rounding, the bias and ReLU epilogues), in a
+// capture, and their errors.
 // Exits non-zero on any mismatch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nnc/runtime/CublasLt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -647,6 +649,9 @@ enum {
   kDescTransB = 4,
   kDescEpilogue = 7,
   kDescBiasPointer = 8,
+  kDescBiasBatchStride = 10,
+  kDescEpilogueAuxPointer = 11,
+  kDescBiasDataType = 26,
   kLayoutOrder = 1,
   kLayoutBatchCount = 5,
   kLayoutStride = 6,
@@ -654,6 +659,10 @@ enum {
   kPrefMaxWorkspace = 1,
   kPrefAlignA = 5,
 };
+
+// cublasLtEpilogue_t (cublasLt.h).
+constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
+                   kEpilogueReluBias = 6, kEpilogueGelu = 32;
 
 #define EXPECT_LT(expr, status) expectCode(#expr, (expr), (status), __LINE__)
 #define EXPECT_LT_OK(expr) EXPECT_LT(expr, 0)
@@ -800,6 +809,9 @@ struct Problem {
   float alpha = 1, beta = 0;
   bool nanC = false; // C's bytes all 0xff: NaN in every type
   bool nullC = false;
+  uint32_t epilogue = kEpilogueDefault;
+  int biasType = -1;          // BIAS_DATA_TYPE, set unless -1 (D's type)
+  bool broadcastBias = false; // BIAS_BATCH_STRIDE 0 (its default) if batched
 };
 
 /// A problem's matrices on the host and the device, and its descriptors.
@@ -808,9 +820,15 @@ struct Problem {
 struct Gemm {
   Problem p;
   Mat a, b, c, d;
-  unsigned long long da = 0, db = 0, dc = 0, dd = 0;
+  /// The bias epilogues' vector, one column of m rows per batch entry,
+  /// with a gap between entries; what check() adds, `dbias` its copy.
+  Mat bias;
+  unsigned long long da = 0, db = 0, dc = 0, dd = 0, dbias = 0;
   void *la = nullptr, *lb = nullptr, *lc = nullptr, *ld = nullptr,
        *desc = nullptr;
+  /// Of the last check(): outputs that were negative before a ReLU, and
+  /// outputs whose bias was not 0.
+  int negatives = 0, biased = 0;
 
   static void shape(Mat &x, int type, uint64_t rows, uint64_t cols, int pad,
                     int batch, bool broadcast) {
@@ -844,10 +862,42 @@ struct Gemm {
     lc = createLayout(c);
     ld = createLayout(d);
     desc = createDesc(p.transA, p.transB);
+    if (p.epilogue != kEpilogueDefault)
+      EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(
+          desc, kDescEpilogue, &p.epilogue, sizeof p.epilogue));
+    if (p.epilogue & kEpilogueBias) {
+      bias = biasVector(9);
+      dbias = upload(bias);
+      setBias(dbias);
+      int64_t stride = bias.stride;
+      if (p.batch > 1 && !p.broadcastBias)
+        EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(
+            desc, kDescBiasBatchStride, &stride, sizeof stride));
+      int32_t type = p.biasType;
+      if (type != -1)
+        EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasDataType,
+                                                       &type, sizeof type));
+    }
+  }
+
+  /// A bias vector for this problem, of its type, filled from `salt`.
+  Mat biasVector(unsigned salt) const {
+    Mat v;
+    shape(v, p.biasType == -1 ? p.typeCD : p.biasType, p.m, 1, 0, p.batch,
+          p.broadcastBias);
+    v.fill(salt);
+    return v;
+  }
+
+  /// Points the descriptor's CUBLASLT_MATMUL_DESC_BIAS_POINTER at `at`.
+  void setBias(unsigned long long at) {
+    const void *pointer = ptr(at);
+    EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasPointer,
+                                                   &pointer, sizeof pointer));
   }
 
   ~Gemm() {
-    for (unsigned long long x : {da, db, dc, dd})
+    for (unsigned long long x : {da, db, dc, dd, dbias})
       if (x)
         EXPECT_OK(cu.cuMemFree_v2(x));
     for (void *l : {la, lb, lc, ld})
@@ -894,15 +944,18 @@ struct Gemm {
   }
 
   /// Compares D on the device with the reference: each output a float sum
-  /// with k ascending, scaled, rounded to D's type; nothing else of D's
-  /// footprint (row padding, gaps between batch entries) touched. Returns
-  /// the number of outputs that rounding changed, and of ties to even.
+  /// with k ascending, scaled, plus beta * C, plus the bias of its row (for
+  /// a bias epilogue), through max(0, x) (for a ReLU), rounded to D's type;
+  /// nothing else of D's footprint (row padding, gaps between batch
+  /// entries) touched. Returns the number of outputs that rounding changed,
+  /// and of ties to even.
   void check(float alpha, float beta, int *rounded = nullptr,
              int *ties = nullptr) {
     Mat got = d;
     EXPECT_OK(cu.cuMemcpyDtoH_v2(got.bytes.data(), dd, got.bytes.size()));
     std::vector<bool> output(d.elements(), false);
     int wrong = 0;
+    negatives = biased = 0;
     char first[200] = "";
     for (int e = 0; e < p.batch; ++e)
       for (uint64_t j = 0; j < p.n; ++j)
@@ -917,6 +970,15 @@ struct Gemm {
           float exact = alpha * sum;
           if (beta != 0)
             exact += beta * c.get(e, i, j);
+          if (p.epilogue & kEpilogueBias) {
+            float add = bias.get(e, i, 0);
+            biased += add != 0;
+            exact += add;
+          }
+          if (p.epilogue & kEpilogueRelu) {
+            negatives += exact < 0;
+            exact = std::isnan(exact) ? exact : std::max(exact, 0.0f);
+          }
           bool tie = false;
           float want = roundTo(exact, d.type, &tie);
           if (rounded)
@@ -1137,7 +1199,7 @@ void testCublasLtErrors(void *handle) {
   EXPECT_LT_OK(lt.cublasLtMatmulDescCreate(&desc, kCompute32F, kF32));
   int32_t t = 1;
   int64_t wide = 1;
-  uint32_t epilogue = 1, relu = 2;
+  uint32_t epilogue = kEpilogueDefault, gelu = kEpilogueGelu;
   EXPECT_LT(
       lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &wide, sizeof wide),
       kLtInvalidValue);
@@ -1146,13 +1208,32 @@ void testCublasLtErrors(void *handle) {
   int32_t five = 5, device = 1, host = 0;
   EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescTransA, &five, 4),
             kLtInvalidValue);
-  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasPointer, &wide,
-                                              sizeof wide),
+  // A pointer takes 8 bytes; the auxiliary output is not emulated.
+  EXPECT_LT(
+      lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasPointer, &t, sizeof t),
+      kLtInvalidValue);
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogueAuxPointer,
+                                              &wide, sizeof wide),
             kLtNotSupported);
   EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogue, &epilogue,
                                                  sizeof epilogue));
-  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogue, &relu,
-                                              sizeof relu),
+  for (uint32_t e : {kEpilogueRelu, kEpilogueBias, kEpilogueReluBias})
+    EXPECT_LT_OK(
+        lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogue, &e, sizeof e));
+  for (uint32_t e : {gelu, gelu | kEpilogueBias, kEpilogueRelu | 128})
+    EXPECT_LT(
+        lt.cublasLtMatmulDescSetAttribute(desc, kDescEpilogue, &e, sizeof e),
+        kLtNotSupported);
+  int32_t f64 = kF64;
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasDataType, &f64,
+                                              sizeof f64),
+            kLtNotSupported);
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasBatchStride, &t,
+                                              sizeof t),
+            kLtInvalidValue);
+  int64_t backwards = -8;
+  EXPECT_LT(lt.cublasLtMatmulDescSetAttribute(desc, kDescBiasBatchStride,
+                                              &backwards, sizeof backwards),
             kLtNotSupported);
   EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(desc, kDescPointerMode, &host,
                                                  sizeof host));
@@ -1328,6 +1409,189 @@ void testCublasLtErrors(void *handle) {
   EXPECT_LT_OK(lt.cublasLtMatmulPreferenceDestroy(pref));
 }
 
+/// The bias and ReLU epilogues: against the reference, the bias vector's
+/// type, batch stride and pointer as the call finds them, in a capture,
+/// and their errors.
+void testCublasLtEpilogues(void *handle, void *stream) {
+  // Every transpose, with beta, each epilogue: f32, every value a multiple
+  // of 1/16, so that the reference is exact whatever the order of the
+  // additions; a ReLU that clamps outputs, a bias before it, not after.
+  for (uint32_t epilogue : {kEpilogueBias, kEpilogueReluBias, kEpilogueRelu})
+    for (int t = 0; t < 4; ++t) {
+      Problem p{epilogue == kEpilogueBias       ? "f32 bias"
+                : epilogue == kEpilogueReluBias ? "f32 ReLU bias"
+                                                : "f32 ReLU"};
+      p.transA = t & 1;
+      p.transB = t & 2;
+      p.m = 13, p.n = 6, p.k = 9;
+      p.alpha = 2, p.beta = t == 3 ? -0.5f : 0.0f;
+      p.epilogue = epilogue;
+      Gemm g(p);
+      LtAlgo algo = g.algo(handle);
+      EXPECT_LT_OK(
+          g.run(handle, stream, t & 1 ? &algo : nullptr, p.alpha, p.beta));
+      EXPECT_OK(cu.cuStreamSynchronize(stream));
+      g.check(p.alpha, p.beta);
+      EXPECT(epilogue == kEpilogueBias || g.negatives > 10);
+      EXPECT(epilogue == kEpilogueRelu || g.biased > 10);
+    }
+
+  // Batched: a bias per batch entry (BIAS_BATCH_STRIDE, with a gap), or
+  // one for all (its default stride, 0).
+  for (bool broadcast : {false, true}) {
+    Problem p{broadcast ? "batched, bias broadcast" : "batched bias"};
+    p.m = 5, p.n = 4, p.k = 6, p.batch = 3;
+    p.transA = true, p.beta = 1;
+    p.epilogue = kEpilogueReluBias;
+    p.broadcastBias = broadcast;
+    Gemm g(p);
+    EXPECT_LT_OK(g.run(handle, stream, nullptr, p.alpha, p.beta));
+    EXPECT_OK(cu.cuStreamSynchronize(stream));
+    g.check(p.alpha, p.beta);
+    EXPECT(g.negatives > 5 && g.biased > 20);
+  }
+
+  // The bias's type: bf16 into f32 D by BIAS_DATA_TYPE; by default D's,
+  // f16 and bf16 (their outputs rounded once, after the ReLU).
+  {
+    Problem p{"bf16 bias, f32 D"};
+    p.typeAB = kBF16, p.typeCD = kF32, p.biasType = kBF16;
+    p.m = 16, p.n = 8, p.k = 24, p.transB = true;
+    p.epilogue = kEpilogueReluBias;
+    Gemm g(p);
+    EXPECT_LT_OK(g.run(handle, stream, nullptr, p.alpha, p.beta));
+    EXPECT_OK(cu.cuStreamSynchronize(stream));
+    g.check(p.alpha, p.beta);
+    EXPECT(g.negatives > 10 && g.biased > 50);
+  }
+  for (int type : {kF16, kBF16}) {
+    Problem p{type == kF16 ? "f16 bias of D's type" : "bf16 bias of D's type"};
+    p.typeAB = p.typeCD = type;
+    p.m = 24, p.n = 20, p.k = 40, p.batch = 2;
+    p.beta = 1;
+    p.epilogue = kEpilogueReluBias;
+    Gemm g(p);
+    int rounded = 0;
+    EXPECT_LT_OK(g.run(handle, stream, nullptr, p.alpha, p.beta));
+    EXPECT_OK(cu.cuStreamSynchronize(stream));
+    g.check(p.alpha, p.beta, &rounded);
+    EXPECT(rounded > 50 && g.negatives > 50 && g.biased > 50);
+  }
+
+  // ReLU keeps NaN (cuBLAS does not say; the emulator propagates it).
+  {
+    Problem p{"ReLU of NaN"};
+    p.epilogue = kEpilogueRelu;
+    Gemm g(p);
+    float nan = NAN;
+    std::memcpy(g.a.bytes.data(), &nan, 4);
+    g.reupload(g.a, g.da);
+    EXPECT_LT_OK(g.run(handle, stream, nullptr, 1, 0));
+    float out = 0;
+    EXPECT_OK(cu.cuMemcpyDtoH_v2(&out, g.dd, 4));
+    EXPECT(std::isnan(out));
+  }
+
+  // The bias pointer is read at each call: a second vector for the second
+  // call on the same descriptor.
+  Problem p{"bias pointer changed"};
+  p.m = 7, p.n = 5, p.k = 4, p.batch = 2, p.transB = true;
+  p.epilogue = kEpilogueBias;
+  Gemm g(p);
+  EXPECT_LT_OK(g.run(handle, stream, nullptr, 1, 0));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  g.check(1, 0);
+  Mat first = g.bias, second = g.biasVector(10);
+  unsigned long long dsecond = Gemm::upload(second);
+  g.setBias(dsecond);
+  EXPECT_LT_OK(g.run(handle, stream, nullptr, 1, 0));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  g.bias = second;
+  g.check(1, 0);
+
+  // In a capture, the pointer at the call: the descriptor pointed at the
+  // second vector afterwards, the replay still adds the first.
+  g.setBias(g.dbias);
+  void *captureStream = nullptr, *graph = nullptr, *exec = nullptr;
+  EXPECT_OK(cu.cuStreamCreate(&captureStream, 0));
+  EXPECT_OK(cu.cuStreamBeginCapture_v2(captureStream, kCaptureGlobal));
+  EXPECT_LT_OK(g.run(handle, captureStream, nullptr, 1, 0));
+  g.setBias(dsecond);
+  EXPECT_OK(cu.cuStreamEndCapture(captureStream, &graph));
+  EXPECT_OK(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  EXPECT_OK(cu.cuGraphLaunch(exec, captureStream));
+  EXPECT_OK(cu.cuStreamSynchronize(captureStream));
+  g.bias = first;
+  g.check(1, 0);
+  // The vector it adds is read at each replay.
+  g.bias = g.biasVector(11);
+  g.reupload(g.bias, g.dbias);
+  EXPECT_OK(cu.cuGraphLaunch(exec, captureStream));
+  EXPECT_OK(cu.cuStreamSynchronize(captureStream));
+  g.check(1, 0);
+  // Its vector freed, the graph no longer launches.
+  Mat kept = g.bias;
+  EXPECT_OK(cu.cuMemcpyHtoD_v2(dsecond, kept.bytes.data(), kept.bytes.size()));
+  g.setBias(dsecond); // the descriptor's, now
+  EXPECT_OK(cu.cuMemFree_v2(g.dbias));
+  g.dbias = dsecond;
+  EXPECT_CU(cu.cuGraphLaunch(exec, captureStream), kInvalidValue);
+  EXPECT_OK(cu.cuGraphExecDestroy(exec));
+  EXPECT_OK(cu.cuGraphDestroy(graph));
+  EXPECT_OK(cu.cuStreamDestroy_v2(captureStream));
+
+  // The heuristic reads no bias: any value, a placeholder or null.
+  void *pref = nullptr;
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceCreate(&pref));
+  LtHeuristicResult result;
+  int count = 0;
+  for (uintptr_t placeholder : {uintptr_t(16), uintptr_t(0)}) {
+    const void *pointer = reinterpret_cast<const void *>(placeholder);
+    EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(g.desc, kDescBiasPointer,
+                                                   &pointer, sizeof pointer));
+    count = 0;
+    EXPECT_LT_OK(lt.cublasLtMatmulAlgoGetHeuristic(
+        handle, g.desc, g.la, g.lb, g.lc, g.ld, pref, 1, &result, &count));
+    EXPECT(count == 1);
+  }
+  EXPECT_LT_OK(lt.cublasLtMatmulPreferenceDestroy(pref));
+  // The matmul does: null is no vector.
+  EXPECT_LT(g.run(handle, stream, nullptr, 1, 0), kLtInvalidValue);
+  // Not all inside one allocation: a vector one element past its end, and
+  // batch entries strided past it.
+  g.setBias(g.dbias + 4);
+  EXPECT_LT(g.run(handle, stream, nullptr, 1, 0), kLtInvalidValue);
+  g.setBias(g.dbias);
+  int64_t far = int64_t(g.bias.stride) + 1;
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(g.desc, kDescBiasBatchStride,
+                                                 &far, sizeof far));
+  EXPECT_LT(g.run(handle, stream, nullptr, 1, 0), kLtInvalidValue);
+  int64_t stride = g.bias.stride;
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(g.desc, kDescBiasBatchStride,
+                                                 &stride, sizeof stride));
+  // Host memory, and a misaligned vector.
+  float onStack[64];
+  const void *host = onStack;
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(g.desc, kDescBiasPointer,
+                                                 &host, sizeof host));
+  EXPECT_LT(g.run(handle, stream, nullptr, 1, 0), kLtInvalidValue);
+  g.setBias(g.dbias + 2);
+  EXPECT_LT(g.run(handle, stream, nullptr, 1, 0), kLtInvalidValue);
+  // Without a bias epilogue the pointer is not read, whatever it is.
+  uint32_t relu = kEpilogueRelu;
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(g.desc, kDescEpilogue, &relu,
+                                                 sizeof relu));
+  EXPECT_LT_OK(g.run(handle, stream, nullptr, 1, 0));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  // Back to the valid vector, the descriptor computes the same D again.
+  EXPECT_LT_OK(lt.cublasLtMatmulDescSetAttribute(
+      g.desc, kDescEpilogue, &p.epilogue, sizeof p.epilogue));
+  g.setBias(g.dbias);
+  EXPECT_LT_OK(g.run(handle, stream, nullptr, 1, 0));
+  EXPECT_OK(cu.cuStreamSynchronize(stream));
+  g.check(1, 0);
+}
+
 void testCublasLt() {
   EXPECT(lt.cublasLtGetVersion() == 130000);
   std::printf("cublasLt: emulated version %zu\n", lt.cublasLtGetVersion());
@@ -1341,6 +1605,7 @@ void testCublasLt() {
   testCublasLtGemms(handle, stream);
   testCublasLtCapture(handle);
   testCublasLtErrors(handle);
+  testCublasLtEpilogues(handle, stream);
   EXPECT_OK(cu.cuStreamDestroy_v2(stream));
   EXPECT_LT_OK(lt.cublasLtDestroy(handle));
   EXPECT_LT(lt.cublasLtDestroy(handle), kLtInvalidValue);
