@@ -88,6 +88,8 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
     ok = isa<DictionaryAttr>(value);
   else if (name == "nnc.cuda_skip") // functions the CUDA emitter leaves out
     ok = isa<UnitAttr>(value);
+  else if (name == "nnc.epilogue") // --nnc-cuda-gemm-epilogues's bias adds
+    ok = isa<StringAttr>(value);
   else if (name == "nnc.checks" ||
            name == "nnc.probe_ops") // --nnc-nonfinite-probe's entries
     ok = isa<ArrayAttr>(value) &&

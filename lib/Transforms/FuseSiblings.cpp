@@ -90,7 +90,9 @@ bool intersects(const llvm::SetVector<Value> &a,
 
 bool isCandidate(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.hasPureBufferSemantics() &&
+  // A target's GEMM epilogue (nnc.epilogue) stays the op it matched.
+  return generic && !op->hasAttr("nnc.epilogue") &&
+         generic.hasPureBufferSemantics() &&
          generic.getNumLoops() == generic.getNumParallelLoops() &&
          generic.getNumDpsInits() >= 1 &&
          llvm::all_of(generic.getStaticLoopRanges(),

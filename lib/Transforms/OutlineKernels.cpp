@@ -357,6 +357,10 @@ struct OutlineKernelsPass
             usedValues(&op).contains(init))
           joinPrevious = true;
       }
+      // A GEMM epilogue a target marked (nnc.epilogue) stays with the
+      // product right before it, which the target's library runs with it.
+      if (op.hasAttr("nnc.epilogue") && !kernels.empty())
+        joinPrevious = true;
       // A value other than a buffer from an earlier kernel: join it and
       // everything since.
       for (Value v : usedValues(&op)) {

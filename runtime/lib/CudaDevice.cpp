@@ -306,6 +306,21 @@ public:
         lt.cublasLtMatmulDescSetAttribute(desc, cublaslt::kDescTransB, &transB,
                                           sizeof(transB)),
         "cublasLtMatmulDescSetAttribute(TRANSB)"));
+    if (gemm.epilogue != CudaEpilogue::None) {
+      // Our bias is one value per column of C: per row of cuBLASLt's D.
+      uint32_t epilogue = gemm.epilogue == CudaEpilogue::Bias
+                              ? cublaslt::kEpilogueBias
+                              : cublaslt::kEpilogueReluBias;
+      NNC_RUNTIME_RETURN_IF_ERROR(lt.check(
+          lt.cublasLtMatmulDescSetAttribute(desc, cublaslt::kDescEpilogue,
+                                            &epilogue, sizeof(epilogue)),
+          "cublasLtMatmulDescSetAttribute(EPILOGUE)"));
+      // The heuristic reads only the pointer's alignment; the launch sets
+      // the bias's address (its buffer may move between runs).
+      alignBias = operandAlignment(gemm.biasOffset);
+      NNC_RUNTIME_RETURN_IF_ERROR(setBias(
+          reinterpret_cast<const void *>(static_cast<uintptr_t>(alignBias))));
+    }
     // A buffer holding a row-major r x c matrix is a column-major c x r one.
     NNC_RUNTIME_RETURN_IF_ERROR(layout(layoutA, gemm.b, gemm.inputType,
                                        gemm.k, gemm.n, gemm.batch, "B"));
@@ -364,6 +379,15 @@ public:
       return Status(StatusCode::InvalidArgument,
                     "a GEMM operand is less aligned than its offset promises "
                     "(a buffer of the kernel is not 16-byte aligned)");
+    if (gemm->epilogue != CudaEpilogue::None) {
+      const char *bias = static_cast<const char *>(args[gemm->biasBuffer]) +
+                         gemm->biasOffset;
+      if (reinterpret_cast<uintptr_t>(bias) % alignBias)
+        return Status(StatusCode::InvalidArgument,
+                      "the GEMM's bias is less aligned than its offset "
+                      "promises");
+      NNC_RUNTIME_RETURN_IF_ERROR(setBias(bias));
+    }
     float alpha = 1.0f, beta = gemm->accumulate ? 1.0f : 0.0f;
     return lt.check(lt.cublasLtMatmul(handle, desc, &alpha, b, layoutA, a,
                                       layoutB, &beta, c, layoutC, c, layoutC,
@@ -373,6 +397,12 @@ public:
   }
 
 private:
+  Status setBias(const void *bias) const {
+    return lt.check(lt.cublasLtMatmulDescSetAttribute(
+                        desc, cublaslt::kDescBiasPointer, &bias, sizeof(bias)),
+                    "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+  }
+
   /// The column-major layout of `m`, whose row-major matrix is rows x cols.
   Status layout(void *&out, const CudaMatrix &m, CudaElementType type,
                 uint64_t rows, uint64_t cols, uint32_t batch,
@@ -402,7 +432,7 @@ private:
   const CudaGemm *gemm = nullptr;
   void *desc = nullptr;
   void *layoutA = nullptr, *layoutB = nullptr, *layoutC = nullptr;
-  uint32_t alignA = 16, alignB = 16, alignC = 16;
+  uint32_t alignA = 16, alignB = 16, alignC = 16, alignBias = 16;
   CublasLtHeuristicResult heuristic{};
 };
 
@@ -411,7 +441,10 @@ std::string describeGemm(const CudaGemm &g) {
   return "m " + std::to_string(g.m) + ", n " + std::to_string(g.n) + ", k " +
          std::to_string(g.k) + ", batch " + std::to_string(g.batch) + ", " +
          cudaElementTypeName(g.inputType) + " to " +
-         cudaElementTypeName(g.outputType);
+         cudaElementTypeName(g.outputType) +
+         (g.epilogue == CudaEpilogue::None
+              ? std::string()
+              : std::string(", then ") + cudaEpilogueName(g.epilogue));
 }
 
 /// A plan kernel's launches with their functions resolved; what

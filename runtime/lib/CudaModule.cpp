@@ -42,6 +42,11 @@ void writeGemm(detail::Writer &w, const CudaGemm &g) {
   writeMatrix(w, g.a);
   writeMatrix(w, g.b);
   writeMatrix(w, g.c);
+  w.u8(static_cast<uint8_t>(g.epilogue));
+  if (g.epilogue != CudaEpilogue::None) {
+    w.u32(g.biasBuffer);
+    w.u64(g.biasOffset);
+  }
 }
 
 Status readFlag(detail::Reader &r, bool &out, const char *what) {
@@ -85,7 +90,17 @@ Status readGemm(detail::Reader &r, CudaGemm &g) {
       readFlag(r, g.accumulate, "a GEMM's accumulate flag"));
   NNC_RUNTIME_RETURN_IF_ERROR(readMatrix(r, g.a));
   NNC_RUNTIME_RETURN_IF_ERROR(readMatrix(r, g.b));
-  return readMatrix(r, g.c);
+  NNC_RUNTIME_RETURN_IF_ERROR(readMatrix(r, g.c));
+  uint8_t epilogue = 0;
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u8(epilogue, "a GEMM's epilogue"));
+  if (epilogue > static_cast<uint8_t>(CudaEpilogue::BiasRelu))
+    return r.fail("a GEMM's epilogue " + std::to_string(epilogue) +
+                  " is not one this runtime knows");
+  g.epilogue = static_cast<CudaEpilogue>(epilogue);
+  if (g.epilogue == CudaEpilogue::None)
+    return Status::ok();
+  NNC_RUNTIME_RETURN_IF_ERROR(r.u32(g.biasBuffer, "a GEMM's bias buffer"));
+  return r.u64(g.biasOffset, "a GEMM's bias offset");
 }
 
 /// What is wrong with `g` in a kernel of `numPointers` buffers; empty when
@@ -101,6 +116,12 @@ std::string checkGemm(const CudaGemm &g, uint32_t numPointers) {
            " from " + cudaElementTypeName(g.inputType) + " inputs";
   if (g.c.transposed)
     return "writes C transposed";
+  if (g.epilogue != CudaEpilogue::None &&
+      (g.biasBuffer >= numPointers || g.batch != 1 ||
+       g.biasOffset > (1ull << 48)))
+    return "has its bias in buffer " + std::to_string(g.biasBuffer) +
+           " of a kernel of " + std::to_string(numPointers) + " (batch " +
+           std::to_string(g.batch) + ")";
   struct Named {
     const char *name;
     const CudaMatrix &m;
@@ -122,6 +143,18 @@ std::string checkGemm(const CudaGemm &g, uint32_t numPointers) {
 }
 
 } // namespace
+
+const char *cudaEpilogueName(CudaEpilogue epilogue) {
+  switch (epilogue) {
+  case CudaEpilogue::None:
+    return "none";
+  case CudaEpilogue::Bias:
+    return "bias";
+  case CudaEpilogue::BiasRelu:
+    return "bias_relu";
+  }
+  return "?";
+}
 
 const char *cudaElementTypeName(CudaElementType type) {
   switch (type) {

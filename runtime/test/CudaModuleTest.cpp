@@ -67,7 +67,18 @@ CudaModule sampleModule() {
   product.function = "k2_l0_gemm";
   product.kind = CudaLaunch::Kind::Gemm;
   product.gemm = sampleGemm();
-  gemm.launches = {product, {"add", 1, 32, 0}};
+  // A linear layer: x (32 x 64) times w^T, then bias and ReLU.
+  CudaLaunch linear;
+  linear.function = "k2_l2_gemm";
+  linear.kind = CudaLaunch::Kind::Gemm;
+  linear.gemm.m = 32, linear.gemm.n = 16, linear.gemm.k = 64;
+  linear.gemm.a = {0, 0, 64, 0, false};
+  linear.gemm.b = {1, 256, 64, 0, true};
+  linear.gemm.c = {2, 0, 16, 0, false};
+  linear.gemm.epilogue = CudaEpilogue::BiasRelu;
+  linear.gemm.biasBuffer = 1;
+  linear.gemm.biasOffset = 64;
+  gemm.launches = {product, {"add", 1, 32, 0}, linear};
   module.kernels = {add, scale, gemm};
   return module;
 }
@@ -105,7 +116,13 @@ TEST(CudaModuleTest, RoundTrip) {
       EXPECT_EQ(got.launches[l].kind, want.launches[l].kind);
     }
   }
+  const CudaGemm &linear = parsed.kernels[2].launches[2].gemm;
+  EXPECT_EQ(linear.epilogue, CudaEpilogue::BiasRelu);
+  EXPECT_EQ(linear.biasBuffer, 1u);
+  EXPECT_EQ(linear.biasOffset, 64u);
+  EXPECT_TRUE(linear.b.transposed);
   const CudaGemm &gemm = parsed.kernels[2].launches[0].gemm, want = sampleGemm();
+  EXPECT_EQ(gemm.epilogue, CudaEpilogue::None);
   EXPECT_EQ(gemm.m, want.m);
   EXPECT_EQ(gemm.n, want.n);
   EXPECT_EQ(gemm.k, want.k);
@@ -206,6 +223,16 @@ TEST(CudaModuleTest, CorruptionsAreNamed) {
   gemmCase([](CudaGemm &g) { g.outputType = CudaElementType::F16; },
            "writes f16 from bf16 inputs");
   gemmCase([](CudaGemm &g) { g.c.transposed = true; }, "writes C transposed");
+  // A bias in a buffer the kernel does not take; an epilogue on a batch.
+  {
+    CudaModule module = sampleModule();
+    module.kernels[2].launches[2].gemm.biasBuffer = 5;
+    expectDataLoss(serializeCudaModule(module),
+                   "kernel 'nnc_kernel_2' GEMM launch 2 'k2_l2_gemm' has its "
+                   "bias in buffer 5 of a kernel of 3 (batch 1)");
+  }
+  gemmCase([](CudaGemm &g) { g.epilogue = CudaEpilogue::Bias; },
+           "has its bias in buffer 0 of a kernel of 3 (batch 3)");
 
   // The launch kind and the GEMM's flags and types are small enums.
   std::vector<uint8_t> bytes = serializeCudaModule(sampleModule());
@@ -223,6 +250,11 @@ TEST(CudaModuleTest, CorruptionsAreNamed) {
   std::vector<uint8_t> flagBad = bytes;
   flagBad[kindAt + 1 + 30] = 2;
   expectDataLoss(flagBad, "a GEMM's accumulate flag is 2, not 0 or 1");
+  // After the flags: A, B and C (29 bytes each), then the epilogue.
+  std::vector<uint8_t> epilogueBad = bytes;
+  epilogueBad[kindAt + 1 + 31 + 3 * 29] = 7;
+  expectDataLoss(epilogueBad,
+                 "a GEMM's epilogue 7 is not one this runtime knows");
 }
 
 // Modules of version 1 (before GEMM launches) still load: every launch is

@@ -496,3 +496,24 @@ func.func @gather_of_sibling(%x: memref<5x2x3xf64>, %out: memref<5x2xf64>) {
   memref.dealloc %t : memref<5x2xf64>
   return
 }
+
+// -----
+
+// A target's GEMM epilogue (nnc.epilogue) is not fused with a sibling: it
+// must stay the bias add the target matched.
+// CHECK-LABEL: func.func @epilogue_alone(
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : memref<4x4xf32>) attrs = {nnc.epilogue = "bias"}
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : memref<4x4xf32>) {
+func.func @epilogue_alone(%b: memref<4xf32>, %y: memref<4x4xf32>, %x: memref<4x4xf32>, %z: memref<4x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b, %y : memref<4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>) attrs = {nnc.epilogue = "bias"} {
+  ^bb0(%bv: f32, %cv: f32, %o: f32):
+    %s = arith.addf %bv, %cv : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x4xf32>) outs(%z : memref<4x4xf32>) {
+  ^bb0(%xv: f32, %o: f32):
+    %s = arith.mulf %xv, %xv : f32
+    linalg.yield %s : f32
+  }
+  return
+}

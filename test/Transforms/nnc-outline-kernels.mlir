@@ -424,3 +424,40 @@ func.func @joined_in_order(%b: memref<2xf32>, %out: memref<4xf32>,
   memref.dealloc %t : memref<2xf32>
   return
 }
+
+// -----
+
+// An op a target marked as a GEMM epilogue (nnc.epilogue: the CUDA target's
+// bias add, in place on the product) joins the product's kernel, which the
+// target's library runs with it; without the mark it is a kernel of its
+// own.
+// CHECK-LABEL: func.func @epilogue_k0
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}}nnc.epilogue = "bias"
+// CHECK-LABEL: func.func @epilogue_k1
+// CHECK: linalg.matmul
+// CHECK-LABEL: func.func @epilogue_k2
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @epilogue(
+// CHECK-NEXT: call @epilogue_k0
+// CHECK-NEXT: call @epilogue_k1
+// CHECK-NEXT: call @epilogue_k2
+// CHECK-NEXT: return
+func.func @epilogue(%x: memref<4x8xf32>, %w: memref<8x4xf32>, %b: memref<4xf32>, %y: memref<4x4xf32>, %z: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<4x4xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x4xf32>) outs(%y : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b, %y : memref<4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>) attrs = {nnc.epilogue = "bias"} {
+  ^bb0(%bv: f32, %cv: f32, %o: f32):
+    %s = arith.addf %bv, %cv : f32
+    linalg.yield %s : f32
+  }
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x4xf32>) outs(%z : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b, %z : memref<4xf32>, memref<4x4xf32>) outs(%z : memref<4x4xf32>) {
+  ^bb0(%bv: f32, %cv: f32, %o: f32):
+    %s = arith.addf %bv, %cv : f32
+    linalg.yield %s : f32
+  }
+  return
+}

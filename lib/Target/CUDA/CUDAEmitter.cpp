@@ -286,6 +286,11 @@ private:
       if (m->buffer >= func_.getNumArguments())
         return call->emitError("a GEMM matrix in buffer ")
                << m->buffer << " of a kernel of " << func_.getNumArguments();
+    if (gemm->epilogue != nnc::runtime::CudaEpilogue::None &&
+        gemm->biasBuffer >= func_.getNumArguments())
+      return call->emitError("a GEMM bias in buffer ")
+             << gemm->biasBuffer << " of a kernel of "
+             << func_.getNumArguments();
     nnc::cuda::Launch launch;
     launch.kernel = func_.getName().str();
     launch.name = launch.kernel + "_l" + std::to_string(index) + "_gemm";
@@ -303,7 +308,11 @@ private:
         << cudaElementTypeName(gemm->outputType)
         << (gemm->accumulate ? ", C +=" : ", C =") << " A x B; A "
         << describe(gemm->a) << "; B " << describe(gemm->b) << "; C "
-        << describe(gemm->c) << "\n\n";
+        << describe(gemm->c);
+    if (gemm->epilogue != nnc::runtime::CudaEpilogue::None)
+      os_ << "; then " << cudaEpilogueName(gemm->epilogue) << " with bias a"
+          << gemm->biasBuffer << "+" << gemm->biasOffset;
+    os_ << "\n\n";
     launches_.push_back(launch);
     return success();
   }

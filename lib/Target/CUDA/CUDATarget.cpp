@@ -109,8 +109,11 @@ public:
   }
 
   void buildBufferPipeline(OpPassManager &pm,
-                           const nnc::TargetOptions &) const override {
+                           const nnc::TargetOptions &options) const override {
     pm.addPass(std::make_unique<CopiesToLoopsPass>());
+    // Bias adds (and ReLU) after matrix products, for cuBLASLt epilogues.
+    if (options.libraryConvolutions)
+      pm.addPass(nnc::cuda::createGemmEpiloguesPass());
   }
 
   void buildLoweringPipeline(OpPassManager &pm,

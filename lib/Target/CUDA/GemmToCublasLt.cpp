@@ -20,10 +20,13 @@
 
 #include "nnc/Target/CUDA/CUDAEmitter.h"
 
+#include "nnc/Analysis/BufferAliasing.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
@@ -38,6 +41,7 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kGemmFunction = "nnc_cuda_gemm";
+constexpr llvm::StringLiteral kEpilogueAttr = "nnc.epilogue";
 constexpr int64_t kMaxSize = int64_t(1) << 31;
 
 /// Where a view's layout offset counts from: kernel argument `arg`, plus
@@ -267,6 +271,200 @@ std::optional<nnc::runtime::CudaGemm> matchGemm(linalg::LinalgOp op,
   return gemm;
 }
 
+/// The epilogue the body of `g` computes from its inputs `product` and
+/// `bias`: `product + bias`, or that through ReLU (`maximumf` with zero,
+/// as the ONNX importer lowers Relu); nothing for any other body.
+std::optional<nnc::runtime::CudaEpilogue>
+epilogueOf(linalg::GenericOp g, unsigned product, unsigned bias) {
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return std::nullopt;
+  Value v = yield.getOperand(0);
+  auto kind = nnc::runtime::CudaEpilogue::Bias;
+  if (auto max = v.getDefiningOp<arith::MaximumFOp>()) {
+    Value lhs = max.getLhs(), rhs = max.getRhs();
+    if (matchPattern(rhs, m_PosZeroFloat()))
+      v = lhs;
+    else if (matchPattern(lhs, m_PosZeroFloat()))
+      v = rhs;
+    else
+      return std::nullopt;
+    kind = nnc::runtime::CudaEpilogue::BiasRelu;
+  }
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  Value p = body.getArgument(product), b = body.getArgument(bias);
+  if (!add || !((add.getLhs() == p && add.getRhs() == b) ||
+                (add.getLhs() == b && add.getRhs() == p)))
+    return std::nullopt;
+  // Nothing else: the add (and the max) and the yield.
+  if (llvm::range_size(body.getOperations()) !=
+      (kind == nnc::runtime::CudaEpilogue::Bias ? 2u : 3u))
+    return std::nullopt;
+  return kind;
+}
+
+/// The operands of a bias epilogue `g`: which input is the product (read
+/// where the output is written, identity map) and which the bias (1-D,
+/// indexed by the last loop); nothing when `g` is not one.
+std::optional<std::pair<unsigned, unsigned>> epilogueOperands(
+    linalg::GenericOp g) {
+  if (!g.hasPureBufferSemantics() || g.getNumDpsInputs() != 2 ||
+      g.getNumDpsInits() != 1 || g.getNumLoops() != g.getNumParallelLoops() ||
+      g.getNumLoops() < 1)
+    return std::nullopt;
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  unsigned loops = g.getNumLoops();
+  auto last = getAffineDimExpr(loops - 1, g.getContext());
+  if (!maps[2].isIdentity())
+    return std::nullopt;
+  for (unsigned product : {0u, 1u}) {
+    unsigned bias = 1 - product;
+    auto biasType = dyn_cast<MemRefType>(g->getOperand(bias).getType());
+    if (maps[product].isIdentity() && maps[bias].getNumResults() == 1 &&
+        maps[bias].getResult(0) == last && biasType &&
+        biasType.getRank() == 1)
+      return std::make_pair(product, bias);
+  }
+  return std::nullopt;
+}
+
+/// --nnc-cuda-gemm-epilogues: on the bufferized functions, before memory
+/// planning, a product written into a temporary C that only a bias add
+/// (and ReLU) reads, `Y = relu(C + bias)`, is written into Y instead, and
+/// the add runs on Y in place, marked `nnc.epilogue` so that it stays in
+/// the product's kernel (--nnc-outline-kernels), where
+/// --nnc-cuda-gemm-to-cublaslt makes it the GEMM's cuBLASLt epilogue. C is
+/// gone (one activation less in the arena). Where the GEMM cannot take it
+/// after all, the marked add runs as a loop on Y: the same values.
+struct GemmEpiloguesPass
+    : public PassWrapper<GemmEpiloguesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GemmEpiloguesPass)
+  StringRef getArgument() const final { return "nnc-cuda-gemm-epilogues"; }
+  StringRef getDescription() const final {
+    return "A bias add (and ReLU) after a matrix product, written in place "
+           "of the product's temporary, for the CUDA target's cuBLASLt "
+           "epilogues";
+  }
+
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || !func.getBody().hasOneBlock())
+        continue;
+      SmallVector<linalg::MatmulOp> products(
+          func.getBody().front().getOps<linalg::MatmulOp>());
+      for (linalg::MatmulOp m : products)
+        rewrite(m);
+    }
+  }
+
+  /// Whether `op` has no effect that could order it against others, or
+  /// only allocates.
+  static bool inert(Operation *op) {
+    return op->getNumRegions() == 0 &&
+           (isMemoryEffectFree(op) || isa<memref::AllocOp>(op) ||
+            isa<ViewLikeOpInterface>(op));
+  }
+
+  static void rewrite(linalg::MatmulOp m) {
+    if (!m.hasPureBufferSemantics())
+      return;
+    Value c = m.getDpsInits()[0];
+    auto alloc = c.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getNumOperands() != 0 ||
+        !alloc.getType().getLayout().isIdentity() ||
+        alloc->getBlock() != m->getBlock())
+      return;
+    // C's users: the product, a fill before it, and the add, directly or
+    // through one reshape.
+    linalg::FillOp fill;
+    Operation *view = nullptr;
+    linalg::GenericOp add;
+    for (Operation *user : alloc->getUsers()) {
+      if (user == m.getOperation())
+        continue;
+      if (auto f = dyn_cast<linalg::FillOp>(user);
+          f && !fill && f.hasPureBufferSemantics() &&
+          f.getDpsInits()[0] == c && f->isBeforeInBlock(m)) {
+        fill = f;
+        continue;
+      }
+      if (isa<memref::ExpandShapeOp, memref::ReshapeOp,
+              memref::CollapseShapeOp>(user) &&
+          !view && user->getResult(0).hasOneUse()) {
+        view = user;
+        add = dyn_cast<linalg::GenericOp>(*user->getUsers().begin());
+        continue;
+      }
+      if (auto g = dyn_cast<linalg::GenericOp>(user); g && !add && !view) {
+        add = g;
+        continue;
+      }
+      return;
+    }
+    if (!add || add->getBlock() != m->getBlock() ||
+        !m->isBeforeInBlock(add))
+      return;
+    Value read = view ? view->getResult(0) : c;
+    std::optional<std::pair<unsigned, unsigned>> operands =
+        epilogueOperands(add);
+    if (!operands || add->getOperand(operands->first) != read)
+      return;
+    std::optional<nnc::runtime::CudaEpilogue> kind =
+        epilogueOf(add, operands->first, operands->second);
+    Value y = add.getDpsInits()[0], bias = add->getOperand(operands->second);
+    auto yType = dyn_cast<MemRefType>(y.getType());
+    auto readType = cast<MemRefType>(read.getType());
+    if (!kind || !yType || yType.getShape() != readType.getShape() ||
+        yType.getElementType() != readType.getElementType() ||
+        !yType.getLayout().isIdentity() ||
+        cast<MemRefType>(bias.getType()).getElementType() !=
+            yType.getElementType())
+      return;
+    // Nothing between the first write of C and the add may order against
+    // them; Y is not an input of the product.
+    Operation *first = fill ? fill.getOperation() : m.getOperation();
+    for (Operation *op = first->getNextNode(); op != add.getOperation();
+         op = op->getNextNode())
+      if (op != m.getOperation() && op != view && !inert(op))
+        return;
+    Value yRoot = nnc::buffers::rootBuffer(y);
+    for (Value input : m.getDpsInputs())
+      if (nnc::buffers::rootBuffer(input) == yRoot)
+        return;
+    // Y and the bias exist before the first write: an allocation made
+    // later moves up; anything else defined later refuses.
+    for (Value v : {y, bias})
+      if (Operation *def = v.getDefiningOp();
+          def && def->getBlock() == m->getBlock() &&
+          !def->isBeforeInBlock(first)) {
+        if (!isa<memref::AllocOp>(def) || def->getNumOperands() != 0)
+          return;
+        def->moveBefore(first);
+      }
+    // Y as the product's shape.
+    OpBuilder b(first);
+    Value target = y;
+    if (yType.getShape() != alloc.getType().getShape()) {
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          getReassociationIndicesForReshape(yType, alloc.getType());
+      if (!groups || yType.getRank() <= alloc.getType().getRank())
+        return;
+      target = memref::CollapseShapeOp::create(b, m.getLoc(), y, *groups);
+    }
+    if (fill)
+      fill.getDpsInitsMutable()[0].set(target);
+    m.getDpsInitsMutable()[0].set(target);
+    add->setOperand(operands->first, y);
+    add->setAttr(kEpilogueAttr,
+                 b.getStringAttr(nnc::runtime::cudaEpilogueName(*kind)));
+    add->moveAfter(m);
+    if (view)
+      view->erase();
+    alloc->erase();
+  }
+};
+
 DenseI64ArrayAttr matrixAttr(Builder &b, const nnc::runtime::CudaMatrix &m) {
   return b.getDenseI64ArrayAttr(
       {static_cast<int64_t>(m.buffer), static_cast<int64_t>(m.offset),
@@ -305,6 +503,10 @@ struct GemmToCublasLtPass
       gemm->accumulate = !fill;
       if (fill)
         fill.erase();
+      if (linalg::GenericOp add = epilogueAfter(op, func, *gemm, c)) {
+        // Written by the GEMM now.
+        add.erase();
+      }
       OpBuilder b(op);
       // The marker takes its matrices as unranked buffers of their types.
       SmallVector<Value> operands;
@@ -341,6 +543,59 @@ struct GemmToCublasLtPass
     return func;
   }
 
+  /// The marked bias add right after `op` (--nnc-cuda-gemm-epilogues),
+  /// when it adds a contiguous bias of n elements to exactly the bytes of
+  /// C, in place: recorded in `gemm` and returned (the caller erases it).
+  static linalg::GenericOp epilogueAfter(Operation *op, func::FuncOp func,
+                                         nnc::runtime::CudaGemm &gemm,
+                                         Value c) {
+    Operation *next = op->getNextNode();
+    while (next && next->getNumRegions() == 0 && isMemoryEffectFree(next))
+      next = next->getNextNode();
+    auto add = dyn_cast_or_null<linalg::GenericOp>(next);
+    if (!add || !add->hasAttr(kEpilogueAttr) || gemm.batch != 1)
+      return nullptr;
+    std::optional<std::pair<unsigned, unsigned>> operands =
+        epilogueOperands(add);
+    if (!operands)
+      return nullptr;
+    std::optional<nnc::runtime::CudaEpilogue> kind =
+        epilogueOf(add, operands->first, operands->second);
+    Value y = add.getDpsInits()[0];
+    Value bias = add->getOperand(operands->second);
+    auto yType = cast<MemRefType>(y.getType());
+    auto cType = cast<MemRefType>(c.getType());
+    auto biasType = cast<MemRefType>(bias.getType());
+    auto yLayout = staticLayout(yType), biasLayout = staticLayout(biasType);
+    std::optional<Base> yBase = baseOf(y, func), biasBase = baseOf(bias, func);
+    if (!kind || add->getOperand(operands->first) != y || !yLayout ||
+        !biasLayout || !yBase || !biasBase ||
+        yType.getNumElements() != cType.getNumElements() ||
+        yType.getElementType() != cType.getElementType() ||
+        biasType.getElementType() != cType.getElementType() ||
+        biasType.getNumElements() != static_cast<int64_t>(gemm.n) ||
+        (gemm.n > 1 && biasLayout->second[0] != 1))
+      return nullptr;
+    // Y is C's bytes, row-major and contiguous like C.
+    int64_t bytes = elementBytes(yType);
+    int64_t expected = 1;
+    for (int64_t d = yType.getRank() - 1; d >= 0; --d) {
+      if (yType.getDimSize(d) != 1 && yLayout->second[d] != expected)
+        return nullptr;
+      expected *= yType.getDimSize(d);
+    }
+    if (yBase->arg != gemm.c.buffer ||
+        static_cast<uint64_t>(yBase->bytes + yLayout->first * bytes) !=
+            gemm.c.offset ||
+        gemm.c.ld != gemm.n)
+      return nullptr;
+    gemm.epilogue = *kind;
+    gemm.biasBuffer = biasBase->arg;
+    gemm.biasOffset = static_cast<uint64_t>(
+        biasBase->bytes + biasLayout->first * elementBytes(biasType));
+    return add;
+  }
+
   static DictionaryAttr gemmAttr(Builder &b,
                                  const nnc::runtime::CudaGemm &gemm) {
     auto i64 = [&](uint64_t v) {
@@ -359,6 +614,14 @@ struct GemmToCublasLtPass
         b.getNamedAttr("a", matrixAttr(b, gemm.a)),
         b.getNamedAttr("b", matrixAttr(b, gemm.b)),
         b.getNamedAttr("c", matrixAttr(b, gemm.c))};
+    if (gemm.epilogue != nnc::runtime::CudaEpilogue::None) {
+      fields.push_back(b.getNamedAttr(
+          "epilogue", b.getStringAttr(cudaEpilogueName(gemm.epilogue))));
+      fields.push_back(b.getNamedAttr(
+          "bias", b.getDenseI64ArrayAttr(
+                      {static_cast<int64_t>(gemm.biasBuffer),
+                       static_cast<int64_t>(gemm.biasOffset)})));
+    }
     return b.getDictionaryAttr(fields);
   }
 };
@@ -369,8 +632,13 @@ std::unique_ptr<Pass> nnc::cuda::createGemmToCublasLtPass() {
   return std::make_unique<GemmToCublasLtPass>();
 }
 
+std::unique_ptr<Pass> nnc::cuda::createGemmEpiloguesPass() {
+  return std::make_unique<GemmEpiloguesPass>();
+}
+
 void nnc::cuda::registerCUDAPasses() {
   PassRegistration<GemmToCublasLtPass>();
+  PassRegistration<GemmEpiloguesPass>();
 }
 
 FailureOr<nnc::runtime::CudaGemm>
@@ -420,5 +688,19 @@ nnc::cuda::parseGemmAttr(Operation *call) {
     return failure();
   gemm.batch = static_cast<uint32_t>(batch);
   gemm.accumulate = accumulate.getValue();
+  if (auto epilogue = dict.getAs<StringAttr>("epilogue")) {
+    auto bias = dict.getAs<DenseI64ArrayAttr>("bias");
+    if (epilogue.getValue() == "bias")
+      gemm.epilogue = nnc::runtime::CudaEpilogue::Bias;
+    else if (epilogue.getValue() == "bias_relu")
+      gemm.epilogue = nnc::runtime::CudaEpilogue::BiasRelu;
+    else
+      return failure();
+    if (!bias || bias.size() != 2 || bias[0] < 0 || bias[1] < 0 ||
+        bias[0] > std::numeric_limits<uint32_t>::max())
+      return failure();
+    gemm.biasBuffer = static_cast<uint32_t>(bias[0]);
+    gemm.biasOffset = static_cast<uint64_t>(bias[1]);
+  }
   return gemm;
 }

@@ -60,6 +60,48 @@ func.func @batched(%q: memref<4x8x16xbf16>, %k: memref<16x4xbf16>, %s: memref<4x
   return
 }
 
+// A bias add and ReLU marked by --nnc-cuda-gemm-epilogues, in place on
+// the product's output (a 3-D view of the same bytes): the GEMM's epilogue,
+// its bias in buffer 1 at 0; the add is gone. A marked add on other bytes
+// stays a loop.
+// CHECK-LABEL: func.func @epilogue(
+// CHECK: call @nnc_cuda_gemm_f32_f32({{.*}}) {nnc.cuda_gemm = {a = array<i64: 0, 0, 32, 0, 0>, accumulate = false, b = array<i64: 2, 0, 32, 0, 1>, batch = 1 : i64, bias = array<i64: 1, 0>, c = array<i64: 3, 256, 16, 0, 0>, epilogue = "bias_relu", input_type = "f32", k = 32 : i64, m = 8 : i64, n = 16 : i64, output_type = "f32"}}
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @epilogue_elsewhere(
+// CHECK: call @nnc_cuda_gemm_f32_f32({{.*}}) {nnc.cuda_gemm = {{{[^}]*}}output_type = "f32"}}
+// CHECK: linalg.generic
+// EMIT: // epilogue_l0_gemm: cuBLASLt GEMM 8x16x32, batch 1, f32 to f32, C = A x B; A a0+0 ld 32 batch stride 0; B a2+0 transposed ld 32 batch stride 0; C a3+256 ld 16 batch stride 0; then bias_relu with bias a1+0
+func.func @epilogue(%x: memref<8x32xf32>, %b: memref<16xf32>, %w: memref<16x32xf32>, %arena: memref<4096xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c256 = arith.constant 256 : index
+  %y3 = memref.view %arena[%c256][] : memref<4096xi8> to memref<2x4x16xf32>
+  %y = memref.collapse_shape %y3 [[0, 1], [2]] : memref<2x4x16xf32> into memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<8x16xf32>)
+  linalg.matmul indexing_maps = [#mA, #mBt, #mC] ins(%x, %w : memref<8x32xf32>, memref<16x32xf32>) outs(%y : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b, %y3 : memref<16xf32>, memref<2x4x16xf32>) outs(%y3 : memref<2x4x16xf32>) attrs = {nnc.epilogue = "bias_relu"} {
+  ^bb0(%bv: f32, %cv: f32, %o: f32):
+    %s = arith.addf %bv, %cv : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func @epilogue_elsewhere(%x: memref<8x32xf32>, %b: memref<16xf32>, %w: memref<16x32xf32>, %arena: memref<4096xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c256 = arith.constant 256 : index
+  %c1024 = arith.constant 1024 : index
+  %y = memref.view %arena[%c256][] : memref<4096xi8> to memref<8x16xf32>
+  %z = memref.view %arena[%c1024][] : memref<4096xi8> to memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<8x16xf32>)
+  linalg.matmul indexing_maps = [#mA, #mBt, #mC] ins(%x, %w : memref<8x32xf32>, memref<16x32xf32>) outs(%y : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b, %z : memref<16xf32>, memref<8x16xf32>) outs(%z : memref<8x16xf32>) attrs = {nnc.epilogue = "bias"} {
+  ^bb0(%bv: f32, %cv: f32, %o: f32):
+    %s = arith.addf %bv, %cv : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // A fill that is not zero stays, and the product adds to it.
 // CHECK-LABEL: func.func @ones(
 // CHECK: linalg.fill

@@ -51,6 +51,12 @@ inline constexpr const char *kGemmAttrName = "nnc.cuda_gemm";
 /// call carrying kGemmAttrName, which the emitter makes a GEMM launch.
 std::unique_ptr<mlir::Pass> createGemmToCublasLtPass();
 
+/// --nnc-cuda-gemm-epilogues (the CUDA buffer pipeline, before memory
+/// planning): a bias add (and ReLU) reading only a product's temporary runs
+/// in place on its output, into which the product writes, marked for the
+/// kernel outliner and --nnc-cuda-gemm-to-cublaslt (a cuBLASLt epilogue).
+std::unique_ptr<mlir::Pass> createGemmEpiloguesPass();
+
 /// The GEMM a call made by that pass describes; failure when `call` has no
 /// valid description.
 mlir::FailureOr<runtime::CudaGemm> parseGemmAttr(mlir::Operation *call);

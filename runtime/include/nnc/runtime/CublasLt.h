@@ -41,8 +41,13 @@ constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
 constexpr int kCompute32F = 68;
 // cublasOperation_t.
 constexpr int32_t kOpN = 0, kOpT = 1;
-// cublasLtMatmulDescAttributes_t (int32 values).
-constexpr int kDescTransA = 3, kDescTransB = 4;
+// cublasLtMatmulDescAttributes_t: int32 transposes, the uint32 epilogue,
+// the bias vector's device pointer.
+constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7,
+              kDescBiasPointer = 8;
+// cublasLtEpilogue_t: D += bias (one value per row of D, column-major);
+// then max(0, D).
+constexpr uint32_t kEpilogueBias = 4, kEpilogueReluBias = 6;
 // cublasLtMatrixLayoutAttribute_t: int32 count, int64 stride in elements.
 constexpr int kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
 // cublasLtMatmulPreferenceAttributes_t: uint64 bytes, uint32 alignments.

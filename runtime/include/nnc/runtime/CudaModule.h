@@ -58,9 +58,17 @@ struct CudaMatrix {
   bool transposed = false;
 };
 
+/// What a GEMM applies to each output after the product: nothing, a bias
+/// (one value per column of C, of C's type), or the bias then ReLU.
+enum class CudaEpilogue : uint8_t { None = 0, Bias = 1, BiasRelu = 2 };
+
+/// "none", "bias", "bias_relu".
+const char *cudaEpilogueName(CudaEpilogue epilogue);
+
 /// A matrix product the device runs in its GEMM library (cuBLASLt), in the
 /// compiler's terms: for each of `batch` entries, C = A x B (or C += A x B
-/// when `accumulate`), A m x k, B k x n, C m x n, products summed in f32.
+/// when `accumulate`), A m x k, B k x n, C m x n, products summed in f32;
+/// then the epilogue on each element: C[r][c] = relu(C[r][c] + bias[c]).
 struct CudaGemm {
   uint64_t m = 1, n = 1, k = 1;
   uint32_t batch = 1;
@@ -69,6 +77,11 @@ struct CudaGemm {
   CudaElementType outputType = CudaElementType::F32;
   bool accumulate = false;
   CudaMatrix a, b, c;
+  CudaEpilogue epilogue = CudaEpilogue::None;
+  /// The bias vector (n elements of C's type, contiguous): its buffer and
+  /// byte offset there, when the epilogue has one.
+  uint32_t biasBuffer = 0;
+  uint64_t biasOffset = 0;
 };
 
 /// One launch: of a __global__ function of the source, which takes the
