@@ -422,14 +422,16 @@ struct GemmEpiloguesPass
             yType.getElementType())
       return;
     // Nothing between the first write of C and the add may order against
-    // them; Y is not an input of the product.
+    // them.
     Operation *first = fill ? fill.getOperation() : m.getOperation();
     for (Operation *op = first->getNextNode(); op != add.getOperation();
          op = op->getNextNode())
       if (op != m.getOperation() && op != view && !inert(op))
         return;
+    // The product writes Y before the bias is read: neither its inputs nor
+    // the bias may share Y's buffer.
     Value yRoot = nnc::buffers::rootBuffer(y);
-    for (Value input : m.getDpsInputs())
+    for (Value input : {m.getDpsInputs()[0], m.getDpsInputs()[1], bias})
       if (nnc::buffers::rootBuffer(input) == yRoot)
         return;
     // Y and the bias exist before the first write: an allocation made

@@ -129,3 +129,20 @@ func.func @gelu(%x: memref<8x32xf32>, %w: memref<16x32xf32>, %b: memref<16xf32>,
   }
   return
 }
+
+// The bias read from y's own buffer: the product would overwrite it first.
+// CHECK-LABEL: func.func @bias_in_y(
+// CHECK-NOT: nnc.epilogue
+func.func @bias_in_y(%x: memref<8x32xf32>, %w: memref<16x32xf32>, %y: memref<8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x16xf32>
+  %b = memref.subview %y[0, 0] [1, 16] [1, 1] : memref<8x16xf32> to memref<16xf32, strided<[1]>>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+  linalg.matmul indexing_maps = [#mA, #mBt, #mC] ins(%x, %w : memref<8x32xf32>, memref<16x32xf32>) outs(%c : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#col, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b, %c : memref<16xf32, strided<[1]>>, memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%bv: f32, %cv: f32, %o: f32):
+    %s = arith.addf %bv, %cv : f32
+    linalg.yield %s : f32
+  }
+  return
+}
