@@ -8,9 +8,10 @@
 #
 #   utils/gpu-check.sh prepare [DIR]   here, with nnc built (build/):
 #       compiles into DIR (default build/gpu-check) the digits CNN's
-#       inference and the digits CNN's and char GPT's training steps for
-#       --target cuda (executables and untrained saved trainers), and the
-#       same for the CPU, and writes the CPU's results as references.
+#       inference and the digits CNN's and char GPT's training steps, in
+#       f32 and with --amp bf16, for --target cuda (executables and
+#       untrained saved trainers), and the same for the CPU, and writes the
+#       CPU's results as references.
 #   utils/gpu-check.sh run [DIR]       on the GPU machine, from the
 #       repository's root: builds libnnc_runtime (cmake -S runtime) and the
 #       runner (utils/gpu-check/runner.c), runs everything on the GPU,
@@ -109,10 +110,12 @@ if [[ $mode == prepare ]]; then
   # train_references NAME: the CPU trainer NAME-train-cpu.nncx on
   # NAME-train.npz: its parameters after 3 steps, and after the timed steps
   # with its times.
+  # (NAME-bf16 trains on NAME's data.)
   train_references() {
-    "$dir/runner-here" train "$dir/$1-train-cpu.nncx" "$dir/$1-train.npz" \
+    local data=$dir/${1%-bf16}-train.npz
+    "$dir/runner-here" train "$dir/$1-train-cpu.nncx" "$data" \
       32 3 "$dir/ref-$1-train-3.npz" > /dev/null
-    "$dir/runner-here" train "$dir/$1-train-cpu.nncx" "$dir/$1-train.npz" \
+    "$dir/runner-here" train "$dir/$1-train-cpu.nncx" "$data" \
       32 "$steps" "$dir/ref-$1-train-long.npz" | tee "$dir/ref-$1-train-long.txt"
   }
   {
@@ -139,11 +142,16 @@ EOF
       "$nnc_run" train "$model" --data "$root/examples/digits/train.npz" \
         --steps 0 --target $target "${extra[@]}" "${common[@]}" \
         --save-trainer "$dir/digits-train-$target.nncx" > /dev/null
+      # Mixed precision: matrix products and convolutions in bf16.
+      "$nnc_run" train "$model" --data "$root/examples/digits/train.npz" \
+        --steps 0 --target $target --amp bf16 "${extra[@]}" "${common[@]}" \
+        --save-trainer "$dir/digits-bf16-train-$target.nncx" > /dev/null
     done
     "$dir/runner-here" infer "$dir/digits-infer-cpu.nncx" "$dir/digits-in.npz" \
       "$dir/ref-digits-infer.npz" 0 > /dev/null
     cp "$root/examples/digits/train.npz" "$dir/digits-train.npz"
     train_references digits
+    train_references digits-bf16
   fi
 
   if has gpt; then
@@ -153,11 +161,16 @@ EOF
     cp "$dir/gpt-data/train.npz" "$dir/gpt-train.npz"
     rm -rf "$dir/gpt-data"
     for target in cuda cpu; do
-      "$nnc_run" train "$root/examples/chargpt/model.onnx" --data "$dir/gpt-train.npz" \
-        --steps 0 --target $target "${common[@]}" \
-        --save-trainer "$dir/gpt-train-$target.nncx" > /dev/null
+      for amp in off bf16; do
+        name=gpt
+        [[ $amp == bf16 ]] && name=gpt-bf16
+        "$nnc_run" train "$root/examples/chargpt/model.onnx" --data "$dir/gpt-train.npz" \
+          --steps 0 --target $target --amp $amp "${common[@]}" \
+          --save-trainer "$dir/$name-train-$target.nncx" > /dev/null
+      done
     done
     train_references gpt
+    train_references gpt-bf16
   fi
   rm -f "$dir/runner-here"
   echo "prepared $dir ($(du -sh "$dir" | cut -f1)); on the GPU machine: utils/gpu-check.sh run ${dir#$root/}"
@@ -237,15 +250,18 @@ run_step() {
   fi
 }
 
-# train_checks NAME LABEL: the CUDA trainer NAME-train-cuda.nncx: its
-# parameters after 3 steps against the CPU's, the timed steps beside the
-# CPU's times, and the same steps as CUDA graphs against launch by launch.
+# train_checks NAME LABEL [RTOL ATOL]: the CUDA trainer NAME-train-cuda.nncx:
+# its parameters after 3 steps against the CPU's (within RTOL and ATOL,
+# default 1e-3 and 1e-5), the timed steps beside the CPU's times, and the
+# same steps as CUDA graphs against launch by launch.
 train_checks() {
-  local name=$1 label=$2 trainer=$dir/$1-train-cuda.nncx data=$dir/$1-train.npz
+  # (NAME-bf16 trains on NAME's data.)
+  local name=$1 label=$2 trainer=$dir/$1-train-cuda.nncx data=$dir/${1%-bf16}-train.npz
+  local rtol=${3:-1e-3} atol=${4:-1e-5}
   run_step "$name 3 steps" "$runner" train "$trainer" "$data" 32 3 \
     "$dir/out/$name-train-3.npz" &&
     compare "$label parameters after 3 steps, cuda vs cpu" \
-      "$dir/out/$name-train-3.npz" "$dir/ref-$name-train-3.npz" 1e-3 1e-5
+      "$dir/out/$name-train-3.npz" "$dir/ref-$name-train-3.npz" "$rtol" "$atol"
   run_step "$name $steps steps" "$runner" train "$trainer" "$data" 32 "$steps" \
     "$dir/out/$name-train-long.npz" &&
     say "  cpu (where prepared): $(cat "$dir/ref-$name-train-long.txt")"
@@ -280,8 +296,16 @@ if [[ -f $dir/digits-infer-cuda.nncx ]]; then
       "$dir/ref-digits-infer.npz" 1e-4 1e-5
   train_checks digits digits
 fi
+# bf16 (--amp bf16) against the CPU's bf16 steps: within bf16's rounding,
+# the tolerance of test/Target/CUDA/emulated-models.test.
+if [[ -f $dir/digits-bf16-train-cuda.nncx ]]; then
+  train_checks digits-bf16 "digits bf16" 1e-2 2e-3
+fi
 if [[ -f $dir/gpt-train-cuda.nncx ]]; then
   train_checks gpt "char GPT"
+fi
+if [[ -f $dir/gpt-bf16-train-cuda.nncx ]]; then
+  train_checks gpt-bf16 "char GPT bf16" 1e-2 2e-3
 fi
 
 # PyTorch on the same steps, where this machine's Python has it.

@@ -48,7 +48,7 @@ def batches(path, names):
         index += 1
 
 
-def run(make, path, names, loss_of, mode, steps, device):
+def run(make, path, names, loss_of, mode, steps, device, amp=False):
     torch.manual_seed(0)
     model = make().to(device)
     model.train()
@@ -64,7 +64,13 @@ def run(make, path, names, loss_of, mode, steps, device):
         x, y = (torch.from_numpy(a).to(device, non_blocking=True)
                 for a in next(source))
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_of(forward(x), y)
+        if amp:
+            # torch.autocast's bf16: matrix products and convolutions in
+            # bf16, as nnc's --amp bf16.
+            with torch.autocast(device.split(":")[0], dtype=torch.bfloat16):
+                loss = loss_of(forward(x), y)
+        else:
+            loss = loss_of(forward(x), y)
         loss.backward()
         optimizer.step()
         return loss
@@ -114,12 +120,13 @@ def main(argv):
         path = os.path.join(args.dir, file)
         if not os.path.exists(path):
             continue
-        for mode in modes:
-            label = "torch %s %s %s %s" % (torch.__version__, args.device,
-                                            mode, name)
+        for mode, amp in [(m, a) for a in (False, True) for m in modes]:
+            label = "torch %s %s %s %s%s" % (torch.__version__, args.device,
+                                              mode, name,
+                                              " bf16" if amp else "")
             try:
                 first, median = run(make, path, names, loss_of, mode,
-                                    args.steps, args.device)
+                                    args.steps, args.device, amp)
                 print("%s: median %.3f ms/step over %d steps (first step "
                       "%.1f ms)" % (label, median, args.steps, first),
                       flush=True)
