@@ -1277,7 +1277,10 @@ LogicalResult generateAndPackage(Compilation &c, nnc::CompileResult &result) {
   plan.producer = nnc::compilerVersionString();
   plan.values = std::move(c.values);
   plan.steps = std::move(c.steps);
-  plan.libraryCalls = c.libraryCalls;
+  // Calls the shared pipeline made, and those the target's lowering made
+  // (which generateCode counted into the plan: the CUDA target's GEMMs).
+  plan.libraryCalls = static_cast<uint32_t>(std::min<uint64_t>(
+      uint64_t(c.libraryCalls) + plan.libraryCalls, UINT32_MAX));
   plan.temporaryBytes = c.arenaBytes;
   plan.kernelAllocBytes = c.kernelAllocBytes;
   plan.unfusedKernels = c.unfusedKernels;

@@ -130,7 +130,8 @@ public:
                                      const TargetOptions &options) const = 0;
   /// Generates the code section exporting `kernels` from the lowered module
   /// and records in `plan` what the code needs from the machine that loads
-  /// it. Errors are emitted on the module.
+  /// it, and the library calls per run its lowering made (added to those
+  /// of the shared pipeline). Errors are emitted on the module.
   virtual mlir::LogicalResult
   generateCode(mlir::ModuleOp lowered, const std::vector<KernelEntry> &kernels,
                const TargetOptions &options, runtime::Plan &plan,

@@ -127,7 +127,7 @@ public:
   LogicalResult generateCode(ModuleOp lowered,
                              const std::vector<nnc::KernelEntry> &kernels,
                              const nnc::TargetOptions &options,
-                             nnc::runtime::Plan &,
+                             nnc::runtime::Plan &plan,
                              nnc::KernelBlob &out) const override {
     // The function that calls the kernels in order is the plan's business.
     llvm::StringMap<const nnc::KernelEntry *> byFunction;
@@ -151,6 +151,8 @@ public:
       if (launch.gemm) {
         entry.kind = nnc::runtime::CudaLaunch::Kind::Gemm;
         entry.gemm = *launch.gemm;
+        // A call into cuBLASLt per run, in --report's library calls.
+        ++plan.libraryCalls;
       } else if (launch.iterations > 1) {
         entry.block = static_cast<uint32_t>(launch.block);
         entry.grid = static_cast<uint32_t>(std::clamp<int64_t>(
