@@ -116,7 +116,6 @@ std::optional<Base> baseOf(Value value, func::FuncOp func) {
 
 /// A matrix operand located in the kernel's buffers.
 struct Matrix {
-  Value value;
   nnc::runtime::CudaMatrix m;
   /// Its bytes in its buffer: [begin, end).
   int64_t begin = 0, end = 0;
@@ -157,7 +156,6 @@ std::optional<Matrix> describe(Value value, AffineMap map, int64_t rowDim,
     return std::nullopt;
   int64_t rows = sizes[rowDim], cols = sizes[colDim];
   Matrix out;
-  out.value = value;
   out.m.buffer = base->arg;
   int64_t bytes = elementBytes(type);
   out.m.offset = base->bytes + layout->first * bytes;
