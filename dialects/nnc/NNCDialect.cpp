@@ -71,7 +71,8 @@ static LogicalResult verifyBackendAnnotation(Operation *op, NamedAttribute attr,
     ok = isa<DenseI64ArrayAttr>(value) &&
          cast<DenseI64ArrayAttr>(value).size() % 2 == 0;
   else if (name == "nnc.accumulate" || name == "nnc.library" ||
-           name == "nnc.loop_local")
+           name == "nnc.loop_local" ||
+           name == "nnc.join_kernel") // --nnc-cuda-row-groups's chains
     ok = isa<UnitAttr>(value);
   else if (name == "nnc.recompute") // --nnc-remat-budget's clones, numbered
     ok = isa<IntegerAttr>(value);

@@ -131,6 +131,7 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
     pm.addNestedPass<func::FuncOp>(createFuseSiblingsPass());
     pm.addPass(createCSEPass());
   }
+  target.buildKernelGroupingPipeline(pm, options);
   // Temporaries into one arena; whatever is left (dynamic or nested
   // allocations, or all of them without planning) is freed where it dies.
   if (options.planMemory)

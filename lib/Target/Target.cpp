@@ -23,6 +23,9 @@ void nnc::Target::buildKernelChoicePipeline(mlir::OpPassManager &,
 void nnc::Target::buildTensorPipeline(mlir::OpPassManager &,
                                       const TargetOptions &) const {}
 
+void nnc::Target::buildKernelGroupingPipeline(mlir::OpPassManager &,
+                                              const TargetOptions &) const {}
+
 std::string nnc::Target::checkVariant(llvm::StringRef variant) const {
   if (variant.empty())
     return "";

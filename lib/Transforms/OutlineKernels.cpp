@@ -361,6 +361,10 @@ struct OutlineKernelsPass
       // product right before it, which the target's library runs with it.
       if (op.hasAttr("nnc.epilogue") && !kernels.empty())
         joinPrevious = true;
+      // So does an op a target marked to join the kernel before it
+      // (nnc.join_kernel: the CUDA target's row groups).
+      if (op.hasAttr("nnc.join_kernel") && !kernels.empty())
+        joinPrevious = true;
       // A value other than a buffer from an earlier kernel: join it and
       // everything since.
       for (Value v : usedValues(&op)) {
@@ -415,6 +419,11 @@ struct OutlineKernelsPass
       auto kernelFunc = func::FuncOp::create(
           moduleBuilder, kernel.ops.front()->getLoc(), name,
           moduleBuilder.getFunctionType(argTypes, {}));
+      // The arena stays marked: it is nobody's input or output, so a
+      // target knows it shares no bytes with the other arguments.
+      for (auto [i, a] : llvm::enumerate(args))
+        if (func.getArgAttr(cast<BlockArgument>(a).getArgNumber(), "nnc.arena"))
+          kernelFunc.setArgAttr(i, "nnc.arena", moduleBuilder.getUnitAttr());
       Block *entry = kernelFunc.addEntryBlock();
       OpBuilder builder = OpBuilder::atBlockEnd(entry);
       IRMapping mapping;

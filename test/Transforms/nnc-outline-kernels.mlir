@@ -10,16 +10,17 @@
 // bytes: exp reads %x (1024) and writes %a (1024); fill + add read %a and
 // %y (2048) and write %b twice (2048); the unnamed mul reads %b twice (2048)
 // and writes %out (1024), named by its file position. The body becomes the
-// calls, in order.
+// calls, in order. The arena keeps its mark (nnc.arena): a target knows
+// it shares no bytes with the other arguments.
 // CHECK-LABEL: func.func @f_k0
-// CHECK-SAME: (%[[X:.*]]: memref<256xf32>, %[[AR:.*]]: memref<2048xi8>)
+// CHECK-SAME: (%[[X:.*]]: memref<256xf32>, %[[AR:.*]]: memref<2048xi8> {nnc.arena})
 // CHECK-SAME: nnc.bytes_read = 1024 : i64, nnc.bytes_written = 1024 : i64, nnc.kernel_detail = "exp1", nnc.kernel_name = "exp: exp1"
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[AR]][%[[C0]]][] : memref<2048xi8> to memref<256xf32>
 // CHECK-NEXT: linalg.exp ins(%[[X]] : memref<256xf32>) outs(%[[A]] : memref<256xf32>)
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @f_k1
-// CHECK-SAME: (%[[Y:.*]]: memref<256xf32>, %[[AR:.*]]: memref<2048xi8>)
+// CHECK-SAME: (%[[Y:.*]]: memref<256xf32>, %[[AR:.*]]: memref<2048xi8> {nnc.arena})
 // CHECK-SAME: nnc.bytes_read = 2048 : i64, nnc.bytes_written = 2048 : i64, nnc.kernel_detail = "zero, add1", nnc.kernel_name = "fill+add: zero (+1)"
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[AR]][%[[C0]]][]
@@ -30,7 +31,7 @@
 // CHECK-NEXT: linalg.add ins(%[[A]], %[[Y]] : memref<256xf32>, memref<256xf32>) outs(%[[B]] : memref<256xf32>)
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @f_k2
-// CHECK-SAME: (%[[OUT:.*]]: memref<256xf32>, %[[AR:.*]]: memref<2048xi8>)
+// CHECK-SAME: (%[[OUT:.*]]: memref<256xf32>, %[[AR:.*]]: memref<2048xi8> {nnc.arena})
 // CHECK-SAME: nnc.bytes_read = 2048 : i64, nnc.bytes_written = 1024 : i64, nnc.kernel_detail = "nnc-outline-kernels.mlir:[[@LINE+24]]", nnc.kernel_name = "mul: nnc-outline-kernels.mlir:[[@LINE+24]]"
 // CHECK-NOT: nnc.library
 // CHECK-NEXT: %[[C1024:.*]] = arith.constant 1024 : index
@@ -459,5 +460,53 @@ func.func @epilogue(%x: memref<4x8xf32>, %w: memref<8x4xf32>, %b: memref<4xf32>,
     %s = arith.addf %bv, %cv : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+// Ops a target marked to join the kernel before them (nnc.join_kernel: the
+// CUDA target's row groups) stay in it, however many; the same ops unmarked
+// are a kernel each (the reductions end kernels).
+// CHECK-LABEL: func.func @join_k0
+// CHECK: linalg.reduce
+// CHECK: linalg.generic
+// CHECK: linalg.reduce
+// CHECK-NOT: func.func
+// CHECK-LABEL: func.func @join_k1
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @join_k2
+// CHECK: linalg.reduce
+// CHECK-LABEL: func.func @join(
+// CHECK-NEXT: call @join_k0
+// CHECK-NEXT: call @join_k1
+// CHECK-NEXT: call @join_k2
+// CHECK-NEXT: return
+func.func @join(%x: memref<4x8xf32>, %m: memref<4xf32>, %e: memref<4x8xf32>, %s: memref<4xf32>, %t: memref<4xf32>) {
+  linalg.reduce ins(%x : memref<4x8xf32>) outs(%m : memref<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.maximumf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m : memref<4x8xf32>, memref<4xf32>) outs(%e : memref<4x8xf32>) attrs = {nnc.join_kernel} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  linalg.reduce ins(%e : memref<4x8xf32>) outs(%s : memref<4xf32>) dimensions = [1] {nnc.join_kernel}
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : memref<4x8xf32>, memref<4xf32>) outs(%e : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  linalg.reduce ins(%e : memref<4x8xf32>) outs(%t : memref<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
   return
 }

@@ -125,6 +125,10 @@ public:
   /// planning: library calls, copies the target does its own way.
   virtual void buildBufferPipeline(mlir::OpPassManager &pm,
                                    const TargetOptions &options) const = 0;
+  /// Passes after sibling fusion and before memory planning: which ops
+  /// the kernel outliner keeps together (nnc.join_kernel). None by default.
+  virtual void buildKernelGroupingPipeline(mlir::OpPassManager &pm,
+                                           const TargetOptions &options) const;
   /// Passes from the fused, planned kernels to what generateCode takes.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;
