@@ -198,14 +198,21 @@ public:
       // A reduction spread over threads is a launch of its own too, and so
       // is a GEMM.
       size_t last = i;
-      if (!ownLaunch(ops[i]))
+      // Nests over the same rows, one of them a reduction, each reading
+      // only its own row of what the others write: one launch.
+      std::optional<RowGroup> group = matchRowGroup(ops, i, last);
+      if (!group && !ownLaunch(ops[i]))
         for (size_t j = i; j < ops.size() && !ownLaunch(ops[j]); ++j)
           if (!isPrelude(ops[j]))
             last = j;
-      SmallVector<Operation *> prelude, work(ops.begin() + i,
-                                             ops.begin() + last + 1);
+      SmallVector<Operation *> prelude, work;
+      if (group)
+        for (const RowPhase &phase : group->phases)
+          work.push_back(phase.op);
+      else
+        work.assign(ops.begin() + i, ops.begin() + last + 1);
       // Independent parallel loops that follow join this one's launch.
-      if (mergeable(ops[i])) {
+      if (!group && mergeable(ops[i])) {
         for (size_t j = i + 1; j < ops.size() && work.size() < kMaxMerged;
              ++j) {
           if (isPrelude(ops[j]) && isMemoryEffectFree(ops[j]))
@@ -250,14 +257,16 @@ public:
       // Nor may a launch of many threads (a parallel loop, a reduction)
       // write it: its threads read it at their start, in any order with the
       // others' writes.
-      if (isa<scf::ParallelOp>(work.front()) || spread(work.front()))
+      if (isa<scf::ParallelOp>(work.front()) || spread(work.front()) || group)
         for (Operation *p : prelude)
           if (auto load = dyn_cast<memref::LoadOp>(p))
-            if (writes(work.front(), regionOf(load.getMemRef())))
-              return load.emitError("the CUDA emitter reads this in every "
-                                    "thread of a launch of @")
-                     << func_.getName() << " that writes its buffer";
-      if (failed(emitLaunch(work, prelude, index++)))
+            for (Operation *w : work)
+              if (writes(w, regionOf(load.getMemRef())))
+                return load.emitError("the CUDA emitter reads this in every "
+                                      "thread of a launch of @")
+                       << func_.getName() << " that writes its buffer";
+      if (failed(emitLaunch(work, prelude, index++,
+                            group ? &*group : nullptr)))
         return failure();
       launched.push_back(work);
       i = last + 1;
@@ -266,6 +275,8 @@ public:
   }
 
 private:
+  struct RowGroup;
+
   /// Whether `op` is a GEMM launch (GemmToCublasLt.cpp).
   static bool isGemm(Operation *op) {
     return isa<func::CallOp>(op) && op->hasAttr(nnc::cuda::kGemmAttrName);
@@ -378,6 +389,25 @@ private:
     return found;
   }
 
+  /// Whether `value` is the planned arena (--nnc-plan-memory marks it),
+  /// which shares no bytes with any other argument.
+  static bool isArena(Value value) {
+    auto arg = dyn_cast<BlockArgument>(value);
+    auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                    : func::FuncOp();
+    return func && func.getArgAttr(arg.getArgNumber(), "nnc.arena");
+  }
+
+  /// Whether two regions may share bytes: two kernel arguments may be one
+  /// buffer (an output donated to an input lives in the input's), unless
+  /// one is the arena.
+  static bool mayAlias(const Region &a, const Region &b) {
+    return overlap(a, b) ||
+           (a.root != b.root && isa<BlockArgument>(a.root) &&
+            isa<BlockArgument>(b.root) && !isArena(a.root) &&
+            !isArena(b.root));
+  }
+
   /// The most parallel loops one launch takes.
   static constexpr size_t kMaxMerged = 64;
 
@@ -421,7 +451,8 @@ private:
   }
 
   LogicalResult emitLaunch(ArrayRef<Operation *> work,
-                           ArrayRef<Operation *> prelude, int index) {
+                           ArrayRef<Operation *> prelude, int index,
+                           RowGroup *group) {
     if (isGemm(work.front()))
       return emitGemmLaunch(work.front(), index);
     names_.clear();
@@ -454,7 +485,10 @@ private:
     std::optional<RowsPer> per;
     if (work.size() == 1 && (reduction = matchReduction(work.front())))
       per = rowsPer(*reduction, parallel != nullptr);
-    if (per) {
+    if (group) {
+      if (failed(emitRowGroup(*group, launch)))
+        return failure();
+    } else if (per) {
       if (failed(emitReduction(*reduction, *per, launch)))
         return failure();
     } else if (parallel && work.size() > 1) {
@@ -501,6 +535,8 @@ private:
     SmallVector<Operation *> perRow, perIteration;
     SmallVector<Fold> folds;
     int64_t numRows = 1, numReduced = 1;
+    /// Whether the rows are the nest's outermost loops.
+    bool rowsFirst = false;
   };
 
   /// How a reduction's rows are spread: one per thread (each folds its
@@ -697,6 +733,8 @@ private:
       else if (isRow != used)
         return std::nullopt;
     }
+    nest.rowsFirst = isRow.find_first_unset() == -1 ||
+                     isRow.find_first_unset() == static_cast<int>(isRow.count());
     for (auto [i, loop] : llvm::enumerate(loops)) {
       (isRow.test(i) ? nest.rows : nest.reduced).push_back(loop);
       (isRow.test(i) ? nest.numRows : nest.numReduced) *= loop.count;
@@ -752,6 +790,8 @@ private:
   /// Declares the induction variables of `loops` from the flat index
   /// `flat` (the last loop fastest).
   void emitIndices(ArrayRef<ReductionNest::Loop> loops, StringRef flat) {
+    if (loops.empty())
+      return;
     std::string r = fresh();
     line() << "long long " << r << " = " << flat << ";\n";
     for (size_t d = loops.size(); d-- > 0;) {
@@ -765,21 +805,9 @@ private:
     }
   }
 
-  /// A reduction nest as one launch: its rows spread over the grid as
-  /// `per` says (RowsPer).
-  LogicalResult emitReduction(ReductionNest &nest, RowsPer per,
-                              nnc::cuda::Launch &launch) {
-    int64_t lanes = per == RowsPer::Thread ? 1
-                    : per == RowsPer::Warp ? 32
-                                           : launch.block;
-    launch.iterations = nest.numRows * lanes;
-    line() << "// " << nest.numRows
-           << (nest.numRows == 1 ? " row of " : " rows of ") << nest.numReduced
-           << " values, one "
-           << (per == RowsPer::Thread ? "thread"
-               : per == RowsPer::Warp ? "warp"
-                                      : "block")
-           << " per row.\n";
+  /// Opens the loop over `numRows` rows, each taken by the lanes `per`
+  /// says (a warp- or block-uniform loop), and returns the row variable.
+  std::string openRowLoop(RowsPer per, int64_t numRows) {
     std::string first, stride;
     switch (per) {
     case RowsPer::Thread:
@@ -797,10 +825,51 @@ private:
     }
     std::string row = fresh();
     line() << "for (long long " << row << " = " << first << "; " << row
-           << " < " << nest.numRows << "LL; " << row << " += " << stride
+           << " < " << numRows << "LL; " << row << " += " << stride
            << ") {\n";
     ++indent_;
+    return row;
+  }
+
+  /// A row's lane: its first value, and the stride between its values.
+  static std::string laneFirst(RowsPer per) {
+    return per == RowsPer::Thread ? "0LL"
+           : per == RowsPer::Warp ? "(long long)(threadIdx.x & 31u)"
+                                  : "(long long)threadIdx.x";
+  }
+  static std::string laneStride(RowsPer per) {
+    return per == RowsPer::Thread ? "1LL"
+           : per == RowsPer::Warp ? "32LL"
+                                  : "(long long)blockDim.x";
+  }
+
+  /// A reduction nest as one launch: its rows spread over the grid as
+  /// `per` says (RowsPer).
+  LogicalResult emitReduction(ReductionNest &nest, RowsPer per,
+                              nnc::cuda::Launch &launch) {
+    int64_t lanes = per == RowsPer::Thread ? 1
+                    : per == RowsPer::Warp ? 32
+                                           : launch.block;
+    launch.iterations = nest.numRows * lanes;
+    line() << "// " << nest.numRows
+           << (nest.numRows == 1 ? " row of " : " rows of ") << nest.numReduced
+           << " values, one "
+           << (per == RowsPer::Thread ? "thread"
+               : per == RowsPer::Warp ? "warp"
+                                      : "block")
+           << " per row.\n";
+    std::string row = openRowLoop(per, nest.numRows);
     emitIndices(nest.rows, row);
+    if (failed(emitRowFold(nest, per)))
+      return failure();
+    --indent_;
+    line() << "}\n";
+    return success();
+  }
+
+  /// The folds of one row of `nest` (its row variables bound) by the
+  /// lanes `per` gives it, the totals folded into the outputs.
+  LogicalResult emitRowFold(ReductionNest &nest, RowsPer per) {
     for (Operation *op : nest.perRow)
       if (failed(emitOp(op)))
         return failure();
@@ -820,13 +889,8 @@ private:
                << "();\n";
       }
     }
-    std::string k = fresh(),
-                kFirst = per == RowsPer::Thread ? "0LL"
-                         : per == RowsPer::Warp ? "(long long)(threadIdx.x & 31u)"
-                                                : "(long long)threadIdx.x",
-                kStride = per == RowsPer::Thread ? "1LL"
-                          : per == RowsPer::Warp ? "32LL"
-                                                 : "(long long)blockDim.x";
+    std::string k = fresh(), kFirst = laneFirst(per),
+                kStride = laneStride(per);
     line() << "for (long long " << k << " = " << kFirst << "; " << k << " < "
            << nest.numReduced << "LL; " << k << " += " << kStride << ") {\n";
     ++indent_;
@@ -896,6 +960,296 @@ private:
                << ";\n";
     }
     if (per != RowsPer::Thread) {
+      --indent_;
+      line() << "}\n";
+    }
+    return success();
+  }
+
+  /// A row group: consecutive nests of a kernel over the same rows (the
+  /// leading loops of each, with the same bounds), one of them at least a
+  /// reduction, where what a nest reads of what another writes lies in
+  /// the same row (softmax's maximum, exponentials, sum and division; a
+  /// layer norm's mean, deviations, variance and scaling). One launch
+  /// runs them: the lanes of a row (a thread, a warp or a block) run the
+  /// nests, the passes, one after another with a barrier between, instead
+  /// of one launch per nest.
+  struct RowPhase {
+    Operation *op = nullptr;
+    std::optional<ReductionNest> reduction;
+    /// A parallel nest's loops: the rows, then the rest.
+    SmallVector<ReductionNest::Loop> rows, inner;
+    int64_t numInner = 1;
+  };
+  struct RowGroup {
+    SmallVector<int64_t> counts;
+    int64_t numRows = 1;
+    SmallVector<RowPhase, 4> phases;
+    RowsPer per = RowsPer::Thread;
+  };
+
+  /// `op` as a pass of a row group (a reduction nest whose rows are its
+  /// outer loops, or a parallel nest), its rows not yet split off.
+  static std::optional<RowPhase> phaseOf(Operation *op) {
+    RowPhase phase;
+    phase.op = op;
+    phase.reduction = matchReduction(op);
+    if (phase.reduction) {
+      if (!phase.reduction->rowsFirst)
+        return std::nullopt;
+      return phase;
+    }
+    auto loop = dyn_cast<scf::ParallelOp>(op);
+    if (!loop || !gridable(loop))
+      return std::nullopt;
+    for (auto [iv, lb, ub, step] :
+         llvm::zip(loop.getInductionVars(), loop.getLowerBound(),
+                   loop.getUpperBound(), loop.getStep())) {
+      int64_t l = *getConstantIntValue(lb), u = *getConstantIntValue(ub),
+              s = *getConstantIntValue(step);
+      phase.inner.push_back({iv, l, s, u > l ? (u - l + s - 1) / s : 0});
+    }
+    return phase;
+  }
+
+  /// Splits `phase`'s loops into the rows `counts` (from 0 by 1) and the
+  /// rest; false if its leading loops are not those rows.
+  static bool splitRows(RowPhase &phase, ArrayRef<int64_t> counts) {
+    auto isRow = [](const ReductionNest::Loop &loop, int64_t count) {
+      return loop.lower == 0 && loop.step == 1 && loop.count == count;
+    };
+    if (phase.reduction) {
+      const ReductionNest &nest = *phase.reduction;
+      if (nest.rows.size() != counts.size())
+        return false;
+      for (auto [loop, count] : llvm::zip(nest.rows, counts))
+        if (!isRow(loop, count))
+          return false;
+      phase.rows = nest.rows;
+      phase.numInner = nest.numReduced;
+      return true;
+    }
+    if (phase.inner.size() < counts.size())
+      return false;
+    for (auto [loop, count] : llvm::zip(phase.inner, counts))
+      if (!isRow(loop, count))
+        return false;
+    phase.rows.assign(phase.inner.begin(), phase.inner.begin() + counts.size());
+    phase.inner.erase(phase.inner.begin(), phase.inner.begin() + counts.size());
+    phase.numInner = 1;
+    for (const ReductionNest::Loop &loop : phase.inner)
+      phase.numInner *= loop.count;
+    return true;
+  }
+
+  /// One read or write of a pass: a load, a store or an atomic at
+  /// `indices`, or any other use of a buffer (then `known` is false).
+  struct Access {
+    Value memref;
+    SmallVector<Value> indices;
+    bool write = false, known = true;
+  };
+
+  static SmallVector<Access> accessesOf(Operation *op) {
+    SmallVector<Access> accesses;
+    op->walk([&](Operation *inner) {
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        accesses.push_back({load.getMemRef(), llvm::to_vector(load.getIndices())});
+      } else if (auto store = dyn_cast<memref::StoreOp>(inner)) {
+        accesses.push_back(
+            {store.getMemRef(), llvm::to_vector(store.getIndices()), true});
+      } else if (auto rmw = dyn_cast<memref::AtomicRMWOp>(inner)) {
+        accesses.push_back(
+            {rmw.getMemref(), llvm::to_vector(rmw.getIndices()), true});
+      } else if (!isa<ViewLikeOpInterface>(inner)) {
+        for (Value operand : inner->getOperands())
+          if (isa<MemRefType>(operand.getType()))
+            accesses.push_back({operand, {}, true, false});
+      }
+    });
+    return accesses;
+  }
+
+  /// The bytes row r of an access touches: [begin + r * rowBytes, begin +
+  /// (r + 1) * rowBytes) of `root`. Known when the buffer is contiguous
+  /// (an identity layout, reached from the root through views at constant
+  /// offsets and reshapes), its leading dimensions are the rows, and the
+  /// access indexes them with the row variables.
+  struct Slab {
+    Value root;
+    int64_t begin = 0, rowBytes = 0;
+    bool operator==(const Slab &other) const {
+      return root == other.root && begin == other.begin &&
+             rowBytes == other.rowBytes;
+    }
+  };
+
+  static std::optional<Slab> slabOf(const Access &access,
+                                    ArrayRef<ReductionNest::Loop> rows) {
+    auto type = dyn_cast<MemRefType>(access.memref.getType());
+    if (!access.known || !type || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() ||
+        type.getRank() < static_cast<int64_t>(rows.size()) ||
+        access.indices.size() != static_cast<size_t>(type.getRank()))
+      return std::nullopt;
+    for (auto [d, row] : llvm::enumerate(rows))
+      if (access.indices[d] != row.iv || type.getDimSize(d) != row.count)
+        return std::nullopt;
+    Slab slab;
+    slab.rowBytes = elementBytes(type.getElementType());
+    for (int64_t d = rows.size(); d < type.getRank(); ++d)
+      slab.rowBytes *= type.getDimSize(d);
+    Value v = access.memref;
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto view = dyn_cast<memref::ViewOp>(def)) {
+        std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+        if (!shift)
+          return std::nullopt;
+        slab.begin += *shift;
+        v = view.getSource();
+        continue;
+      }
+      if (isa<memref::ReshapeOp, memref::CollapseShapeOp,
+              memref::ExpandShapeOp>(def)) {
+        auto source = dyn_cast<MemRefType>(def->getOperand(0).getType());
+        if (!source || !source.getLayout().isIdentity())
+          return std::nullopt;
+        v = def->getOperand(0);
+        continue;
+      }
+      return std::nullopt;
+    }
+    if (auto root = dyn_cast<MemRefType>(v.getType()))
+      if (!root.getLayout().isIdentity())
+        return std::nullopt;
+    slab.root = v;
+    return slab;
+  }
+
+  /// Whether `later` may follow `earlier` in a row group: wherever one
+  /// writes bytes the other may touch, both reach them through the same
+  /// slabs (each row only its own bytes).
+  static bool rowLocal(const RowPhase &earlier, const RowPhase &later) {
+    SmallVector<Access> a = accessesOf(earlier.op), b = accessesOf(later.op);
+    for (const Access &x : a)
+      for (const Access &y : b) {
+        if (!x.write && !y.write)
+          continue;
+        if (!mayAlias(regionOf(x.memref), regionOf(y.memref)))
+          continue;
+        std::optional<Slab> sx = slabOf(x, earlier.rows),
+                            sy = slabOf(y, later.rows);
+        // Two arguments that may alias are one buffer when they do (an
+        // output donated to an input): the same slabs if laid out alike.
+        if (sx && sy && sx->root != sy->root)
+          sy->root = sx->root;
+        if (!sx || !sy || !(*sx == *sy))
+          return false;
+      }
+    return true;
+  }
+
+  /// The row group starting at `ops[i]`, and in `last` the index of its
+  /// last nest; nothing (and `last` unchanged) if the nests from `i` make
+  /// none.
+  static std::optional<RowGroup> matchRowGroup(ArrayRef<Operation *> ops,
+                                               size_t i, size_t &last) {
+    SmallVector<RowPhase, 4> candidates;
+    SmallVector<size_t> at;
+    for (size_t j = i; j < ops.size(); ++j) {
+      if (isPrelude(ops[j]) && isMemoryEffectFree(ops[j]))
+        continue;
+      std::optional<RowPhase> phase = phaseOf(ops[j]);
+      if (!phase)
+        break;
+      candidates.push_back(std::move(*phase));
+      at.push_back(j);
+    }
+    // The rows are the first reduction's.
+    const RowPhase *first = llvm::find_if(
+        candidates, [](const RowPhase &p) { return p.reduction.has_value(); });
+    if (first == candidates.end() || first->reduction->rows.empty())
+      return std::nullopt;
+    RowGroup group;
+    for (const ReductionNest::Loop &loop : first->reduction->rows)
+      group.counts.push_back(loop.count);
+    group.numRows = first->reduction->numRows;
+    if (group.numRows < 2)
+      return std::nullopt;
+    size_t end = i;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      RowPhase &phase = candidates[c];
+      if (!splitRows(phase, group.counts) ||
+          !llvm::all_of(group.phases, [&](const RowPhase &earlier) {
+            return rowLocal(earlier, phase);
+          }))
+        break;
+      group.phases.push_back(std::move(phase));
+      end = at[c];
+    }
+    if (group.phases.size() < 2 ||
+        llvm::none_of(group.phases, [](const RowPhase &p) {
+          return p.reduction.has_value();
+        }))
+      return std::nullopt;
+    last = end;
+    int64_t most = 1;
+    for (const RowPhase &phase : group.phases)
+      most = std::max(most, phase.numInner);
+    group.per = most >= kBlockRowFrom  ? RowsPer::Block
+                : most >= kWarpRowFrom ? RowsPer::Warp
+                                       : RowsPer::Thread;
+    return group;
+  }
+
+  /// A row group as one launch: each row's passes in order, a barrier
+  /// between (a reduction's total is in its output before the next pass
+  /// reads it).
+  LogicalResult emitRowGroup(RowGroup &group, nnc::cuda::Launch &launch) {
+    RowsPer per = group.per;
+    int64_t lanes = per == RowsPer::Thread ? 1
+                    : per == RowsPer::Warp ? 32
+                                           : launch.block;
+    launch.iterations = group.numRows * lanes;
+    line() << "// Row group: " << group.numRows << " rows, "
+           << group.phases.size() << " passes over each, one "
+           << (per == RowsPer::Thread ? "thread"
+               : per == RowsPer::Warp ? "warp"
+                                      : "block")
+           << " per row.\n";
+    std::string row = openRowLoop(per, group.numRows);
+    // A pass of one value runs on a row's first lane, which also stores a
+    // reduction's total (after every lane has read its values): between
+    // such passes and reductions, no barrier.
+    bool firstLaneOnly = true;
+    for (auto [p, phase] : llvm::enumerate(group.phases)) {
+      bool mine = !phase.reduction && phase.numInner == 1;
+      if (p && !(mine && firstLaneOnly)) {
+        if (per == RowsPer::Block)
+          line() << "__syncthreads();\n";
+        else if (per == RowsPer::Warp)
+          line() << "__syncwarp();\n";
+        firstLaneOnly = true;
+      }
+      if (!phase.reduction && phase.numInner > 1)
+        firstLaneOnly = false;
+      line() << "// Pass " << p + 1 << ": "
+             << (phase.reduction ? "a reduction of " : "") << phase.numInner
+             << (phase.numInner == 1 ? " value.\n" : " values.\n");
+      emitIndices(phase.rows, row);
+      if (phase.reduction) {
+        if (failed(emitRowFold(*phase.reduction, per)))
+          return failure();
+        continue;
+      }
+      std::string k = fresh(), kFirst = laneFirst(per);
+      line() << "for (long long " << k << " = " << kFirst << "; " << k
+             << " < " << phase.numInner << "LL; " << k
+             << " += " << laneStride(per) << ") {\n";
+      ++indent_;
+      emitIndices(phase.inner, k);
+      if (failed(emitBlock(cast<scf::ParallelOp>(phase.op).getBody())))
+        return failure();
       --indent_;
       line() << "}\n";
     }
@@ -986,12 +1340,6 @@ private:
     });
     if (scalar || stores.empty())
       return {};
-    // Two kernel arguments may be one buffer (an output donated to an
-    // input lives in the input's).
-    auto mayAlias = [](const Region &a, const Region &b) {
-      return overlap(a, b) || (a.root != b.root && isa<BlockArgument>(a.root) &&
-                               isa<BlockArgument>(b.root));
-    };
     for (memref::StoreOp store : stores)
       for (memref::LoadOp load : loads)
         if (store->isBeforeInBlock(body->findAncestorOpInBlock(*load)) &&
