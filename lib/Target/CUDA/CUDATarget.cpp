@@ -116,6 +116,13 @@ public:
       pm.addPass(nnc::cuda::createGemmEpiloguesPass());
   }
 
+  void buildKernelGroupingPipeline(
+      OpPassManager &pm, const nnc::TargetOptions &options) const override {
+    // Softmax and layer norm chains one kernel each, one launch each.
+    if (options.fuse)
+      pm.addPass(nnc::cuda::createRowGroupsPass());
+  }
+
   void buildLoweringPipeline(OpPassManager &pm,
                              const nnc::TargetOptions &options) const override {
     // Matrix products run in cuBLASLt, unless generated code only is asked.

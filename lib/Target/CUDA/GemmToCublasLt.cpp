@@ -639,6 +639,7 @@ std::unique_ptr<Pass> nnc::cuda::createGemmEpiloguesPass() {
 void nnc::cuda::registerCUDAPasses() {
   PassRegistration<GemmToCublasLtPass>();
   PassRegistration<GemmEpiloguesPass>();
+  registerRowGroupsPass();
 }
 
 FailureOr<nnc::runtime::CudaGemm>

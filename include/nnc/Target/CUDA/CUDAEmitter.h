@@ -57,6 +57,17 @@ std::unique_ptr<mlir::Pass> createGemmToCublasLtPass();
 /// kernel outliner and --nnc-cuda-gemm-to-cublaslt (a cuBLASLt epilogue).
 std::unique_ptr<mlir::Pass> createGemmEpiloguesPass();
 
+/// The mark of an op the kernel outliner keeps in the kernel of the op
+/// before it.
+inline constexpr const char *kJoinKernelAttrName = "nnc.join_kernel";
+
+/// --nnc-cuda-row-groups (after sibling fusion, before memory planning):
+/// marks chains of linalg ops over the same rows, a reduction among them
+/// (softmax, layer norm), to stay in one kernel, which the emitter runs as
+/// one launch.
+std::unique_ptr<mlir::Pass> createRowGroupsPass();
+void registerRowGroupsPass();
+
 /// The GEMM a call made by that pass describes; failure when `call` has no
 /// valid description.
 mlir::FailureOr<runtime::CudaGemm> parseGemmAttr(mlir::Operation *call);
