@@ -537,6 +537,8 @@ private:
     int64_t numRows = 1, numReduced = 1;
     /// Whether the rows are the nest's outermost loops.
     bool rowsFirst = false;
+    /// The nest's outermost loop.
+    Operation *top = nullptr;
   };
 
   /// How a reduction's rows are spread: one per thread (each folds its
@@ -733,6 +735,7 @@ private:
       else if (isRow != used)
         return std::nullopt;
     }
+    nest.top = top;
     nest.rowsFirst = isRow.find_first_unset() == -1 ||
                      isRow.find_first_unset() == static_cast<int>(isRow.count());
     for (auto [i, loop] : llvm::enumerate(loops)) {
@@ -867,6 +870,34 @@ private:
     return success();
   }
 
+  /// How many consecutive values of the innermost reduced loop a lane of
+  /// a warp or block takes at a time (4, 2 or 1), and in `loads` the loads
+  /// that read them as one vector. Every lane must still get a value (a
+  /// warp's 32, a block's up to 1024: lanes start from their first), and
+  /// one load at least must be a vector one.
+  int64_t planReductionVectors(const ReductionNest &nest, RowsPer per,
+                               llvm::SmallPtrSetImpl<Operation *> &loads) {
+    if (nest.reduced.empty() || nest.reduced.back().step != 1)
+      return 1;
+    const ReductionNest::Loop &inner = nest.reduced.back();
+    int64_t lanes = per == RowsPer::Warp ? 32 : 1024;
+    for (int64_t width : {4, 2}) {
+      if (inner.count % width || inner.lower % width ||
+          nest.numReduced / width < lanes)
+        continue;
+      loads.clear();
+      for (Operation *op : nest.perIteration)
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          if (contiguous(load.getMemRef(), load.getIndices(), inner.iv,
+                         &nest.top->getRegion(0), width))
+            loads.insert(op);
+      if (!loads.empty())
+        return width;
+    }
+    loads.clear();
+    return 1;
+  }
+
   /// The folds of one row of `nest` (its row variables bound) by the
   /// lanes `per` gives it, the totals folded into the outputs.
   LogicalResult emitRowFold(ReductionNest &nest, RowsPer per) {
@@ -889,29 +920,77 @@ private:
                << "();\n";
       }
     }
+    // Lanes of a warp or block take `width` consecutive values at a time
+    // (vector loads) when every lane still gets one.
+    int64_t width = 1;
+    llvm::SmallPtrSet<Operation *, 8> vectorLoads;
+    if (per != RowsPer::Thread)
+      width = planReductionVectors(nest, per, vectorLoads);
+    SmallVector<ReductionNest::Loop> reduced = nest.reduced;
+    if (width > 1) {
+      reduced.back().count /= width;
+      reduced.back().step *= width;
+    }
     std::string k = fresh(), kFirst = laneFirst(per),
                 kStride = laneStride(per);
     line() << "for (long long " << k << " = " << kFirst << "; " << k << " < "
-           << nest.numReduced << "LL; " << k << " += " << kStride << ") {\n";
+           << nest.numReduced / width << "LL; " << k << " += " << kStride
+           << ") {\n";
     ++indent_;
-    emitIndices(nest.reduced, k);
-    for (Operation *op : nest.perIteration)
-      if (failed(emitOp(op)))
-        return failure();
-    for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
-      FailureOr<std::string> v = name(fold.value);
-      if (failed(v))
-        return failure();
-      if (per == RowsPer::Thread) {
-        line() << a << " = "
-               << *combineExpr(fold.combine, fold.oldFirst ? a : *v,
-                               fold.oldFirst ? *v : a)
-               << ";\n";
-      } else {
-        line() << a << " = " << k << " == " << kFirst << " ? " << *v << " : "
-               << *combineExpr(fold.combine, a, *v) << ";\n";
+    emitIndices(reduced, k);
+    Value iv = nest.reduced.empty() ? Value() : nest.reduced.back().iv;
+    const std::string first = iv ? names_[iv] : "";
+    DenseMap<Operation *, std::string> vectorOf;
+    for (int64_t lane = 0; lane < width; ++lane) {
+      std::string laneIv = first;
+      if (lane) {
+        laneIv = fresh();
+        line() << "const long long " << laneIv << " = " << first << " + "
+               << lane << "LL;\n";
+      }
+      for (Operation *op : nest.perIteration) {
+        if (iv)
+          names_[iv] = laneIv;
+        if (!vectorLoads.contains(op)) {
+          if (failed(emitOp(op)))
+            return failure();
+          continue;
+        }
+        auto load = cast<memref::LoadOp>(op);
+        if (lane == 0) {
+          names_[iv] = first;
+          FailureOr<std::string> at = element(load.getMemRef(), load.getIndices());
+          FailureOr<std::string> type = scalarType(load.getType());
+          if (failed(at) || failed(type))
+            return load.emitError("the CUDA emitter cannot load this as a vector");
+          std::string vector =
+              "nnc_vec<" + *type + ", " + std::to_string(width) + ">";
+          vectorOf[op] = fresh();
+          line() << "const " << vector << " " << vectorOf[op] << " = *(const "
+                 << vector << " *)&" << *at << ";\n";
+        }
+        names_[load.getResult()] =
+            vectorOf[op] + ".v[" + std::to_string(lane) + "]";
+      }
+      for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+        FailureOr<std::string> v = name(fold.value);
+        if (failed(v))
+          return failure();
+        if (per == RowsPer::Thread) {
+          line() << a << " = "
+                 << *combineExpr(fold.combine, fold.oldFirst ? a : *v,
+                                 fold.oldFirst ? *v : a)
+                 << ";\n";
+        } else if (lane == 0) {
+          line() << a << " = " << k << " == " << kFirst << " ? " << *v
+                 << " : " << *combineExpr(fold.combine, a, *v) << ";\n";
+        } else {
+          line() << a << " = " << *combineExpr(fold.combine, a, *v) << ";\n";
+        }
       }
     }
+    if (iv)
+      names_[iv] = first;
     --indent_;
     line() << "}\n";
     // Across the lanes: a butterfly of shuffles leaves the warp's total on
@@ -980,6 +1059,8 @@ private:
     /// A parallel nest's loops: the rows, then the rest.
     SmallVector<ReductionNest::Loop> rows, inner;
     int64_t numInner = 1;
+    /// A store outside loops (a 0-d fill), in a group of one row.
+    bool scalar = false;
   };
   struct RowGroup {
     SmallVector<int64_t> counts;
@@ -997,6 +1078,10 @@ private:
     if (phase.reduction) {
       if (!phase.reduction->rowsFirst)
         return std::nullopt;
+      return phase;
+    }
+    if (isa<memref::StoreOp>(op)) {
+      phase.scalar = true;
       return phase;
     }
     auto loop = dyn_cast<scf::ParallelOp>(op);
@@ -1018,6 +1103,8 @@ private:
     auto isRow = [](const ReductionNest::Loop &loop, int64_t count) {
       return loop.lower == 0 && loop.step == 1 && loop.count == count;
     };
+    if (phase.scalar)
+      return llvm::all_of(counts, [](int64_t c) { return c == 1; });
     if (phase.reduction) {
       const ReductionNest &nest = *phase.reduction;
       if (nest.rows.size() != counts.size())
@@ -1168,18 +1255,24 @@ private:
     // The rows are the first reduction's.
     const RowPhase *first = llvm::find_if(
         candidates, [](const RowPhase &p) { return p.reduction.has_value(); });
-    if (first == candidates.end() || first->reduction->rows.empty())
+    if (first == candidates.end())
       return std::nullopt;
     RowGroup group;
     for (const ReductionNest::Loop &loop : first->reduction->rows)
       group.counts.push_back(loop.count);
     group.numRows = first->reduction->numRows;
-    if (group.numRows < 2)
-      return std::nullopt;
     size_t end = i;
     for (size_t c = 0; c < candidates.size(); ++c) {
       RowPhase &phase = candidates[c];
-      if (!splitRows(phase, group.counts) ||
+      if (!splitRows(phase, group.counts))
+        break;
+      // One row (a reduction into one value, its initial store): the
+      // lanes of one thread, warp or block run every pass, in order, so
+      // no pass may be large.
+      if (group.numRows == 1 && phase.numInner > kBlockRowFrom &&
+          !phase.reduction)
+        break;
+      if (group.numRows > 1 &&
           !llvm::all_of(group.phases, [&](const RowPhase &earlier) {
             return rowLocal(earlier, phase);
           }))
@@ -1211,7 +1304,8 @@ private:
                     : per == RowsPer::Warp ? 32
                                            : launch.block;
     launch.iterations = group.numRows * lanes;
-    line() << "// Row group: " << group.numRows << " rows, "
+    line() << "// Row group: " << group.numRows
+           << (group.numRows == 1 ? " row, " : " rows, ")
            << group.phases.size() << " passes over each, one "
            << (per == RowsPer::Thread ? "thread"
                : per == RowsPer::Warp ? "warp"
@@ -1242,13 +1336,42 @@ private:
           return failure();
         continue;
       }
+      if (phase.scalar) {
+        line() << "if (" << laneFirst(per) << " == 0LL) {\n";
+        ++indent_;
+        if (failed(emitOp(phase.op)))
+          return failure();
+        --indent_;
+        line() << "}\n";
+        continue;
+      }
+      // Each lane takes `width` consecutive values of the innermost loop at
+      // a time, with vector accesses where the nest allows (planVectors).
+      auto loop = cast<scf::ParallelOp>(phase.op);
+      VectorPlan plan;
+      if (!phase.inner.empty()) {
+        SmallVector<int64_t> lower, counts, steps;
+        for (const ReductionNest::Loop &l :
+             llvm::concat<const ReductionNest::Loop>(phase.rows, phase.inner)) {
+          lower.push_back(l.lower);
+          counts.push_back(l.count);
+          steps.push_back(l.step);
+        }
+        plan = planVectors(loop, lower, counts, steps);
+      }
+      SmallVector<ReductionNest::Loop> inner = phase.inner;
+      if (plan.width > 1) {
+        inner.back().count /= plan.width;
+        inner.back().step *= plan.width;
+      }
       std::string k = fresh(), kFirst = laneFirst(per);
       line() << "for (long long " << k << " = " << kFirst << "; " << k
-             << " < " << phase.numInner << "LL; " << k
+             << " < " << phase.numInner / plan.width << "LL; " << k
              << " += " << laneStride(per) << ") {\n";
       ++indent_;
-      emitIndices(phase.inner, k);
-      if (failed(emitBlock(cast<scf::ParallelOp>(phase.op).getBody())))
+      emitIndices(inner, k);
+      if (failed(plan.width == 1 ? emitBlock(loop.getBody())
+                                 : emitLanes(loop, plan)))
         return failure();
       --indent_;
       line() << "}\n";
@@ -1279,13 +1402,14 @@ private:
     });
   }
 
-  /// Whether the access of `memref` at `indices` in `loop`'s body reads or
-  /// writes `width` consecutive, aligned elements for `width` consecutive
-  /// values of the innermost induction variable `iv`: `iv` is the index of
-  /// a dimension of stride 1 and no other index depends on it (a constant
-  /// index, such as 0 into a dimension of size 1, counts by its value).
+  /// Whether the access of `memref` at `indices` in the loop nest `nest`
+  /// reads or writes `width` consecutive, aligned elements for `width`
+  /// consecutive values of the innermost induction variable `iv`: `iv` is
+  /// the index of a dimension of stride 1 and no other index depends on it
+  /// (a constant index, such as 0 into a dimension of size 1, counts by its
+  /// value).
   bool contiguous(Value memref, ValueRange indices, Value iv,
-                  scf::ParallelOp loop, int64_t width) {
+                  mlir::Region *nest, int64_t width) {
     auto it = buffers_.find(memref);
     if (it == buffers_.end())
       return false;
@@ -1306,7 +1430,7 @@ private:
       std::optional<int64_t> constant = getConstantIntValue(index);
       if (constant
               ? (*constant * stride) % width != 0
-              : stride % width != 0 || dependsOn(index, iv, &loop.getRegion()))
+              : stride % width != 0 || dependsOn(index, iv, nest))
         return false;
     }
     return true;
@@ -1353,14 +1477,16 @@ private:
       bool ok = true;
       for (memref::StoreOp store : stores) {
         ok = ok &&
-             contiguous(store.getMemRef(), store.getIndices(), iv, loop, width);
+             contiguous(store.getMemRef(), store.getIndices(), iv,
+                        &loop.getRegion(), width);
         plan.vectors.insert(store);
       }
       if (!ok)
         continue;
       for (memref::LoadOp load : loads)
         if (load->getBlock() == body &&
-            contiguous(load.getMemRef(), load.getIndices(), iv, loop, width))
+            contiguous(load.getMemRef(), load.getIndices(), iv,
+                       &loop.getRegion(), width))
           plan.vectors.insert(load);
       return plan;
     }

@@ -20,7 +20,8 @@
 
 // Softmax over 4 rows of 40 in the arena: one launch, a warp per row, the
 // maximum's fill, the maximum, the exponentials, the sum's fill, the sum
-// and the division, in place.
+// and the division, in place. The exponentials and the division take 4
+// values per lane at a time, with vector loads and stores.
 // CHECK-LABEL: void __launch_bounds__(256) r0_l0(char *a0, char *a1) {
 // CHECK: // Row group: 4 rows, 6 passes over each, one warp per row.
 // CHECK-NEXT: for (long long [[ROW:v[0-9]+]] = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; [[ROW]] < 4LL; [[ROW]] += ((long long)gridDim.x * blockDim.x) >> 5) {
@@ -31,8 +32,10 @@
 // CHECK: if ((threadIdx.x & 31u) == 0) {
 // CHECK: __syncwarp();
 // CHECK-NEXT: // Pass 3: 40 values.
-// CHECK: for (long long [[K:v[0-9]+]] = (long long)(threadIdx.x & 31u); [[K]] < 40LL; [[K]] += 32LL) {
+// CHECK: for (long long [[K:v[0-9]+]] = (long long)(threadIdx.x & 31u); [[K]] < 10LL; [[K]] += 32LL) {
+// CHECK: const nnc_vec<float, 4> [[X:v[0-9]+]] = *(const nnc_vec<float, 4> *)&
 // CHECK: expf
+// CHECK: *(nnc_vec<float, 4> *)&
 // CHECK: __syncwarp();
 // CHECK-NEXT: // Pass 4: 1 value.
 // CHECK: __syncwarp();
@@ -86,7 +89,7 @@ func.func @r0(%x: memref<4x40xf32>, %arena: memref<1024xi8> {nnc.arena}) {
 // CHECK: __shared__ float
 // CHECK: __syncthreads();
 // CHECK: // Pass 3: 1100 values.
-// CHECK: for (long long [[K:v[0-9]+]] = (long long)threadIdx.x; [[K]] < 1100LL; [[K]] += (long long)blockDim.x) {
+// CHECK: for (long long [[K:v[0-9]+]] = (long long)threadIdx.x; [[K]] < 275LL; [[K]] += (long long)blockDim.x) {
 // CHECK: // Pass 5: a reduction of 1100 values.
 // CHECK: if (threadIdx.x == 0) {
 // CHECK-NOT: __syncthreads
@@ -254,7 +257,79 @@ func.func @r5(%x: memref<4x40xf32>, %s: memref<4xf32>) {
   return
 }
 
-// Each function of r0, r1 and r2 is one launch; r3, r4 and r5 are two.
+// Vector loads in reductions: a lane takes 4 consecutive values at a time
+// when every lane still gets one (a warp's 32 lanes from 128 values, a
+// block's up to 1024 from 4096). r6 centers 3 rows of 256 (a warp per
+// row: the sum and the subtraction both take 4 values per lane); r7 sums 2
+// rows of 4096 (a block per row), alone.
+// CHECK-LABEL: void __launch_bounds__(256) r6_l0(
+// CHECK: // Row group: 3 rows, 3 passes over each, one warp per row.
+// CHECK: // Pass 2: a reduction of 256 values.
+// CHECK: for (long long [[K:v[0-9]+]] = (long long)(threadIdx.x & 31u); [[K]] < 64LL; [[K]] += 32LL) {
+// CHECK: const nnc_vec<float, 4> [[V:v[0-9]+]] = *(const nnc_vec<float, 4> *)&
+// CHECK: [[ACC:v[0-9]+]] = [[K]] == (long long)(threadIdx.x & 31u) ? [[V]].v[0] : [[ACC]] + [[V]].v[0];
+// CHECK-NEXT: const long long
+// CHECK-NEXT: [[ACC]] = [[ACC]] + [[V]].v[1];
+// CHECK: [[ACC]] = [[ACC]] + [[V]].v[3];
+// CHECK: // Pass 3: 256 values.
+// CHECK: const nnc_vec<float, 4>
+// CHECK-LABEL: void __launch_bounds__(256) r7_l1(
+// CHECK: // 2 rows of 4096 values, one block per row.
+// CHECK: for (long long [[K:v[0-9]+]] = (long long)threadIdx.x; [[K]] < 1024LL; [[K]] += (long long)blockDim.x) {
+// CHECK: const nnc_vec<float, 4>
+func.func @r6(%x: memref<3x256xf32>, %y: memref<3x256xf32>, %arena: memref<64xi8> {nnc.arena}) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 256.0 : f32
+  %c0 = arith.constant 0 : index
+  %s = memref.view %arena[%c0][] : memref<64xi8> to memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : memref<3x256xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %s : memref<3x256xf32>, memref<3xf32>) outs(%y : memref<3x256xf32>) {
+  ^bb0(%in: f32, %sum: f32, %o: f32):
+    %m = arith.divf %sum, %n : f32
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+func.func @r7(%x: memref<2x4096xf32>, %s: memref<2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<2xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : memref<2x4096xf32>) outs(%s : memref<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// A reduction into one value and the store of its initial value (a 0-d
+// fill, scalar code that once was a launch of one thread): one row, one
+// launch, the store by the row's first lane.
+// CHECK-LABEL: void __launch_bounds__(256) r8_l0(
+// CHECK: // Row group: 1 row, 2 passes over each, one warp per row.
+// CHECK: // Pass 1: 1 value.
+// CHECK-NEXT: if ((long long)(threadIdx.x & 31u) == 0LL) {
+// CHECK: // Pass 2: a reduction of 600 values.
+func.func @r8(%x: memref<2x300xf32>, %arena: memref<64xi8> {nnc.arena}) {
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %s = memref.view %arena[%c0][] : memref<64xi8> to memref<f32>
+  linalg.fill ins(%one : f32) outs(%s : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : memref<2x300xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// r0, r1, r2, r6 and r8 are one launch each; r3, r4, r5 and r7 are two.
 // LAUNCH: launch r0_l0 (kernel r0, 2 buffers): 128 iterations, block 256
 // LAUNCH-NEXT: launch r1_l0 (kernel r1, 4 buffers): 768 iterations, block 256
 // LAUNCH-NEXT: launch r2_l0 (kernel r2, 2 buffers): 5 iterations, block 256
@@ -264,6 +339,10 @@ func.func @r5(%x: memref<4x40xf32>, %s: memref<4xf32>) {
 // LAUNCH-NEXT: launch r4_l1
 // LAUNCH-NEXT: launch r5_l0
 // LAUNCH-NEXT: launch r5_l1
+// LAUNCH-NEXT: launch r6_l0
+// LAUNCH-NEXT: launch r7_l0
+// LAUNCH-NEXT: launch r7_l1
+// LAUNCH-NEXT: launch r8_l0
 // LAUNCH-NOT: launch
 
 // EMU: r0: ok
@@ -272,3 +351,6 @@ func.func @r5(%x: memref<4x40xf32>, %s: memref<4xf32>) {
 // EMU-NEXT: r3: 12780 8780 4780 780
 // EMU-NEXT: r4: sums 40 80 120 160; 1 -80 -81 -159
 // EMU-NEXT: r5: 40 40 40 40
+// EMU-NEXT: r6: ok
+// EMU-NEXT: r7: 8386560 16773120
+// EMU-NEXT: r8: 179701

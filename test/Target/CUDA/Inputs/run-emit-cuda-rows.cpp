@@ -138,5 +138,44 @@ int main() {
     run(r5_l1, 1, 64, x, s);
     std::printf("r5: %g %g %g %g\n", s[0], s[1], s[2], s[3]);
   }
+  // r6: rows of 256 centered, a warp per row taking 4 values per lane.
+  {
+    std::vector<float> x(3 * 256), y(3 * 256, NAN), arena(16, NAN);
+    for (int i = 0; i < 3 * 256; ++i)
+      x[i] = float((i * 61) % 97) / 8.0f;
+    run(r6_l0, 1, 64, x.data(), y.data(), arena.data()); // 2 warps, 3 rows
+    std::vector<double> want(3 * 256);
+    for (int r = 0; r < 3; ++r) {
+      double mean = 0;
+      for (int k = 0; k < 256; ++k)
+        mean += x[r * 256 + k];
+      mean /= 256;
+      for (int k = 0; k < 256; ++k)
+        want[r * 256 + k] = x[r * 256 + k] - mean;
+    }
+    report("r6", worst(y.data(), want));
+  }
+
+  // r7: sums of 0..4095 and twice that (integers below 2^24 at every step
+  // of any order: exact).
+  {
+    std::vector<float> x(2 * 4096);
+    float s[2];
+    for (int k = 0; k < 4096; ++k) {
+      x[k] = float(k);
+      x[4096 + k] = float(2 * k);
+    }
+    run(r7_l0, 1, 64, x.data(), s);
+    run(r7_l1, 1, 64, x.data(), s); // 1 block, 2 rows
+    std::printf("r7: %.0f %.0f\n", s[0], s[1]);
+  }
+  // r8: 1 + the sum of 0..599 (exact).
+  {
+    float x[600], arena[16];
+    for (int i = 0; i < 600; ++i)
+      x[i] = float(i);
+    run(r8_l0, 1, 64, x, arena);
+    std::printf("r8: %.0f\n", arena[0]);
+  }
   return 0;
 }
