@@ -98,6 +98,7 @@ void nnc::buildKernelPipeline(OpPassManager &pm, const Target &target,
   target.buildKernelChoicePipeline(pm, options);
   ConvertNNCToLinalgPassOptions linalg;
   linalg.perImageConvolutions = choices.perImageConvolutions;
+  linalg.lowPrecisionConvGemms = choices.lowPrecisionConvGemms;
   pm.addPass(createConvertNNCToLinalgPass(linalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

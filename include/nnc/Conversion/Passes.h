@@ -32,8 +32,11 @@ namespace nnc {
 #include "nnc/Conversion/Passes.h.inc"
 
 /// Adds the patterns that rewrite nnc ops into linalg-on-tensors IR.
+/// `lowPrecisionConvGemms`: f16/bf16 convolutions take the im2col + GEMM
+/// forms too (the GEMM's operands f16/bf16, summed in f32).
 void populateNNCToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                 bool perImageConvolutions = true);
+                                 bool perImageConvolutions = true,
+                                 bool lowPrecisionConvGemms = false);
 
 /// Why the conversion cannot lower `op` with its kernel choice (nnc.impl)
 /// forced to `choice` ("library", "per_image", "gemm", "loops" for a

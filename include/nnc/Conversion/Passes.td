@@ -60,7 +60,11 @@ def ConvertNNCToLinalgPass : Pass<"nnc-convert-to-linalg", "mlir::ModuleOp"> {
   let options = [
     Option<"perImageConvolutions", "per-image-convolutions", "bool",
            /*default=*/"true",
-           "lower 2-D convolutions image by image (one GEMM per image)">
+           "lower 2-D convolutions image by image (one GEMM per image)">,
+    Option<"lowPrecisionConvGemms", "low-precision-conv-gemms", "bool",
+           /*default=*/"false",
+           "f16/bf16 2-D convolutions as im2col + a GEMM on f16/bf16 "
+           "operands summed in f32 too (a target whose library takes them)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect",

@@ -58,6 +58,9 @@ struct LoweringChoices {
   /// Convolutions over a batch run image by image, each one GEMM over its
   /// window tile, rather than one GEMM over the whole batch's windows.
   bool perImageConvolutions = false;
+  /// f16/bf16 convolutions also lower as im2col + a GEMM (f16/bf16
+  /// operands summed in f32), for a target whose library runs such GEMMs.
+  bool lowPrecisionConvGemms = false;
 };
 
 /// The ways a target can run one op, for the autotuner: values of the op's

@@ -145,15 +145,22 @@ constexpr int64_t kConvGemmMinRows = 4;
 /// bias seeding the accumulator; larger batches take one generic that
 /// transposes and adds the bias. Returns null when the direct loops are the
 /// better choice (small, depthwise-like, dynamic, other types).
+/// `lowPrecision`: f16 and bf16 too, the GEMM's operands in that type and
+/// its sums in f32, rounded once.
 Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
                       Value bias, RankedTensorType resultType, int64_t groups,
-                      const Window &w, bool forced = false) {
+                      const Window &w, bool forced = false,
+                      bool lowPrecision = false) {
   auto inType = cast<RankedTensorType>(padded.getType());
   auto wType = cast<RankedTensorType>(weight.getType());
   Type t = inType.getElementType();
+  // The sums' type: t, or f32 for f16/bf16 operands.
+  Type ct = computeType(t);
   if (inType.getRank() != 4 || !inType.hasStaticShape() ||
       !wType.hasStaticShape() || !resultType.hasStaticShape() ||
-      !(t.isF32() || t.isF64()) || wType.getElementType() != t ||
+      !(t.isF32() || t.isF64() ||
+        (lowPrecision && (t.isF16() || t.isBF16()))) ||
+      wType.getElementType() != t ||
       resultType.getElementType() != t ||
       (bias && cast<RankedTensorType>(bias.getType()).getElementType() != t))
     return {};
@@ -199,7 +206,7 @@ Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
 
   // One image: the accumulator starts at the bias broadcast along OH*OW.
   SmallVector<int64_t> accShape = shape3(mg, p);
-  auto accType = RankedTensorType::get(accShape, t);
+  auto accType = RankedTensorType::get(accShape, ct);
   Value acc;
   if (bias && n == 1) {
     int64_t rank = accType.getRank();
@@ -207,10 +214,12 @@ Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
     AffineMap map =
         AffineMap::getMultiDimIdentityMap(rank, ctx).getMajorSubMap(rank - 1);
     acc = buildParallelGeneric(
-        b, loc, tensor::EmptyOp::create(b, loc, accShape, t), {bv}, {map},
-        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+        b, loc, tensor::EmptyOp::create(b, loc, accShape, ct), {bv}, {map},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          return convertFloat(nb, l, a[0], ct);
+        });
   } else {
-    acc = createFilled(b, loc, accType, {}, zeroOf(b, loc, t));
+    acc = createFilled(b, loc, accType, {}, zeroOf(b, loc, ct));
   }
   Value out =
       grouped
@@ -222,7 +231,8 @@ Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
                                      ValueRange{wMat, cols}, ValueRange{acc})
                 .getResult(0);
   if (n == 1)
-    return reshapeOpaque(b, loc, out, resultType.getShape());
+    return convertTensor(b, loc,
+                         reshapeOpaque(b, loc, out, resultType.getShape()), t);
 
   // [M, N*OH*OW] -> [N, M, OH, OW] (+ bias), loops (n, m, oh, ow).
   out = reshapeOpaque(b, loc, out, {m, p});
@@ -236,8 +246,10 @@ Value lowerConvAsGemm(OpBuilder &b, Location loc, Value padded, Value weight,
   return buildParallelGeneric(
       b, loc, tensor::EmptyOp::create(b, loc, resultType.getShape(), t), inputs,
       maps, [&](OpBuilder &nb, Location l, ValueRange a) {
-        return bias ? arith::AddFOp::create(nb, l, a[0], a[1]).getResult()
-                    : a[0];
+        Value v = a[0];
+        if (bias)
+          v = arith::AddFOp::create(nb, l, v, convertFloat(nb, l, a[1], ct));
+        return convertFloat(nb, l, v, t);
       });
 }
 
@@ -339,11 +351,14 @@ Value imageColumns(OpBuilder &b, Location loc, Value image, int64_t kh,
 /// it lies.)
 bool perImageApplies(RankedTensorType input, RankedTensorType weight,
                      RankedTensorType result, int64_t outChannels,
-                     int64_t groups, bool forced = false) {
+                     int64_t groups, bool forced = false,
+                     bool lowPrecision = false) {
   Type t = input.getElementType();
   if (groups != 1 || input.getRank() != 4 || !input.hasStaticShape() ||
       (input.getDimSize(0) == 1 && !forced) || !weight.hasStaticShape() ||
-      !result.hasStaticShape() || !(t.isF32() || t.isF64()) ||
+      !result.hasStaticShape() ||
+      !(t.isF32() || t.isF64() ||
+        (lowPrecision && (t.isF16() || t.isBF16()))) ||
       weight.getElementType() != t || result.getElementType() != t)
     return false;
   if (forced)
@@ -632,9 +647,12 @@ Value lowerToLibrary(OpBuilder &b, Location loc, Operation *op,
 /// A convolution pattern that may lower image by image.
 template <typename OpTy>
 struct PerImagePattern : public OpConversionPattern<OpTy> {
-  PerImagePattern(MLIRContext *ctx, bool perImage)
-      : OpConversionPattern<OpTy>(ctx), perImage(perImage) {}
+  PerImagePattern(MLIRContext *ctx, bool perImage, bool lowPrecision)
+      : OpConversionPattern<OpTy>(ctx), perImage(perImage),
+        lowPrecision(lowPrecision) {}
   bool perImage;
+  /// f16/bf16 convolutions take the whole-batch GEMM too.
+  bool lowPrecision;
 };
 
 struct ConvConversion : public PerImagePattern<ConvOp> {
@@ -676,7 +694,8 @@ struct ConvConversion : public PerImagePattern<ConvOp> {
     if (choice == ConvChoice::Default || choice == ConvChoice::Gemm) {
       if (Value gemm = lowerConvAsGemm(b, loc, padded, adaptor.getWeight(),
                                        adaptor.getBias(), resultType, groups, w,
-                                       choice == ConvChoice::Gemm)) {
+                                       choice == ConvChoice::Gemm,
+                                       lowPrecision)) {
         rewriter.replaceOp(op, gemm);
         return success();
       }
@@ -818,7 +837,8 @@ struct ConvTransposeConversion : public PerImagePattern<ConvTransposeOp> {
           cropSizes, unit);
       if (Value gemm = lowerConvAsGemm(
               b, loc, cropped, flipKernel(), adaptor.getBias(), resultType,
-              /*groups=*/1, unitStride, choice == ConvChoice::Gemm)) {
+              /*groups=*/1, unitStride, choice == ConvChoice::Gemm,
+              lowPrecision)) {
         rewriter.replaceOp(op, gemm);
         return success();
       }
@@ -878,7 +898,8 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
     Value padded =
         padSpatial(b, loc, x, w.padBegin, w.padEnd, zeroOf(b, loc, t));
     if ((choice == ConvChoice::Default &&
-         perImageApplies(inType, resultType, gType, m, groups)) ||
+         perImageApplies(inType, resultType, gType, m, groups,
+                         /*forced=*/false, lowPrecision)) ||
         choice == ConvChoice::Gemm) {
       // cols[(c, kh, kw), (n, oh, ow)] and g as [M, N, OH, OW]; dw = g *
       // cols^T.
@@ -902,8 +923,10 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
           tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n, oh, ow}, t),
           {g}, {AffineMap::get(4, 0, {d(1), d(0), d(2), d(3)}, ctx)},
           [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-      Value zero = createFilled(b, loc, RankedTensorType::get({m, k}, t), {},
-                                zeroOf(b, loc, t));
+      // f16/bf16 products summed in f32, rounded once.
+      Type ct = computeType(t);
+      Value zero = createFilled(b, loc, RankedTensorType::get({m, k}, ct), {},
+                                zeroOf(b, loc, ct));
       Attribute maps =
           b.getAffineMapArrayAttr({AffineMap::get(3, 0, {d(0), d(2)}, ctx),
                                    AffineMap::get(3, 0, {d(1), d(2)}, ctx),
@@ -916,7 +939,10 @@ struct ConvWeightGradConversion : public PerImagePattern<ConvWeightGradOp> {
               ValueRange{zero},
               ArrayRef<NamedAttribute>{b.getNamedAttr("indexing_maps", maps)})
               .getResult(0);
-      rewriter.replaceOp(op, reshapeOpaque(b, loc, dw, resultType.getShape()));
+      rewriter.replaceOp(
+          op, convertTensor(b, loc,
+                            reshapeOpaque(b, loc, dw, resultType.getShape()),
+                            t));
       return success();
     }
     // Loops (g, m, c, k..., n, o...): grad [N, G, M/G, O...] and the padded
@@ -999,8 +1025,9 @@ nnc::detail::whyCannotLowerConvolution(Operation *op) {
 }
 
 void nnc::detail::populateConvolutionPatterns(RewritePatternSet &patterns,
-                                              bool perImageConvolutions) {
+                                              bool perImageConvolutions,
+                                              bool lowPrecisionConvGemms) {
   patterns
       .add<ConvConversion, ConvTransposeConversion, ConvWeightGradConversion>(
-          patterns.getContext(), perImageConvolutions);
+          patterns.getContext(), perImageConvolutions, lowPrecisionConvGemms);
 }

@@ -30,11 +30,13 @@ namespace nnc {
 using namespace mlir;
 
 void nnc::populateNNCToLinalgPatterns(RewritePatternSet &patterns,
-                                      bool perImageConvolutions) {
+                                      bool perImageConvolutions,
+                                      bool lowPrecisionConvGemms) {
   detail::populateElementwisePatterns(patterns);
   detail::populateStructuredPatterns(patterns);
   detail::populateShapePatterns(patterns);
-  detail::populateConvolutionPatterns(patterns, perImageConvolutions);
+  detail::populateConvolutionPatterns(patterns, perImageConvolutions,
+                                      lowPrecisionConvGemms);
   detail::populatePoolingPatterns(patterns);
   detail::populateNormalizationPatterns(patterns);
   detail::populateLossPatterns(patterns);
@@ -118,7 +120,8 @@ struct ConvertNNCToLinalgPass
 
     markLoopSchedules(getOperation());
     RewritePatternSet patterns(ctx);
-    nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions);
+    nnc::populateNNCToLinalgPatterns(patterns, perImageConvolutions,
+                                     lowPrecisionConvGemms);
     // checkLowerable has reported what the patterns refuse; an op still left
     // illegal (one without a pattern) is reported by the framework ("failed
     // to legalize operation ..."), and a pattern that does not apply says

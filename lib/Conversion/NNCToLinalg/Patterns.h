@@ -31,9 +31,11 @@ void populateStructuredPatterns(mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
 /// conv, conv_transpose and conv_weight_grad (ConvolutionPatterns.cpp).
 /// `perImageConvolutions`: 2-D ones without groups as an scf.for over the
-/// images (one GEMM each).
+/// images (one GEMM each). `lowPrecisionConvGemms`: f16/bf16 ones take the
+/// im2col + GEMM forms too.
 void populateConvolutionPatterns(mlir::RewritePatternSet &patterns,
-                                 bool perImageConvolutions);
+                                 bool perImageConvolutions,
+                                 bool lowPrecisionConvGemms);
 /// Windowed and global max/average pooling (PoolingPatterns.cpp).
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 /// Batch (inference and training), instance, layer and group normalization

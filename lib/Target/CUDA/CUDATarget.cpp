@@ -105,7 +105,11 @@ public:
   nnc::LoweringChoices
   loweringChoices(const nnc::TargetOptions &) const override {
     // One GEMM over the whole batch's windows: a GPU wants the big launch.
-    return nnc::LoweringChoices();
+    // cuBLASLt sums f16/bf16 products in f32 (on tensor cores), so
+    // convolutions under --amp take that GEMM too.
+    nnc::LoweringChoices choices;
+    choices.lowPrecisionConvGemms = true;
+    return choices;
   }
 
   void buildBufferPipeline(OpPassManager &pm,
