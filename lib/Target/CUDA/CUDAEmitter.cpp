@@ -535,8 +535,9 @@ private:
     SmallVector<Operation *> perRow, perIteration;
     SmallVector<Fold> folds;
     int64_t numRows = 1, numReduced = 1;
-    /// Whether the rows are the nest's outermost loops.
-    bool rowsFirst = false;
+    /// Whether the rows are the nest's outermost loops, or its innermost
+    /// (a column sum: the reduced loops outside).
+    bool rowsFirst = false, rowsLast = false;
     /// The nest's outermost loop.
     Operation *top = nullptr;
   };
@@ -544,11 +545,20 @@ private:
   /// How a reduction's rows are spread: one per thread (each folds its
   /// row in the nest's order, as the CPU does), warp or block (its lanes
   /// take every 32nd or blockDim-th value, then combine across lanes).
-  enum class RowsPer { Thread, Warp, Block };
+  /// Columns: a column sum's rows are the innermost loops, adjacent in
+  /// memory; a block takes 32 of them, one per lane (its loads coalesce
+  /// across the lanes), and its warps split the values.
+  enum class RowsPer { Thread, Warp, Block, Columns };
 
   /// Folds per warp or block pay off from this many values per row (a warp
   /// or block then has at least one value on each lane).
   static constexpr int64_t kWarpRowFrom = 32, kBlockRowFrom = 1024;
+  /// Column sums of this many values a block's warps split (each warp then
+  /// has one at least: a block has up to 32), from this many columns: 128
+  /// blocks of 32 fill a GPU. Fewer columns keep a warp or block each,
+  /// more blocks with strided loads; which is faster in between is for a
+  /// GPU to measure (none here).
+  static constexpr int64_t kColumnsFrom = 32, kColumnsRowsFrom = 4096;
 
   /// `combine(a, b)` in C++ for the combining op of a fold, or nothing when
   /// it is not one the emitter regroups (associative and commutative).
@@ -604,6 +614,9 @@ private:
   /// every reduced iteration).
   static std::optional<RowsPer> rowsPer(const ReductionNest &nest,
                                         bool parallel) {
+    if (nest.rowsLast && nest.numRows >= kColumnsRowsFrom &&
+        nest.numReduced >= kColumnsFrom)
+      return RowsPer::Columns;
     if (nest.numReduced >= kBlockRowFrom)
       return RowsPer::Block;
     if (nest.numReduced >= kWarpRowFrom)
@@ -738,6 +751,9 @@ private:
     nest.top = top;
     nest.rowsFirst = isRow.find_first_unset() == -1 ||
                      isRow.find_first_unset() == static_cast<int>(isRow.count());
+    nest.rowsLast =
+        isRow.any() && isRow.find_first() == static_cast<int>(isRow.size() -
+                                                               isRow.count());
     for (auto [i, loop] : llvm::enumerate(loops)) {
       (isRow.test(i) ? nest.rows : nest.reduced).push_back(loop);
       (isRow.test(i) ? nest.numRows : nest.numReduced) *= loop.count;
@@ -822,6 +838,7 @@ private:
       stride = "((long long)gridDim.x * blockDim.x) >> 5";
       break;
     case RowsPer::Block:
+    case RowsPer::Columns: // (emitColumns opens its own loop)
       first = "(long long)blockIdx.x";
       stride = "(long long)gridDim.x";
       break;
@@ -850,6 +867,8 @@ private:
   /// `per` says (RowsPer).
   LogicalResult emitReduction(ReductionNest &nest, RowsPer per,
                               nnc::cuda::Launch &launch) {
+    if (per == RowsPer::Columns)
+      return emitColumns(nest, launch);
     int64_t lanes = per == RowsPer::Thread ? 1
                     : per == RowsPer::Warp ? 32
                                            : launch.block;
@@ -865,6 +884,95 @@ private:
     emitIndices(nest.rows, row);
     if (failed(emitRowFold(nest, per)))
       return failure();
+    --indent_;
+    line() << "}\n";
+    return success();
+  }
+
+  /// A column sum as one launch: tiles of 32 adjacent rows, a tile per
+  /// block and a row per lane, so that a warp's loads of one value of its
+  /// 32 rows coalesce. Warp w folds values w, w + W, ... (W warps) of its
+  /// lane's row in order; the warps' totals meet in shared memory, and the
+  /// first warp folds them, warp 0 first, into the outputs: the same order
+  /// on every run.
+  LogicalResult emitColumns(ReductionNest &nest, nnc::cuda::Launch &launch) {
+    int64_t tiles = (nest.numRows + 31) / 32;
+    launch.iterations = tiles * launch.block;
+    line() << "// " << nest.numRows << " rows of " << nest.numReduced
+           << " values, a row per lane: 32 rows per block, its warps "
+              "splitting the values.\n";
+    std::string tile = fresh();
+    line() << "for (long long " << tile << " = (long long)blockIdx.x; " << tile
+           << " < " << tiles << "LL; " << tile
+           << " += (long long)gridDim.x) {\n";
+    ++indent_;
+    std::string row = fresh();
+    line() << "const long long " << row << " = " << tile
+           << " * 32LL + (long long)(threadIdx.x & 31u);\n";
+    // Past the last row (a lane of the last tile): no loads, no store, but
+    // the barriers all the same.
+    std::string active = fresh();
+    line() << "const bool " << active << " = " << row << " < "
+           << nest.numRows << "LL;\n";
+    emitIndices(nest.rows, row);
+    for (Operation *op : nest.perRow)
+      if (failed(emitOp(op)))
+        return failure();
+    SmallVector<std::string> acc;
+    for (ReductionNest::Fold fold : nest.folds) {
+      acc.push_back(fresh());
+      line() << fold.type << " " << acc.back() << " = " << fold.type
+             << "();\n";
+    }
+    line() << "if (" << active << ") {\n";
+    ++indent_;
+    std::string k = fresh(), kFirst = "(long long)(threadIdx.x >> 5)";
+    line() << "for (long long " << k << " = " << kFirst << "; " << k << " < "
+           << nest.numReduced << "LL; " << k
+           << " += (long long)(blockDim.x >> 5)) {\n";
+    ++indent_;
+    emitIndices(nest.reduced, k);
+    for (Operation *op : nest.perIteration)
+      if (failed(emitOp(op)))
+        return failure();
+    for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+      FailureOr<std::string> v = name(fold.value);
+      if (failed(v))
+        return failure();
+      line() << a << " = " << k << " == " << kFirst << " ? " << *v << " : "
+             << *combineExpr(fold.combine, a, *v) << ";\n";
+    }
+    --indent_;
+    line() << "}\n";
+    --indent_;
+    line() << "}\n";
+    for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+      line() << "__shared__ " << fold.type << " " << a << "_warps[32][33];\n";
+      line() << a << "_warps[threadIdx.x >> 5][threadIdx.x & 31u] = " << a
+             << ";\n";
+    }
+    line() << "__syncthreads();\n";
+    line() << "if (threadIdx.x < 32u && " << active << ") {\n";
+    ++indent_;
+    for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+      line() << a << " = " << a << "_warps[0][threadIdx.x];\n";
+      line() << "for (unsigned w = 1; w < (blockDim.x >> 5); ++w)\n";
+      line() << "  " << a << " = "
+             << *combineExpr(fold.combine, a, a + "_warps[w][threadIdx.x]")
+             << ";\n";
+      FailureOr<std::string> at =
+          element(fold.store.getMemRef(), fold.store.getIndices());
+      if (failed(at))
+        return failure();
+      line() << *at << " = "
+             << *combineExpr(fold.combine, fold.oldFirst ? *at : a,
+                             fold.oldFirst ? a : *at)
+             << ";\n";
+    }
+    --indent_;
+    line() << "}\n";
+    // Before the next tile's warps write their totals.
+    line() << "__syncthreads();\n";
     --indent_;
     line() << "}\n";
     return success();

@@ -131,11 +131,45 @@ func.func @r4(%x: memref<2x50xf32>, %m: memref<2xf32>, %i: memref<2xi32>) {
   return
 }
 
+// Column sums and maxima of 40 values over 4100 columns (from 4096, a
+// bias gradient's shape): the rows (columns) go one per lane, 32 adjacent
+// ones per block, so that a warp's loads coalesce; the block's warps take
+// every W-th value (W warps), and the first warp folds the warps' totals,
+// in order, into the outputs. 129 tiles, the last one mostly past the
+// rows; the emulation runs them on one block, whose tile loop wraps.
+// CHECK-LABEL: r5_l1(char *a0, char *a1, char *a2) {
+// CHECK: // 4100 rows of 40 values, a row per lane: 32 rows per block, its warps splitting the values.
+// CHECK-NEXT: for (long long [[TILE:v[0-9]+]] = (long long)blockIdx.x; [[TILE]] < 129LL; [[TILE]] += (long long)gridDim.x) {
+// CHECK-NEXT: const long long [[ROW:v[0-9]+]] = [[TILE]] * 32LL + (long long)(threadIdx.x & 31u);
+// CHECK-NEXT: const bool [[ACTIVE:v[0-9]+]] = [[ROW]] < 4100LL;
+// CHECK: if ([[ACTIVE]]) {
+// CHECK-NEXT: for (long long [[K:v[0-9]+]] = (long long)(threadIdx.x >> 5); [[K]] < 40LL; [[K]] += (long long)(blockDim.x >> 5)) {
+// CHECK: __shared__ float [[ACC:v[0-9]+]]_warps[32][33];
+// CHECK: __syncthreads();
+// CHECK-NEXT: if (threadIdx.x < 32u && [[ACTIVE]]) {
+// CHECK: for (unsigned w = 1; w < (blockDim.x >> 5); ++w)
+// CHECK: nnc_maximum
+// CHECK: __syncthreads();
+func.func @r5(%x: memref<40x4100xf32>, %s: memref<4100xf32>, %m: memref<4100xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<4100xf32>)
+  linalg.fill ins(%ninf : f32) outs(%m : memref<4100xf32>)
+  linalg.generic {indexing_maps = [#row, #col, #col], iterator_types = ["reduction", "parallel"]} ins(%x : memref<40x4100xf32>) outs(%s, %m : memref<4100xf32>, memref<4100xf32>) {
+  ^bb0(%in: f32, %acc: f32, %mx: f32):
+    %a = arith.addf %in, %acc : f32
+    %b = arith.maximumf %in, %mx : f32
+    linalg.yield %a, %b : f32, f32
+  }
+  return
+}
+
 // CHECK: // launch r0_l1 (kernel r0, 2 buffers): 96 iterations, block 256
 // CHECK: // launch r1_l1 (kernel r1, 3 buffers): 512 iterations, block 256
 // CHECK: // launch r2_l1 (kernel r2, 3 buffers): 3 iterations, block 256
 // CHECK: // launch r2_l2 (kernel r2, 3 buffers): 96 iterations, block 256
 // CHECK: // launch r3_l0 (kernel r3, 2 buffers): 32 iterations, block 256
+// CHECK: // launch r5_l1 (kernel r5, 3 buffers): 33024 iterations, block 256
 // CHECK: // nvrtc {{[0-9.]+}} sm_80: cubin, not empty
 // CHECK: // nvrtc {{[0-9.]+}} sm_90: cubin, not empty
 // CHECK: // nvrtc {{[0-9.]+}} compute_90: ptx, not empty
@@ -147,3 +181,4 @@ func.func @r4(%x: memref<2x50xf32>, %m: memref<2xf32>, %i: memref<2xi32>) {
 // EMU: r2 then: 2350 2395 2440
 // EMU: r3: -50
 // EMU: r4: 49 49 / 49 0
+// EMU: r5: ok (column 4099: 970 49)

@@ -63,5 +63,26 @@ int main() {
   }
   run(r4_l0, 1, 64, x4, m4, i4);
   std::printf("r4: %g %g / %d %d\n", m4[0], m4[1], i4[0], i4[1]);
+
+  // r5: column j holds (i * 7 + j) % 50 for rows i; checked against the
+  // sums and maxima computed here (integers: exact in any order).
+  const int n5 = 40, c5 = 4100;
+  std::vector<float> x5(n5 * c5), s5(c5), m5(c5);
+  bool ok5 = true;
+  for (int i = 0; i < n5; ++i)
+    for (int j = 0; j < c5; ++j)
+      x5[i * c5 + j] = float((i * 7 + j) % 50);
+  run(r5_l0, 1, 64, x5.data(), s5.data(), m5.data());
+  run(r5_l1, 2, 64, x5.data(), s5.data(), m5.data()); // 2 blocks of 2 warps
+  for (int j = 0; j < c5; ++j) {
+    float sum = 0, max = -INFINITY;
+    for (int i = 0; i < n5; ++i) {
+      sum += x5[i * c5 + j];
+      max = std::fmax(max, x5[i * c5 + j]);
+    }
+    ok5 = ok5 && s5[j] == sum && m5[j] == max;
+  }
+  std::printf("r5: %s (column 4099: %g %g)\n", ok5 ? "ok" : "wrong",
+              s5[c5 - 1], m5[c5 - 1]);
   return 0;
 }
