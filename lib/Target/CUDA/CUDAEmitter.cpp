@@ -889,6 +889,21 @@ private:
     return success();
   }
 
+  /// Folds `total` (a row's combined lanes) into the fold's output, with
+  /// the operands in the order the nest combines them.
+  LogicalResult foldIntoOutput(ReductionNest::Fold fold,
+                               StringRef total) {
+    FailureOr<std::string> at =
+        element(fold.store.getMemRef(), fold.store.getIndices());
+    if (failed(at))
+      return failure();
+    line() << *at << " = "
+           << *combineExpr(fold.combine, fold.oldFirst ? StringRef(*at) : total,
+                           fold.oldFirst ? total : StringRef(*at))
+           << ";\n";
+    return success();
+  }
+
   /// A column sum as one launch: tiles of 32 adjacent rows, a tile per
   /// block and a row per lane, so that a warp's loads of one value of its
   /// 32 rows coalesce. Warp w folds values w, w + W, ... (W warps) of its
@@ -960,14 +975,8 @@ private:
       line() << "  " << a << " = "
              << *combineExpr(fold.combine, a, a + "_warps[w][threadIdx.x]")
              << ";\n";
-      FailureOr<std::string> at =
-          element(fold.store.getMemRef(), fold.store.getIndices());
-      if (failed(at))
+      if (failed(foldIntoOutput(fold, a)))
         return failure();
-      line() << *at << " = "
-             << *combineExpr(fold.combine, fold.oldFirst ? *at : a,
-                             fold.oldFirst ? a : *at)
-             << ";\n";
     }
     --indent_;
     line() << "}\n";
@@ -1134,17 +1143,16 @@ private:
       ++indent_;
     }
     for (auto [fold, a] : llvm::zip(nest.folds, acc)) {
+      if (per != RowsPer::Thread) {
+        if (failed(foldIntoOutput(fold, a)))
+          return failure();
+        continue;
+      }
       FailureOr<std::string> at =
           element(fold.store.getMemRef(), fold.store.getIndices());
       if (failed(at))
         return failure();
-      if (per == RowsPer::Thread)
-        line() << *at << " = " << a << ";\n";
-      else
-        line() << *at << " = "
-               << *combineExpr(fold.combine, fold.oldFirst ? *at : a,
-                               fold.oldFirst ? a : *at)
-               << ";\n";
+      line() << *at << " = " << a << ";\n";
     }
     if (per != RowsPer::Thread) {
       --indent_;
