@@ -43,8 +43,9 @@ packages=(
   cmake ninja-build ccache
   # ONNX schema and test data, protobuf
   protobuf-compiler libprotobuf-dev libonnx-dev libonnx-testdata
-  # tests
-  libgtest-dev python3 python3-numpy
+  # tests; PyTorch exports the bench models that the emulated CUDA checks
+  # run (test/Target/CUDA/emulated-bench-models.test)
+  libgtest-dev python3 python3-numpy python3-torch python3-onnx
 )
 
 missing=()
