@@ -690,7 +690,22 @@ LogicalResult nnc::autotuneKernels(func::FuncOp func, const Target &target,
       std::vector<std::pair<std::string, double>> times;
       double best = -1;
       bool complete = true;
-      for (const std::string &choice : site.candidates) {
+      // The target's follow-ups join the candidates once every one of
+      // them is measured (they are built from their times).
+      std::vector<std::string> candidates = site.candidates;
+      bool followedUp = false;
+      for (size_t c = 0;; ++c) {
+        if (c == candidates.size() && !followedUp) {
+          followedUp = true;
+          for (std::string &next :
+               target.followUpCandidates(site.op, times, targetOptions))
+            if (!llvm::is_contained(candidates, next) &&
+                !whyKernelChoiceDoesNotApply(site.op, next))
+              candidates.push_back(std::move(next));
+        }
+        if (c == candidates.size())
+          break;
+        const std::string choice = candidates[c];
         std::string why;
         double ms =
             measure(site, choice, options, best, measuringDeadline, why);

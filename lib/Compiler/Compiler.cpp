@@ -230,6 +230,7 @@ struct Compilation {
         functionName(functionName.str()), options(options), target(target) {
     targetOptions.optLevel = options.optLevel;
     targetOptions.parallel = options.parallel;
+    targetOptions.threads = options.threads;
     targetOptions.fuse = options.fuse;
     targetOptions.planMemory = options.planMemory;
     targetOptions.libraryConvolutions = options.libraryKernels;

@@ -38,6 +38,12 @@ KernelCandidates Target::kernelCandidates(mlir::Operation *,
   return {};
 }
 
+std::vector<std::string> Target::followUpCandidates(
+    mlir::Operation *, llvm::ArrayRef<std::pair<std::string, double>>,
+    const TargetOptions &) const {
+  return {};
+}
+
 namespace {
 
 struct Registry {

@@ -14,11 +14,13 @@
 #define NNC_TARGET_TARGET_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -39,6 +41,8 @@ struct TargetOptions {
   int optLevel = 2;
   /// Kernels may use every core (off: single-threaded kernels).
   bool parallel = true;
+  /// The threads kernels may use when parallel; 0: every core.
+  unsigned threads = 0;
   /// Ops are fused into kernels (off: one kernel per op, for comparison).
   bool fuse = true;
   /// Temporaries are planned into one arena (off: each is allocated and
@@ -124,6 +128,14 @@ public:
   /// the op's types or shapes: the autotuner asks it before measuring.
   virtual KernelCandidates kernelCandidates(mlir::Operation *op,
                                             const TargetOptions &options) const;
+  /// Candidates for `op` built from what measuring kernelCandidates' gave
+  /// (`measured`: each choice and its median ms, "default" for the op
+  /// without a choice), measured after them: the CPU combines the fastest
+  /// parallel loops with the fastest vector width. None by default.
+  virtual std::vector<std::string> followUpCandidates(
+      mlir::Operation *op,
+      llvm::ArrayRef<std::pair<std::string, double>> measured,
+      const TargetOptions &options) const;
   /// Passes on the bufferized functions before sibling fusion and memory
   /// planning: library calls, copies the target does its own way.
   virtual void buildBufferPipeline(mlir::OpPassManager &pm,

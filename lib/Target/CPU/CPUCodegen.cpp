@@ -58,6 +58,7 @@ struct HostTarget {
   std::string cpu;
   std::string features; // "+avx2,-avx512f,..."
   std::vector<std::string> checked;
+  unsigned vectorBits = 128;
   const llvm::Target *target = nullptr;
   std::string error;
 };
@@ -75,6 +76,10 @@ const HostTarget &hostTarget() {
       list.push_back((entry.second ? "+" : "-") + entry.getKey().str());
     llvm::sort(list);
     h->features = llvm::join(list, ",");
+    if (h->triple.isX86()) {
+      auto has = [&](llvm::StringRef name) { return features.lookup(name); };
+      h->vectorBits = has("avx512f") ? 512 : has("avx") ? 256 : 128;
+    }
     for (const char *name : kCheckedFeatures) {
       auto it = features.find(name);
       if (it != features.end() && it->second)
@@ -286,6 +291,8 @@ std::string nnc::cpu::hostCpuDescription() {
   const HostTarget &host = hostTarget();
   return host.triple.str() + " " + host.cpu + " " + host.features;
 }
+
+unsigned nnc::cpu::hostVectorBits() { return hostTarget().vectorBits; }
 
 LogicalResult
 nnc::cpu::generateSharedObject(ModuleOp module,

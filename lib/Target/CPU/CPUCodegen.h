@@ -47,6 +47,10 @@ generateSharedObject(mlir::ModuleOp module,
 /// compile cache key.
 std::string hostCpuDescription();
 
+/// The bits of the widest vector registers the host's features give code:
+/// 512 with AVX-512, 256 with AVX, else 128.
+unsigned hostVectorBits();
+
 } // namespace nnc::cpu
 
 #endif // NNC_LIB_TARGET_CPU_CPUCODEGEN_H

@@ -42,12 +42,14 @@
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 #include <mutex>
+#include <thread>
 
 using namespace mlir;
 
@@ -73,6 +75,91 @@ bool worthLoopSchedules(Operation *op) {
     largest = std::max(largest, shaped.getNumElements());
   }
   return largest >= kLoopScheduleMinElements;
+}
+
+/// The bits of the type `op` computes in: its widest float operand or
+/// result, at least 32 (f16 and bf16 compute in f32 here).
+unsigned computeBits(Operation *op) {
+  unsigned bits = 32;
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type)))
+      bits = std::max(bits, element.getWidth());
+  return bits;
+}
+
+/// The loop schedules (nnc/LoopSchedule.h) the tuner measures for `op`:
+/// - with parallel code, which loops run in parallel (one thread, the
+///   outermost dimension, all but the innermost);
+/// - then the outermost or all-but-innermost dimensions on half and a
+///   quarter of the threads the code may use, where that is 2 or more and
+///   fewer than all (a small op may finish sooner on fewer threads, and
+///   leave the others to sleep);
+/// - by the size rules' parallel loops, the innermost loops vectorized at
+///   half, once and twice the lanes of the host's widest registers for
+///   the op's type (LLVM's cost model may pick narrower vectors than pay,
+///   and leaves a floating-point sum along a row scalar).
+nnc::KernelCandidates
+loopScheduleCandidates(Operation *op, const nnc::TargetOptions &options) {
+  nnc::KernelCandidates candidates;
+  auto add = [&](nnc::LoopSchedule schedule) {
+    std::string name = nnc::loopScheduleName(schedule);
+    if (!llvm::is_contained(candidates.choices, name))
+      candidates.choices.push_back(std::move(name));
+  };
+  if (options.parallel) {
+    for (nnc::LoopParallelism parallelism :
+         {nnc::LoopParallelism::Serial, nnc::LoopParallelism::Outer,
+          nnc::LoopParallelism::Wide})
+      add({parallelism});
+    unsigned all = options.threads ? options.threads
+                                   : std::thread::hardware_concurrency();
+    for (unsigned threads : {all / 2, all / 4})
+      if (threads >= 2 && threads < all)
+        for (nnc::LoopParallelism parallelism :
+             {nnc::LoopParallelism::Outer, nnc::LoopParallelism::Wide})
+          add({parallelism, threads});
+  }
+  unsigned lanes = nnc::cpu::hostVectorBits() / computeBits(op);
+  for (unsigned width : {lanes / 2, lanes, lanes * 2})
+    if (width >= 2 && width <= nnc::LoopSchedule::kMaxVectorWidth)
+      add({nnc::LoopParallelism::Rules, /*threads=*/0, width});
+  return candidates;
+}
+
+/// The follow-up of loopScheduleCandidates: where the fastest parallel
+/// loops (with their threads) and the fastest vector width both beat the
+/// default measured alone, the two together.
+std::vector<std::string>
+combinedLoopSchedule(llvm::ArrayRef<std::pair<std::string, double>> measured) {
+  double defaultMs = -1;
+  std::optional<nnc::LoopSchedule> parallel, vector;
+  double parallelMs = -1, vectorMs = -1;
+  for (const auto &[choice, ms] : measured) {
+    std::optional<nnc::LoopSchedule> schedule =
+        nnc::loopScheduleNamed(choice);
+    if (!schedule) {
+      defaultMs = ms;
+      continue;
+    }
+    bool setsLoops = schedule->parallelism != nnc::LoopParallelism::Rules ||
+                     schedule->threads;
+    if (setsLoops && !schedule->vectorWidth &&
+        (parallelMs < 0 || ms < parallelMs)) {
+      parallel = schedule;
+      parallelMs = ms;
+    }
+    if (!setsLoops && schedule->vectorWidth &&
+        (vectorMs < 0 || ms < vectorMs)) {
+      vector = schedule;
+      vectorMs = ms;
+    }
+  }
+  if (!parallel || !vector || defaultMs < 0 || parallelMs >= defaultMs ||
+      vectorMs >= defaultMs)
+    return {};
+  parallel->vectorWidth = vector->vectorWidth;
+  return {nnc::loopScheduleName(*parallel)};
 }
 
 class CPUTarget final : public nnc::Target {
@@ -129,15 +216,17 @@ public:
     nnc::KernelCandidates products = nnc::cpu::matrixProductCandidates(op);
     if (!products.choices.empty())
       return products;
-    if (options.parallel && worthLoopSchedules(op)) {
-      nnc::KernelCandidates schedules;
-      for (nnc::LoopSchedule schedule :
-           {nnc::LoopSchedule::Serial, nnc::LoopSchedule::Outer,
-            nnc::LoopSchedule::Wide})
-        schedules.choices.push_back(nnc::loopScheduleName(schedule).str());
-      return schedules;
-    }
+    if (worthLoopSchedules(op))
+      return loopScheduleCandidates(op, options);
     return nnc::cpu::convolutionCandidates(op, options.libraryConvolutions);
+  }
+
+  std::vector<std::string> followUpCandidates(
+      Operation *op, llvm::ArrayRef<std::pair<std::string, double>> measured,
+      const nnc::TargetOptions &) const override {
+    if (!nnc::takesLoopSchedule(op))
+      return {};
+    return combinedLoopSchedule(measured);
   }
 
   void buildBufferPipeline(OpPassManager &pm,
@@ -173,6 +262,8 @@ public:
     } else {
       pm.addPass(createConvertLinalgToLoopsPass());
     }
+    // A loop schedule's threads and vector width.
+    pm.addNestedPass<func::FuncOp>(nnc::cpu::createLoopHintsPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
     // f16 and bf16 are storage types here: arithmetic on them computes in

@@ -83,12 +83,13 @@ struct ParallelOuterDimsPass
           loop->getParentOfType<scf::ParallelOp>())
         return;
       unsigned kept = parallelDims(loop, minParallelIterations);
-      // A schedule chosen for the op the nest comes from decides alone.
+      // A schedule chosen for the op the nest comes from decides, unless
+      // it leaves the parallel loops to the rules.
       if (std::optional<nnc::LoopSchedule> schedule =
               nnc::loopScheduleOf(loop.getLoc())) {
-        if (*schedule == nnc::LoopSchedule::Outer)
+        if (schedule->parallelism == nnc::LoopParallelism::Outer)
           kept = 1;
-        else if (*schedule == nnc::LoopSchedule::Wide)
+        else if (schedule->parallelism == nnc::LoopParallelism::Wide)
           kept = loop.getNumLoops() - 1;
       }
       nests.emplace_back(loop, kept);

@@ -4,7 +4,8 @@
 // little static work become scf.for nests, so that only loops worth a thread
 // fork become OpenMP parallel regions. A loop whose op had a loop schedule
 // chosen (nnc/LoopSchedule.h) follows it instead: sequential for
-// loops_serial, parallel for the others.
+// loops_serial, parallel for loops_outer and loops_wide (plain "loops",
+// which only sets threads or vector widths, leaves it to the rules).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,10 +95,12 @@ struct SequentialSmallLoopsPass
         small.push_back(loop);
         return;
       }
-      // A schedule chosen for the op the loop comes from decides alone.
-      if (std::optional<nnc::LoopSchedule> schedule =
-              nnc::loopScheduleOf(loop.getLoc())) {
-        if (*schedule == nnc::LoopSchedule::Serial)
+      // A schedule chosen for the op the loop comes from decides alone,
+      // unless it leaves the parallel loops to the rules.
+      std::optional<nnc::LoopSchedule> schedule =
+          nnc::loopScheduleOf(loop.getLoc());
+      if (schedule && schedule->parallelism != nnc::LoopParallelism::Rules) {
+        if (schedule->parallelism == nnc::LoopParallelism::Serial)
           small.push_back(loop);
         return;
       }

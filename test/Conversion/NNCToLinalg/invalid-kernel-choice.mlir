@@ -115,9 +115,34 @@ func.func @matmul_blas_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>) -> tenso
 
 // The ops lowered to generated loops only take loop schedules.
 func.func @softmax_unknown(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'nnc.softmax' op cannot be lowered to linalg: its kernel choice nnc.impl = "loops" is not one of "loops_serial", "loops_outer", "loops_wide"}}
-  %0 = nnc.softmax %x {axis = 1 : i64, nnc.impl = "loops"} : tensor<4x8xf32>
+  // expected-error @+1 {{'nnc.softmax' op cannot be lowered to linalg: its kernel choice nnc.impl = "loops_fast" is not one of "loops", "loops_serial", "loops_outer", "loops_wide", each optionally followed by ".t<threads>" (2 to 1024, not after "loops_serial") and then ".v<lanes>" (a power of two up to 64)}}
+  %0 = nnc.softmax %x {axis = 1 : i64, nnc.impl = "loops_fast"} : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// One thread is loops_serial's; threads and lanes in their order.
+func.func @softmax_serial_threads(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "loops_serial.t2" is not one of}}
+  %0 = nnc.softmax %x {axis = 1 : i64, nnc.impl = "loops_serial.t2"} : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @softmax_width(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "loops.v12" is not one of}}
+  %0 = nnc.softmax %x {axis = 1 : i64, nnc.impl = "loops.v12"} : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @reduce_order(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  // expected-error @+1 {{its kernel choice nnc.impl = "loops.v8.t2" is not one of}}
+  %0 = nnc.reduce sum %x axes = [1] {nnc.impl = "loops.v8.t2"} : tensor<4x8xf32>
+  return %0 : tensor<4x1xf32>
 }
 
 // -----

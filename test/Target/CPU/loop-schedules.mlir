@@ -81,3 +81,39 @@ func.func @remat(%x: tensor<64x16x64xf32>) -> tensor<64x16x64xf32> {
   %0 = nnc.softmax %x {axis = 2 : i64, nnc.impl = "loops_wide"} : tensor<64x16x64xf32> loc(fused<{nnc.recompute = 1 : i64}>["here"])
   return %0 : tensor<64x16x64xf32>
 }
+
+// -----
+
+// Threads and lanes (--nnc-cpu-loop-hints): every parallel region of the
+// softmax runs on 2 threads, and every innermost loop (the rows' 64
+// values) asks LLVM's loop vectorizer for 16 lanes. Nothing else is
+// marked: the loops around the rows and other kernels keep theirs.
+// CHECK: #llvm.loop_vectorize<disable = false, width = 16 : i32>
+// CHECK-LABEL: llvm.func @hints_k0(
+// CHECK: omp.parallel num_threads(%{{.*}} : i32)
+// CHECK: llvm.br ^{{.*}} {loop_annotation = #[[HINT:loop_annotation[0-9]*]]}
+// CHECK-LABEL: llvm.func @hints_k1(
+// CHECK: llvm.mlir.constant(2 : i32) : i32
+// CHECK: omp.parallel num_threads(%{{.*}} : i32)
+// CHECK: llvm.br ^{{.*}} {loop_annotation = #[[HINT]]}
+// CHECK-LABEL: llvm.func @hints(
+// LINALG-LABEL: func.func @hints(
+// LINALG: linalg.fill {{.*}} loc(fused<{nnc.loops = "loops_wide.t2.v16"}>
+func.func @hints(%x: tensor<64x16x64xf32>) -> tensor<64x16x64xf32> {
+  %0 = nnc.softmax %x {axis = 2 : i64, nnc.impl = "loops_wide.t2.v16"} : tensor<64x16x64xf32>
+  return %0 : tensor<64x16x64xf32>
+}
+
+// -----
+
+// Lanes alone leave the parallel loops and their threads to the rules; a
+// width of 1 turns vectorizing off.
+// CHECK: #llvm.loop_vectorize<disable = true>
+// CHECK-LABEL: llvm.func @scalar_k0(
+// CHECK-NOT: num_threads
+// CHECK: llvm.br ^{{.*}} {loop_annotation = #[[OFF:loop_annotation[0-9]*]]}
+// CHECK-LABEL: llvm.func @scalar(
+func.func @scalar(%x: tensor<64x16x64xf32>) -> tensor<64x16x64xf32> {
+  %0 = nnc.softmax %x {axis = 2 : i64, nnc.impl = "loops.v1"} : tensor<64x16x64xf32>
+  return %0 : tensor<64x16x64xf32>
+}

@@ -7,6 +7,10 @@ standard library only (numpy is not a test dependency).
                                             VALUES: 1,2,3 or a range 0:6
   npy.py npz OUT.npz NAME=FILE.npy ...      a stored (uncompressed) archive
   npy.py dump FILE.npy|FILE.npz             "name: dtype [shape] = [values]"
+  npy.py close A.npz B.npz RTOL ATOL        every array of B in A, same dtype
+                                            and shape, |a - b| <= ATOL +
+                                            RTOL * |b| everywhere (exit 1 and
+                                            the worst element otherwise)
 """
 
 import ast
@@ -78,6 +82,33 @@ def show(name, data):
     print(f"{name}: {dtype} [{dims}] = [{text}]")
 
 
+def read_npz(path):
+    with zipfile.ZipFile(path) as z:
+        return {info.filename[:-4]: parse_npy(z.read(info))
+                for info in z.infolist()}
+
+
+def close(path_a, path_b, rtol, atol):
+    a, b = read_npz(path_a), read_npz(path_b)
+    failed = False
+    for name, (dtype, shape, expected) in sorted(b.items()):
+        if name not in a or a[name][:2] != (dtype, shape):
+            print(f"{name}: missing from {path_a} or another dtype or shape")
+            failed = True
+            continue
+        worst, where = 0.0, None
+        for i, (x, y) in enumerate(zip(a[name][2], expected)):
+            excess = abs(x - y) - (atol + rtol * abs(y))
+            if excess > worst or x != x or y != y:
+                worst, where = excess if excess == excess else float("inf"), i
+        if where is not None:
+            print(f"{name}: element {where}: {a[name][2][where]} against "
+                  f"{expected[where]}")
+            failed = True
+    print("not close" if failed else f"close: {len(b)} arrays")
+    sys.exit(1 if failed else 0)
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "write":
         _, _, out, dtype, shape_text = argv[:5]
@@ -102,6 +133,8 @@ def main(argv):
         else:
             with open(argv[2], "rb") as f:
                 show(argv[2], f.read())
+    elif len(argv) == 6 and argv[1] == "close":
+        close(argv[2], argv[3], float(argv[4]), float(argv[5]))
     else:
         sys.exit(__doc__)
 

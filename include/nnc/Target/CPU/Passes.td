@@ -446,7 +446,8 @@ def SequentialSmallLoopsPass
     0.081 ms, `nnc-run --bench 200`, 2026-12-07). A loop made from an op whose
     kernel choice is a loop schedule (nnc/LoopSchedule.h; its location
     carries it) follows the schedule instead: `loops_serial` sequential,
-    `loops_outer` and `loops_wide` parallel whatever their work.
+    `loops_outer` and `loops_wide` parallel whatever their work (plain
+    `loops`, which sets only threads or vector widths, follows the rules).
 
     ```mlir
     // min-iterations=1024
@@ -463,6 +464,38 @@ def SequentialSmallLoopsPass
            "Let loops nested in an scf.for run in parallel when large enough">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def LoopHintsPass : Pass<"nnc-cpu-loop-hints", "mlir::func::FuncOp"> {
+  let summary = "Apply a loop schedule's thread count and vector width";
+  let description = [{
+    Runs after `convert-scf-to-openmp` (or, without parallel code, after the
+    conversion to loops). The loops made from an op whose kernel choice is
+    a loop schedule (nnc/LoopSchedule.h) carry it in their locations; this
+    pass applies the two parts of it that the parallel loops' passes do
+    not:
+
+    - `.t<N>`: every `omp.parallel` region of such loops runs on N threads
+      (its `num_threads` clause), whatever the thread count of the run.
+    - `.v<W>`: every innermost `scf.for` of such loops (one without a loop
+      nested in it) gets LLVM's loop metadata asking the loop vectorizer
+      for W lanes (`llvm.loop.vectorize.width`; 1 disables it). The
+      vectorizer may then reorder a floating-point sum across the lanes
+      (as it does for any loop with an explicit width), so a reduction's
+      rounding can differ from the default's, deterministically.
+
+    ```mlir
+    // loc(fused<{nnc.loops = "loops.t4.v16"}>[...]) on both loops
+    omp.parallel { omp.wsloop { omp.loop_nest (%i) ... {
+      scf.for %j = %c0 to %c64 step %c1 { ... } } } }
+    // becomes
+    omp.parallel num_threads(%c4_i32 : i32) { ... scf.for %j ... {
+      ... } {loop_annotation = #llvm.loop_annotation<vectorize =
+          #llvm.loop_vectorize<disable = false, width = 16 : i32>>} ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 #endif // NNC_TARGET_CPU_PASSES_TD
