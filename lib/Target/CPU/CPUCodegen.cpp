@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -89,6 +91,21 @@ const HostTarget &hostTarget() {
     return h;
   }();
   return *host;
+}
+
+/// Drops LLVM's optimization remarks and failures ("loop not vectorized"):
+/// a loop schedule's vector width (nnc/LoopSchedule.h) is a request, and a
+/// loop LLVM cannot vectorize at that width stays as it was, which is
+/// nothing to tell a user; everything else is reported as before.
+struct DiagnosticFilter final : llvm::DiagnosticHandler {
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    return llvm::isa<llvm::DiagnosticInfoOptimizationBase>(info) &&
+           info.getSeverity() != llvm::DS_Error;
+  }
+};
+
+void filterDiagnostics(llvm::LLVMContext &context) {
+  context.setDiagnosticHandler(std::make_unique<DiagnosticFilter>());
 }
 
 /// Adds `void symbol(void **args)` calling `function` with the pointers.
@@ -317,6 +334,7 @@ nnc::cpu::generateSharedObject(ModuleOp module,
            << "codegen: cannot create a target machine for " << host.cpu;
 
   llvm::LLVMContext llvmContext;
+  filterDiagnostics(llvmContext);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "nnc_kernels");
   if (!llvmModule)
@@ -382,6 +400,7 @@ nnc::cpu::generateSharedObject(ModuleOp module,
     for (size_t i = 0; i < bitcode.size(); ++i)
       threads.emplace_back([&, i] {
         llvm::LLVMContext context;
+        filterDiagnostics(context);
         auto part = llvm::parseBitcodeFile(
             llvm::MemoryBufferRef(bitcode[i], "partition"), context);
         if (!part) {

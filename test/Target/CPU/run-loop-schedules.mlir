@@ -49,6 +49,14 @@
 // RUN: nnc-run %t/outer2v4.mlir --input input_0=%t/x.npy --input input_1=%t/g.npy \
 // RUN:   --input input_2=%t/b.npy --cache-dir= --output %t/outer2v4.npz
 // RUN: %npy close %t/outer2v4.npz %t/default.npz 1e-5 1e-4
+// A width LLVM cannot vectorize at (an argmax's index) leaves the loop as
+// it was, and LLVM's remark about it ("loop not vectorized") is not
+// printed.
+// RUN: %npy write %t/rows.npy f4 64x512 0:32768
+// RUN: nnc-run %S/Inputs/argmax-width.mlir --input input_0=%t/rows.npy \
+// RUN:   --cache-dir= 2>&1 | FileCheck %s --check-prefix=ARGMAX \
+// RUN:   --implicit-check-not=vectorized --implicit-check-not=remark
+// ARGMAX: output_0: i64 [64] = [511, 511, 511,
 // The check itself fails on other values.
 // RUN: not %npy close %t/v16.npz %t/serial.npz 0 0 2>&1 | FileCheck %s --check-prefix=NOTCLOSE
 // NOTCLOSE: not close
