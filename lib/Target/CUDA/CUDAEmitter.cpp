@@ -988,7 +988,7 @@ private:
   }
 
   /// How many consecutive values of the innermost reduced loop a lane of
-  /// a warp or block takes at a time (4, 2 or 1), and in `loads` the loads
+  /// a warp or block takes at a time (8, 4, 2 or 1), and in `loads` the loads
   /// that read them as one vector. Every lane must still get a value (a
   /// warp's 32, a block's up to 1024: lanes start from their first), and
   /// one load at least must be a vector one.
@@ -998,21 +998,27 @@ private:
       return 1;
     const ReductionNest::Loop &inner = nest.reduced.back();
     int64_t lanes = per == RowsPer::Warp ? 32 : 1024;
-    for (int64_t width : {4, 2}) {
+    // As planVectors: the most vector loads, the widest on a tie.
+    int64_t best = 1;
+    llvm::SmallPtrSet<Operation *, 8> taken;
+    loads.clear();
+    for (int64_t width : {8, 4, 2}) {
       if (inner.count % width || inner.lower % width ||
           nest.numReduced / width < lanes)
         continue;
-      loads.clear();
+      taken.clear();
       for (Operation *op : nest.perIteration)
         if (auto load = dyn_cast<memref::LoadOp>(op))
           if (contiguous(load.getMemRef(), load.getIndices(), inner.iv,
                          &nest.top->getRegion(0), width))
-            loads.insert(op);
-      if (!loads.empty())
-        return width;
+            taken.insert(op);
+      if (taken.size() > loads.size()) {
+        best = width;
+        loads.clear();
+        loads.insert(taken.begin(), taken.end());
+      }
     }
-    loads.clear();
-    return 1;
+    return best;
   }
 
   /// The folds of one row of `nest` (its row variables bound) by the
@@ -1585,7 +1591,11 @@ private:
         if (store->isBeforeInBlock(body->findAncestorOpInBlock(*load)) &&
             mayAlias(regionOf(store.getMemRef()), regionOf(load.getMemRef())))
           return {};
-    for (int64_t width : {4, 2}) {
+    // 16 bytes at most per access: 8 halves, 4 floats. Of the widths that
+    // take every store, the one with the most vector loads, the widest on
+    // a tie (an f16 store of 8 does not cost f32 loads their float4).
+    VectorPlan best;
+    for (int64_t width : {8, 4, 2}) {
       if (counts.back() % width != 0 || lower.back() % width != 0)
         continue;
       VectorPlan plan;
@@ -1604,9 +1614,10 @@ private:
             contiguous(load.getMemRef(), load.getIndices(), iv,
                        &loop.getRegion(), width))
           plan.vectors.insert(load);
-      return plan;
+      if (best.width == 1 || plan.vectors.size() > best.vectors.size())
+        best = std::move(plan);
     }
-    return {};
+    return best;
   }
 
   /// The top-level parallel loop: thread t of the grid takes iterations

@@ -308,6 +308,25 @@ func.func @r7(%x: memref<2x4096xf32>, %s: memref<2xf32>) {
   return
 }
 
+// bf16 values take 8 to a vector (16 bytes) where every lane still gets
+// one: r9 sums 2 rows of 512 bf16 values into f32, a warp per row.
+// CHECK-LABEL: void __launch_bounds__(256) r9_l1(
+// CHECK: // 2 rows of 512 values, one warp per row.
+// CHECK: for (long long [[K:v[0-9]+]] = (long long)(threadIdx.x & 31u); [[K]] < 64LL; [[K]] += 32LL) {
+// CHECK: const nnc_vec<__nv_bfloat16, 8> [[V:v[0-9]+]] = *(const nnc_vec<__nv_bfloat16, 8> *)&
+// CHECK: [[V]].v[7]
+func.func @r9(%x: memref<2x512xbf16>, %s: memref<2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<2xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : memref<2x512xbf16>) outs(%s : memref<2xf32>) {
+  ^bb0(%in: bf16, %acc: f32):
+    %w = arith.extf %in : bf16 to f32
+    %a = arith.addf %w, %acc : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
 // A reduction into one value and the store of its initial value (a 0-d
 // fill, scalar code that once was a launch of one thread): one row, one
 // launch, the store by the row's first lane.
@@ -342,6 +361,8 @@ func.func @r8(%x: memref<2x300xf32>, %arena: memref<64xi8> {nnc.arena}) {
 // LAUNCH-NEXT: launch r6_l0
 // LAUNCH-NEXT: launch r7_l0
 // LAUNCH-NEXT: launch r7_l1
+// LAUNCH-NEXT: launch r9_l0
+// LAUNCH-NEXT: launch r9_l1
 // LAUNCH-NEXT: launch r8_l0
 // LAUNCH-NOT: launch
 
@@ -354,3 +375,4 @@ func.func @r8(%x: memref<2x300xf32>, %arena: memref<64xi8> {nnc.arena}) {
 // EMU-NEXT: r6: ok
 // EMU-NEXT: r7: 8386560 16773120
 // EMU-NEXT: r8: 179701
+// EMU-NEXT: r9: 32512 65024

@@ -5,10 +5,10 @@
 // RUN: %t.exe | FileCheck %s --check-prefix=EMU
 
 // A parallel nest whose innermost loop walks its stores contiguously hands
-// each thread 4 (or 2) consecutive iterations: loads and stores of
+// each thread 8, 4 or 2 consecutive iterations: loads and stores of
 // consecutive, aligned elements become one vector access (nnc_vec, 16
-// bytes at most: ld.global.v4.f32), the rest runs once per iteration, in
-// order. NVRTC compiles every form; the emulation runs them and the
+// bytes at most: ld.global.v4.f32, 8 halves), the rest runs once per
+// iteration, in order. NVRTC compiles every form; the emulation runs them and the
 // values are checked.
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -144,16 +144,33 @@ func.func @v5(%x: memref<8xf32>, %arena: memref<96xi8>) {
   return
 }
 
-// f16 and bf16: four halves (8 bytes) per access.
+// f16 and bf16: eight halves (16 bytes) per access.
 // CHECK-LABEL: v6_l0(char *a0, char *a1) {
-// CHECK: t < 4LL;
-// CHECK: const nnc_vec<__half, 4>
-// CHECK: *(nnc_vec<__nv_bfloat16, 4> *)&
+// CHECK: t < 2LL;
+// CHECK: const nnc_vec<__half, 8>
+// CHECK: *(nnc_vec<__nv_bfloat16, 8> *)&
 func.func @v6(%x: memref<2x8xf16>, %y: memref<2x8xbf16>) {
   linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x8xf16>) outs(%y : memref<2x8xbf16>) {
   ^bb0(%a: f16, %o: bf16):
     %w = arith.extf %a : f16 to f32
     %s = arith.mulf %w, %w : f32
+    %n = arith.truncf %s : f32 to bf16
+    linalg.yield %n : bf16
+  }
+  return
+}
+
+// f32 in, bf16 out (a cast of mixed precision): 8 would take the bf16
+// store but leave the f32 loads scalar; 4 takes both (float4 loads, 8-byte
+// stores).
+// CHECK-LABEL: v9_l0(char *a0, char *a1) {
+// CHECK: t < 4LL;
+// CHECK: const nnc_vec<float, 4>
+// CHECK: *(nnc_vec<__nv_bfloat16, 4> *)&
+func.func @v9(%x: memref<2x8xf32>, %y: memref<2x8xbf16>) {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x8xf32>) outs(%y : memref<2x8xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %s = arith.mulf %a, %a : f32
     %n = arith.truncf %s : f32 to bf16
     linalg.yield %n : bf16
   }
@@ -209,3 +226,4 @@ func.func @v8(%y: memref<8xf32>) {
 // EMU-NEXT: v6: 0 1 4 9 16 25 36 49 64 81 100 121 144 169 196 225
 // EMU-NEXT: v7: 0 0 0 0 0 0 | 0 1 2 3 0 0
 // EMU-NEXT: v8: 0 1 2 3 4 5 6 7
+// EMU-NEXT: v9: 0 1 4 9 16 25 36 49 64 81 100 121 144 169 196 225

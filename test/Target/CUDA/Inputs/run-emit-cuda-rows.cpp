@@ -177,5 +177,21 @@ int main() {
     run(r8_l0, 1, 64, x, arena);
     std::printf("r8: %.0f\n", arena[0]);
   }
+  // r9: bf16 rows of 4 x (0..127) and twice that (exact in bf16 and in
+  // the f32 sums).
+  {
+    std::vector<unsigned short> x(2 * 512);
+    for (int k = 0; k < 512; ++k)
+      for (int r = 0; r < 2; ++r) {
+        float value = float((r + 1) * (k % 128));
+        unsigned bits;
+        std::memcpy(&bits, &value, sizeof bits);
+        x[r * 512 + k] = static_cast<unsigned short>(bits >> 16);
+      }
+    float s[2];
+    run(r9_l0, 1, 64, x.data(), s);
+    run(r9_l1, 1, 32, x.data(), s); // 1 warp, 2 rows
+    std::printf("r9: %.0f %.0f\n", s[0], s[1]);
+  }
   return 0;
 }

@@ -125,5 +125,15 @@ int main() {
   float *y8 = buffer<float>(8);
   run(v8_l0, 1, 1, y8);
   print("v8", y8, 1, 8);
+
+  float *x9 = buffer<float>(16);
+  unsigned short *y9 = buffer<unsigned short>(16);
+  for (int i = 0; i < 16; ++i)
+    x9[i] = float(i);
+  run(v9_l0, 1, 3, x9, y9);
+  std::printf("v9:");
+  for (int i = 0; i < 16; ++i)
+    std::printf(" %g", double(fromBf16(y9[i])));
+  std::printf("\n");
   return 0;
 }
