@@ -57,11 +57,6 @@ struct LoopSchedule {
 
   static constexpr unsigned kMaxThreads = 1024;
   static constexpr unsigned kMaxVectorWidth = 64;
-
-  bool operator==(const LoopSchedule &other) const {
-    return parallelism == other.parallelism && threads == other.threads &&
-           vectorWidth == other.vectorWidth;
-  }
 };
 
 /// The schedule's name, as above.

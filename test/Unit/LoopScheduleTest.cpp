@@ -108,12 +108,15 @@ protected:
   const nnc::Target *target = nullptr;
 };
 
-constexpr llvm::StringLiteral kSoftmax = R"mlir(
-func.func @f(%x: tensor<64x16x32xf32>) -> tensor<64x16x32xf32> {
-  %0 = nnc.softmax %x {axis = 2 : i64} : tensor<64x16x32xf32>
-  return %0 : tensor<64x16x32xf32>
+/// A function holding one softmax of `type` along `axis`.
+std::string softmaxSource(llvm::StringRef type, int axis) {
+  std::string t = "tensor<" + type.str() + ">";
+  return "func.func @f(%x: " + t + ") -> " + t + " {\n  %0 = nnc.softmax %x " +
+         "{axis = " + std::to_string(axis) + " : i64} : " + t +
+         "\n  return %0 : " + t + "\n}\n";
 }
-)mlir";
+
+const std::string kSoftmax = softmaxSource("64x16x32xf32", 2);
 
 TEST_F(CPUCandidatesTest, ParallelLoopsThreadsAndWidths) {
   ASSERT_NE(target, nullptr);
@@ -156,12 +159,7 @@ TEST_F(CPUCandidatesTest, ParallelLoopsThreadsAndWidths) {
 }
 
 TEST_F(CPUCandidatesTest, WidthsFollowTheType) {
-  Operation *softmax = firstOp(R"mlir(
-func.func @f(%x: tensor<64x16x32xf64>) -> tensor<64x16x32xf64> {
-  %0 = nnc.softmax %x {axis = 2 : i64} : tensor<64x16x32xf64>
-  return %0 : tensor<64x16x32xf64>
-}
-)mlir");
+  Operation *softmax = firstOp(softmaxSource("64x16x32xf64", 2));
   ASSERT_NE(softmax, nullptr);
   nnc::TargetOptions options;
   options.parallel = false;
@@ -176,12 +174,7 @@ func.func @f(%x: tensor<64x16x32xf64>) -> tensor<64x16x32xf64> {
 }
 
 TEST_F(CPUCandidatesTest, SmallOpsHaveNone) {
-  Operation *softmax = firstOp(R"mlir(
-func.func @f(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
-  %0 = nnc.softmax %x {axis = 1 : i64} : tensor<16x32xf32>
-  return %0 : tensor<16x32xf32>
-}
-)mlir");
+  Operation *softmax = firstOp(softmaxSource("16x32xf32", 1));
   ASSERT_NE(softmax, nullptr);
   EXPECT_TRUE(target->kernelCandidates(softmax, {}).choices.empty());
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 template <typename Kernel, typename... Buffers>
 void run(Kernel kernel, unsigned grid, unsigned block, Buffers *...buffers) {
@@ -34,6 +35,15 @@ static float fromBf16(unsigned short bits) {
   float f;
   std::memcpy(&f, &wide, 4);
   return f;
+}
+
+/// `count` bf16 values (bits), as print() prints one row.
+static void printBf16(const char *name, const unsigned short *bits,
+                      int count) {
+  std::vector<float> values(count);
+  for (int i = 0; i < count; ++i)
+    values[i] = fromBf16(bits[i]);
+  print(name, values.data(), 1, count);
 }
 
 // Small integers as f16 bits (exact).
@@ -111,10 +121,7 @@ int main() {
   for (int i = 0; i < 16; ++i)
     x6[i] = toF16(i);
   run(v6_l0, 1, 3, x6, y6);
-  std::printf("v6:");
-  for (int i = 0; i < 16; ++i)
-    std::printf(" %g", double(fromBf16(y6[i])));
-  std::printf("\n");
+  printBf16("v6", y6, 16);
 
   float *x7 = buffer<float>(8), *y7 = buffer<float>(12);
   for (int i = 0; i < 8; ++i)
@@ -131,9 +138,6 @@ int main() {
   for (int i = 0; i < 16; ++i)
     x9[i] = float(i);
   run(v9_l0, 1, 3, x9, y9);
-  std::printf("v9:");
-  for (int i = 0; i < 16; ++i)
-    std::printf(" %g", double(fromBf16(y9[i])));
-  std::printf("\n");
+  printBf16("v9", y9, 16);
   return 0;
 }
